@@ -1,0 +1,18 @@
+// `npm run conformance`: the suite against CONFORMANCE_BASE_URL, or the embedded mock when it is unset.
+import { defineConfig } from '@playwright/test';
+
+export default defineConfig({
+  testDir: '.',
+  testMatch: '**/*.spec.ts',
+  outputDir: '../test-results/conformance',
+  globalSetup: './global-setup.ts',
+  fullyParallel: true,
+  workers: Number(process.env.CONFORMANCE_WORKERS) || 2,
+  // Bounded: a hanging target fails its tests in time, it never hangs the run.
+  timeout: 60_000,
+  retries: 0,
+  reporter: [['list']],
+  use: {
+    extraHTTPHeaders: { 'user-agent': 'chatconform' },
+  },
+});

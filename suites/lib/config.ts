@@ -1,0 +1,93 @@
+// The run's configuration: environment first, then the target profile, then defaults.
+// Every value a person can set is read here and nowhere else.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadProfile, type Profile } from './profile.ts';
+
+export interface RunConfig {
+  /** Origin plus optional path prefix, without a trailing slash; the suite appends `/v1/...`. */
+  baseUrl: string;
+  apiKey: string;
+  profile: Profile;
+  profilePath?: string;
+  reportDir: string;
+  /** Scratch folder shared by the workers of one run (ledger, discovered catalog). */
+  runDir: string;
+  seed: number;
+  fuzzRuns: number;
+  /** Per-request timeout; a target that does not answer in time fails the check, it never hangs the run. */
+  requestTimeoutMs: number;
+  /** True when the run started the embedded mock itself. */
+  embeddedMock: boolean;
+}
+
+export const ENV = {
+  baseUrl: 'CONFORMANCE_BASE_URL',
+  apiKey: 'CONFORMANCE_API_KEY',
+  profile: 'CONFORMANCE_PROFILE',
+  reportDir: 'CONFORMANCE_REPORT_DIR',
+  seed: 'CONFORMANCE_SEED',
+  fuzzRuns: 'CONFORMANCE_FUZZ_RUNS',
+  requestTimeoutMs: 'CONFORMANCE_REQUEST_TIMEOUT_MS',
+  // Set by the global setup for the workers; not meant to be set by people.
+  runDir: 'CONFORMANCE_RUN_DIR',
+  embeddedMock: 'CONFORMANCE_EMBEDDED_MOCK',
+} as const;
+
+export const repoRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+
+let cached: RunConfig | undefined;
+
+/** The configuration as the workers see it, after the global setup has filled in the embedded target. */
+export function runConfig(): RunConfig {
+  if (cached) return cached;
+  const env = process.env;
+  const baseUrl = env[ENV.baseUrl];
+  if (!baseUrl) throw new Error(`${ENV.baseUrl} is not set (the global setup sets it when it starts the embedded mock)`);
+  const profilePath = env[ENV.profile] ? path.resolve(env[ENV.profile]!) : undefined;
+  const profile = loadProfile(profilePath);
+  const seed = Number(env[ENV.seed]);
+  cached = {
+    baseUrl: normaliseBaseUrl(baseUrl),
+    apiKey: env[ENV.apiKey] ?? profile.apiKey ?? '',
+    profile,
+    reportDir: path.resolve(env[ENV.reportDir] ?? path.join(repoRoot, 'reports')),
+    runDir: env[ENV.runDir] ?? path.join(repoRoot, '.tmp', 'run'),
+    seed: Number.isSafeInteger(seed) ? seed : 0,
+    fuzzRuns: positiveInt(env[ENV.fuzzRuns], profile.budget?.fuzzRuns ?? 25),
+    requestTimeoutMs: positiveInt(env[ENV.requestTimeoutMs], 15_000),
+    embeddedMock: env[ENV.embeddedMock] === '1',
+  };
+  if (profilePath) cached.profilePath = profilePath;
+  return cached;
+}
+
+export function normaliseBaseUrl(raw: string): string {
+  const u = new URL(raw);
+  if (u.username || u.password) throw new Error(`${ENV.baseUrl} must not carry credentials; use ${ENV.apiKey}`);
+  return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+}
+
+function positiveInt(raw: string | undefined, fallback: number): number {
+  const n = Number(raw);
+  return raw !== undefined && raw !== '' && Number.isSafeInteger(n) && n > 0 ? n : fallback;
+}
+
+/** Every credential the run knows: the key, and every key the profile names. Redaction masks them all. */
+export function secrets(config: RunConfig): string[] {
+  const all = [config.apiKey, ...profileSecrets(config.profile)];
+  return [...new Set(all.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
+}
+
+function profileSecrets(p: Profile): string[] {
+  const out: string[] = [];
+  if (p.apiKey) out.push(p.apiKey);
+  if (p.restrictedKey) out.push(p.restrictedKey.key);
+  if (p.lowTierKey) out.push(p.lowTierKey.key);
+  for (const s of p.secrets ?? []) out.push(s);
+  return out;
+}
+
+export function readJsonFile<T>(file: string): T {
+  return JSON.parse(readFileSync(file, 'utf8')) as T;
+}

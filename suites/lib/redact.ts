@@ -1,0 +1,20 @@
+// Every string that leaves the suite (evidence, curls, reports, logs) passes through here first.
+const MASK = '***REDACTED***';
+
+/** Masks each secret, and any bearer credential, wherever it appears in the text. */
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) if (s) out = out.split(s).join(MASK);
+  // A credential the run was not told about (e.g. echoed back by a target) is still a credential.
+  return out.replace(/(Bearer\s+)(?!\*\*\*REDACTED\*\*\*)[^\s"'\\,]+/gi, `$1${MASK}`);
+}
+
+export function redactHeaders(headers: Record<string, string>, secrets: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    out[name] = /^(authorization|proxy-authorization|x-api-key|api-key|cookie|set-cookie)$/i.test(name) ? MASK : redact(value, secrets);
+  }
+  return out;
+}
+
+export { MASK as REDACTION_MASK };
