@@ -22,12 +22,9 @@ export const REQUIREMENT_ANNOTATION = 'requirement';
 export const EVIDENCE_ATTACHMENT = 'chatconform-evidence';
 
 /** Test details declaring the requirement IDs a test checks: `test('…', req('CAT-001'), async …)`. */
-export function req(...ids: string[]): { annotation: { type: string; description: string }[]; tag: string[] } {
+export function req(...ids: string[]): { annotation: { type: string; description: string }[] } {
   for (const id of ids) if (!isKnownRequirement(id)) throw new Error(`req(): unknown requirement ID ${id}`);
-  return {
-    annotation: ids.map((id) => ({ type: REQUIREMENT_ANNOTATION, description: id })),
-    tag: ids.map((id) => `@${id}`),
-  };
+  return { annotation: [...new Set(ids)].map((id) => ({ type: REQUIREMENT_ANNOTATION, description: id })) };
 }
 
 export function declaredRequirements(testInfo: Pick<TestInfo, 'annotations'>): string[] {
@@ -101,7 +98,8 @@ export class Checker {
     this.records.push(record);
   }
 
-  /** Skip the rest of the test with a stated reason; its unchecked requirements are reported as skipped. */
+  /** Skip the rest of the test with a stated reason; its unchecked requirements are reported as skipped.
+   *  Write `return check.skip(…)` so TypeScript narrows after it. */
   skip(reason: string): never {
     this.markSkipped(reason);
     test.skip(true, reason);

@@ -1,0 +1,136 @@
+// The model catalog: GET /v1/models and GET /v1/models/{model_id} (sections 2.10, 2.11, 4.1, 4.2, 5, 9).
+import { isDeepStrictEqual } from 'node:util';
+import { expect, req, test } from './lib/fixtures.ts';
+import { CATALOG_ENTRY_RULES, checkBySchema, ruleIds } from './lib/schema-checks.ts';
+import { usableModels, type ModelEntry } from './lib/discovery.ts';
+import type { Checker } from './lib/check.ts';
+import type { TargetResponse } from './lib/target.ts';
+
+/** Field names that would name the serving backend, which the catalog deliberately removes (2.10). */
+const BACKEND_FIELD = /^(provider|providers|backend|upstream|route|routes|serving_provider|provider_name|host|endpoint_provider)$/i;
+/** At most this many single-entry reads per run: a live catalog can hold hundreds of entries. */
+const MAX_ENTRY_READS = 25;
+
+function entriesOf(res: TargetResponse): ModelEntry[] {
+  const body = res.json() as { data?: unknown } | undefined;
+  return Array.isArray(body?.data) ? (body.data.filter((m) => typeof m === 'object' && m !== null) as ModelEntry[]) : [];
+}
+
+/** The model list read: status, JSON, and every catalog rule charged to its requirement. */
+function checkModelList(check: Checker, res: TargetResponse, statusId: string): ModelEntry[] {
+  if (!check.status(statusId, res, 200)) return [];
+  check.that('CAT-032', res.isJson && /json/i.test(res.headers['content-type'] ?? ''), () => `expected a JSON model list; received content-type ${res.headers['content-type']} and ${res.describe()}`);
+  const body = res.json();
+  checkBySchema(check, 'model-list', body, CATALOG_ENTRY_RULES, { what: 'GET /v1/models', fallbackId: 'CAT-032', nullId: 'CAT-027' });
+  const entries = entriesOf(res);
+  const backendFields = entries.flatMap((m) => Object.keys(m).filter((k) => BACKEND_FIELD.test(k)).map((k) => `${m.id}.${k}`));
+  check.that('CAT-002', backendFields.length === 0, () => `entries name their backend: ${backendFields.join(', ')}`);
+  const ids = entries.map((m) => m.id);
+  const dupes = ids.filter((id, i) => ids.indexOf(id) !== i);
+  check.that('CAT-030', dupes.length === 0, () => `ids listed more than once: ${[...new Set(dupes)].join(', ')}`);
+  const nulls = entries.flatMap((m) => Object.entries(m).filter(([, v]) => v === null).map(([k]) => `${m.id}.${k}`));
+  check.that('CAT-041', nulls.length === 0, () => `optional fields sent as null placeholders: ${nulls.join(', ')}`);
+  return entries;
+}
+
+const LIST_IDS = ruleIds(CATALOG_ENTRY_RULES, 'CAT-002', 'CAT-027', 'CAT-030', 'CAT-032', 'CAT-041');
+
+test.describe('GET /v1/models', () => {
+  test('answers without a credential with the model list', req('CAT-031', 'CAT-035', 'CAT-043', 'AUTH-005', 'VER-001', ...LIST_IDS), async ({ target, check }) => {
+    const res = await target.get('/v1/models', { key: null });
+    check.status('VER-001', res, 200, 'under the /v1 prefix, status');
+    check.status('CAT-043', res, 200);
+    check.status('AUTH-005', res, 200, 'without a credential, status');
+    check.status('CAT-031', res, 200, 'for a bare GET, status');
+    checkModelList(check, res, 'CAT-035');
+  });
+
+  test('answers with the run credential', req('AUTH-006', 'AUTH-001', ...LIST_IDS), async ({ target, check }) => {
+    const res = await target.get('/v1/models');
+    check.status('AUTH-001', res, 200, 'with Authorization: Bearer <key>, status');
+    const entries = checkModelList(check, res, 'AUTH-006');
+    expect.soft(entries.length, 'the catalog lists at least one model').toBeGreaterThan(0);
+  });
+
+  test('records what the catalog uses where the contract is silent', req('OBS-003', 'OBS-004', 'OBS-005', 'OBS-006', 'OBS-007', 'AUTH-009', 'OBS-033', 'OBS-034'), async ({ target, check }) => {
+    const res = await target.get('/v1/models');
+    const entries = entriesOf(res);
+    if (entries.length === 0) return check.skip(`the catalog could not be read: ${res.describe()}`);
+    const values = (field: string) => [...new Set(entries.map((m) => m[field]).filter((v) => v !== undefined))];
+    const missingTier = entries.filter((m) => typeof m.min_tier !== 'string').map((m) => m.id);
+    check.that('AUTH-009', missingTier.length === 0, () => `entries without a string min_tier: ${missingTier.join(', ')}`);
+    check.observe('OBS-003', values('min_tier'), 'min_tier values');
+    check.observe('OBS-004', values('credit_tier'), 'credit_tier values');
+    check.observe('OBS-005', values('api_format'), 'api_format values');
+    check.observe('OBS-006', values('thinking_config').slice(0, 5), 'thinking_config blocks (first 5 distinct)');
+    check.observe('OBS-007', values('tiers').slice(0, 5), 'tiers blocks (first 5 distinct)');
+    const signals = Object.entries(res.headers).filter(([k]) => /deprecat|sunset|api-version|version/i.test(k));
+    check.observe('OBS-033', Object.fromEntries(signals.filter(([k]) => /deprecat|sunset/i.test(k))), 'deprecation headers on GET /v1/models');
+    check.observe('OBS-034', Object.fromEntries(signals.filter(([k]) => /version/i.test(k))), 'version headers on GET /v1/models');
+  });
+
+  test('a restricted key sees the models it may use', req('CAT-034', 'AUTH-007'), async ({ target, check, config }) => {
+    const restricted = config.profile.restrictedKey;
+    if (!restricted) return check.skip('the profile names no restricted key (restrictedKey)');
+    const res = await target.get('/v1/models', { key: restricted.key, keyVar: 'RESTRICTED_KEY' });
+    if (!check.status('AUTH-007', res, 200, 'with the restricted key, status')) return;
+    const listed = entriesOf(res).map((m) => m.id);
+    const outside = listed.filter((id) => !restricted.allowedModels.includes(id));
+    check.that('CAT-034', outside.length === 0, () => `the restricted key's list shows models outside its allowed list: ${outside.join(', ')}`);
+    const full = entriesOf(await target.get('/v1/models')).map((m) => m.id);
+    const missing = restricted.allowedModels.filter((id) => full.includes(id) && !listed.includes(id));
+    check.that('AUTH-007', missing.length === 0, () => `allowed models missing from the restricted key's list: ${missing.join(', ')}`);
+  });
+
+  test('a deactivated model is not listed', req('CAT-039'), async ({ target, check, config }) => {
+    const deactivated = config.profile.deactivatedModel;
+    if (!deactivated) return check.skip('the profile names no deactivated model (deactivatedModel)');
+    const ids = entriesOf(await target.get('/v1/models')).map((m) => m.id);
+    check.that('CAT-039', ids.length > 0 && !ids.includes(deactivated), () => (ids.length === 0 ? 'the catalog could not be read' : `the deactivated model ${deactivated} is listed`));
+  });
+
+  test('every listed model is active: a completion naming it is not refused as deactivated', req('CAT-033', 'CAT-004'), async ({ target, check, discovery, config }) => {
+    const models = usableModels(discovery, config.profile).slice(0, 5);
+    if (models.length === 0) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model');
+    for (const m of models) {
+      const res = await target.chat({ model: m.id, messages: [{ role: 'user', content: 'Say hello.' }], max_completion_tokens: 8 });
+      const code = (res.json() as { error?: { code?: unknown } } | undefined)?.error?.code;
+      check.that('CAT-033', code !== 'model_not_found', () => `listed model ${m.id} refused as deactivated: ${res.describe()}`);
+      check.that('CAT-004', res.status === 200, () => `listed id ${m.id} not accepted as model: ${res.describe()}`);
+    }
+  });
+});
+
+test.describe('GET /v1/models/{model_id}', () => {
+  test('each listed entry reads back identically, with and without a credential', req('CAT-036', 'CAT-037', 'CAT-044', 'AUTH-005', 'AUTH-006', ...LIST_IDS), async ({ target, check }) => {
+    const list = await target.get('/v1/models');
+    const entries = entriesOf(list);
+    if (entries.length === 0) return check.skip(`the catalog could not be read: ${list.describe()}`);
+    const anonymous = entriesOf(await target.get('/v1/models', { key: null }));
+    for (const entry of entries.slice(0, MAX_ENTRY_READS)) {
+      const path = `/v1/models/${encodeURIComponent(entry.id)}`;
+      const one = await target.get(path);
+      if (!check.status('CAT-036', one, 200, `GET ${path}, status`)) continue;
+      const body = one.json() as ModelEntry;
+      checkBySchema(check, 'model', body, CATALOG_ENTRY_RULES, { what: `GET ${path}`, fallbackId: 'CAT-036', nullId: 'CAT-027' });
+      check.that('CAT-036', body?.id === entry.id, () => `GET ${path} returned id ${JSON.stringify(body?.id)}`);
+      check.that('CAT-037', isDeepStrictEqual(body, entry), () => `GET ${path} differs from the list's entry:\n  list: ${JSON.stringify(entry)}\n  one:  ${JSON.stringify(body)}`);
+      const anon = await target.get(path, { key: null });
+      check.status('CAT-044', anon, 200, `GET ${path} without a credential, status`);
+      check.status('AUTH-005', anon, 200, `GET ${path} without a credential, status`);
+      const listedAnon = anonymous.find((m) => m.id === entry.id);
+      if (listedAnon && anon.status === 200) {
+        check.that('CAT-037', isDeepStrictEqual(anon.json(), listedAnon), () => `GET ${path} without a credential differs from the anonymous list's entry`);
+      }
+    }
+    check.status('AUTH-006', list, 200, 'GET /v1/models with a credential, status');
+  });
+
+  test('an id with a reserved character is found when percent-encoded', req('CAT-038'), async ({ target, check }) => {
+    const entries = entriesOf(await target.get('/v1/models'));
+    const reserved = entries.find((m) => /[/:?#@ ]/.test(m.id));
+    if (!reserved) return check.skip('no listed id contains a path-reserved character');
+    const res = await target.get(`/v1/models/${encodeURIComponent(reserved.id)}`);
+    check.that('CAT-038', res.status === 200 && (res.json() as ModelEntry | undefined)?.id === reserved.id, () => `GET /v1/models/${encodeURIComponent(reserved.id)}: ${res.describe()}`);
+  });
+});

@@ -1,0 +1,167 @@
+// Schema validation with blame: each issue the validator finds is charged to the requirement that governs
+// the field it points at, so a report says "RESP-019: /choices/0/message/tool_calls/0/function/arguments
+// must be a string", not just "invalid response". A requirement is judged only where the data reaches it:
+// a response without annotations neither passes nor fails the annotation rules.
+import { formatIssues, validate, type SchemaName, type ValidationIssue } from '../../spec/validator.ts';
+import type { Checker } from './check.ts';
+
+export interface PointerRule {
+  id: string;
+  /** Matches the JSON pointers (of data or of issues) this requirement governs. */
+  scope: RegExp;
+}
+
+export interface SchemaCheckOptions {
+  /** Requirement charged with every issue no rule claims; always judged. */
+  fallbackId: string;
+  /** Requirement charged, in addition, with every "must not be null" issue; always judged. */
+  nullId?: string;
+  /** What the data is, for messages ("response", "chunk 3"). */
+  what: string;
+}
+
+/** Every JSON pointer inside a value (objects and arrays), the root excluded. */
+export function pointersOf(value: unknown, base = ''): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown, at: string) => {
+    if (Array.isArray(v)) v.forEach((x, i) => visit(x, `${at}/${i}`));
+    else if (typeof v === 'object' && v !== null) for (const [k, x] of Object.entries(v)) visit(x, `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+  };
+  const visit = (v: unknown, at: string) => {
+    out.push(at);
+    walk(v, at);
+  };
+  walk(value, base);
+  return out;
+}
+
+const isNullIssue = (i: ValidationIssue) => /must not be null/.test(i.message);
+
+/** Validate `data` and charge each issue to a requirement. Returns the issues. */
+export function checkBySchema(
+  check: Checker,
+  schema: SchemaName,
+  data: unknown,
+  rules: readonly PointerRule[],
+  opts: SchemaCheckOptions,
+): ValidationIssue[] {
+  const { errors } = validate(schema, data);
+  const charged = new Map<string, ValidationIssue[]>();
+  const charge = (id: string, issue: ValidationIssue) => charged.set(id, [...(charged.get(id) ?? []), issue]);
+  for (const issue of errors) {
+    const rule = rules.find((r) => r.scope.test(issue.pointer));
+    charge(rule ? rule.id : opts.fallbackId, issue);
+    if (opts.nullId && isNullIssue(issue)) charge(opts.nullId, issue);
+  }
+  const present = pointersOf(data);
+  const judged = new Set<string>([opts.fallbackId, ...(opts.nullId ? [opts.nullId] : [])]);
+  for (const r of rules) if (charged.has(r.id) || present.some((p) => r.scope.test(p))) judged.add(r.id);
+  for (const id of judged) {
+    const issues = charged.get(id) ?? [];
+    check.that(id, issues.length === 0, () => `${opts.what}:\n${formatIssues(issues)}`);
+  }
+  return errors;
+}
+
+export function ruleIds(rules: readonly PointerRule[], ...more: string[]): string[] {
+  return [...new Set([...rules.map((r) => r.id), ...more])];
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Rule tables: most specific first.
+
+const msg = '/choices/\\d+/(?:message|delta)';
+
+/** Fields of an assistant message or a stream delta, relative to a choice. */
+const messageRules: PointerRule[] = [
+  { id: 'RESP-019', scope: new RegExp(`^${msg}/tool_calls/\\d+/function/arguments$`) },
+  { id: 'RESP-018', scope: new RegExp(`^${msg}/tool_calls/\\d+/function(?:/name)?$`) },
+  { id: 'RESP-017', scope: new RegExp(`^${msg}/tool_calls/\\d+/type$`) },
+  { id: 'RESP-015', scope: new RegExp(`^${msg}/tool_calls/\\d+/id$`) },
+  { id: 'RESP-014', scope: new RegExp(`^${msg}/tool_calls(?:/\\d+(?:/index)?)?$`) },
+  { id: 'SEARCH-023', scope: new RegExp(`^${msg}/annotations/\\d+/url_citation/url$`) },
+  { id: 'SEARCH-024', scope: new RegExp(`^${msg}/annotations/\\d+/url_citation/title$`) },
+  { id: 'SEARCH-025', scope: new RegExp(`^${msg}/annotations/\\d+/url_citation/start_index$`) },
+  { id: 'SEARCH-026', scope: new RegExp(`^${msg}/annotations/\\d+/url_citation/end_index$`) },
+  { id: 'SEARCH-022', scope: new RegExp(`^${msg}/annotations/\\d+(?:/type|/url_citation)?$`) },
+  { id: 'SEARCH-021', scope: new RegExp(`^${msg}/annotations$`) },
+  { id: 'SEARCH-035', scope: new RegExp(`^${msg}/service_web_search/\\d+/url$`) },
+  { id: 'SEARCH-031', scope: new RegExp(`^${msg}/service_web_search/\\d+/type$`) },
+  { id: 'SEARCH-032', scope: new RegExp(`^${msg}/service_web_search/\\d+/query$`) },
+  { id: 'SEARCH-033', scope: new RegExp(`^${msg}/service_web_search/\\d+/queries(?:/\\d+)?$`) },
+  { id: 'SEARCH-037', scope: new RegExp(`^${msg}/service_web_search/\\d+/pattern$`) },
+  { id: 'SEARCH-028', scope: new RegExp(`^${msg}/service_web_search(?:/\\d+)?$`) },
+  { id: 'RSN-007', scope: new RegExp(`^${msg}/reasoning_content$`) },
+  { id: 'RESP-012', scope: new RegExp(`^${msg}/role$`) },
+  { id: 'RESP-013', scope: new RegExp(`^${msg}/content(?:/.*)?$`) },
+];
+
+const usageRules: PointerRule[] = [
+  { id: 'SEARCH-038', scope: /^\/usage\/service_web_search_calls$/ },
+  { id: 'RESP-025', scope: /^\/usage\/prompt_tokens_details\/cached_tokens$/ },
+  { id: 'RESP-026', scope: /^\/usage\/prompt_tokens_details\/cache_write_tokens$/ },
+  { id: 'RESP-024', scope: /^\/usage\/prompt_tokens_details$/ },
+  { id: 'RESP-029', scope: /^\/usage\/cost_details\/upstream_inference_cost$/ },
+  { id: 'RESP-028', scope: /^\/usage\/cost_details$/ },
+  { id: 'RESP-027', scope: /^\/usage\/cost$/ },
+  { id: 'RESP-021', scope: /^\/usage\/prompt_tokens$/ },
+  { id: 'RESP-022', scope: /^\/usage\/completion_tokens$/ },
+  { id: 'RESP-023', scope: /^\/usage\/total_tokens$/ },
+  { id: 'RESP-008', scope: /^\/usage$/ },
+];
+
+export const CHAT_RESPONSE_RULES: readonly PointerRule[] = [
+  ...messageRules,
+  ...usageRules,
+  { id: 'RESP-011', scope: /^\/choices\/\d+\/finish_reason$/ },
+  { id: 'RESP-010', scope: /^\/choices\/\d+\/message$/ },
+  { id: 'RESP-009', scope: /^\/choices\/\d+\/index$/ },
+  { id: 'RESP-007', scope: /^\/choices(?:\/\d+)?$/ },
+  { id: 'RESP-002', scope: /^\/id$/ },
+  { id: 'RESP-003', scope: /^\/object$/ },
+  { id: 'RESP-004', scope: /^\/created$/ },
+  { id: 'RESP-006', scope: /^\/model$/ },
+];
+
+/** Stream chunks: the same field rules (deltas instead of messages), judged per chunk. */
+export const CHAT_CHUNK_RULES: readonly PointerRule[] = CHAT_RESPONSE_RULES.filter((r) => !['RESP-010', 'RESP-007'].includes(r.id));
+
+const entry = '(?:/data/\\d+)?';
+const catalogField = (field: string, id: string): PointerRule => ({ id, scope: new RegExp(`^${entry}/${field}(?:/.*)?$`) });
+
+export const CATALOG_ENTRY_RULES: readonly PointerRule[] = [
+  catalogField('id', 'CAT-004'),
+  catalogField('name', 'CAT-005'),
+  catalogField('min_tier', 'CAT-006'),
+  catalogField('max_tokens', 'CAT-007'),
+  catalogField('context_window', 'CAT-008'),
+  catalogField('supports_images', 'CAT-009'),
+  catalogField('supports_caching', 'CAT-010'),
+  catalogField('supports_reasoning', 'CAT-011'),
+  catalogField('input_price', 'CAT-012'),
+  catalogField('output_price', 'CAT-013'),
+  catalogField('cache_write_price', 'CAT-014'),
+  catalogField('cache_read_price', 'CAT-015'),
+  catalogField('description', 'CAT-016'),
+  catalogField('temperature', 'CAT-017'),
+  catalogField('api_format', 'CAT-018'),
+  catalogField('supports_global_endpoint', 'CAT-019'),
+  catalogField('thinking_config', 'CAT-020'),
+  catalogField('tiers', 'CAT-021'),
+  catalogField('is_featured', 'CAT-022'),
+  catalogField('featured_label', 'CAT-023'),
+  catalogField('featured_tab', 'CAT-024'),
+  catalogField('display_order', 'CAT-025'),
+  catalogField('credit_tier', 'CAT-026'),
+  // Anything else on an entry is a field the catalog does not list.
+  { id: 'CAT-001', scope: new RegExp(`^${entry}/[^/]+$`) },
+  { id: 'CAT-029', scope: /^\/data(?:\/\d+)?$/ },
+  { id: 'CAT-028', scope: /^\/object$/ },
+];
+
+export const ERROR_BODY_RULES: readonly PointerRule[] = [
+  { id: 'ERR-002', scope: /^\/error\/type$/ },
+  { id: 'ERR-003', scope: /^\/error\/code$/ },
+  { id: 'ERR-004', scope: /^\/error\/message$/ },
+  { id: 'ERR-001', scope: /^\/error$/ },
+];
