@@ -29,9 +29,10 @@ export function checkChatCompletion(check: Checker, res: TargetResponse, model: 
 
 /** The rules no schema can state; shared by the streamed path through an assembled equivalent. */
 export function checkCompletionSemantics(check: Checker, b: Json, model: string): void {
-  if (typeof b.created === 'number') {
+  const created = b.created;
+  if (typeof created === 'number') {
     const now = Date.now() / 1000;
-    check.that('RESP-005', Math.abs(b.created - now) <= CREATED_SLACK_S, () => `created ${b.created} is not a Unix time in seconds near now (${Math.round(now)})${b.created > now * 100 ? ': milliseconds?' : ''}`);
+    check.that('RESP-005', Math.abs(created - now) <= CREATED_SLACK_S, () => `created ${created} is not a Unix time in seconds near now (${Math.round(now)})${created > now * 100 ? ': milliseconds?' : ''}`);
   }
   check.that('CHAT-009', b.model === model, () => `requested model ${JSON.stringify(model)}, response names ${JSON.stringify(b.model)}`);
   const choices = Array.isArray(b.choices) ? b.choices.filter(isObject) : [];
