@@ -39,6 +39,8 @@ export class SseDecoder {
         h.onEvent(event);
       },
       onComment: h.onComment,
+      // A `retry:` field is legal SSE but not part of section 6: surface it like any other non-data line.
+      onRetry: (ms) => h.onUnknownLine?.(`retry: ${ms}`),
       onError: (err) => {
         // Unknown fields are reported, not fatal: the spec's events are `data:` lines, and a target that
         // sends anything else is judged by the checks, not by a crash of the decoder.
