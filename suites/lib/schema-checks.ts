@@ -9,6 +9,8 @@ export interface PointerRule {
   id: string;
   /** Matches the JSON pointers (of data or of issues) this requirement governs. */
   scope: RegExp;
+  /** When set, the rule claims only the issues whose message matches (two rules on one field). */
+  message?: RegExp;
 }
 
 export interface SchemaCheckOptions {
@@ -49,7 +51,7 @@ export function checkBySchema(
   const charged = new Map<string, ValidationIssue[]>();
   const charge = (id: string, issue: ValidationIssue) => charged.set(id, [...(charged.get(id) ?? []), issue]);
   for (const issue of errors) {
-    const rule = rules.find((r) => r.scope.test(issue.pointer));
+    const rule = rules.find((r) => r.scope.test(issue.pointer) && (!r.message || r.message.test(issue.message)));
     charge(rule ? rule.id : opts.fallbackId, issue);
     if (opts.nullId && isNullIssue(issue)) charge(opts.nullId, issue);
   }
@@ -85,7 +87,8 @@ const messageRules: PointerRule[] = [
   { id: 'SEARCH-026', scope: new RegExp(`^${msg}/annotations/\\d+/url_citation/end_index$`) },
   { id: 'SEARCH-022', scope: new RegExp(`^${msg}/annotations/\\d+(?:/type|/url_citation)?$`) },
   { id: 'SEARCH-021', scope: new RegExp(`^${msg}/annotations$`) },
-  { id: 'SEARCH-035', scope: new RegExp(`^${msg}/service_web_search/\\d+/url$`) },
+  { id: 'SEARCH-035', scope: new RegExp(`^${msg}/service_web_search/\\d+/url$`), message: /absent/ },
+  { id: 'SEARCH-034', scope: new RegExp(`^${msg}/service_web_search/\\d+/url$`) },
   { id: 'SEARCH-031', scope: new RegExp(`^${msg}/service_web_search/\\d+/type$`) },
   { id: 'SEARCH-032', scope: new RegExp(`^${msg}/service_web_search/\\d+/query$`) },
   { id: 'SEARCH-033', scope: new RegExp(`^${msg}/service_web_search/\\d+/queries(?:/\\d+)?$`) },

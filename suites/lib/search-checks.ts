@@ -1,0 +1,203 @@
+// Hosted web search (2.7, 2.9, 4.3 rule 6, section 7, section 8): the requests the web-search spec sends,
+// the fixed refusal texts of section 7, and reading what a target reported about a search without trusting
+// its shape. The judging helpers here charge only the IDs their callers pass or name in their doc comment.
+import type { Checker } from './check.ts';
+import type { Discovery, SearchProbe } from './discovery.ts';
+import type { TargetResponse } from './target.ts';
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A question a search answers with sources. */
+export const SEARCH_PROMPT = 'Which city hosts the Louvre museum? Answer in one sentence and cite a source.';
+
+/** The bare tools entry that requests hosted search (2.7). */
+export const WEB_SEARCH_TOOL = { type: 'web_search' } as const;
+
+/** Fixed messages of section 7 (exact text). */
+export const SEARCH_MESSAGES = {
+  notSupported: 'hosted web search is unavailable for this request',
+  contextSize: 'search_context_size must be one of: low, medium, high',
+  locationType: 'user_location.type must be "approximate"',
+  locationMixed: 'user_location must not mix nested approximate and flat fields',
+  locationMalformed: 'user_location has unknown or malformed fields',
+} as const;
+
+/** "hosted web search on this model requires an output budget of at least N tokens; M was requested". */
+export const BUDGET_MESSAGE = /^hosted web search on this model requires an output budget of at least (\d+) tokens; (\d+) was requested$/;
+
+/** Valid locations (2.7): real ISO 3166-1 alpha-2 countries, real IANA time-zone names, short city/region. */
+export const NESTED_LOCATION = { type: 'approximate', approximate: { country: 'FR', city: 'Paris', region: 'Ile-de-France', timezone: 'Europe/Paris' } };
+export const FLAT_LOCATION = { type: 'approximate', country: 'JP', city: 'Osaka', region: 'Kansai', timezone: 'Asia/Tokyo' };
+
+/** One invalid web_search_options, with the requirement it probes and why it is invalid. */
+export interface InvalidCase {
+  /** The requirement the rejection itself proves (2.7). */
+  id: string;
+  label: string;
+  options: Json;
+}
+
+export const BAD_CONTEXT_SIZES: InvalidCase[] = [
+  { id: 'SEARCH-007', label: 'search_context_size "maximum"', options: { search_context_size: 'maximum' } },
+  { id: 'SEARCH-007', label: 'search_context_size "LOW" (the values are lowercase)', options: { search_context_size: 'LOW' } },
+];
+
+export const UNKNOWN_LOCATION_FIELDS: InvalidCase[] = [
+  { id: 'SEARCH-012', label: 'an unknown flat field', options: { user_location: { type: 'approximate', country: 'FR', planet: 'Earth' } } },
+  { id: 'SEARCH-012', label: 'an unknown field in the nested object', options: { user_location: { type: 'approximate', approximate: { country: 'FR', planet: 'Earth' } } } },
+];
+
+export const MALFORMED_LOCATION_FIELDS: InvalidCase[] = [
+  { id: 'SEARCH-013', label: 'country as a number', options: { user_location: { type: 'approximate', country: 33 } } },
+  { id: 'SEARCH-013', label: 'city as an array', options: { user_location: { type: 'approximate', approximate: { city: ['Paris'] } } } },
+  { id: 'SEARCH-013', label: 'the nested approximate as a string', options: { user_location: { type: 'approximate', approximate: 'Paris' } } },
+  { id: 'SEARCH-014', label: 'country of three letters', options: { user_location: { type: 'approximate', country: 'FRA' } } },
+  { id: 'SEARCH-014', label: 'country with a digit', options: { user_location: { type: 'approximate', approximate: { country: 'F1' } } } },
+  { id: 'SEARCH-019', label: 'timezone that is not an IANA name', options: { user_location: { type: 'approximate', timezone: 'Mars/Olympus_Mons' } } },
+];
+
+/** The probes of one result, and a readable summary of all probes for skip reasons. */
+export function probed(discovery: Discovery, result: SearchProbe['result']): { models: SearchProbe[]; reason: string } {
+  const models = discovery.searchProbes.filter((p) => p.result === result);
+  const all = discovery.searchProbes.map((p) => `${p.model}: ${p.result}${p.status ? ` (HTTP ${p.status}${p.code ? ` ${p.code}` : ''})` : ''}`);
+  const reason = discovery.catalogError ?? (all.length ? `no probed model is '${result}' (probes: ${all.join('; ')})` : 'no model was probed for hosted search');
+  return { models, reason };
+}
+
+/** What a completion (or an assembled stream) reported about a search. */
+export interface SearchReport {
+  /** url_citation entries in message.annotations of every choice. */
+  annotations: number;
+  /** Entries of message.service_web_search of every choice. */
+  actions: number;
+  /** usage.service_web_search_calls when it is a number. */
+  calls?: number;
+  /** JSON pointers of citation-like data outside message.annotations. */
+  citationsElsewhere: string[];
+  /** JSON pointers of search-action-like data outside message.service_web_search (and outside annotations). */
+  actionsElsewhere: string[];
+}
+
+const ACTION_TYPES = new Set(['search', 'open_page', 'find_in_page']);
+
+export function searchReport(body: Json | undefined): SearchReport {
+  const r: SearchReport = { annotations: 0, actions: 0, citationsElsewhere: [], actionsElsewhere: [] };
+  if (!body) return r;
+  const choices = Array.isArray(body.choices) ? body.choices : [];
+  for (const c of choices) {
+    const m = isObject(c) && isObject(c.message) ? c.message : undefined;
+    if (Array.isArray(m?.annotations)) r.annotations += m.annotations.length;
+    if (Array.isArray(m?.service_web_search)) r.actions += m.service_web_search.length;
+  }
+  const usage = isObject(body.usage) ? body.usage : undefined;
+  if (typeof usage?.service_web_search_calls === 'number') r.calls = usage.service_web_search_calls;
+  const walk = (v: unknown, at: string): void => {
+    if (/^\/choices\/\d+\/message\/(annotations|service_web_search)(\/|$)/.test(at)) return; // where they belong (SEARCH-029 judges mixing)
+    if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${at}/${i}`));
+    if (!isObject(v)) return;
+    if (v.type === 'url_citation' || isObject(v.url_citation)) return void r.citationsElsewhere.push(at || '/');
+    if (typeof v.type === 'string' && ACTION_TYPES.has(v.type) && ('query' in v || 'queries' in v || 'url' in v || 'pattern' in v)) return void r.actionsElsewhere.push(at || '/');
+    for (const [k, x] of Object.entries(v)) {
+      if (k === 'citations' && Array.isArray(x) && x.length > 0) r.citationsElsewhere.push(`${at}/${k}`);
+      else walk(x, `${at}/${k}`);
+    }
+  };
+  walk(body, '');
+  return r;
+}
+
+/** Whether the report shows that a search ran: provenance, or a completed-search count. */
+export function searched(r: SearchReport): boolean {
+  return r.annotations > 0 || r.actions > 0 || (r.calls ?? 0) >= 1;
+}
+
+export function describeReport(r: SearchReport): string {
+  return `${r.annotations} annotation(s), ${r.actions} search action(s), usage.service_web_search_calls ${r.calls === undefined ? 'absent' : r.calls}`;
+}
+
+/**
+ * 4.3 rule 6 on an answer that searched: citations in message.annotations (SEARCH-041) and actions in
+ * message.service_web_search (SEARCH-042). A target may add fields of its own; only provenance that is
+ * reported elsewhere and missing from its place fails.
+ */
+export function checkProvenancePlacement(check: Checker, r: SearchReport, where: string): void {
+  check.that('SEARCH-041', r.citationsElsewhere.length === 0 || r.annotations > 0, () => `${where}: citations are in message.annotations; the answer has none there but carries citations at ${r.citationsElsewhere.slice(0, 5).join(', ')}`);
+  check.that('SEARCH-042', r.actionsElsewhere.length === 0 || r.actions > 0, () => `${where}: search actions are in message.service_web_search; the answer has none there but carries actions at ${r.actionsElsewhere.slice(0, 5).join(', ')}`);
+  if (r.calls !== undefined && r.calls >= 1) {
+    check.that('SEARCH-042', r.actions > 0, () => `${where}: usage.service_web_search_calls is ${r.calls}, so search actions completed, but message.service_web_search lists none`);
+  }
+}
+
+/**
+ * Search-action fields the schema rules do not charge precisely: `url`, when present, is a string
+ * (SEARCH-034); an open_page / find_in_page without url is normal, not truncation (SEARCH-036, MAY: the
+ * kit accepts it). Declare SEARCH-034 and SEARCH-036.
+ */
+export function checkActionUrls(check: Checker, body: Json | undefined, where: string): void {
+  const choices = Array.isArray(body?.choices) ? body.choices : [];
+  choices.forEach((c, i) => {
+    const m = isObject(c) && isObject(c.message) ? c.message : undefined;
+    const actions = Array.isArray(m?.service_web_search) ? m.service_web_search.filter(isObject) : [];
+    actions.forEach((a, j) => {
+      if ('url' in a) check.that('SEARCH-034', typeof a.url === 'string', () => `${where}: choice ${i} action ${j}: url is ${JSON.stringify(a.url)}, not a string`);
+      else if (a.type === 'open_page' || a.type === 'find_in_page') check.that('SEARCH-036', true, '');
+    });
+  });
+}
+
+/**
+ * A refused search request (4.3 rule 6): upfront, a non-200 error before any answer and no stream opened
+ * (each of `upfrontIds`), and no partial answer: no choices, no streamed text (`partialId`).
+ */
+export function checkUpfront(check: Checker, res: TargetResponse, upfrontIds: readonly string[], partialId: string, what: string): void {
+  const ct = res.headers['content-type'] ?? '';
+  const isStream = /text\/event-stream/i.test(ct);
+  const upfront = res.exchange.status !== 0 && res.status !== 200 && !isStream;
+  for (const id of upfrontIds) check.that(id, upfront, () => `${what}: a refusal happens upfront, as a non-200 error response before any answer; received ${isStream ? `an event stream (HTTP ${res.status})` : res.describe()}`);
+  let partial: string | undefined;
+  if (isStream) {
+    const s = res.stream();
+    const text = [...s.choices.values()].map((c) => c.content).join('');
+    if (text !== '') partial = `streamed text ${JSON.stringify(text.slice(0, 120))}${s.outcome === 'error' ? ' before an error event' : ''}`;
+  } else {
+    const body = res.json();
+    const choices = isObject(body) && Array.isArray(body.choices) ? body.choices : [];
+    const content = choices.map((c) => (isObject(c) && isObject(c.message) ? c.message.content : undefined)).filter((x) => typeof x === 'string' && x !== '');
+    if (content.length > 0) partial = `an answer ${JSON.stringify(String(content[0]).slice(0, 120))}`;
+  }
+  check.that(partialId, partial === undefined, () => `${what}: a refused search request never leaves a partial answer; received ${partial}`);
+}
+
+/** Whether a refusal bills anything: a usage block with tokens or a cost, at the top level or in the error. */
+export function billedUsage(res: TargetResponse): string | undefined {
+  const blocks: unknown[] = [];
+  const ct = res.headers['content-type'] ?? '';
+  if (/text\/event-stream/i.test(ct)) for (const u of res.stream().usageChunks) blocks.push(u.chunk.usage);
+  else {
+    const body = res.json();
+    if (isObject(body)) {
+      blocks.push(body.usage);
+      if (isObject(body.error)) blocks.push(body.error.usage, body.error.cost !== undefined ? { cost: body.error.cost } : undefined);
+    }
+  }
+  for (const b of blocks) {
+    if (!isObject(b)) continue;
+    const billed = ['cost', 'prompt_tokens', 'completion_tokens', 'total_tokens'].filter((k) => typeof b[k] === 'number' && (b[k] as number) > 0);
+    if (billed.length > 0) return `a usage block with ${billed.map((k) => `${k} ${String(b[k])}`).join(', ')}`;
+  }
+  return undefined;
+}
+
+/** The error object of a response, when there is one. */
+export function errorOf(res: TargetResponse): Json | undefined {
+  const body = res.json();
+  return isObject(body) && isObject(body.error) ? body.error : undefined;
+}
+
+/** Caps below the minimum output budget N, within the run's per-request cap, two distinct ones if possible. */
+export function capsBelow(n: number | undefined, maxTokens: number): number[] {
+  // Without N (the probe's message did not parse), the probe's own cap was refused: stay below it.
+  const bound = n ?? maxTokens;
+  return [16, 24, 8, 4, 2, 1].filter((m) => m < bound && m <= maxTokens).slice(0, 2);
+}

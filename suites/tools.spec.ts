@@ -1,0 +1,168 @@
+// Tool calling (sections 2.1, 2.2, 2.3, 2.4, 4.3 rule 3, 7 rule 2): declaring function tools, tool_choice,
+// the calls a completion returns, sending calls and their results back, and the refusal of tool calls that
+// no declared tool backs.
+import { req, test } from './lib/fixtures.ts';
+import { CHAT_COMPLETION_IDS, ERROR_RESPONSE_IDS, checkChatCompletion, checkErrorResponse } from './lib/chat-checks.ts';
+import { CHAT_STREAM_IDS, checkChatStream } from './lib/stream-checks.ts';
+import { pickModel, type Discovery } from './lib/discovery.ts';
+import type { Checker } from './lib/check.ts';
+import type { Profile } from './lib/profile.ts';
+import type { TargetResponse } from './lib/target.ts';
+import {
+  BARE_TOOL,
+  TIME_TOOL,
+  WEATHER_PROMPT,
+  WEATHER_TOOL,
+  blamesUpstream,
+  callsToSendBack,
+  fabricatedCall,
+  returnedCalls,
+  returnedText,
+  type ReturnedCall,
+} from './lib/tools-calls.ts';
+
+type Json = Record<string, unknown>;
+
+function modelOrSkip(check: Checker, discovery: Discovery, profile: Profile): string {
+  const model = pickModel(discovery, profile);
+  if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model');
+  return model.id;
+}
+
+/** TOOL-006: every returned call names a function the request declared. */
+function checkCallsNameDeclared(check: Checker, calls: ReturnedCall[], declared: readonly string[], where: string): void {
+  for (const c of calls) {
+    check.that('TOOL-006', typeof c.name === 'string' && declared.includes(c.name), () => `${where}: tool call ${c.position} names ${JSON.stringify(c.name)}; the request declared only ${declared.map((n) => JSON.stringify(n)).join(', ')}`);
+  }
+}
+
+/** The request was accepted: a 200, charged to the requirement that says this request shape is accepted. */
+function accepted(check: Checker, id: string, res: TargetResponse, what: string): boolean {
+  return check.that(id, res.status === 200, () => `${what} must be accepted; received ${res.describe()}`);
+}
+
+test.describe('declaring function tools', () => {
+  test('a function tool with a parameters JSON Schema is accepted; a returned call names it and its arguments decode', req('TOOL-001', 'TOOL-004', 'TOOL-006', 'TOOL-009', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+    const model = modelOrSkip(check, discovery, config.profile);
+    const res = await target.chat({ model, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [WEATHER_TOOL], tool_choice: 'required' });
+    accepted(check, 'TOOL-001', res, 'a request with a tools array');
+    accepted(check, 'TOOL-004', res, 'a tool of type "function" with a function object');
+    accepted(check, 'TOOL-009', res, 'a function tool whose parameters is a JSON Schema object');
+    const body = checkChatCompletion(check, res, model); // arguments a JSON string that decodes: RESP-019, RESP-020
+    checkCallsNameDeclared(check, returnedCalls(body), [WEATHER_TOOL.function.name], 'tool_choice "required"');
+  });
+
+  test('a function tool without description is accepted', req('TOOL-007', 'TOOL-006', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+    const model = modelOrSkip(check, discovery, config.profile);
+    const tool = { type: 'function', function: { name: WEATHER_TOOL.function.name, parameters: WEATHER_TOOL.function.parameters } };
+    const res = await target.chat({ model, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [tool] });
+    accepted(check, 'TOOL-007', res, 'a function tool without description (omitted when empty, 2.3)');
+    checkCallsNameDeclared(check, returnedCalls(checkChatCompletion(check, res, model)), [tool.function.name], 'tool without description');
+  });
+
+  test('a function tool without parameters is accepted', req('TOOL-008', 'TOOL-006', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+    const model = modelOrSkip(check, discovery, config.profile);
+    const tool = { type: 'function', function: { name: BARE_TOOL.function.name, description: 'Checks that the service answers; takes no arguments.' } };
+    const res = await target.chat({ model, messages: [{ role: 'user', content: 'Is the service up? Call ping_service to find out.' }], tools: [tool] });
+    accepted(check, 'TOOL-008', res, 'a function tool without parameters (omitted when the tool takes none, 2.3)');
+    checkCallsNameDeclared(check, returnedCalls(checkChatCompletion(check, res, model)), [tool.function.name], 'tool without parameters');
+  });
+
+  test('a function tool without its function object is rejected as a client error', req('TOOL-005'), async ({ target, check, discovery, config }) => {
+    const model = modelOrSkip(check, discovery, config.profile);
+    const res = await target.chat({ model, messages: [{ role: 'user', content: 'Say hello.' }], tools: [{ type: 'function' }] });
+    check.status('TOOL-005', res, (s) => s >= 400 && s < 500, 'for a function tool without "function" (required for a function tool, 2.3), a 4xx status');
+  });
+});
+
+test.describe('streamed tool calls', () => {
+  test('tool-call deltas assemble into calls that name a declared function and whose arguments decode', req('TOOL-006', ...CHAT_STREAM_IDS), async ({ target, check, discovery, config }) => {
+    const model = modelOrSkip(check, discovery, config.profile);
+    const res = await target.chat({ model, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: 'required', stream: true });
+    // Assembly (id, type function, name, arguments that decode: RESP-015/017/018/020) is judged by checkChatStream.
+    const s = checkChatStream(check, res, model);
+    if (!s) return;
+    const declared = [WEATHER_TOOL.function.name, TIME_TOOL.function.name];
+    for (const c of s.choices.values()) {
+      const calls: ReturnedCall[] = c.toolCalls.map((t, position) => ({ position, id: t.id, type: t.type, name: t.name, arguments: t.arguments }));
+      checkCallsNameDeclared(check, calls, declared, `streamed choice ${c.index}`);
+    }
+  });
+});
+
+test.describe('tool_choice', () => {
+  test('each string value "auto", "none" and "required" is accepted with tools declared', req('TOOL-002', 'TOOL-006', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+    const model = modelOrSkip(check, discovery, config.profile);
+    const declared = [WEATHER_TOOL.function.name, TIME_TOOL.function.name];
+    for (const choice of ['auto', 'none', 'required'] as const) {
+      const res = await target.chat({ model, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: choice });
+      accepted(check, 'TOOL-002', res, `tool_choice ${JSON.stringify(choice)}`);
+      // What "none" and "required" make the model do is not stated by the contract (2.1 lists the values only).
+      checkCallsNameDeclared(check, returnedCalls(checkChatCompletion(check, res, model)), declared, `tool_choice ${JSON.stringify(choice)}`);
+    }
+  });
+
+  test('an object naming one declared function is accepted; which shapes the target takes is recorded', req('TOOL-003', 'TOOL-006', 'OBS-010', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+    const model = modelOrSkip(check, discovery, config.profile);
+    const declared = [WEATHER_TOOL.function.name, TIME_TOOL.function.name];
+    const named = TIME_TOOL.function.name;
+    const messages = [{ role: 'user', content: 'What time is it in Tokyo?' }];
+    // The shape is a gap of the contract (4.3); the kit sends the shape existing clients of this API send.
+    const shapes: { label: string; choice: Json }[] = [
+      { label: '{type:"function",function:{name}}', choice: { type: 'function', function: { name: named } } },
+      { label: '{type:"function",name}', choice: { type: 'function', name: named } },
+    ];
+    const observed: Json[] = [];
+    for (const [i, { label, choice }] of shapes.entries()) {
+      const res = await target.chat({ model, messages, tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: choice });
+      const err = (res.json() as { error?: { code?: unknown } } | undefined)?.error;
+      const calls = returnedCalls(res.status === 200 ? (res.json() as Json | undefined) : undefined);
+      observed.push({ shape: label, status: res.status, ...(err?.code !== undefined ? { code: err.code } : {}), ...(res.status === 200 ? { called: calls.map((c) => c.name) } : {}) });
+      if (i === 0) {
+        accepted(check, 'TOOL-003', res, `tool_choice ${JSON.stringify(choice)} naming the declared function ${named}`);
+        checkCallsNameDeclared(check, returnedCalls(checkChatCompletion(check, res, model)), declared, `tool_choice ${label}`);
+      }
+    }
+    check.observe('OBS-010', observed, 'tool_choice object shapes sent, with the status each received and the functions called');
+  });
+});
+
+test.describe('sending tool calls and their results back', () => {
+  test('an assistant message with tool_calls and a tool message answering its id are accepted', req('TOOL-010', 'TOOL-011', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+    const model = modelOrSkip(check, discovery, config.profile);
+    const user = { role: 'user', content: WEATHER_PROMPT };
+    // The calls the target itself made, when it made well-formed ones; otherwise a call the suite writes,
+    // so the round trip is checked whatever the model chose to do.
+    const first = await target.chat({ model, messages: [user], tools: [WEATHER_TOOL], tool_choice: 'required' });
+    const firstBody = first.status === 200 ? (first.json() as Json | undefined) : undefined;
+    const own = callsToSendBack(returnedCalls(firstBody));
+    const calls = own.length > 0 ? own : [fabricatedCall()];
+    const source = own.length > 0 ? "the target's own tool calls" : 'a tool call written by the suite (the first request returned none)';
+    const results = calls.map((c) => ({ role: 'tool', tool_call_id: c.id, content: JSON.stringify({ city: 'Paris', temperature_c: 18, sky: 'clear' }) }));
+    // content is required on a message (2.2): the model's own text when it sent some, else a short line.
+    const assistant = { role: 'assistant', content: (own.length > 0 && returnedText(firstBody)) || 'Checking the weather in Paris.', tool_calls: calls };
+    const res = await target.chat({ model, messages: [user, assistant, ...results], tools: [WEATHER_TOOL] });
+    accepted(check, 'TOOL-010', res, `an assistant message carrying tool_calls (${source}) with tools declared`);
+    accepted(check, 'TOOL-011', res, `tool messages whose tool_call_id matches ${calls.map((c) => JSON.stringify(c.id)).join(', ')}`);
+    checkChatCompletion(check, res, model);
+  });
+
+  test('tool calls sent with no tools declared are refused as a client error, not an upstream failure', req('TOOL-012', 'TOOL-013', 'TOOL-014', ...ERROR_RESPONSE_IDS), async ({ target, check, discovery, config }) => {
+    const model = modelOrSkip(check, discovery, config.profile);
+    const call = fabricatedCall();
+    const res = await target.chat({
+      model,
+      messages: [
+        { role: 'user', content: WEATHER_PROMPT },
+        { role: 'assistant', content: 'Checking the weather in Paris.', tool_calls: [call] },
+        { role: 'tool', tool_call_id: call.id, content: '{"temperature_c":18}' },
+      ],
+    });
+    // The exact 4xx is a gap of the contract (section 7); any client-error status passes.
+    const error = checkErrorResponse(check, res, { id: 'TOOL-014', status: (s) => s >= 400 && s < 500, statusText: 'a client-error (4xx) status' });
+    check.status('TOOL-012', res, (s) => s >= 400 && s < 500, 'for tool calls without declared tools, a client-error (4xx) status');
+    check.that('TOOL-013', res.exchange.status !== 0 && res.status < 500, () => `the rejection must not be reported as an upstream failure; received ${res.describe()}`);
+    const blame = blamesUpstream(error);
+    check.that('TOOL-013', blame === undefined, () => `the rejection must not blame the upstream; ${blame} reads as an upstream failure`);
+  });
+});
