@@ -1,0 +1,90 @@
+// The catalog as GET /v1/models shows it: active entries only, hidden attributes stripped.
+import { keyAllows, tierAtLeast } from './auth.ts';
+import { MockHttpError } from './errors.ts';
+import type { ApiKey, CatalogFixture, FixtureEntry, PublicCatalogEntry } from './types.ts';
+
+/** Fields of 2.10 in the order the mock emits them. Anything else in a fixture entry never leaves the mock. */
+export const PUBLIC_FIELDS = [
+  'id', 'name', 'min_tier', 'max_tokens', 'context_window', 'supports_images', 'supports_caching',
+  'supports_reasoning', 'input_price', 'output_price', 'cache_write_price', 'cache_read_price', 'description',
+  'temperature', 'api_format', 'supports_global_endpoint', 'thinking_config', 'tiers', 'is_featured',
+  'featured_label', 'featured_tab', 'display_order', 'credit_tier',
+] as const satisfies readonly (keyof PublicCatalogEntry)[];
+
+/** Strips hidden attributes and any null/undefined value (optional fields are omitted, never null). */
+export function toPublicEntry(entry: FixtureEntry): PublicCatalogEntry {
+  const out: Record<string, unknown> = {};
+  for (const field of PUBLIC_FIELDS) {
+    const v = (entry as unknown as Record<string, unknown>)[field];
+    if (v !== undefined && v !== null) out[field] = v;
+  }
+  return out as unknown as PublicCatalogEntry;
+}
+
+export class Catalog {
+  readonly byId: Map<string, FixtureEntry>;
+  readonly tiersOrder: string[];
+  private readonly publicById: Map<string, PublicCatalogEntry>;
+  private readonly listed: PublicCatalogEntry[];
+  /** The model list per caller (anonymous is ''), built once: the fixtures never change in a running mock. */
+  private readonly lists = new Map<string, { object: 'list'; data: PublicCatalogEntry[] }>();
+
+  constructor(fixture: CatalogFixture) {
+    this.tiersOrder = fixture.tiers_order;
+    this.byId = new Map(fixture.entries.map((e) => [e.id, e]));
+    this.publicById = new Map(fixture.entries.map((e) => [e.id, toPublicEntry(e)]));
+    this.listed = fixture.entries.filter((e) => e.mock.state !== 'deactivated').map((e) => this.publicById.get(e.id)!);
+  }
+
+  /** The model list (2.11): active entries (unavailable ones included), filtered by a restricted key's list. */
+  list(key?: ApiKey): { object: 'list'; data: PublicCatalogEntry[] } {
+    const cacheKey = key?.key ?? '';
+    let list = this.lists.get(cacheKey);
+    if (!list) {
+      list = Object.freeze({ object: 'list' as const, data: key ? this.listed.filter((e) => keyAllows(key, e.id)) : this.listed });
+      this.lists.set(cacheKey, list);
+    }
+    return list;
+  }
+
+  /** One entry for GET /v1/models/{id}: 404 unknown, 403 outside a restricted key's list, 403 deactivated. */
+  get(id: string, key?: ApiKey): PublicCatalogEntry {
+    const entry = this.byId.get(id);
+    if (!entry) throw new MockHttpError(404, 'unknown_model', `unknown model id: ${id}`);
+    if (key && !keyAllows(key, id)) {
+      throw new MockHttpError(403, 'model_not_allowed', `this API key is not allowed to use model ${id}`);
+    }
+    if (entry.mock.state === 'deactivated') {
+      throw new MockHttpError(403, 'model_not_found', `model ${id} has been deactivated`);
+    }
+    return this.publicById.get(id)!;
+  }
+
+  /**
+   * Resolves the model of a chat request, in this order: 404 unknown_model, 403 model_not_allowed (never
+   * rerouted), 403 model_not_found (deactivated), 403 insufficient_tier, 503 model_unavailable.
+   */
+  resolveForChat(id: string, key: ApiKey): FixtureEntry {
+    const entry = this.byId.get(id);
+    if (!entry) throw new MockHttpError(404, 'unknown_model', `unknown model id: ${id}`);
+    if (!keyAllows(key, id)) {
+      throw new MockHttpError(403, 'model_not_allowed', `this API key is not allowed to use model ${id}`);
+    }
+    if (entry.mock.state === 'deactivated') {
+      throw new MockHttpError(403, 'model_not_found', `model ${id} has been deactivated`);
+    }
+    if (!tierAtLeast(this.tiersOrder, key.tier, entry.min_tier)) {
+      throw new MockHttpError(
+        403,
+        'insufficient_tier',
+        `model ${id} requires account tier ${entry.min_tier}; this key is ${key.tier}`,
+      );
+    }
+    if (entry.mock.state === 'unavailable') {
+      throw new MockHttpError(503, 'model_unavailable', `model ${id} cannot be served right now; retry later`, {
+        'retry-after': '1',
+      });
+    }
+    return entry;
+  }
+}

@@ -1,0 +1,149 @@
+// Decoding and validating a chat request body: malformed JSON (400 invalid_json), schema violations
+// (400 invalid_request naming the field), and the section-7 rows of web_search_options with their exact text.
+import { validate, type ValidationIssue } from '../../spec/validator.ts';
+import { MESSAGES, MockHttpError } from './errors.ts';
+
+export interface ContentPart {
+  type: 'text' | 'image_url';
+  text?: string;
+  image_url?: { url: string; detail?: string };
+  cache_control?: { type: string };
+}
+
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface RequestMessage {
+  role: string;
+  content: string | ContentPart[];
+  name?: string;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+  reasoning_content?: string;
+}
+
+export interface FunctionTool {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown> };
+}
+
+export type Tool = FunctionTool | { type: string; function?: unknown };
+
+export type ToolChoice = 'auto' | 'none' | 'required' | { type?: string; function?: { name?: unknown } };
+
+export interface UserLocationFields {
+  country?: string;
+  city?: string;
+  region?: string;
+  timezone?: string;
+}
+
+export interface WebSearchOptions {
+  search_context_size?: 'low' | 'medium' | 'high';
+  user_location?: { type: 'approximate'; approximate?: UserLocationFields } & UserLocationFields;
+}
+
+export interface ChatRequest {
+  model: string;
+  messages: RequestMessage[];
+  stream?: boolean;
+  temperature?: number;
+  top_p?: number;
+  max_tokens?: number;
+  max_completion_tokens?: number;
+  tools?: Tool[];
+  tool_choice?: ToolChoice;
+  web_search_options?: WebSearchOptions;
+  reasoning?: { max_tokens?: number; effort?: string };
+  include_reasoning?: boolean;
+  provider?: { sort?: string; order?: unknown[]; allow_fallbacks?: boolean };
+  stream_options?: { include_usage?: boolean };
+}
+
+const invalid = (message: string): MockHttpError => new MockHttpError(400, 'invalid_request', message);
+
+/** "messages[0].role" from "/messages/0/role"; "request body" for the root. */
+export function fieldName(pointer: string): string {
+  if (pointer === '') return 'request body';
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((acc, t) => (/^\d+$/.test(t) ? `${acc}[${t}]` : acc === '' ? t : `${acc}.${t}`), '');
+}
+
+export function issueMessage(issue: ValidationIssue): string {
+  return `invalid request: ${fieldName(issue.pointer)}: ${issue.message}`;
+}
+
+const LOCATION_FIELDS = ['country', 'city', 'region', 'timezone'] as const;
+
+/**
+ * The section-7 rows for web_search_options, in this order: search_context_size, user_location.type,
+ * nested-and-flat mixed, unknown or malformed fields. Throws 400 invalid_web_search_options with the fixed text.
+ */
+export function checkWebSearchOptions(options: unknown): void {
+  if (options === undefined) return;
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw invalid('invalid request: web_search_options must be an object');
+  }
+  const o = options as Record<string, unknown>;
+  const bad = (message: string): MockHttpError => new MockHttpError(400, 'invalid_web_search_options', message);
+  if ('search_context_size' in o) {
+    const s = o.search_context_size;
+    if (s !== 'low' && s !== 'medium' && s !== 'high') throw bad(MESSAGES.contextSize);
+  }
+  if (!('user_location' in o)) return;
+  const loc = o.user_location;
+  if (loc === null || typeof loc !== 'object' || Array.isArray(loc)) throw bad(MESSAGES.locationMalformed);
+  const l = loc as Record<string, unknown>;
+  if (l.type !== 'approximate') throw bad(MESSAGES.locationType);
+  if ('approximate' in l && LOCATION_FIELDS.some((f) => f in l)) throw bad(MESSAGES.locationMixed);
+  if (!validate('user-location', loc).valid) throw bad(MESSAGES.locationMalformed);
+}
+
+/** Parses the body text as JSON (400 invalid_json) and validates it as a chat request (400 invalid_request). */
+export function parseChatRequest(bytes: Uint8Array): ChatRequest {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new MockHttpError(400, 'invalid_json', 'the request body is not valid UTF-8');
+  }
+  if (text.trim() === '') throw new MockHttpError(400, 'invalid_json', 'the request body is empty; send a JSON object');
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (err) {
+    throw new MockHttpError(400, 'invalid_json', `the request body is not valid JSON: ${(err as Error).message}`);
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw invalid('invalid request: the request body must be a JSON object');
+  }
+  const b = body as Record<string, unknown>;
+  // The two required fields first, with the plainest message.
+  if (!('model' in b)) throw invalid('invalid request: model is required');
+  if (typeof b.model !== 'string') throw invalid('invalid request: model must be a string');
+  if (!('messages' in b)) throw invalid('invalid request: messages is required');
+  if (!Array.isArray(b.messages)) throw invalid('invalid request: messages must be an array');
+  checkWebSearchOptions(b.web_search_options);
+  const result = validate('chat-request', body);
+  if (!result.valid) {
+    const first = result.errors[0]!;
+    throw invalid(issueMessage(first));
+  }
+  // Rules the schema leaves to code.
+  for (const field of ['max_tokens', 'max_completion_tokens'] as const) {
+    const v = b[field];
+    if (typeof v === 'number' && v < 0) throw invalid(`invalid request: ${field} must be >= 0 (got integer ${v})`);
+  }
+  const reasoning = b.reasoning as { max_tokens?: number } | undefined;
+  if (typeof reasoning?.max_tokens === 'number' && reasoning.max_tokens < 0) {
+    throw invalid(`invalid request: reasoning.max_tokens must be >= 0 (got integer ${reasoning.max_tokens})`);
+  }
+  if (b.messages.length === 0) throw invalid('invalid request: messages must have at least 1 item');
+  return body as ChatRequest;
+}

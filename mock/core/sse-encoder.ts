@@ -1,0 +1,62 @@
+// Serialises whole server-sent events (section 6). An event is always built complete; framing variants only
+// change line endings, line splitting, comments and how the bytes are cut into network writes.
+import type { Framing } from './scenario.ts';
+
+export type SsePayload = unknown | '[DONE]';
+
+export interface FramingOptions {
+  framing?: ReadonlySet<Framing>;
+}
+
+const encoder = new TextEncoder();
+
+/** The text of one event: `data: <payload>` line(s) and the blank line (unless `final` and no-final-blank). */
+export function encodeEvent(payload: SsePayload, opts: FramingOptions = {}, final = false): string {
+  const f = opts.framing ?? new Set<Framing>();
+  const eol = f.has('crlf') ? '\r\n' : '\n';
+  const prefix = f.has('no-space') ? 'data:' : 'data: ';
+  let lines: string[];
+  if (payload === '[DONE]') lines = ['[DONE]'];
+  else if (f.has('multiline')) {
+    // Pretty-printed JSON: the newlines fall between JSON tokens, so joining the data lines with "\n" gives a
+    // payload that parses to the same value.
+    lines = JSON.stringify(payload, null, 1).split('\n');
+  } else lines = [JSON.stringify(payload)];
+  let text = '';
+  for (const line of lines) {
+    // With no-space, a line that starts with a space would lose it: keep the space in that case.
+    text += (prefix === 'data:' && line.startsWith(' ') ? 'data: ' : prefix) + line + eol;
+  }
+  if (!(final && f.has('no-final-blank'))) text += eol;
+  return text;
+}
+
+/** A comment line (keep-alive). */
+export function encodeComment(text: string, opts: FramingOptions = {}): string {
+  const eol = opts.framing?.has('crlf') ? '\r\n' : '\n';
+  return `: ${text}${eol}`;
+}
+
+/**
+ * The whole body of a stream as text pieces, one per event (comments, when asked, before every event).
+ * The last payload is the final event.
+ */
+export function encodeStream(payloads: SsePayload[], opts: FramingOptions = {}): string[] {
+  const out: string[] = [];
+  const comments = opts.framing?.has('comments') ?? false;
+  if (comments) out.push(encodeComment('mock stream open', opts));
+  payloads.forEach((p, i) => {
+    const piece = encodeEvent(p, opts, i === payloads.length - 1);
+    out.push(comments && i > 0 ? encodeComment('keep-alive', opts) + piece : piece);
+  });
+  return out;
+}
+
+/** Cuts an encoded piece into network writes: one write per piece, or one byte per write with bytewise. */
+export function toWrites(piece: string, opts: FramingOptions = {}): Uint8Array[] {
+  const bytes = encoder.encode(piece);
+  if (!opts.framing?.has('bytewise')) return [bytes];
+  const out: Uint8Array[] = [];
+  for (let i = 0; i < bytes.length; i++) out.push(bytes.subarray(i, i + 1));
+  return out;
+}

@@ -1,0 +1,51 @@
+// A streamed body: encoded SSE pieces released one network write at a time, with optional delays. Pull-based
+// (highWaterMark 0), so nothing is produced ahead of the consumer, and cancelling stops the timers at once.
+import type { Framing } from './scenario.ts';
+import { toWrites } from './sse-encoder.ts';
+
+export interface StreamTiming {
+  framing: ReadonlySet<Framing>;
+  /** delay before each piece (event) */
+  chunkDelayMs: number;
+  /** delay before each network write */
+  writeDelayMs: number;
+}
+
+export function sseBody(pieces: string[], timing: StreamTiming): ReadableStream<Uint8Array> {
+  let piece = 0;
+  let writes: Uint8Array[] = [];
+  let w = 0;
+  let cancelled = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let wake: (() => void) | undefined;
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      wake = resolve;
+      timer = setTimeout(resolve, ms);
+    });
+  const opts = { framing: timing.framing };
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (w >= writes.length) {
+          if (piece >= pieces.length) {
+            controller.close();
+            return;
+          }
+          if (timing.chunkDelayMs > 0) await sleep(timing.chunkDelayMs);
+          writes = toWrites(pieces[piece++]!, opts);
+          w = 0;
+        }
+        if (timing.writeDelayMs > 0) await sleep(timing.writeDelayMs);
+        if (cancelled) return;
+        controller.enqueue(writes[w++]!);
+      },
+      cancel() {
+        cancelled = true;
+        if (timer !== undefined) clearTimeout(timer);
+        wake?.();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}

@@ -1,0 +1,150 @@
+// Issue 3, points 14 and 15: the MSW handlers in-process (setupServer answering a plain fetch, any origin,
+// any mount prefix, streaming), and the CLI (prints its line, serves, stops cleanly on SIGTERM/SIGINT).
+import { expect, test } from '@playwright/test';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { setupServer } from 'msw/node';
+import { assertValid } from '../../spec/validator.ts';
+import { decodeSse } from '../../suites/lib/sse.ts';
+import { createHandlers, handlers } from '../../mock/index.ts';
+import { startMockServer } from '../../mock/server.ts';
+import { MOCK_KEYS, MOCK_MODELS } from '../../mock/fixtures.ts';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+test.describe.serial('point 14: MSW handlers in-process', () => {
+  const msw = setupServer(...handlers);
+  test.beforeAll(() => msw.listen({ onUnhandledRequest: 'error' }));
+  test.afterAll(() => msw.close());
+
+  test('setupServer(...handlers) answers a plain fetch to any origin', async () => {
+    const res = await fetch('https://api.example.test/v1/models');
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    assertValid('model-list', body);
+    const one = await fetch('https://other.example/v1/models/acme%2Fchat-large');
+    assertValid('model', await one.json());
+  });
+
+  test('a mount prefix before /v1/ is fine; chat and errors behave as over HTTP', async () => {
+    const res = await fetch('https://gateway.example/some/prefix/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${MOCK_KEYS.full}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MOCK_MODELS.small, messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 }),
+    });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    assertValid('chat-response', body);
+    expect(body.choices[0].finish_reason).toBe('length');
+    const err = await fetch('https://gateway.example/v1/chat/completions', { method: 'POST', body: '{}' });
+    expect(err.status).toBe(401);
+    assertValid('error', await err.json());
+    const nf = await fetch('https://gateway.example/v1/unknown');
+    expect(nf.status).toBe(404);
+  });
+
+  test('streams through MSW decode like over HTTP', async () => {
+    const res = await fetch('https://api.example.test/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${MOCK_KEYS.full}`, 'content-type': 'application/json', 'x-mock-framing': 'crlf' },
+      body: JSON.stringify({ model: MOCK_MODELS.small, messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } }),
+    });
+    const events = decodeSse([new Uint8Array(await res.arrayBuffer())]);
+    expect(events.at(-1)!.data).toBe('[DONE]');
+    for (const e of events.slice(0, -1)) assertValid('chat-chunk', JSON.parse(e.data));
+  });
+
+  test('createHandlers() instances keep their own prompt cache', async () => {
+    const req = {
+      method: 'POST',
+      headers: { authorization: `Bearer ${MOCK_KEYS.full}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MOCK_MODELS.caching, max_tokens: 2, messages: [{ role: 'user', content: [{ type: 'text', text: 'cache me please', cache_control: { type: 'ephemeral' } }] }] }),
+    };
+    msw.use(...createHandlers());
+    const a = await (await fetch('https://x.example/v1/chat/completions', req)).json();
+    expect(a.usage.prompt_tokens_details.cache_write_tokens).toBeGreaterThan(0);
+    msw.resetHandlers(...createHandlers());
+    const b = await (await fetch('https://x.example/v1/chat/completions', req)).json();
+    expect(b.usage.prompt_tokens_details.cache_write_tokens).toBeGreaterThan(0);
+    const c = await (await fetch('https://x.example/v1/chat/completions', req)).json();
+    expect(c.usage.prompt_tokens_details.cached_tokens).toBeGreaterThan(0);
+    msw.resetHandlers();
+  });
+});
+
+test.describe('the node:http server', () => {
+  test('only 127.0.0.1; port 0 picks a free port; two servers side by side', async () => {
+    await expect(startMockServer({ host: '0.0.0.0' })).rejects.toThrow(/127\.0\.0\.1/);
+    const a = await startMockServer({ port: 0 });
+    const b = await startMockServer({ port: 0 });
+    try {
+      expect(a.port).not.toBe(b.port);
+      expect(a.url).toBe(`http://127.0.0.1:${a.port}`);
+      expect((await fetch(`${b.url}/prefix/v1/models`)).status).toBe(200);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
+
+function startCli(args: string[]): { child: ChildProcess; url: Promise<string>; exit: Promise<{ code: number | null; signal: string | null }>; output: () => string } {
+  // tsx relays signals to the script; `npx` does not forward SIGTERM to its child, so the test runs tsx itself.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'mock/cli.ts', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const url = new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /^mock listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.stderr!.on('data', (d) => (out += d));
+    child.once('exit', () => reject(new Error(`cli exited early:\n${out}`)));
+  });
+  const exit = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  return { child, url, exit, output: () => out };
+}
+
+test.describe('point 15: CLI', () => {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    test(`--port 0 prints "mock listening on http://127.0.0.1:N", serves, and exits 0 on ${signal}`, async () => {
+      const cli = startCli(['--port', '0']);
+      try {
+        const url = await cli.url;
+        expect(cli.output().trim()).toBe(`mock listening on ${url}`);
+        const res = await fetch(`${url}/v1/models`);
+        assertValid('model-list', await res.json());
+        cli.child.kill(signal);
+        expect(await cli.exit).toEqual({ code: 0, signal: null });
+      } finally {
+        if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
+      }
+    });
+  }
+
+  test('the tsx binary (what npm run mock uses) also stops on SIGTERM and frees the port', async () => {
+    const child = spawn(`${repoRoot}node_modules/.bin/tsx`, ['mock/cli.ts', '--port', '0'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const line = await new Promise<string>((resolve) => child.stdout.on('data', (d) => resolve(String(d))));
+      expect(line).toMatch(/^mock listening on http:\/\/127\.0\.0\.1:\d+\n$/);
+      const url = line.trim().slice('mock listening on '.length);
+      expect((await fetch(`${url}/v1/models`)).status).toBe(200);
+      // tsx relays the signal to the script once its IPC channel is up; give it a moment under load.
+      await new Promise((r) => setTimeout(r, 300));
+      const exit = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+      child.kill('SIGTERM');
+      const result = await exit;
+      expect(result.code === 0 || result.signal === 'SIGTERM', JSON.stringify(result)).toBe(true);
+      await expect(fetch(`${url}/v1/models`)).rejects.toThrow();
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  test('a bad --port is refused with exit code 2', async () => {
+    const cli = startCli(['--port', 'abc']);
+    cli.url.catch(() => undefined);
+    expect((await cli.exit).code).toBe(2);
+    expect(cli.output()).toContain('--port');
+  });
+});
