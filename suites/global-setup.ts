@@ -27,8 +27,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   env[ENV.runDir] = mkdtempSync(path.join(repoRoot, '.tmp', 'run-'));
 
   const config = runConfig();
-  console.log(`chatconform: target ${config.embeddedMock ? `${config.baseUrl} (embedded mock)` : config.baseUrl}; seed ${config.seed}` +
-    (config.profilePath ? `; profile ${path.relative(process.cwd(), config.profilePath)}` : '; no profile'));
+  process.stderr.write(`chatconform: target ${config.embeddedMock ? `${config.baseUrl} (embedded mock)` : config.baseUrl}; seed ${config.seed}` +
+    (config.profilePath ? `; profile ${path.relative(process.cwd(), config.profilePath)}` : '; no profile') + '\n');
 
   const context = await request.newContext();
   try {

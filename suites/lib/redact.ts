@@ -6,7 +6,8 @@ export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const s of secrets) if (s) out = out.split(s).join(MASK);
   // A credential the run was not told about (e.g. echoed back by a target) is still a credential.
-  return out.replace(/(Bearer\s+)(?!\*\*\*REDACTED\*\*\*)[^\s"'\\,]+/gi, `$1${MASK}`);
+  // A `$VARIABLE` reference (as in the replay curls) names no credential and stays.
+  return out.replace(/(Bearer\s+)(?!\*\*\*REDACTED\*\*\*)(?!\$[A-Z_])[^\s"'\\,]+/gi, `$1${MASK}`);
 }
 
 export function redactHeaders(headers: Record<string, string>, secrets: readonly string[]): Record<string, string> {

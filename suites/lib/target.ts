@@ -156,7 +156,9 @@ export class Target {
       const res = await this.request.fetch(url, {
         method,
         headers,
-        ...(body !== undefined ? { data: body } : {}),
+        // Always bytes: Playwright would JSON-encode a string that does not parse under a JSON content type,
+        // and a malformed-JSON probe must arrive exactly as written.
+        ...(body !== undefined ? { data: typeof body === 'string' ? Buffer.from(body, 'utf8') : body } : {}),
         timeout: opts.timeoutMs ?? this.config.requestTimeoutMs,
         failOnStatusCode: false,
         maxRedirects: 0,
