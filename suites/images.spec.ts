@@ -1,0 +1,87 @@
+// Content parts (2.5) and the image gate (2.5, 4.3 rule 7): text parts and cache_control are accepted by any
+// entry; an image part is accepted by an entry with supports_images true and refused (a section 7 error,
+// never an answer) by one with supports_images false. The refusal's status and code are not in the contract.
+import { req, test } from './lib/fixtures.ts';
+import { CHAT_COMPLETION_IDS, checkErrorResponse, ERROR_RESPONSE_IDS } from './lib/chat-checks.ts';
+import { pickModel, type ModelEntry } from './lib/discovery.ts';
+import { checkAccepted, probeCap, servable, skipIfUnavailable, TINY_PNG_DATA_URL } from './lib/request-features.ts';
+import type { TargetResponse } from './lib/target.ts';
+
+const describeEntry = (m: ModelEntry) => `${m.id} (supports_images ${String(m.supports_images)}, supports_caching ${String(m.supports_caching)})`;
+
+/** Accepted as checkAccepted counts it: status 200 (the completion itself is judged by the shared checks). */
+const wasAccepted = (res: TargetResponse) => res.exchange.status !== 0 && res.status === 200;
+
+/** Distinct models, in order, without the undefined ones. */
+const distinct = (...ms: (ModelEntry | undefined)[]): ModelEntry[] => ms.filter((m, i): m is ModelEntry => m !== undefined && ms.findIndex((x) => x?.id === m.id) === i);
+
+test.describe('content parts', () => {
+  test('text parts are accepted by any entry', req('IMG-001', 'IMG-002', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+    const d = servable(discovery);
+    const models = distinct(pickModel(d, config.profile, { images: false }), pickModel(d, config.profile, { images: true }));
+    if (models.length === 0) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model');
+    for (const m of models) {
+      const content = [
+        { type: 'text', text: 'Say' },
+        { type: 'text', text: 'hello.' },
+      ];
+      const res = await target.chat({ model: m.id, messages: [{ role: 'user', content }], max_completion_tokens: probeCap(target.maxTokens) });
+      checkAccepted(check, 'IMG-002', res, m.id, `two text parts, to ${describeEntry(m)}`);
+      check.that('IMG-001', wasAccepted(res), () => `content parts of type "text" were not accepted by ${m.id}: ${res.describe()}`);
+    }
+  });
+
+  test('a part carrying cache_control is accepted', req('IMG-004', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+    // The spec gates image parts on the catalog, nothing else: cache_control is accepted whether caching applies or not.
+    const d = servable(discovery);
+    const models = distinct(pickModel(d, config.profile, { caching: true }), pickModel(d, config.profile, { caching: false }));
+    if (models.length === 0) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model');
+    for (const m of models) {
+      const content = [
+        { type: 'text', text: 'You answer in one short sentence.', cache_control: { type: 'ephemeral' } },
+        { type: 'text', text: 'Say hello.' },
+      ];
+      const res = await target.chat({ model: m.id, messages: [{ role: 'user', content }], max_completion_tokens: probeCap(target.maxTokens) });
+      checkAccepted(check, 'IMG-004', res, m.id, `a text part carrying cache_control {type: "ephemeral"}, to ${describeEntry(m)}`);
+    }
+  });
+});
+
+test.describe('image parts', () => {
+  test('an image part is accepted by an entry with supports_images true', req('IMG-001', 'IMG-003', 'IMG-005', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+    const model = pickModel(servable(discovery), config.profile, { images: true });
+    if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_images true');
+    const cap = probeCap(target.maxTokens);
+    // url alone, beside a text part.
+    const plain = await target.chat({
+      model: model.id,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'What colour is this pixel?' }, { type: 'image_url', image_url: { url: TINY_PNG_DATA_URL } }] }],
+      max_completion_tokens: cap,
+    });
+    checkAccepted(check, 'IMG-005', plain, model.id, `an image part (inline PNG data URL), to ${describeEntry(model)}`);
+    check.that('IMG-001', wasAccepted(plain), () => `content parts of types "text" and "image_url" were not accepted by ${model.id}: ${plain.describe()}`);
+    check.that('IMG-003', wasAccepted(plain), () => `an image part {type: "image_url", image_url: {url}} was not accepted by ${model.id}: ${plain.describe()}`);
+    // With the optional detail.
+    const detailed = await target.chat({
+      model: model.id,
+      messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: TINY_PNG_DATA_URL, detail: 'low' } }, { type: 'text', text: 'Describe it in one word.' }] }],
+      max_completion_tokens: cap,
+    });
+    checkAccepted(check, 'IMG-003', detailed, model.id, `an image part with image_url.detail "low", to ${describeEntry(model)}`);
+  });
+
+  test('an image part sent to an entry with supports_images false is refused, not answered', req('IMG-006', ...ERROR_RESPONSE_IDS), async ({ target, check, discovery, config }) => {
+    const model = pickModel(servable(discovery), config.profile, { images: false });
+    if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_images false');
+    const res = await target.chat({
+      model: model.id,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'What colour is this pixel?' }, { type: 'image_url', image_url: { url: TINY_PNG_DATA_URL } }] }],
+      max_completion_tokens: probeCap(target.maxTokens),
+    });
+    skipIfUnavailable(check, res, model.id);
+    const refused = res.exchange.status !== 0 && res.status !== 200;
+    if (!check.that('IMG-006', refused, () => `${describeEntry(model)} must refuse an image part; received ${res.describe()}`)) return;
+    // Status and code of this refusal are not in the contract: any section 7 error passes.
+    checkErrorResponse(check, res, { id: 'IMG-006' });
+  });
+});

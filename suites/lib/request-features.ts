@@ -1,0 +1,94 @@
+// Helpers for tests that send an optional request feature (routing preferences, content parts, reasoning) and
+// judge whether the target accepted it: acceptance is charged to the feature's requirement, the completion
+// itself to the shared chat checks, so a refusal is reported once, against the feature that was refused.
+import type { Checker } from './check.ts';
+import { checkChatCompletion } from './chat-checks.ts';
+import type { ChatStream } from './chat-stream.ts';
+import type { Discovery } from './discovery.ts';
+import type { TargetResponse } from './target.ts';
+
+type Json = Record<string, unknown>;
+export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A 1x1 PNG as an inline data URL: an image part that needs no fetch and costs the least. */
+export const TINY_PNG_DATA_URL =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+/** Refusal codes that are about the model, not the request: a test cannot judge a feature on such a model. */
+const MODEL_REFUSALS = new Set(['model_unavailable', 'model_not_found', 'model_not_allowed']);
+
+/**
+ * The discovery without the models the run's own probes found unservable (the search probes of the global
+ * setup send a completion to the cheapest models): a listed model may be known but not servable right now
+ * (section 7, model_unavailable), which is no fault of the feature a test sends to it.
+ */
+export function servable(d: Discovery): Discovery {
+  const refused = new Set(
+    d.searchProbes
+      .filter((p) => (p.code !== undefined && MODEL_REFUSALS.has(p.code)) || (p.status === 503 && !p.code?.startsWith('web_search')))
+      .map((p) => p.model),
+  );
+  return refused.size === 0 ? d : { ...d, models: d.models.filter((m) => !refused.has(m.id)) };
+}
+
+/**
+ * A refusal that says the model cannot currently be served (503 model_unavailable) is a state the contract
+ * allows (retry), not a verdict on the feature sent: the test skips with that reason instead of judging.
+ */
+export function skipIfUnavailable(check: Checker, res: TargetResponse, model: string): void {
+  const body = res.json();
+  const code = isObject(body) && isObject(body.error) ? body.error.code : undefined;
+  if (res.status === 503 && code === 'model_unavailable') {
+    check.skip(`${model} is listed but cannot currently be served (HTTP 503 model_unavailable, a state section 7 allows): retry the run to judge this test`);
+  }
+}
+
+/** The smallest useful cap for a probe whose answer is not read: at most 8 tokens, never above the budget's. */
+export function probeCap(maxTokensPerRequest: number): number {
+  return Math.max(1, Math.min(8, maxTokensPerRequest));
+}
+
+/**
+ * The request carrying `what` was accepted: status 200, then the completion judged by the shared checks
+ * (the test declares CHAT_COMPLETION_IDS). Returns the completion, or undefined when it was refused.
+ */
+export function checkAccepted(check: Checker, id: string, res: TargetResponse, model: string, what: string): Json | undefined {
+  skipIfUnavailable(check, res, model);
+  const ok = res.exchange.status !== 0 && res.status === 200;
+  if (!check.that(id, ok, () => `a request with ${what} must be accepted (status 200 and a chat completion); received ${res.describe()}`)) return undefined;
+  return checkChatCompletion(check, res, model);
+}
+
+/**
+ * The streamed request carrying `what` was accepted: status 200 and a stream that completed (an error event
+ * or a missing [DONE] is a failure, never a shorter answer). Returns the decoded stream.
+ */
+export function checkStreamAccepted(check: Checker, id: string, res: TargetResponse, model: string, what: string): ChatStream | undefined {
+  skipIfUnavailable(check, res, model);
+  const opened = res.exchange.status !== 0 && res.status === 200;
+  if (!check.that(id, opened, () => `a streamed request with ${what} must be accepted (status 200 and an event stream); received ${res.describe()}`)) return undefined;
+  const stream = res.stream();
+  const complete = stream.outcome === 'complete';
+  check.that(id, complete, () =>
+    stream.outcome === 'error'
+      ? `the stream for a request with ${what} failed with an error event: ${JSON.stringify(stream.errorEvent).slice(0, 300)}`
+      : `the stream for a request with ${what} ended without [DONE] (${stream.transcript.events.length} events): ${res.describe()}`,
+  );
+  return complete ? stream : undefined;
+}
+
+/** What a response was, in the terms an observation records: status, and the error code and type when refused. */
+export function outcomeOf(res: TargetResponse): { status: number; code?: unknown; type?: unknown; error?: string } {
+  if (res.exchange.error) return { status: 0, error: res.exchange.error };
+  if (res.status === 200) return { status: 200 };
+  const body = res.json();
+  const error = isObject(body) && isObject(body.error) ? body.error : undefined;
+  return { status: res.status, ...(error && 'code' in error ? { code: error.code } : {}), ...(error && 'type' in error ? { type: error.type } : {}) };
+}
+
+/** The assistant message of a completion's first choice, guarded against any shape. */
+export function firstMessage(body: Json | undefined): Json | undefined {
+  const choices = body && Array.isArray(body.choices) ? body.choices : [];
+  const first = choices.find(isObject);
+  return first && isObject(first.message) ? first.message : undefined;
+}
