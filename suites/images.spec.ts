@@ -4,7 +4,7 @@
 import { req, test } from './lib/fixtures.ts';
 import { CHAT_COMPLETION_IDS, checkErrorResponse, ERROR_RESPONSE_IDS } from './lib/chat-checks.ts';
 import { pickModel, type ModelEntry } from './lib/discovery.ts';
-import { checkAccepted, probeCap, servable, skipIfUnavailable, TINY_PNG_DATA_URL } from './lib/request-features.ts';
+import { checkAccepted, probeCap, skipIfUnavailable, TINY_PNG_DATA_URL } from './lib/request-features.ts';
 import type { TargetResponse } from './lib/target.ts';
 
 const describeEntry = (m: ModelEntry) => `${m.id} (supports_images ${String(m.supports_images)}, supports_caching ${String(m.supports_caching)})`;
@@ -17,7 +17,7 @@ const distinct = (...ms: (ModelEntry | undefined)[]): ModelEntry[] => ms.filter(
 
 test.describe('content parts', () => {
   test('text parts are accepted by any entry', req('IMG-001', 'IMG-002', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
-    const d = servable(discovery);
+    const d = discovery;
     const models = distinct(pickModel(d, config.profile, { images: false }), pickModel(d, config.profile, { images: true }));
     if (models.length === 0) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model');
     for (const m of models) {
@@ -33,7 +33,7 @@ test.describe('content parts', () => {
 
   test('a part carrying cache_control is accepted', req('IMG-004', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
     // The spec gates image parts on the catalog, nothing else: cache_control is accepted whether caching applies or not.
-    const d = servable(discovery);
+    const d = discovery;
     const models = distinct(pickModel(d, config.profile, { caching: true }), pickModel(d, config.profile, { caching: false }));
     if (models.length === 0) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model');
     for (const m of models) {
@@ -49,7 +49,7 @@ test.describe('content parts', () => {
 
 test.describe('image parts', () => {
   test('an image part is accepted by an entry with supports_images true', req('IMG-001', 'IMG-003', 'IMG-005', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
-    const model = pickModel(servable(discovery), config.profile, { images: true });
+    const model = pickModel(discovery, config.profile, { images: true });
     if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_images true');
     const cap = probeCap(target.maxTokens);
     // url alone, beside a text part.
@@ -71,7 +71,7 @@ test.describe('image parts', () => {
   });
 
   test('an image part sent to an entry with supports_images false is refused, not answered', req('IMG-006', ...ERROR_RESPONSE_IDS), async ({ target, check, discovery, config }) => {
-    const model = pickModel(servable(discovery), config.profile, { images: false });
+    const model = pickModel(discovery, config.profile, { images: false });
     if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_images false');
     const res = await target.chat({
       model: model.id,

@@ -6,7 +6,7 @@
 import { req, test } from './lib/fixtures.ts';
 import { CHAT_COMPLETION_IDS, checkErrorResponse, ERROR_RESPONSE_IDS } from './lib/chat-checks.ts';
 import { pickModel, usableModels, type ModelEntry } from './lib/discovery.ts';
-import { checkAccepted, checkStreamAccepted, firstMessage, isObject, probeCap, servable, skipIfUnavailable } from './lib/request-features.ts';
+import { checkAccepted, checkStreamAccepted, firstMessage, isObject, probeCap, skipIfUnavailable } from './lib/request-features.ts';
 
 /** An effort value no entry's set contains. */
 const INVALID_EFFORT = 'chatconform-invalid-effort';
@@ -33,7 +33,7 @@ const hint = (m: ModelEntry) => {
 
 test.describe('reasoning', () => {
   test('include_reasoning true on a reasoning entry returns reasoning_content alongside the answer', req('RSN-002', 'RSN-003', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
-    const model = pickModel(servable(discovery), config.profile, { reasoning: true });
+    const model = pickModel(discovery, config.profile, { reasoning: true });
     if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_reasoning true');
     const res = await target.chat({ model: model.id, messages: QUESTION, include_reasoning: true });
     const body = checkAccepted(check, 'RSN-002', res, model.id, `include_reasoning true, to ${model.id}`);
@@ -44,7 +44,7 @@ test.describe('reasoning', () => {
   });
 
   test('streamed, include_reasoning true returns reasoning_content in deltas, as strings', req('RSN-002', 'RSN-003', 'RSN-007'), async ({ target, check, discovery, config }) => {
-    const model = pickModel(servable(discovery), config.profile, { reasoning: true });
+    const model = pickModel(discovery, config.profile, { reasoning: true });
     if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_reasoning true');
     const res = await target.chat({ model: model.id, messages: QUESTION, include_reasoning: true, stream: true });
     const stream = checkStreamAccepted(check, 'RSN-002', res, model.id, `include_reasoning true, to ${model.id}`);
@@ -57,7 +57,7 @@ test.describe('reasoning', () => {
   });
 
   test('reasoning, an object, and reasoning.max_tokens are accepted by a reasoning entry', req('RSN-001', 'RSN-004', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
-    const model = pickModel(servable(discovery), config.profile, { reasoning: true });
+    const model = pickModel(discovery, config.profile, { reasoning: true });
     if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_reasoning true');
     const empty = await target.chat({ model: model.id, messages: QUESTION, reasoning: {} });
     checkAccepted(check, 'RSN-001', empty, model.id, `reasoning {}, to ${model.id}`);
@@ -67,7 +67,7 @@ test.describe('reasoning', () => {
   });
 
   test('reasoning.effort low, medium and high are accepted by a reasoning entry', req('RSN-005', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
-    const model = pickModel(servable(discovery), config.profile, { reasoning: true });
+    const model = pickModel(discovery, config.profile, { reasoning: true });
     if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_reasoning true');
     for (const effort of COMMON_EFFORTS) {
       const res = await target.chat({ model: model.id, messages: QUESTION, reasoning: { effort } });
@@ -76,7 +76,7 @@ test.describe('reasoning', () => {
   });
 
   test('a reasoning.effort outside the entry\'s set is refused with 400 and a section 7 error', req('RSN-006', 'RSN-010', ...ERROR_RESPONSE_IDS), async ({ target, check, discovery, config }) => {
-    const models = usableModels(servable(discovery), config.profile).filter((m) => m.supports_reasoning === true).slice(0, MAX_EFFORT_REFUSALS);
+    const models = usableModels(discovery, config.profile).filter((m) => m.supports_reasoning === true).slice(0, MAX_EFFORT_REFUSALS);
     if (models.length === 0) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_reasoning true');
     for (const m of models) {
       const res = await target.chat({ model: m.id, messages: QUESTION, reasoning: { effort: INVALID_EFFORT }, max_completion_tokens: probeCap(target.maxTokens) });
@@ -87,7 +87,7 @@ test.describe('reasoning', () => {
   });
 
   test('reasoning_content comes only from an entry that exposes reasoning', req('RSN-002', 'RSN-008', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
-    const model = pickModel(servable(discovery), config.profile, { reasoning: false });
+    const model = pickModel(discovery, config.profile, { reasoning: false });
     if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_reasoning false');
     const res = await target.chat({ model: model.id, messages: QUESTION, include_reasoning: true, max_completion_tokens: probeCap(target.maxTokens) });
     const body = checkAccepted(check, 'RSN-002', res, model.id, `include_reasoning true, to ${model.id} (supports_reasoning false)`);
@@ -97,7 +97,7 @@ test.describe('reasoning', () => {
   });
 
   test('a request message carrying reasoning_content is accepted', req('RSN-009', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
-    const d = servable(discovery);
+    const d = discovery;
     const reasoning = pickModel(d, config.profile, { reasoning: true });
     const plain = pickModel(d, config.profile, { reasoning: false });
     const models = [reasoning, plain].filter((m): m is ModelEntry => m !== undefined);

@@ -7,7 +7,7 @@ import type { Checker } from './lib/check.ts';
 import { CHAT_COMPLETION_IDS, checkChatCompletion, checkErrorResponse, ERROR_RESPONSE_IDS } from './lib/chat-checks.ts';
 import { pickModel, usableModels, type Discovery, type ModelEntry } from './lib/discovery.ts';
 import type { Profile } from './lib/profile.ts';
-import { checkAccepted, isObject, outcomeOf, probeCap, servable, skipIfUnavailable } from './lib/request-features.ts';
+import { checkAccepted, isObject, outcomeOf, probeCap, skipIfUnavailable } from './lib/request-features.ts';
 import { allowFallbacksCooperation, noSuchRoute, orderProbes, sortProbes } from './lib/routing-probes.ts';
 import type { Target, TargetResponse } from './lib/target.ts';
 
@@ -16,7 +16,7 @@ const MODELS_FOR_COMBINATIONS = 3;
 
 /** The cheapest model to route: a plain one when the catalog has it (no reasoning budget to spend). */
 function routingModel(discovery: Discovery, profile: Profile): ModelEntry | undefined {
-  const d = servable(discovery);
+  const d = discovery;
   return pickModel(d, profile, { reasoning: false }) ?? pickModel(d, profile);
 }
 
@@ -99,7 +99,7 @@ test.describe('provider routing preferences', () => {
   });
 
   test('no preference changes the model that was requested', req('ROUTE-008', ...CHAT_COMPLETION_IDS, ...ERROR_RESPONSE_IDS), async ({ target, check, discovery, config }) => {
-    const models = usableModels(servable(discovery), config.profile).slice(0, MODELS_FOR_COMBINATIONS);
+    const models = usableModels(discovery, config.profile).slice(0, MODELS_FOR_COMBINATIONS);
     if (models.length === 0) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model');
     const route = noSuchRoute(config.seed);
     const combinations: Record<string, unknown>[] = [

@@ -87,9 +87,22 @@ async function probeSearch(target: Target, model: string): Promise<SearchProbe> 
   return probe;
 }
 
+/** Refusal codes that are about the model, not the request: no feature can be judged on such a model. */
+const MODEL_REFUSALS = new Set(['model_unavailable', 'model_not_found', 'model_not_allowed']);
+
+/**
+ * Models the run's own probes found unservable: a listed model may be known but not servable right now
+ * (section 7, model_unavailable), which is no fault of the feature a test would send to it.
+ */
+function probedUnservable(d: Discovery): string[] {
+  return d.searchProbes
+    .filter((p) => (p.code !== undefined && MODEL_REFUSALS.has(p.code)) || (p.status === 503 && !p.code?.startsWith('web_search')))
+    .map((p) => p.model);
+}
+
 /** Listed models the run's key can be expected to use, cheapest first (care with paid deployments). */
 export function usableModels(d: Discovery, profile: Profile): ModelEntry[] {
-  const excluded = new Set([profile.unavailableModel, profile.deactivatedModel].filter(Boolean));
+  const excluded = new Set([profile.unavailableModel, profile.deactivatedModel, ...probedUnservable(d)].filter(Boolean));
   return d.models
     .filter((m) => !excluded.has(m.id))
     .sort((a, b) => price(a) - price(b) || a.id.localeCompare(b.id));

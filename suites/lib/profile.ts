@@ -18,6 +18,8 @@ export interface Profile {
   unavailableModel?: string;
   /** Whether the target honours the mock's scenario headers (x-mock-*). */
   scenarioHeaders?: boolean;
+  /** Routing behaviour the target declares: allowFallbacks true = allow_fallbacks false without a ranked route is refused. */
+  routing?: { allowFallbacks?: boolean };
   webSearch?: {
     /** Models known to serve hosted search; when absent the suite probes. */
     models?: string[];

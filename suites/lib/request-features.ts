@@ -14,23 +14,6 @@ export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !=
 export const TINY_PNG_DATA_URL =
   'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
-/** Refusal codes that are about the model, not the request: a test cannot judge a feature on such a model. */
-const MODEL_REFUSALS = new Set(['model_unavailable', 'model_not_found', 'model_not_allowed']);
-
-/**
- * The discovery without the models the run's own probes found unservable (the search probes of the global
- * setup send a completion to the cheapest models): a listed model may be known but not servable right now
- * (section 7, model_unavailable), which is no fault of the feature a test sends to it.
- */
-export function servable(d: Discovery): Discovery {
-  const refused = new Set(
-    d.searchProbes
-      .filter((p) => (p.code !== undefined && MODEL_REFUSALS.has(p.code)) || (p.status === 503 && !p.code?.startsWith('web_search')))
-      .map((p) => p.model),
-  );
-  return refused.size === 0 ? d : { ...d, models: d.models.filter((m) => !refused.has(m.id)) };
-}
-
 /**
  * A refusal that says the model cannot currently be served (503 model_unavailable) is a state the contract
  * allows (retry), not a verdict on the feature sent: the test skips with that reason instead of judging.

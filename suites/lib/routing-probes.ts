@@ -39,11 +39,11 @@ export function orderProbes(seed: number): { elementType: string; order: unknown
  * implements the reference mock's documented behaviour, allow_fallbacks included, and is taken to cooperate.
  */
 export function allowFallbacksCooperation(profile: Profile): { judged: boolean; reason: string } {
-  if (profile.scenarioHeaders === true) return { judged: true, reason: 'the profile declares the reference mock behaviour (scenarioHeaders true)' };
+  if (profile.routing?.allowFallbacks === true) return { judged: true, reason: 'the profile declares that allow_fallbacks false without a ranked route is refused (routing.allowFallbacks)' };
   return {
     judged: false,
     reason:
       'whether this target implements provider.allow_fallbacks is not black-box observable (2.8: every provider field is a preference ' +
-      'honoured only where the serving route implements it; the element type of order is a gap) and the profile does not declare it',
+      'honoured only where the serving route implements it; the element type of order is a gap) and the profile does not declare it (routing.allowFallbacks)',
   };
 }
