@@ -1,0 +1,180 @@
+// Helpers of the chat, auth, errors and limits specs: the requests they send, reading a completion's usage and
+// an error's fields without trusting the target, and the response rules no schema can state (sums, bounds,
+// positions). Judgement stays in the specs and in chat-checks.ts; this file only builds and reads.
+import { randomBytes } from 'node:crypto';
+import type { Checker } from './check.ts';
+import type { RunConfig } from './config.ts';
+import { checkChatCompletion } from './chat-checks.ts';
+import { pickModel, type Discovery, type ModelEntry } from './discovery.ts';
+import type { Profile } from './profile.ts';
+import type { Target, TargetResponse } from './target.ts';
+
+export type Json = Record<string, unknown>;
+export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A prompt any model answers at length, so a small cap is what stops it. */
+export const LONG_ANSWER_PROMPT = 'Count from 1 to 200, one number per word, separated by spaces.';
+export const SHORT_PROMPT = 'Say hello.';
+
+export const userMessage = (content: string): Json => ({ role: 'user', content });
+
+/**
+ * The model plain chat tests use: the cheapest usable one without reasoning (a reasoning model may spend a
+ * small cap on reasoning), else the cheapest usable one.
+ */
+export function chatModel(discovery: Discovery, profile: Profile): ModelEntry | undefined {
+  return pickModel(discovery, profile, { reasoning: false }) ?? pickModel(discovery, profile);
+}
+
+/** The reason a test that needs a model skips with. */
+export function noModelReason(discovery: Discovery, what = 'a usable model'): string {
+  return discovery.catalogError ?? `the catalog lists no ${what}`;
+}
+
+/** A model id that is certainly not in the catalog (never a guess at a real one). */
+export function unknownModelId(discovery: Discovery): string {
+  const listed = new Set(discovery.models.map((m) => m.id));
+  let id: string;
+  do id = `chatconform-no-such-model-${randomBytes(6).toString('hex')}`;
+  while (listed.has(id));
+  return id;
+}
+
+/** A credential that is certainly not valid: well-formed, random, never issued. */
+export function invalidKey(): string {
+  return `sk-chatconform-invalid-${randomBytes(16).toString('hex')}`;
+}
+
+export interface Usage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number };
+  [field: string]: unknown;
+}
+
+/** `usage` of a completion when it is an object, else undefined (usage is optional: omitted when unavailable). */
+export function usageOf(body: Json | undefined): Usage | undefined {
+  return body && isObject(body.usage) ? (body.usage as Usage) : undefined;
+}
+
+/** usage.completion_tokens when it is a number. */
+export function completionTokensOf(body: Json | undefined): number | undefined {
+  const n = usageOf(body)?.completion_tokens;
+  return typeof n === 'number' ? n : undefined;
+}
+
+/** finish_reason of each choice (undefined where omitted). */
+export function finishReasonsOf(body: Json | undefined): unknown[] {
+  return Array.isArray(body?.choices) ? body.choices.map((c) => (isObject(c) ? c.finish_reason : undefined)) : [];
+}
+
+/**
+ * A non-streamed completion for `model`: everything checkChatCompletion judges, plus the response rules it
+ * leaves to code (see checkResponseArithmetic). Declare CHAT_COMPLETION_IDS in the test.
+ */
+export function checkCompletion(check: Checker, res: TargetResponse, model: string): Json | undefined {
+  const body = checkChatCompletion(check, res, model);
+  if (body) checkResponseArithmetic(check, body);
+  return body;
+}
+
+/**
+ * The rules of 2.9 a schema cannot state: a non-empty id, a non-empty choices array whose indices are the
+ * positions, total_tokens the sum of the two counts, cached_tokens within prompt_tokens.
+ */
+export function checkResponseArithmetic(check: Checker, body: Json): void {
+  if (typeof body.id === 'string') check.that('RESP-002', body.id.length > 0, 'id is an empty string; it identifies the completion');
+  if (Array.isArray(body.choices)) {
+    const choices = body.choices;
+    check.that('RESP-007', choices.length > 0, 'choices is an empty array; a completion returns one choice per completion');
+    choices.forEach((c, position) => {
+      if (isObject(c) && typeof c.index === 'number') {
+        check.that('RESP-009', c.index === position, () => `choices[${position}].index is ${c.index}; it is the position of the choice`);
+      }
+    });
+  }
+  const usage = usageOf(body);
+  if (!usage) return;
+  const { prompt_tokens: p, completion_tokens: c, total_tokens: t } = usage;
+  if (typeof p === 'number' && typeof c === 'number' && typeof t === 'number') {
+    check.that('RESP-023', t === p + c, () => `usage.total_tokens is ${t}; prompt_tokens ${p} + completion_tokens ${c} = ${p + c}`);
+  }
+  const cached = isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details.cached_tokens : undefined;
+  if (typeof cached === 'number' && typeof p === 'number') {
+    check.that('RESP-025', cached <= p, () => `prompt_tokens_details.cached_tokens ${cached} exceeds prompt_tokens ${p}; cached tokens are input tokens`);
+  }
+}
+
+export interface ErrorFields {
+  status: number;
+  type?: unknown;
+  code?: unknown;
+  message?: unknown;
+}
+
+/** What a refusal says, read defensively (for observations and messages). */
+export function errorFieldsOf(res: TargetResponse): ErrorFields {
+  const body = res.json();
+  const error = isObject(body) && isObject(body.error) ? body.error : undefined;
+  const out: ErrorFields = { status: res.exchange.error ? 0 : res.status };
+  if (error) {
+    if ('type' in error) out.type = error.type;
+    if ('code' in error) out.code = error.code;
+    if ('message' in error) out.message = typeof error.message === 'string' ? error.message.slice(0, 200) : error.message;
+  }
+  return out;
+}
+
+/** Who answered a 200, for messages. */
+export function answeredBy(res: TargetResponse): string {
+  const body = res.json();
+  return isObject(body) ? `answered with status 200 by model ${JSON.stringify(body.model)}` : `answered with status 200: ${res.describe()}`;
+}
+
+/**
+ * Why a response is not a section 7 refusal (a non-200 status with an error object), or undefined when it is
+ * one: no response, a 200 answer (and by whom), or a non-200 without the error object.
+ */
+export function notARefusal(res: TargetResponse): string | undefined {
+  if (res.exchange.error) return `no response (${res.exchange.error})`;
+  if (res.status === 200) return answeredBy(res);
+  const body = res.json();
+  if (!isObject(body) || !isObject(body.error)) return `refused with status ${res.status} but without a section 7 error object: ${res.describe()}`;
+  return undefined;
+}
+
+/** How a request fared, for an observation: status, and the error's code and type when refused. */
+export function outcomeOf(res: TargetResponse): Json {
+  if (res.exchange.error) return { status: 0, error: res.exchange.error };
+  if (res.status === 200) return { status: 200 };
+  const e = errorFieldsOf(res);
+  const out: Json = { status: res.status };
+  if (e.code !== undefined) out.code = e.code;
+  if (e.type !== undefined) out.type = e.type;
+  return out;
+}
+
+/** Headers of a response that speak of rate limits, quotas or retrying (names and values). */
+export function limitHeaders(res: TargetResponse, pattern = /rate-?limit|retry-after|quota/i): Json {
+  return Object.fromEntries(Object.entries(res.headers).filter(([k]) => pattern.test(k)));
+}
+
+/**
+ * Sends one request per value of `field`, recording how each fared (for range observations of the spec's
+ * gaps). A target that stops answering is not asked further.
+ */
+export async function probeValues(target: Target, base: Json, field: string, values: readonly unknown[]): Promise<Json[]> {
+  const out: Json[] = [];
+  for (const value of values) {
+    const res = await target.chat({ ...base, [field]: value });
+    out.push({ [field]: value, ...outcomeOf(res) });
+    if (res.exchange.error) break;
+  }
+  return out;
+}
+
+/** A test timeout that lets `requests` requests each run to the per-request timeout (never below the default). */
+export function timeFor(requests: number, config: RunConfig): number {
+  return Math.max(60_000, requests * config.requestTimeoutMs + 15_000);
+}

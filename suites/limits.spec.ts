@@ -1,0 +1,127 @@
+// Limits of POST /v1/chat/completions (sections 4.3 rule 1 and 8): the 10 MB body limit, applied before
+// parsing; per-model output and context limits from the catalog; rate limits and quotas (gaps: observed).
+import { req, test } from './lib/fixtures.ts';
+import { CHAT_COMPLETION_IDS } from './lib/chat-checks.ts';
+import { chatModel, checkCompletion, errorFieldsOf, limitHeaders, noModelReason, outcomeOf, SHORT_PROMPT, usageOf, userMessage } from './lib/chat-requests.ts';
+import { usableModels } from './lib/discovery.ts';
+import type { TargetResponse } from './lib/target.ts';
+
+/**
+ * Just over the limit under both readings of "10 MB" (10,000,000 and 10,485,760 bytes), with a margin.
+ * One valid and one invalid body of this size are the only big requests of the suite.
+ */
+const OVERSIZED_BYTES = 10 * 1024 * 1024 + 64 * 1024;
+/** Well under the limit under both readings. */
+const UNDER_LIMIT_BYTES = 1024 * 1024;
+/** Uploading 10 MB to a remote target takes a while; the per-request timeout is at least this. */
+const BIG_REQUEST_TIMEOUT_MS = 60_000;
+
+// Bodies go as Buffers: Playwright JSON-encodes a string body that does not parse when the content type is JSON.
+
+/** A chat request padded to exactly `bytes` with a field 2.1 does not list (so the model never reads the padding). */
+function paddedRequest(model: string, bytes: number): Buffer {
+  const head = JSON.stringify({ model, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: 8, chatconform_padding: '' });
+  return Buffer.from(`${head.slice(0, -2)}${'x'.repeat(Math.max(0, bytes - head.length))}"}`, 'utf8');
+}
+
+/** Not JSON (it breaks off after the first member name), and exactly `bytes` long. */
+function oversizedGarbage(bytes: number): Buffer {
+  const head = '{"model": not json at all ';
+  return Buffer.from(head + '#'.repeat(Math.max(0, bytes - head.length)), 'utf8');
+}
+
+type Refusal = { kind: 'status'; status: number; code: unknown } | { kind: 'closed' | 'timeout'; error: string };
+
+/** How an oversized upload ended: an HTTP status (with the error code), a closed connection, or no answer in time. */
+function refusalOf(res: TargetResponse): Refusal {
+  const error = res.exchange.error;
+  if (error === undefined) return { kind: 'status', status: res.status, code: errorFieldsOf(res).code };
+  return { kind: /timeout|timed out/i.test(error) ? 'timeout' : 'closed', error };
+}
+
+test.describe('section 8: request body size', () => {
+  test(
+    'a body over 10 MB is refused before it is parsed',
+    req('LIMIT-001', 'LIMIT-002', 'CHAT-006', 'CHAT-007', 'OBS-026'),
+    async ({ target, check, discovery, config }) => {
+      const timeoutMs = Math.max(config.requestTimeoutMs, BIG_REQUEST_TIMEOUT_MS);
+      test.setTimeout(2 * timeoutMs + 30_000);
+      const model = chatModel(discovery, config.profile);
+      if (!model) return check.skip(noModelReason(discovery));
+      const valid = await target.postRaw('/v1/chat/completions', paddedRequest(model.id, OVERSIZED_BYTES), { timeoutMs });
+      const v = refusalOf(valid);
+      if (v.kind === 'timeout') {
+        // A target that does not answer one big upload is not sent a second.
+        const none = `no response in time to a valid JSON request of ${OVERSIZED_BYTES} bytes (${v.error})`;
+        for (const id of ['LIMIT-001', 'CHAT-006', 'LIMIT-002', 'CHAT-007']) check.that(id, false, none);
+        return;
+      }
+      const garbage = await target.postRaw('/v1/chat/completions', oversizedGarbage(OVERSIZED_BYTES), { timeoutMs });
+      const g = refusalOf(garbage);
+      const said = (r: Refusal) => (r.kind === 'status' ? `status ${r.status} code ${JSON.stringify(r.code)}` : r.kind === 'closed' ? `the connection closed without a response (${r.error})` : `no response in time (${r.error})`);
+      // Rejected: a non-200 status, or the connection closed on the upload (a proxy may cut an oversized body short).
+      const rejected = (r: Refusal) => (r.kind === 'status' && r.status !== 200) || r.kind === 'closed';
+      check.that('LIMIT-001', rejected(v), () => `a valid JSON request of ${OVERSIZED_BYTES} bytes was not refused: ${valid.describe()}`);
+      check.that('LIMIT-001', rejected(g), () => `a body of ${OVERSIZED_BYTES} bytes that is not JSON was not refused: ${garbage.describe()}`);
+      check.that('CHAT-006', v.kind === 'status' && v.status !== 200, () => `expected a non-200 status for a valid JSON request of ${OVERSIZED_BYTES} bytes; received ${valid.describe()}`);
+      // Rejected before parsing: whether the bytes are JSON cannot change the refusal.
+      const differ = () => `the oversized valid JSON body got ${said(v)}; the oversized body that is not JSON got ${said(g)}: the refusal depends on parsing`;
+      const sameStatusAndCode = v.kind === 'status' && g.kind === 'status' && v.status !== 200 && v.status === g.status && v.code === g.code;
+      check.that('LIMIT-002', sameStatusAndCode || (v.kind === 'closed' && g.kind === 'closed'), differ);
+      check.that('CHAT-007', sameStatusAndCode, () => `expected the same non-200 status and error code for both: ${differ()}`);
+      check.observe('OBS-026', { bytes: OVERSIZED_BYTES, validJson: errorFieldsOf(valid), notJson: errorFieldsOf(garbage) }, 'status and error of an oversized body (valid JSON, and not JSON)');
+    },
+  );
+
+  test(
+    'a body well under 10 MB is not refused for its size',
+    req('LIMIT-003', 'REQ-013', ...CHAT_COMPLETION_IDS),
+    async ({ target, check, discovery, config }) => {
+      const timeoutMs = Math.max(config.requestTimeoutMs, BIG_REQUEST_TIMEOUT_MS / 2);
+      test.setTimeout(timeoutMs + 30_000);
+      const model = chatModel(discovery, config.profile);
+      if (!model) return check.skip(noModelReason(discovery));
+      const res = await target.postRaw('/v1/chat/completions', paddedRequest(model.id, UNDER_LIMIT_BYTES), { timeoutMs });
+      const what = `a request of ${UNDER_LIMIT_BYTES} bytes, padded with a field 2.1 does not list`;
+      check.status('LIMIT-003', res, 200, `for ${what}, status`);
+      check.status('REQ-013', res, 200, `for ${what}, status`);
+      checkCompletion(check, res, model.id);
+    },
+  );
+});
+
+test.describe('section 8: per-model limits', () => {
+  test(
+    'a response stays within the entry\'s published max_tokens and context_window',
+    req('LIMIT-005', 'LIMIT-006', ...CHAT_COMPLETION_IDS),
+    async ({ target, check, discovery, config }) => {
+      const model = usableModels(discovery, config.profile).find((m) => typeof m.max_tokens === 'number' && typeof m.context_window === 'number');
+      if (!model) return check.skip(noModelReason(discovery, 'usable model publishing both max_tokens and context_window'));
+      const maxTokens = model.max_tokens as number;
+      const window = model.context_window as number;
+      // The budget caps every request, so the cap sent is the smaller of the budget's and the entry's.
+      const cap = Math.min(target.maxTokens, maxTokens);
+      const res = await target.chat({ model: model.id, messages: [userMessage('Count from 1 to 200, separated by spaces.')], max_completion_tokens: cap });
+      const body = checkCompletion(check, res, model.id);
+      if (!body) return;
+      const usage = usageOf(body);
+      const p = usage?.prompt_tokens;
+      const c = usage?.completion_tokens;
+      if (typeof c !== 'number') return check.skip('the response carries no usage.completion_tokens, so the limits cannot be observed');
+      check.that('LIMIT-005', c <= maxTokens, () => `${model.id} publishes max_tokens ${maxTokens}; usage.completion_tokens is ${c} (the request capped it at ${cap})`);
+      if (typeof p !== 'number') return check.skip('the response carries no usage.prompt_tokens, so the context window cannot be observed');
+      check.that('LIMIT-006', p + c <= window, () => `${model.id} publishes context_window ${window}; prompt_tokens ${p} + completion_tokens ${c} = ${p + c}`);
+    },
+  );
+});
+
+test.describe('section 8: rate limits and quotas (not in the contract)', () => {
+  test('records the rate-limit and quota signals a completion carries', req('OBS-029', 'OBS-030'), async ({ target, check, discovery, config }) => {
+    const model = chatModel(discovery, config.profile);
+    if (!model) return check.skip(noModelReason(discovery));
+    const res = await target.chat({ model: model.id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: 4 });
+    check.observe('OBS-029', { outcome: outcomeOf(res), headers: limitHeaders(res, /rate-?limit|retry-after/i), limited: res.status === 429 }, 'rate-limit headers and status of an ordinary completion');
+    const quotaError = res.status !== 200 && /quota|credit|billing|insufficient/i.test(JSON.stringify(errorFieldsOf(res)));
+    check.observe('OBS-030', { outcome: outcomeOf(res), headers: limitHeaders(res, /quota|credit|balance|usage-limit/i), quotaError }, 'quota headers and quota errors of an ordinary completion');
+  });
+});
