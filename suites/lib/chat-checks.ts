@@ -29,6 +29,7 @@ export function checkChatCompletion(check: Checker, res: TargetResponse, model: 
 
 /** The rules no schema can state; shared by the streamed path through an assembled equivalent. */
 export function checkCompletionSemantics(check: Checker, b: Json, model: string): void {
+  checkResponseArithmetic(check, b);
   const created = b.created;
   if (typeof created === 'number') {
     const now = Date.now() / 1000;
@@ -52,6 +53,33 @@ export function checkCompletionSemantics(check: Checker, b: Json, model: string)
   const usage = isObject(b.usage) ? b.usage : undefined;
   if (usage && 'service_web_search_calls' in usage) {
     check.that('SEARCH-039', typeof usage.service_web_search_calls === 'number' && usage.service_web_search_calls >= 1, () => `usage.service_web_search_calls is ${JSON.stringify(usage.service_web_search_calls)}; it is omitted when no search completed`);
+  }
+}
+
+/**
+ * The rules of 2.9 a schema cannot state: a non-empty id, a non-empty choices array whose indices are the
+ * positions, total_tokens the sum of the two counts, cached_tokens within prompt_tokens.
+ */
+function checkResponseArithmetic(check: Checker, body: Json): void {
+  if (typeof body.id === 'string') check.that('RESP-002', body.id.length > 0, 'id is an empty string; it identifies the completion');
+  if (Array.isArray(body.choices)) {
+    const choices = body.choices;
+    check.that('RESP-007', choices.length > 0, 'choices is an empty array; a completion returns one choice per completion');
+    choices.forEach((c, position) => {
+      if (isObject(c) && typeof c.index === 'number') {
+        check.that('RESP-009', c.index === position, () => `choices[${position}].index is ${c.index}; it is the position of the choice`);
+      }
+    });
+  }
+  const usage = isObject(body.usage) ? body.usage : undefined;
+  if (!usage) return;
+  const { prompt_tokens: p, completion_tokens: c, total_tokens: t } = usage;
+  if (typeof p === 'number' && typeof c === 'number' && typeof t === 'number') {
+    check.that('RESP-023', t === p + c, () => `usage.total_tokens is ${t}; prompt_tokens ${p} + completion_tokens ${c} = ${p + c}`);
+  }
+  const cached = isObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details.cached_tokens : undefined;
+  if (typeof cached === 'number' && typeof p === 'number') {
+    check.that('RESP-025', cached <= p, () => `prompt_tokens_details.cached_tokens ${cached} exceeds prompt_tokens ${p}; cached tokens are input tokens`);
   }
 }
 

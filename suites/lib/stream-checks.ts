@@ -36,6 +36,7 @@ export const CHAT_STREAM_IDS: string[] = ruleIds(
   'STREAM-016',
   'RESP-001',
   'RESP-005',
+  'RESP-007',
   'RESP-015',
   'RESP-016',
   'RESP-017',

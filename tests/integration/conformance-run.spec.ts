@@ -1,0 +1,86 @@
+// The product's main job, as a user runs it: the whole suite against the embedded mock must pass with
+// nothing skipped that the mock supports; against a separately started mock with the mock's profile it must
+// give the same per-requirement results.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { repoRoot } from '../../suites/lib/config.ts';
+import { runConformance } from '../../suites/reporter/testing.ts';
+import type { ConformanceReport } from '../../suites/reporter/json.ts';
+
+const SEED = '20261122';
+
+/**
+ * Requirements the suite cannot judge against the mock, each with why. Anything else that is skipped is a
+ * defect of the suite or the mock.
+ */
+const EXPECTED_SKIPS: Record<string, string> = {
+  'CHAT-002': 'HTTPS is judged only on deployed targets; the local mock speaks plain HTTP on loopback',
+};
+
+function readReport(dir: string): ConformanceReport {
+  return JSON.parse(readFileSync(path.join(dir, 'conformance.json'), 'utf8')) as ConformanceReport;
+}
+
+function statuses(report: ConformanceReport): Record<string, string> {
+  return Object.fromEntries(report.requirements.map((r) => [r.id, r.status]));
+}
+
+async function runAgainst(env: Record<string, string>, label: string): Promise<ConformanceReport> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), `chatconform-${label}-`));
+  const started = Date.now();
+  const run = await runConformance({
+    env: { CONFORMANCE_SEED: SEED, CONFORMANCE_REPORT_DIR: dir, ...env },
+    outputDir: path.join(dir, 'test-results'),
+    timeoutMs: 240_000,
+  });
+  console.log(`conformance run against ${label}: exit ${run.code} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  expect(run.code, `the run against ${label} exits 0 (no MUST failed)\n${run.stdout.slice(-4000)}\n${run.stderr.slice(-2000)}`).toBe(0);
+  return readReport(dir);
+}
+
+async function startSeparateMock(): Promise<{ url: string; stop(): void }> {
+  const cli = spawn(process.execPath, ['--import', 'tsx', 'mock/cli.ts', '--port', '0'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    cli.stdout.on('data', (d: Buffer) => {
+      out += d.toString('utf8');
+      const m = /mock listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    cli.on('exit', (code) => reject(new Error(`the mock exited (${code}) before listening: ${out}`)));
+  });
+  return { url, stop: () => cli.kill('SIGTERM') };
+}
+
+test('npm run conformance: the embedded run passes, and a separately started mock with its profile gives the same results', async () => {
+  test.setTimeout(400_000);
+  const mock = await startSeparateMock();
+  let embedded: ConformanceReport;
+  let separate: ConformanceReport;
+  try {
+    // Both runs at once, one worker each: the same work as one run with two workers.
+    [embedded, separate] = await Promise.all([
+      runAgainst({ CONFORMANCE_WORKERS: '1' }, 'the embedded mock'),
+      runAgainst({ CONFORMANCE_BASE_URL: mock.url, CONFORMANCE_PROFILE: path.join(repoRoot, 'fixtures/profiles/mock.json'), CONFORMANCE_WORKERS: '1' }, 'a separately started mock'),
+    ]);
+  } finally {
+    mock.stop();
+  }
+
+  expect(embedded.target.embeddedMock).toBe(true);
+  expect(embedded.verdict.result).toBe('pass');
+  const bad = embedded.requirements.filter((r) => r.status === 'fail' || r.status === 'untested').map((r) => `${r.id} ${r.status}: ${r.reason ?? ''}`);
+  expect(bad, 'no requirement fails or goes untested').toEqual([]);
+  const warned = embedded.requirements.filter((r) => r.status === 'warn').map((r) => `${r.id}: ${r.reason ?? ''}`);
+  expect(warned, 'the reference mock meets every SHOULD too').toEqual([]);
+  const skipped = embedded.requirements.filter((r) => r.status === 'skip');
+  const unexpected = skipped.filter((r) => !(r.id in EXPECTED_SKIPS)).map((r) => `${r.id}: ${r.reason ?? ''}`);
+  expect(unexpected, 'nothing is skipped that the mock supports').toEqual([]);
+  for (const r of skipped) expect(r.reason, `${r.id} states why it was skipped`).toBeTruthy();
+
+  expect(separate.target.embeddedMock).toBe(false);
+  expect(statuses(separate), 'the same status for every requirement').toEqual(statuses(embedded));
+});
