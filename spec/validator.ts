@@ -29,7 +29,8 @@ export type SchemaName =
   | 'model'
   | 'model-list'
   | 'error'
-  | 'profile';
+  | 'profile'
+  | 'conformance-report';
 
 export const schemaNames: readonly SchemaName[] = Object.freeze([
   'chat-request',
@@ -54,6 +55,7 @@ export const schemaNames: readonly SchemaName[] = Object.freeze([
   'model-list',
   'error',
   'profile',
+  'conformance-report',
 ] as const);
 
 /** One problem found in a value. `pointer` is a JSON pointer into the validated data ("" is the root). */

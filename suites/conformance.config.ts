@@ -11,7 +11,7 @@ export default defineConfig({
   // Bounded: a hanging target fails its tests in time, it never hangs the run.
   timeout: 60_000,
   retries: 0,
-  reporter: [['list']],
+  reporter: [[process.env.CI ? 'line' : 'list'], ['./reporter/index.ts']],
   use: {
     extraHTTPHeaders: { 'user-agent': 'chatconform' },
   },

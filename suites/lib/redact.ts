@@ -5,9 +5,11 @@ const MASK = '***REDACTED***';
 export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const s of secrets) if (s) out = out.split(s).join(MASK);
-  // A credential the run was not told about (e.g. echoed back by a target) is still a credential.
-  // A `$VARIABLE` reference (as in the replay curls) names no credential and stays.
-  return out.replace(/(Bearer\s+)(?!\*\*\*REDACTED\*\*\*)(?!\$[A-Z_])[^\s"'\\,]+/gi, `$1${MASK}`);
+  // A credential the run was not told about (e.g. echoed back by a target) is still a credential; a
+  // `$VARIABLE` reference (as in the replay curls) names none and stays.
+  return out.replace(/(Bearer\s+)([^\s"'\\,]+)/gi, (whole, prefix: string, token: string) =>
+    token === MASK || /^\$\{?[A-Z_][A-Z0-9_]*\}?$/.test(token) ? whole : `${prefix}${MASK}`,
+  );
 }
 
 export function redactHeaders(headers: Record<string, string>, secrets: readonly string[]): Record<string, string> {

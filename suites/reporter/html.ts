@@ -1,0 +1,462 @@
+// conformance.html: the page a certifier publishes. One self-contained file: inline CSS and JS, no URL of any
+// kind is loaded (a Content-Security-Policy forbids every fetch, and admits only this page's own script and
+// style by hash), so it works from file:// and offline. Rendered on the server side from the (already
+// redacted) report: every piece of target data is escaped, so HTML in a response body shows as text. The
+// script only filters, expands and copies; without it the page still reads in full.
+import { createHash } from 'node:crypto';
+import type { ConformanceReport } from './json.ts';
+import { STATUSES, oneLine, type EvidenceItem, type ReportExchange, type RequirementResult, type RequirementStatus, type SectionCounts } from './results.ts';
+
+const LEVELS = ['MUST', 'SHOULD', 'MAY', 'none'] as const;
+
+/** Escapes text for HTML content and quoted attributes; control characters become U+FFFD. */
+export function esc(text: string): string {
+  return text
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '\uFFFD')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+const STATUS_LABEL: Record<RequirementStatus, string> = {
+  fail: 'fail',
+  warn: 'warn',
+  pass: 'pass',
+  observed: 'observed',
+  skip: 'skip',
+  untested: 'untested',
+};
+
+const TEST_STATUS_LABEL: Record<string, string> = { timedOut: 'timed out', notRun: 'not run' };
+
+function pill(status: string): string {
+  return `<span class="pill s-${esc(status)}">${esc(TEST_STATUS_LABEL[status] ?? status)}</span>`;
+}
+
+function anchor(id: string): string {
+  return `req-${id}`;
+}
+
+function duration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  const s = ms / 1000;
+  if (s < 120) return `${s.toFixed(1)} s`;
+  return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+}
+
+/** JSON as it reads best: each value on one line when it fits, its members on their own lines when not. */
+export function smartJson(value: unknown, indent = ''): string {
+  const flat = JSON.stringify(value);
+  if (flat === undefined) return String(value);
+  if (value === null || typeof value !== 'object' || indent.length + flat.length <= 100) return flat;
+  const inner = `${indent}  `;
+  const entries = Array.isArray(value)
+    ? value.map((x) => `${inner}${smartJson(x, inner)}`)
+    : Object.entries(value).map(([k, x]) => `${inner}${JSON.stringify(k)}: ${smartJson(x, inner)}`);
+  if (entries.length === 0) return flat;
+  return Array.isArray(value) ? `[\n${entries.join(',\n')}\n${indent}]` : `{\n${entries.join(',\n')}\n${indent}}`;
+}
+
+/** A body as it reads best: pretty JSON when it is JSON, else the text. */
+function prettyBody(body: string): string {
+  const t = body.trim();
+  if (t.startsWith('{') || t.startsWith('[')) {
+    try {
+      return smartJson(JSON.parse(t));
+    } catch {
+      /* not JSON: shown as sent */
+    }
+  }
+  return body;
+}
+
+function headerLines(h: Record<string, string>): string {
+  return Object.entries(h)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\n');
+}
+
+function exchangeHtml(x: ReportExchange): string {
+  const request = [`${x.method} ${x.url}`, headerLines(x.requestHeaders), ...(x.requestBody !== undefined ? ['', prettyBody(x.requestBody)] : [])].filter((l, i) => i < 2 ? l !== '' : true).join('\n');
+  const response = x.error
+    ? `no response: ${x.error} (after ${x.durationMs} ms)`
+    : [`HTTP ${x.status} (${x.durationMs} ms)`, headerLines(x.responseHeaders), ...(x.responseBody !== '' ? ['', prettyBody(x.responseBody)] : [])].join('\n');
+  return `<div class="exchange">
+<div class="half"><h5>Request</h5><pre class="http">${esc(request)}</pre></div>
+<div class="half"><h5>Response</h5><pre class="http">${esc(response)}</pre></div>
+</div>
+<div class="curl"><h5>Replay with curl <button type="button" class="copy" title="Copy the curl">copy</button></h5><pre class="curl-text">${esc(x.curl)}</pre></div>`;
+}
+
+function evidenceHtml(e: EvidenceItem): string {
+  const head = `${pill(e.status)} in <span class="test-title">${esc(e.test)}</span> <span class="loc">${esc(e.location)}</span>${e.fromTestError ? ' <span class="note">(the test ended with this error before judging it)</span>' : ''}`;
+  const parts = [`<div class="ev-head">${head}</div>`];
+  if (e.message) parts.push(`<pre class="msg">${esc(e.message)}</pre>`);
+  if (e.observed !== undefined) parts.push(`<h5>Observed</h5><pre class="observed">${esc(smartJson(e.observed))}</pre>`);
+  if (e.exchange) parts.push(exchangeHtml(e.exchange));
+  else if (e.status === 'fail' || e.status === 'warn') parts.push('<p class="note">No request was recorded for this check.</p>');
+  return `<div class="ev ev-${esc(e.status)}">${parts.join('\n')}</div>`;
+}
+
+function requirementHtml(r: RequirementResult): string {
+  const searchText = `${r.id} ${r.section} ${r.statement} ${r.reason ?? ''}`.toLowerCase();
+  const summary = `<summary>${pill(r.status)}<code class="rid">${esc(r.id)}</code><span class="lvl lvl-${esc(r.level)}">${esc(r.level === 'none' ? 'obs.' : r.level)}</span><span class="sec">§${esc(r.section)}</span><span class="stmt">${esc(r.statement)}</span></summary>`;
+  const body: string[] = [];
+  if (r.reason && r.status !== 'pass') {
+    const label = r.status === 'skip' ? 'Skipped' : r.status === 'untested' ? 'Untested' : r.status === 'observed' ? 'Observed' : 'Reason';
+    if (r.status === 'skip' && r.skipReasons && r.skipReasons.length > 1) body.push(`<div class="reason"><b>${label}:</b><ul>${r.skipReasons.map((s) => `<li>${esc(s)}</li>`).join('')}</ul></div>`);
+    else body.push(`<div class="reason"><b>${label}:</b> <span>${esc(oneLine(r.reason))}</span></div>`);
+  }
+  body.push(
+    `<p class="facts">${esc(r.kind)} · ${esc(r.check)} · records: ${(['pass', 'fail', 'warn', 'skip', 'observed'] as const)
+      .filter((k) => r.records[k] > 0)
+      .map((k) => `${r.records[k]} ${k}`)
+      .join(', ') || 'none'}</p>`,
+  );
+  if (r.tests.length > 0) {
+    body.push(
+      `<h4>Tests</h4><ul class="tests">${r.tests
+        .map((t) => `<li>${pill(t.status)} <span class="test-title">${esc(t.title)}</span> <span class="loc">${esc(`${t.file}:${t.line}`)}</span>${t.error ? `<div class="err">${esc(t.error)}</div>` : ''}</li>`)
+        .join('')}</ul>`,
+    );
+  }
+  if (r.evidence.length > 0) {
+    body.push(`<h4>Evidence</h4>${r.evidence.map(evidenceHtml).join('\n')}`);
+    if (r.evidenceOmitted > 0) body.push(`<p class="note">${r.evidenceOmitted} more record(s) omitted; conformance.json lists the first ${r.evidence.length}.</p>`);
+  }
+  return `<details class="req st-${esc(r.status)}" id="${esc(anchor(r.id))}" data-status="${esc(r.status)}" data-level="${esc(r.level)}" data-text="${esc(searchText)}">${summary}<div class="req-body">${body.join('\n')}</div></details>`;
+}
+
+function countCells(c: SectionCounts): string {
+  return STATUSES.map((s) => `<td class="n${c[s] > 0 ? ` c-${s}` : ''}">${c[s]}</td>`).join('') + `<td class="n total">${c.total}</td>`;
+}
+
+function matrixHtml(report: ConformanceReport): string {
+  const rows: string[] = [];
+  for (const top of report.sections) {
+    rows.push(`<tr class="top"><th scope="row"><a href="#sec-${esc(top.section)}">§${esc(top.section)}</a></th><td class="title">${esc(top.title ?? '')}</td>${countCells(top)}</tr>`);
+    for (const sub of report.subsections.filter((s) => s.section.split('.')[0] === top.section && s.section !== top.section)) {
+      rows.push(`<tr class="sub"><th scope="row">§${esc(sub.section)}</th><td class="title">${esc(sub.title ?? '')}</td>${countCells(sub)}</tr>`);
+    }
+  }
+  const total: SectionCounts = { section: '1', ...report.counts };
+  rows.push(`<tr class="sum"><th scope="row">All</th><td class="title"></td>${countCells(total)}</tr>`);
+  return `<table class="matrix" id="matrix-table"><thead><tr><th>Section</th><th></th>${STATUSES.map((s) => `<th class="n">${pill(STATUS_LABEL[s])}</th>`).join('')}<th class="n">total</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>`;
+}
+
+function metaHtml(report: ConformanceReport): string {
+  const t = report.target;
+  const run = report.run;
+  const items: [string, string][] = [
+    ['Target', `${t.url ?? '(none)'}${t.embeddedMock ? ' (embedded reference mock)' : ''}`],
+    ['Profile', t.profile ? [t.profile.name, t.profile.path].filter(Boolean).join(' — ') : '(none)'],
+    ['Kit', `${report.kit.name} ${report.kit.version}`],
+    ['Spec', `${report.spec.file}${report.spec.sha256 ? ` · sha256 ${report.spec.sha256.slice(0, 16)}…` : ' (not readable: no hash)'} · ${report.spec.requirements} requirements, ${report.spec.observations} observations`],
+    ['Started', run.startedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')],
+    ['Duration', duration(run.durationMs)],
+    ['Seed', run.seed === undefined ? '(none)' : `${run.seed} (replay with CONFORMANCE_SEED=${run.seed})`],
+    ['Fuzz runs', run.fuzzRuns === undefined ? '(default)' : String(run.fuzzRuns)],
+    ['Requests sent', run.requests === undefined ? '(unknown)' : String(run.requests)],
+    ['Cost (sum of usage.cost)', run.cost === undefined ? '(unknown)' : `${Number(run.cost.toFixed(6))}${run.costedResponses ? ` over ${run.costedResponses} response(s)` : ''}`],
+    ['Tests', `${run.tests.total} run: ${(['passed', 'failed', 'timedOut', 'skipped', 'interrupted', 'notRun'] as const).filter((k) => run.tests[k] > 0).map((k) => `${run.tests[k]} ${k}`).join(', ') || 'none'}`],
+  ];
+  return `<dl class="meta">${items.map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${esc(v)}</dd></div>`).join('')}</dl>`;
+}
+
+function filtersHtml(report: ConformanceReport): string {
+  const levelCount = (l: string) => report.requirements.filter((r) => r.level === l).length;
+  return `<div class="filters" id="filters">
+<fieldset><legend>Status</legend>${STATUSES.map((s) => `<label class="chip"><input type="checkbox" name="status" value="${s}" checked>${pill(STATUS_LABEL[s])}<b>${report.counts[s]}</b></label>`).join('')}</fieldset>
+<fieldset><legend>Level</legend>${LEVELS.map((l) => `<label class="chip"><input type="checkbox" name="level" value="${l}" checked><span class="lvl lvl-${l}">${l === 'none' ? 'observation' : l}</span><b>${levelCount(l)}</b></label>`).join('')}</fieldset>
+<fieldset class="tools"><legend>Find</legend><input type="search" id="q" placeholder="ID, section or words" aria-label="Search requirements"><button type="button" id="expand">Expand shown</button><button type="button" id="collapse">Collapse all</button><span id="shown" class="shown">${report.requirements.length} of ${report.requirements.length} shown</span></fieldset>
+</div>`;
+}
+
+function requirementsHtml(report: ConformanceReport): string {
+  const groups: string[] = [];
+  for (const top of report.sections) {
+    const list = report.requirements.filter((r) => r.section.split('.')[0] === top.section);
+    groups.push(`<section class="group" id="sec-${esc(top.section)}"><h3>§${esc(top.section)} ${esc(top.title ?? '')}</h3>${list.map(requirementHtml).join('\n')}</section>`);
+  }
+  return groups.join('\n');
+}
+
+
+function observationsHtml(report: ConformanceReport): string {
+  const obs = report.requirements.filter((r) => r.kind === 'observation');
+  if (obs.length === 0) return '<p class="note">The catalog has no observations.</p>';
+  const rows = obs.map((r) => {
+    const seen = r.evidence.filter((e) => e.status === 'observed');
+    const what = seen.length > 0
+      ? seen.map((e) => {
+          const value = e.observed === undefined ? '' : smartJson(e.observed);
+          const short = value.length > 1500 ? `${value.slice(0, 1500)}… (${value.length - 1500} more characters in conformance.json)` : value;
+          return `<div class="obs-item">${e.message ? `<span class="obs-label">${esc(e.message)}</span>` : ''}${short ? `<pre class="observed">${esc(short)}</pre>` : ''}<span class="loc">${esc(e.location)}</span></div>`;
+        }).join('')
+      : `<span class="note">${esc(r.reason ?? r.status)}</span>`;
+    return `<tr class="st-${esc(r.status)}"><td><a href="#${esc(anchor(r.id))}" class="jump"><code>${esc(r.id)}</code></a><br>${pill(r.status)}</td><td>§${esc(r.section)}</td><td>${esc(r.statement)}</td><td>${what}</td></tr>`;
+  });
+  return `<table class="obs"><thead><tr><th>ID</th><th>Section</th><th>Where the spec is silent</th><th>What the target did</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>`;
+}
+
+function skipsHtml(report: ConformanceReport): string {
+  const byReason = new Map<string, string[]>();
+  for (const r of report.requirements) {
+    if (r.status !== 'skip' && r.status !== 'untested') continue;
+    for (const reason of r.status === 'skip' ? (r.skipReasons ?? [r.reason ?? 'skipped']) : [r.reason ?? 'untested']) {
+      const key = `${r.status}\u0000${reason}`;
+      byReason.set(key, [...(byReason.get(key) ?? []), r.id]);
+    }
+  }
+  if (byReason.size === 0) return '<p class="note">Nothing was skipped.</p>';
+  // Skips first (each says what the target or profile lacked), then what no test declares.
+  const rows = [...byReason].sort((a, b) => Number(a[0].startsWith('untested')) - Number(b[0].startsWith('untested')) || b[1].length - a[1].length).map(([key, ids]) => {
+    const [status, reason] = key.split('\u0000') as [string, string];
+    return `<tr><td>${pill(status)}</td><td>${esc(reason)}</td><td class="n">${ids.length}</td><td class="ids">${ids.map((id) => `<a href="#${esc(anchor(id))}" class="jump">${esc(id)}</a>`).join(' ')}</td></tr>`;
+  });
+  return `<table class="skips"><thead><tr><th></th><th class="reason-col">Reason</th><th class="n">IDs</th><th>Requirements</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>`;
+}
+
+function problemsHtml(report: ConformanceReport): string {
+  const parts: string[] = [];
+  if (report.errors.length > 0) parts.push(`<h3>Errors outside the tests</h3><ul class="errors">${report.errors.map((e) => `<li><pre>${esc(e)}</pre></li>`).join('')}</ul>`);
+  if (report.failedTests.length > 0) {
+    parts.push(
+      `<h3>Failed tests</h3><table class="failed-tests"><thead><tr><th>Test</th><th>Error</th><th>Charged to</th></tr></thead><tbody>${report.failedTests
+        .map((t) => `<tr><td>${pill(t.status)} ${esc(t.title)}<br><span class="loc">${esc(`${t.file}:${t.line}`)}</span></td><td><pre class="msg">${esc(t.error)}</pre></td><td>${t.failed.length > 0 ? t.failed.map((id) => `<a href="#${esc(anchor(id))}" class="jump">${esc(id)}</a>`).join(' ') : '<span class="note">no requirement (a check outside the catalog)</span>'}</td></tr>`)
+        .join('')}</tbody></table>`,
+    );
+  }
+  return parts.join('\n');
+}
+
+function mustFailuresHtml(report: ConformanceReport): string {
+  const failed = report.requirements.filter((r) => r.level === 'MUST' && r.status === 'fail');
+  if (failed.length === 0) return '';
+  return `<section id="must-failures"><h2>MUST requirements that failed (${failed.length})</h2><ol class="must">${failed
+    .map((r) => `<li><a href="#${esc(anchor(r.id))}" class="jump"><code>${esc(r.id)}</code></a> <span class="sec">§${esc(r.section)}</span> ${esc(r.statement)}<div class="err">${esc(oneLine(r.reason ?? ''))}</div></li>`)
+    .join('')}</ol></section>`;
+}
+
+const CSS = `
+:root{--pass:#1a7f37;--fail:#cf222e;--warn:#9a6700;--skip:#6e7781;--observed:#0969da;--untested:#8250df;--bg:#fff;--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--soft:#f6f8fa}
+*{box-sizing:border-box}
+[hidden]{display:none!important}
+body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:var(--fg);background:var(--bg)}
+main{max-width:1200px;margin:0 auto;padding:0 20px 40px}
+h2{font-size:20px;margin:28px 0 10px;padding-bottom:4px;border-bottom:1px solid var(--line)}
+h3{font-size:16px;margin:18px 0 8px}
+h4{font-size:13px;margin:12px 0 6px;text-transform:uppercase;letter-spacing:.04em;color:var(--muted)}
+h5{font-size:12px;margin:8px 0 4px;color:var(--muted);display:flex;gap:8px;align-items:center}
+code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"DejaVu Sans Mono",monospace;font-size:12px}
+pre{margin:0;padding:8px 10px;background:var(--soft);border:1px solid var(--line);border-radius:6px;white-space:pre-wrap;word-break:break-word;max-height:420px;overflow:auto}
+a{color:var(--observed)}
+.banner{padding:22px 20px;color:#fff}
+.banner .inner{max-width:1200px;margin:0 auto;display:flex;gap:20px;align-items:center;flex-wrap:wrap}
+.banner .verdict{font-size:34px;font-weight:800;letter-spacing:.06em;padding:4px 16px;border:3px solid rgba(255,255,255,.8);border-radius:8px}
+.banner .what{font-size:18px;font-weight:600}
+.banner .target{opacity:.9;font-size:13px;margin-top:2px;word-break:break-all}
+.v-pass{background:var(--pass)}.v-fail{background:var(--fail)}.v-incomplete{background:#57606a}
+.meta{display:grid;grid-template-columns:repeat(auto-fill,minmax(260px,1fr));gap:6px 18px;margin:16px 0}
+.meta div{border-left:3px solid var(--line);padding-left:8px}
+.meta dt{font-size:11px;text-transform:uppercase;letter-spacing:.05em;color:var(--muted)}
+.meta dd{margin:0;word-break:break-word}
+.tiles{display:flex;gap:10px;flex-wrap:wrap;margin:10px 0}
+.tile{flex:1 1 120px;border:1px solid var(--line);border-radius:8px;padding:10px 12px;cursor:pointer;background:var(--bg);text-align:left;font:inherit;color:inherit}
+.tile:hover{background:var(--soft)}
+.tile b{display:block;font-size:26px;line-height:1.1}
+.tile.t-fail b{color:var(--fail)}.tile.t-warn b{color:var(--warn)}.tile.t-pass b{color:var(--pass)}.tile.t-observed b{color:var(--observed)}.tile.t-skip b{color:var(--skip)}.tile.t-untested b{color:var(--untested)}
+.pill{display:inline-block;min-width:62px;text-align:center;padding:1px 8px;border-radius:10px;font-size:11px;font-weight:700;text-transform:uppercase;letter-spacing:.03em;color:#fff;background:var(--skip)}
+.s-pass,.s-passed{background:var(--pass)}.s-fail,.s-failed,.s-timedOut{background:var(--fail)}.s-warn{background:var(--warn)}.s-observed{background:var(--observed)}.s-skip,.s-skipped,.s-notRun,.s-interrupted{background:var(--skip)}.s-untested{background:var(--untested)}
+table{border-collapse:collapse;width:100%}
+th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
+thead th{background:var(--soft);font-size:12px}
+td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;width:70px}
+.matrix tr.top th,.matrix tr.top td{font-weight:700;background:#fbfcfd;border-top:2px solid var(--line)}
+.matrix tr.sub th{padding-left:26px;font-weight:400;color:var(--muted)}
+.matrix tr.sub td.title{color:var(--muted)}
+.matrix tr.sum th,.matrix tr.sum td{font-weight:800;border-top:2px solid var(--fg)}
+.matrix td.n{color:#b0b8c1}
+.matrix td.c-fail{color:var(--fail);font-weight:800;background:#ffebe9}.matrix td.c-warn{color:var(--warn);font-weight:700;background:#fff8c5}.matrix td.c-pass{color:var(--pass);font-weight:700}.matrix td.c-observed{color:var(--observed);font-weight:700}.matrix td.c-skip{color:var(--fg)}.matrix td.c-untested{color:var(--untested)}
+.matrix td.total{color:var(--fg)}
+.filters{background:var(--bg);border-bottom:1px solid var(--line);padding:8px 0;display:flex;flex-wrap:wrap;gap:8px 16px}
+fieldset{border:0;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:6px;align-items:center}
+legend{float:left;font-size:11px;text-transform:uppercase;letter-spacing:.05em;color:var(--muted);margin-right:6px}
+.chip{display:inline-flex;gap:5px;align-items:center;border:1px solid var(--line);border-radius:14px;padding:2px 8px 2px 4px;cursor:pointer;user-select:none}
+.chip b{font-size:12px}
+.tools input{padding:4px 8px;border:1px solid var(--line);border-radius:6px;min-width:200px;font:inherit}
+button{font:inherit;font-size:12px;padding:3px 10px;border:1px solid var(--line);border-radius:6px;background:var(--soft);cursor:pointer}
+.shown{color:var(--muted);font-size:12px}
+details.req{scroll-margin-top:12px;border:1px solid var(--line);border-left:4px solid var(--skip);border-radius:6px;margin:6px 0;background:var(--bg)}
+details.req.st-pass{border-left-color:var(--pass)}details.req.st-fail{border-left-color:var(--fail)}details.req.st-warn{border-left-color:var(--warn)}details.req.st-observed{border-left-color:var(--observed)}details.req.st-untested{border-left-color:var(--untested)}
+details.req>summary{cursor:pointer;padding:6px 10px;display:flex;gap:10px;align-items:baseline;list-style:none}
+details.req>summary::-webkit-details-marker{display:none}
+details.req>summary::before{content:"\\25B8";color:var(--muted);width:10px}
+details.req[open]>summary::before{content:"\\25BE"}
+details.req[open]>summary{border-bottom:1px solid var(--line);background:var(--soft)}
+.rid{font-weight:700;min-width:84px}
+.lvl{font-size:11px;font-weight:700;padding:0 6px;border-radius:4px;border:1px solid var(--line);color:var(--muted);min-width:56px;text-align:center}
+.lvl-MUST{color:#fff;background:#24292f;border-color:#24292f}.lvl-SHOULD{color:#24292f;background:#eaeef2}.lvl-MAY{color:var(--muted)}
+.sec{color:var(--muted);font-size:12px;min-width:44px}
+.stmt{flex:1}
+.req-body{padding:8px 14px 12px}
+.reason{margin:4px 0 8px}.reason ul{margin:4px 0}
+.facts{color:var(--muted);font-size:12px;margin:2px 0}
+.tests{margin:0;padding-left:18px}
+.tests li{margin:3px 0}
+.test-title{font-weight:600}
+.loc{color:var(--muted);font-family:ui-monospace,monospace;font-size:11px}
+.err{color:var(--fail);font-family:ui-monospace,monospace;font-size:12px;white-space:pre-wrap;word-break:break-word}
+.ev{border:1px solid var(--line);border-radius:6px;padding:8px 10px;margin:8px 0;background:#fff}
+.ev-fail{border-color:#ffcecb;background:#fffafa}.ev-warn{border-color:#f5e0a0;background:#fffdf2}
+.ev-head{margin-bottom:6px}
+.msg{background:#fff;border-color:var(--line);color:var(--fg)}
+.exchange{display:grid;grid-template-columns:1fr 1fr;gap:10px}
+@media (max-width:800px){.exchange{grid-template-columns:1fr}}
+.curl-text{background:#0d1117;color:#e6edf3;border-color:#0d1117}
+.note{color:var(--muted);font-size:12px}
+.obs td{font-size:13px}.obs pre{max-height:240px}.obs td:nth-child(3){width:34%}
+.obs-item{margin-bottom:6px}.obs-label{font-weight:600;display:block}
+.ids a{margin-right:6px;font-family:ui-monospace,monospace;font-size:12px;white-space:nowrap;display:inline-block}
+.skips .reason-col{width:40%}
+ol.must li{margin:4px 0}
+footer{color:var(--muted);font-size:12px;border-top:1px solid var(--line);margin-top:30px;padding-top:10px}
+@media print{.filters,button{display:none}details.req{break-inside:avoid}}
+`;
+
+const SCRIPT = `
+(function () {
+  var reqs = Array.prototype.slice.call(document.querySelectorAll('details.req'));
+  var statusBoxes = Array.prototype.slice.call(document.querySelectorAll('input[name=status]'));
+  var levelBoxes = Array.prototype.slice.call(document.querySelectorAll('input[name=level]'));
+  var search = document.getElementById('q');
+  var shown = document.getElementById('shown');
+  function checked(boxes) {
+    var s = {};
+    boxes.forEach(function (b) { if (b.checked) s[b.value] = true; });
+    return s;
+  }
+  function apply() {
+    var st = checked(statusBoxes), lv = checked(levelBoxes);
+    var q = search.value.trim().toLowerCase();
+    var n = 0;
+    reqs.forEach(function (d) {
+      var ok = !!st[d.getAttribute('data-status')] && !!lv[d.getAttribute('data-level')] && (!q || d.getAttribute('data-text').indexOf(q) >= 0);
+      d.hidden = !ok;
+      if (ok) n++;
+    });
+    Array.prototype.forEach.call(document.querySelectorAll('section.group'), function (g) {
+      g.hidden = !g.querySelector('details.req:not([hidden])');
+    });
+    shown.textContent = n + ' of ' + reqs.length + ' shown';
+  }
+  statusBoxes.concat(levelBoxes).forEach(function (b) { b.addEventListener('change', apply); });
+  search.addEventListener('input', apply);
+  Array.prototype.forEach.call(document.querySelectorAll('[data-only-status]'), function (el) {
+    el.addEventListener('click', function () {
+      var want = el.getAttribute('data-only-status');
+      statusBoxes.forEach(function (b) { b.checked = b.value === want; });
+      levelBoxes.forEach(function (b) { b.checked = true; });
+      search.value = '';
+      apply();
+      document.getElementById('requirements').scrollIntoView();
+    });
+  });
+  document.getElementById('expand').addEventListener('click', function () {
+    reqs.forEach(function (d) { if (!d.hidden) d.open = true; });
+  });
+  document.getElementById('collapse').addEventListener('click', function () {
+    reqs.forEach(function (d) { d.open = false; });
+  });
+  function reveal(id) {
+    var d = document.getElementById(id);
+    if (!d || d.tagName !== 'DETAILS') return;
+    if (d.hidden) {
+      statusBoxes.concat(levelBoxes).forEach(function (b) { b.checked = true; });
+      search.value = '';
+      apply();
+    }
+    d.open = true;
+    d.scrollIntoView();
+  }
+  Array.prototype.forEach.call(document.querySelectorAll('a.jump'), function (a) {
+    a.addEventListener('click', function (e) {
+      e.preventDefault();
+      var id = a.getAttribute('href').slice(1);
+      history.replaceState(null, '', '#' + id);
+      reveal(id);
+    });
+  });
+  if (location.hash.indexOf('#req-') === 0) reveal(location.hash.slice(1));
+  Array.prototype.forEach.call(document.querySelectorAll('button.copy'), function (btn) {
+    btn.addEventListener('click', function () {
+      var pre = btn.closest('.curl').querySelector('pre');
+      var text = pre.textContent;
+      var done = function () { btn.textContent = 'copied'; setTimeout(function () { btn.textContent = 'copy'; }, 1500); };
+      var select = function () {
+        var range = document.createRange();
+        range.selectNodeContents(pre);
+        var sel = window.getSelection();
+        sel.removeAllRanges();
+        sel.addRange(range);
+        btn.textContent = 'selected: press Ctrl+C';
+      };
+      if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(done, select);
+      else select();
+    });
+  });
+  apply();
+})();
+`;
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('base64');
+}
+
+/** The Content-Security-Policy of the page: nothing may be fetched; only this page's own style and script run. */
+export function contentSecurityPolicy(): string {
+  return [
+    "default-src 'none'",
+    `style-src 'sha256-${sha256(CSS)}'`,
+    `script-src 'sha256-${sha256(SCRIPT)}'`,
+    "img-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+}
+
+export function renderHtml(report: ConformanceReport): string {
+  const v = report.verdict;
+  const verdictWord = v.result === 'pass' ? 'PASS' : v.result === 'fail' ? 'FAIL' : 'INCOMPLETE';
+  const tiles = STATUSES.map(
+    (s) => `<button type="button" class="tile t-${s}" data-only-status="${s}" title="Show only ${s}"><b>${report.counts[s]}</b>${STATUS_LABEL[s]}</button>`,
+  ).join('');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${esc(contentSecurityPolicy())}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${esc(`Conformance report: ${verdictWord} — ${report.target.url ?? 'no target'}`)}</title>
+<style>${CSS}</style>
+</head>
+<body>
+<header class="banner v-${esc(v.result)}" id="verdict"><div class="inner"><div class="verdict">${verdictWord}</div><div><div class="what">${esc(v.summary)}</div><div class="target">${esc(`${report.target.url ?? 'no target'}${report.target.embeddedMock ? ' (embedded reference mock)' : ''} · ${report.kit.name} ${report.kit.version} · ${report.run.startedAt}`)}</div></div></div></header>
+<main>
+<section id="run"><h2>Run</h2>${metaHtml(report)}<div class="tiles">${tiles}</div></section>
+${mustFailuresHtml(report)}
+<section id="matrix"><h2>Results by section</h2>${matrixHtml(report)}</section>
+<section id="requirements"><h2>Requirements</h2>${filtersHtml(report)}${requirementsHtml(report)}</section>
+<section id="observations"><h2>Observations: what the target does where the spec is silent</h2>${observationsHtml(report)}</section>
+<section id="skips"><h2>Skipped and untested</h2>${skipsHtml(report)}</section>
+${report.errors.length + report.failedTests.length > 0 ? `<section id="problems"><h2>Problems</h2>${problemsHtml(report)}</section>` : ''}
+<footer>Generated by ${esc(`${report.kit.name} ${report.kit.version}`)} from conformance.json (report version ${report.reportVersion}). Credentials are masked as ***REDACTED***; the curls read the key from an environment variable. This page loads nothing from anywhere.</footer>
+</main>
+<script>${SCRIPT}</script>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,162 @@
+// The conformance reporter. Playwright hands it every test's result; it reads each test's requirement IDs
+// (the `requirement` annotations) and its evidence (the `chatconform-evidence` attachment), folds them into
+// one status per requirement ID, and writes conformance.json (validated against its schema), junit.xml,
+// conformance.html and badge.svg to CONFORMANCE_REPORT_DIR, every string redacted once more on the way out.
+//
+// The exit code is the contract: `onEnd` returns "failed" exactly when a MUST requirement failed, "passed"
+// otherwise; a run that was interrupted or timed out keeps that status, and a run that could not complete
+// (an error outside the tests: the global setup, a spec file that does not load) or whose report is invalid
+// is "failed".
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError } from '@playwright/test/reporter';
+import { EVIDENCE_ATTACHMENT, REQUIREMENT_ANNOTATION, type CheckRecord } from '../lib/check.ts';
+import { repoRoot } from '../lib/config.ts';
+import type { Exchange } from '../lib/target.ts';
+import { renderBadge } from './badge.ts';
+import { renderHtml } from './html.ts';
+import { buildReport, formatReportIssues, serializeReport, validateReport, type ConformanceReport, type RunStatus } from './json.ts';
+import { renderJunit } from './junit.ts';
+import { redactText } from './redaction.ts';
+import { aggregate, type TestOutcome, type TestStatus } from './results.ts';
+import { collectRunInfo, type RunInfo } from './run-info.ts';
+import { paintFor, renderSummary } from './terminal.ts';
+
+export const REPORT_FILES = ['conformance.json', 'junit.xml', 'conformance.html', 'badge.svg'] as const;
+
+const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
+
+function clean(text: string): string {
+  return text.replace(ANSI, '');
+}
+
+function titleOf(test: TestCase): string {
+  const titles = [test.title];
+  for (let s: Suite | undefined = test.parent; s && s.type === 'describe'; s = s.parent) titles.unshift(s.title);
+  return titles.join(' › ');
+}
+
+function errorText(e: TestError | undefined): string | undefined {
+  if (!e) return undefined;
+  const text = e.message ?? e.value ?? e.stack;
+  return text === undefined ? undefined : clean(text);
+}
+
+function readEvidence(test: TestCase): TestOutcome['evidence'] {
+  const last = test.results.at(-1);
+  const attachment = last?.attachments.find((a) => a.name === EVIDENCE_ATTACHMENT);
+  if (!attachment) return undefined;
+  try {
+    const text = attachment.body ? attachment.body.toString('utf8') : attachment.path ? readFileSync(attachment.path, 'utf8') : undefined;
+    if (text === undefined) return undefined;
+    const data = JSON.parse(text) as { checks?: CheckRecord[]; exchanges?: Exchange[] };
+    return { checks: Array.isArray(data.checks) ? data.checks : [], exchanges: Array.isArray(data.exchanges) ? data.exchanges : [] };
+  } catch {
+    return undefined;
+  }
+}
+
+/** One test as the aggregation sees it. */
+export function outcomeOf(test: TestCase): TestOutcome {
+  const last = test.results.at(-1);
+  const annotations = [...test.annotations, ...(last?.annotations ?? [])];
+  const declared = [...new Set(annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION && a.description).map((a) => a.description!))];
+  const status: TestStatus = last ? last.status : 'notRun';
+  const outcome: TestOutcome = {
+    title: titleOf(test),
+    file: path.relative(repoRoot, test.location.file) || test.location.file,
+    line: test.location.line,
+    status,
+    declared,
+    durationMs: last?.duration ?? 0,
+  };
+  const error = errorText(last?.error ?? last?.errors[0]);
+  if (error && (status === 'failed' || status === 'timedOut')) outcome.error = error;
+  const skip = annotations.find((a) => (a.type === 'skip' || a.type === 'fixme') && a.description);
+  if (skip?.description) outcome.skipReason = skip.description;
+  const evidence = readEvidence(test);
+  if (evidence) outcome.evidence = evidence;
+  return outcome;
+}
+
+export interface WrittenReport {
+  report: ConformanceReport;
+  files: string[];
+}
+
+/** Validates the report and writes the four files; throws (after writing conformance.invalid.json) when invalid. */
+export function writeReports(report: ConformanceReport, dir: string, secrets: readonly string[]): string[] {
+  mkdirSync(dir, { recursive: true });
+  const issues = validateReport(report);
+  if (issues.length > 0) {
+    for (const f of REPORT_FILES) rmSync(path.join(dir, f), { force: true });
+    writeFileSync(path.join(dir, 'conformance.invalid.json'), redactText(serializeReport(report), secrets));
+    throw new Error(`the conformance report does not match spec/schemas/conformance-report.schema.json (a bug of the kit):\n${formatReportIssues(issues)}`);
+  }
+  rmSync(path.join(dir, 'conformance.invalid.json'), { force: true });
+  const contents: Record<(typeof REPORT_FILES)[number], string> = {
+    'conformance.json': serializeReport(report),
+    'junit.xml': renderJunit(report),
+    'conformance.html': renderHtml(report),
+    'badge.svg': renderBadge(report),
+  };
+  const written: string[] = [];
+  for (const name of REPORT_FILES) {
+    // The report is redacted already; this pass guards the writers themselves.
+    const text = contents[name];
+    const safe = redactText(text, secrets);
+    if (safe !== text) process.stderr.write(`chatconform: a credential reached the ${name} writer unredacted; masked it\n`);
+    const file = path.join(dir, name);
+    writeFileSync(file, safe);
+    written.push(file);
+  }
+  return written;
+}
+
+export default class ConformanceReporter implements Reporter {
+  private root: Suite | undefined;
+  private readonly errors: string[] = [];
+  private readonly constructedAt = new Date();
+
+  onBegin(_config: FullConfig, suite: Suite): void {
+    this.root = suite;
+  }
+
+  onError(error: TestError): void {
+    const text = errorText(error) ?? 'unknown error';
+    const where = error.location ? ` (${path.relative(repoRoot, error.location.file)}:${error.location.line})` : '';
+    this.errors.push(`${text.split('\n').slice(0, 3).join('\n')}${where}`);
+  }
+
+  async onEnd(result: FullResult): Promise<{ status: FullResult['status'] }> {
+    const playwrightStatus = result.status as RunStatus;
+    let info: RunInfo | undefined;
+    try {
+      info = collectRunInfo();
+      const outcomes = (this.root?.allTests() ?? []).map(outcomeOf);
+      if (!this.root && this.errors.length === 0) this.errors.push('the run ended before any test was loaded');
+      const report = buildReport({
+        info,
+        results: aggregate(outcomes),
+        outcomes,
+        startedAt: result.startTime ?? this.constructedAt,
+        durationMs: result.duration,
+        playwrightStatus,
+        errors: this.errors,
+      });
+      const files = writeReports(report, info.reportDir, info.secrets);
+      for (const p of info.problems) process.stderr.write(`chatconform: note: ${redactText(p, info.secrets)}\n`);
+      process.stdout.write(renderSummary(report, files, paintFor(process.stdout)));
+      return { status: report.verdict.exitStatus };
+    } catch (err) {
+      const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      const line = '='.repeat(100);
+      process.stderr.write(`\n${line}\nchatconform: THE CONFORMANCE REPORT COULD NOT BE WRITTEN; the run fails.\n${info ? redactText(message, info.secrets) : message}\n${line}\n`);
+      return { status: playwrightStatus === 'interrupted' || playwrightStatus === 'timedout' ? playwrightStatus : 'failed' };
+    }
+  }
+
+  printsToStdio(): boolean {
+    return true;
+  }
+}

@@ -1,0 +1,304 @@
+// The result matrix: every test's evidence (check records and exchanges) folded into one status per
+// requirement ID of the catalog. A status only escalates across records: fail > warn > pass > observed > skip;
+// an ID that no test of the run declares is `untested`. Pure functions of plain data (no Playwright types), so
+// hand-made outcomes exercise exactly the code a run uses.
+import type { CheckRecord } from '../lib/check.ts';
+import type { Exchange } from '../lib/target.ts';
+import { compareSections, requirements as catalog, type Requirement } from '../../spec/requirements/index.ts';
+
+export type RequirementStatus = 'pass' | 'fail' | 'warn' | 'skip' | 'observed' | 'untested';
+/** Display order: the worst first. */
+export const STATUSES: readonly RequirementStatus[] = ['fail', 'warn', 'pass', 'observed', 'skip', 'untested'];
+/** Escalation order of the statuses a record can carry (higher wins). */
+const PRECEDENCE: Record<CheckRecord['status'], number> = { skip: 0, observed: 1, pass: 2, warn: 3, fail: 4 };
+
+/** How a test ended (Playwright's statuses, plus `notRun` for a test that never started). */
+export type TestStatus = 'passed' | 'failed' | 'timedOut' | 'skipped' | 'interrupted' | 'notRun';
+
+/** One test as the reporter saw it: what it declared, how it ended, what it recorded. */
+export interface TestOutcome {
+  /** Describe titles and the test title, joined with " › ". */
+  title: string;
+  /** Path relative to the repository root. */
+  file: string;
+  line: number;
+  status: TestStatus;
+  /** First line of the test's error, when it failed or timed out. */
+  error?: string;
+  /** The reason a skipped test gave. */
+  skipReason?: string;
+  /** Requirement IDs the test declared with req(). */
+  declared: string[];
+  /** The `chatconform-evidence` attachment; absent when the test never reached its teardown. */
+  evidence?: { checks: CheckRecord[]; exchanges: Exchange[] };
+  durationMs: number;
+}
+
+export interface TestRef {
+  title: string;
+  file: string;
+  line: number;
+  status: TestStatus;
+  error?: string;
+}
+
+/** One piece of evidence: what a check found, and the exchange it judged. */
+export interface EvidenceItem {
+  status: CheckRecord['status'];
+  /** Title of the test that recorded it. */
+  test: string;
+  /** file:line of that test. */
+  location: string;
+  message?: string;
+  /** For observations: what the target did. */
+  observed?: unknown;
+  /** True when the record was derived from how the test ended (a crash, a timeout), not from a check. */
+  fromTestError?: boolean;
+  exchange?: ReportExchange;
+}
+
+export interface ReportExchange {
+  method: string;
+  url: string;
+  status: number;
+  requestHeaders: Record<string, string>;
+  requestBody?: string;
+  responseHeaders: Record<string, string>;
+  responseBody: string;
+  /** Set when no HTTP response arrived. */
+  error?: string;
+  durationMs: number;
+  curl: string;
+}
+
+export interface RecordCounts {
+  pass: number;
+  fail: number;
+  warn: number;
+  skip: number;
+  observed: number;
+}
+
+export interface RequirementResult {
+  id: string;
+  section: string;
+  level: Requirement['level'];
+  kind: Requirement['kind'];
+  check: Requirement['check'];
+  statement: string;
+  status: RequirementStatus;
+  /** Why: the first failure or warning, the observation's label, the skip reasons, or why it is untested. */
+  reason?: string;
+  /** Every distinct reason it was skipped (status skip). */
+  skipReasons?: string[];
+  /** The tests that declared it. */
+  tests: TestRef[];
+  /** How many records of each status the tests made for it. */
+  records: RecordCounts;
+  /** Failures and warnings (requirements) or observed values (observations), at most MAX_EVIDENCE. */
+  evidence: EvidenceItem[];
+  /** Evidence items left out past MAX_EVIDENCE. */
+  evidenceOmitted: number;
+}
+
+export type StatusCounts = Record<RequirementStatus, number> & { total: number };
+
+export interface SectionCounts extends StatusCounts {
+  section: string;
+  title?: string;
+}
+
+/** Most evidence items kept per requirement (each carries up to two 16 KiB bodies). */
+export const MAX_EVIDENCE = 10;
+
+interface Entry {
+  record: CheckRecord;
+  test: TestOutcome;
+  fromTestError?: boolean;
+}
+
+const FAILED: ReadonlySet<TestStatus> = new Set(['failed', 'timedOut']);
+
+export function location(t: Pick<TestOutcome, 'file' | 'line'>): string {
+  return `${t.file}:${t.line}`;
+}
+
+export function firstLine(text: string): string {
+  return text.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+}
+
+/**
+ * A message as one line: its first line, and when that only introduces what follows ("GET /v1/models:"),
+ * the next line too. Cut at `max` characters.
+ */
+export function oneLine(text: string, max = 240): string {
+  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  let out = lines[0] ?? '';
+  if (out.endsWith(':') && lines[1]) out = `${out} ${lines[1]}`;
+  if (lines.length > 2 || (lines.length === 2 && !out.includes(lines[1]!))) out += ' …';
+  return out.length <= max ? out : `${out.slice(0, max - 1)}…`;
+}
+
+/** The records a test contributes, including those derived from how it ended for IDs it never recorded. */
+function entriesOf(t: TestOutcome, known: ReadonlyMap<string, Requirement>): Entry[] {
+  const records = (t.evidence?.checks ?? []).filter((r) => known.has(r.id));
+  const out: Entry[] = records.map((record) => ({ record, test: t }));
+  const recorded = new Set(records.map((r) => r.id));
+  const hasFail = records.some((r) => r.status === 'fail');
+  const error = t.error ? firstLine(t.error) : `the test ${t.status === 'timedOut' ? 'timed out' : 'failed'}`;
+  for (const id of new Set(t.declared)) {
+    const r = known.get(id);
+    if (!r || recorded.has(id)) continue;
+    let record: CheckRecord;
+    let fromTestError = false;
+    if (FAILED.has(t.status)) {
+      if (hasFail) record = { id, status: 'skip', message: 'not reached: the test failed on another requirement first' };
+      else if (r.kind === 'observation') record = { id, status: 'skip', message: `not observed: the test failed before recording it: ${error}` };
+      else {
+        // A crash, a timeout or an exception on target garbage: the requirement could not be shown to hold.
+        record = { id, status: r.level === 'MUST' ? 'fail' : 'warn', message: error };
+        fromTestError = true;
+      }
+    } else if (t.status === 'skipped') record = { id, status: 'skip', message: t.skipReason ?? 'the test was skipped' };
+    else if (t.status === 'interrupted') record = { id, status: 'skip', message: 'not run: the run was interrupted' };
+    else if (t.status === 'notRun') record = { id, status: 'skip', message: 'not run' };
+    else record = { id, status: 'skip', message: 'not checked: the test declares it but did not judge it in this run' };
+    out.push({ record, test: t, fromTestError });
+  }
+  return out;
+}
+
+function toExchange(e: Exchange): ReportExchange {
+  const x: ReportExchange = {
+    method: e.method,
+    url: e.url,
+    status: e.status,
+    requestHeaders: { ...e.requestHeaders },
+    responseHeaders: { ...e.responseHeaders },
+    responseBody: e.responseBody,
+    durationMs: e.durationMs,
+    curl: e.curl,
+  };
+  if (e.requestBody !== undefined) x.requestBody = e.requestBody;
+  if (e.error) x.error = e.error;
+  return x;
+}
+
+function evidenceItem(entry: Entry): EvidenceItem {
+  const { record, test } = entry;
+  const item: EvidenceItem = { status: record.status, test: test.title, location: location(test) };
+  if (record.message !== undefined) item.message = record.message;
+  // A field without a value is omitted, never null: an observed null is said in the message.
+  if (record.observed === null) item.message = `${record.message ? `${record.message}: ` : ''}observed null`;
+  else if (record.observed !== undefined) item.observed = record.observed;
+  if (entry.fromTestError) item.fromTestError = true;
+  const exchange = record.exchange !== undefined ? test.evidence?.exchanges[record.exchange] : undefined;
+  if (exchange) item.exchange = toExchange(exchange);
+  return item;
+}
+
+function unique(values: (string | undefined)[]): string[] {
+  return [...new Set(values.filter((v): v is string => typeof v === 'string' && v !== ''))];
+}
+
+function statusOf(r: Requirement, entries: Entry[]): RequirementStatus {
+  if (entries.length === 0) return 'untested';
+  if (r.kind === 'observation' && entries.some((e) => e.record.status === 'observed')) return 'observed';
+  let best: CheckRecord['status'] = 'skip';
+  for (const e of entries) if (PRECEDENCE[e.record.status] > PRECEDENCE[best]) best = e.record.status;
+  // Observations are never judged, and only a MUST can fail.
+  if (best === 'fail' && (r.kind === 'observation' || r.level !== 'MUST')) return 'warn';
+  return best;
+}
+
+/** Folds the outcomes of a run into one result per catalog record, sorted by section then catalog order. */
+export function aggregate(outcomes: readonly TestOutcome[], requirements: readonly Requirement[] = catalog): RequirementResult[] {
+  const known = new Map(requirements.map((r) => [r.id, r]));
+  const entries = new Map<string, Entry[]>(requirements.map((r) => [r.id, []]));
+  const tests = new Map<string, TestRef[]>(requirements.map((r) => [r.id, []]));
+  for (const t of outcomes) {
+    for (const e of entriesOf(t, known)) entries.get(e.record.id)!.push(e);
+    for (const id of new Set(t.declared)) {
+      const ref: TestRef = { title: t.title, file: t.file, line: t.line, status: t.status };
+      if (t.error && FAILED.has(t.status)) ref.error = firstLine(t.error);
+      tests.get(id)?.push(ref);
+    }
+  }
+  const order = new Map(requirements.map((r, i) => [r.id, i]));
+  const sorted = [...requirements].sort((a, b) => compareSections(a.section, b.section) || order.get(a.id)! - order.get(b.id)!);
+  return sorted.map((r) => {
+    const list = entries.get(r.id)!;
+    const status = statusOf(r, list);
+    const records: RecordCounts = { pass: 0, fail: 0, warn: 0, skip: 0, observed: 0 };
+    for (const e of list) records[e.record.status]++;
+    const result: RequirementResult = {
+      id: r.id,
+      section: r.section,
+      level: r.level,
+      kind: r.kind,
+      check: r.check,
+      statement: r.statement,
+      status,
+      tests: tests.get(r.id)!,
+      records,
+      evidence: [],
+      evidenceOmitted: 0,
+    };
+    let evidence: Entry[] = [];
+    if (status === 'fail' || status === 'warn') {
+      // Failures first, then warnings; a demoted failure (SHOULD, observation) counts as a warning.
+      evidence = [...list.filter((e) => e.record.status === 'fail'), ...list.filter((e) => e.record.status === 'warn')];
+      result.reason = evidence[0]?.record.message ?? `the test ${status === 'fail' ? 'failed' : 'warned'}`;
+    } else if (status === 'observed') {
+      evidence = list.filter((e) => e.record.status === 'observed');
+      const labels = unique(evidence.map((e) => e.record.message));
+      if (labels.length > 0) result.reason = labels.join('; ');
+    } else if (status === 'skip') {
+      result.skipReasons = unique(list.map((e) => e.record.message));
+      if (result.skipReasons.length === 0) result.skipReasons = ['skipped'];
+      result.reason = result.skipReasons.join('; ');
+    } else if (status === 'untested') {
+      result.reason = 'no test of this run declares it';
+    }
+    result.evidence = evidence.slice(0, MAX_EVIDENCE).map(evidenceItem);
+    result.evidenceOmitted = Math.max(0, evidence.length - MAX_EVIDENCE);
+    return result;
+  });
+}
+
+export function emptyCounts(): StatusCounts {
+  return { pass: 0, fail: 0, warn: 0, skip: 0, observed: 0, untested: 0, total: 0 };
+}
+
+export function countStatuses(results: readonly Pick<RequirementResult, 'status'>[]): StatusCounts {
+  const c = emptyCounts();
+  for (const r of results) {
+    c[r.status]++;
+    c.total++;
+  }
+  return c;
+}
+
+export function topSectionOf(section: string): string {
+  return section.split('.')[0]!;
+}
+
+/** Counts per top-level section ("2") and per full section ("2.10"), in spec order. */
+export function sectionCounts(results: readonly RequirementResult[], titles: ReadonlyMap<string, string> = new Map()): { sections: SectionCounts[]; subsections: SectionCounts[] } {
+  const group = (key: (r: RequirementResult) => string): SectionCounts[] => {
+    const map = new Map<string, RequirementResult[]>();
+    for (const r of results) map.set(key(r), [...(map.get(key(r)) ?? []), r]);
+    return [...map.keys()].sort(compareSections).map((section) => {
+      const counts: SectionCounts = { section, ...countStatuses(map.get(section)!) };
+      const title = titles.get(section);
+      if (title) counts.title = title;
+      return counts;
+    });
+  };
+  return { sections: group((r) => topSectionOf(r.section)), subsections: group((r) => r.section) };
+}
+
+/** The MUST requirements that failed: the run's verdict and its exit code depend on these alone. */
+export function mustFailures(results: readonly RequirementResult[]): RequirementResult[] {
+  return results.filter((r) => r.level === 'MUST' && r.status === 'fail');
+}

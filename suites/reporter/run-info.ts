@@ -1,0 +1,138 @@
+// What the report says about the run itself: the target, the kit and spec versions, the seed, the spending.
+// Read in the runner process after the global setup has filled in the environment; a run whose setup failed
+// (no target, bad profile) still gets a report, from whatever the environment holds.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ENV, normaliseBaseUrl, repoRoot, runConfig, secrets, type RunConfig } from '../lib/config.ts';
+import { Ledger } from '../lib/ledger.ts';
+import { loadProfile, type Profile } from '../lib/profile.ts';
+import { requirements } from '../../spec/requirements/index.ts';
+
+/** The contract the catalog derives from, next to the repository. */
+export const SPEC_FILE = path.resolve(repoRoot, '../shared/spec/chat-completion-service.md');
+
+export interface RunInfo {
+  kit: { name: string; version: string };
+  spec: { file: string; sha256?: string; catalogRecords: number; requirements: number; observations: number };
+  target: { url?: string; embeddedMock: boolean; profile?: { name?: string; path?: string } };
+  seed?: number;
+  fuzzRuns?: number;
+  ledger?: { requests: number; cost: number; costedResponses: number };
+  reportDir: string;
+  /** Every credential the run knows; the report redacts them all. */
+  secrets: string[];
+  /** Section titles from the spec's headings ("2.10" → "Model catalog entry"). */
+  sectionTitles: Map<string, string>;
+  /** What could not be read (reported, never fatal). */
+  problems: string[];
+}
+
+function kitInfo(): RunInfo['kit'] {
+  try {
+    const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { name?: string; version?: string };
+    return { name: pkg.name ?? 'chatconform', version: pkg.version ?? '0.0.0' };
+  } catch {
+    return { name: 'chatconform', version: '0.0.0' };
+  }
+}
+
+function specText(): string | undefined {
+  try {
+    return readFileSync(SPEC_FILE, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** "## 2. Resources and their fields" → ("2", "Resources and their fields"); "### 2.10 Model catalog entry" likewise. */
+export function sectionTitlesOf(markdown: string | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const m of (markdown ?? '').matchAll(/^#{2,4}\s+(\d+(?:\.\d+)?)\.?\s+(.+?)\s*$/gm)) out.set(m[1]!, m[2]!);
+  return out;
+}
+
+/** A URL with its credentials, query and fragment removed: only origin and path go into a report. */
+export function publicUrl(raw: string): string | undefined {
+  try {
+    const u = new URL(raw);
+    return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The run's configuration, or as much of it as the environment holds when the setup never completed. */
+function configOrFallback(problems: string[]): { config?: RunConfig; apiKey: string; profile: Profile; profilePath?: string; reportDir: string } {
+  try {
+    const config = runConfig();
+    return { config, apiKey: config.apiKey, profile: config.profile, ...(config.profilePath ? { profilePath: config.profilePath } : {}), reportDir: config.reportDir };
+  } catch (err) {
+    problems.push(`run configuration: ${(err as Error).message.split('\n')[0]}`);
+  }
+  const env = process.env;
+  const profilePath = env[ENV.profile] ? path.resolve(env[ENV.profile]!) : undefined;
+  let profile: Profile = {};
+  try {
+    profile = loadProfile(profilePath);
+  } catch (err) {
+    problems.push(`profile: ${(err as Error).message.split('\n')[0]}`);
+  }
+  return {
+    apiKey: env[ENV.apiKey] ?? profile.apiKey ?? '',
+    profile,
+    ...(profilePath ? { profilePath } : {}),
+    reportDir: path.resolve(env[ENV.reportDir] ?? path.join(repoRoot, 'reports')),
+  };
+}
+
+export function collectRunInfo(): RunInfo {
+  const problems: string[] = [];
+  const { config, apiKey, profile, profilePath, reportDir } = configOrFallback(problems);
+  const env = process.env;
+  const text = specText();
+  if (text === undefined) problems.push(`spec: ${SPEC_FILE} is not readable; no spec hash`);
+  const rawUrl = config?.baseUrl ?? env[ENV.baseUrl];
+  let url: string | undefined;
+  if (rawUrl) {
+    try {
+      url = normaliseBaseUrl(rawUrl);
+    } catch {
+      url = publicUrl(rawUrl);
+    }
+  }
+  const runDir = config?.runDir ?? env[ENV.runDir];
+  let ledger: RunInfo['ledger'];
+  if (runDir && existsSync(path.join(runDir, 'ledger.jsonl'))) {
+    ledger = Ledger.in(runDir, { maxRequests: Infinity, maxCost: Infinity }).totals();
+  } else if (runDir) {
+    ledger = { requests: 0, cost: 0, costedResponses: 0 };
+  }
+  const seed = config ? config.seed : Number(env[ENV.seed]);
+  const profileInfo: { name?: string; path?: string } = {};
+  if (profile.name) profileInfo.name = profile.name;
+  if (profilePath) profileInfo.path = path.relative(repoRoot, profilePath) || profilePath;
+  const info: RunInfo = {
+    kit: kitInfo(),
+    spec: {
+      file: path.basename(SPEC_FILE),
+      catalogRecords: requirements.length,
+      requirements: requirements.filter((r) => r.kind === 'requirement').length,
+      observations: requirements.filter((r) => r.kind === 'observation').length,
+    },
+    target: { embeddedMock: config?.embeddedMock ?? env[ENV.embeddedMock] === '1' },
+    reportDir,
+    // secrets(runConfig()): the key, every key of the profile, its `secrets`; from the environment when setup failed.
+    secrets: secrets(config ?? ({ apiKey, profile } as RunConfig)),
+    sectionTitles: sectionTitlesOf(text),
+    problems,
+  };
+  // A value the run does not know is omitted, never null.
+  if (text !== undefined) info.spec.sha256 = createHash('sha256').update(text).digest('hex');
+  if (url) info.target.url = url;
+  if (Object.keys(profileInfo).length > 0) info.target.profile = profileInfo;
+  if (Number.isSafeInteger(seed)) info.seed = seed;
+  if (config) info.fuzzRuns = config.fuzzRuns;
+  if (ledger) info.ledger = ledger;
+  return info;
+}

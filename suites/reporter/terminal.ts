@@ -1,0 +1,97 @@
+// The summary printed at the end of a run: per top-level section, the MUST failures with their one-line
+// reason, what the run cost, and where the reports are.
+import path from 'node:path';
+import type { ConformanceReport } from './json.ts';
+import { firstLine, oneLine, type SectionCounts } from './results.ts';
+
+const COLUMNS = ['pass', 'fail', 'warn', 'skip', 'observed', 'untested'] as const;
+
+export interface Paint {
+  red(s: string): string;
+  green(s: string): string;
+  yellow(s: string): string;
+  bold(s: string): string;
+  dim(s: string): string;
+}
+
+const plain: Paint = { red: (s) => s, green: (s) => s, yellow: (s) => s, bold: (s) => s, dim: (s) => s };
+
+export function ansiPaint(): Paint {
+  const wrap = (open: number, close: number) => (s: string) => `\u001b[${open}m${s}\u001b[${close}m`;
+  return { red: wrap(31, 39), green: wrap(32, 39), yellow: wrap(33, 39), bold: wrap(1, 22), dim: wrap(2, 22) };
+}
+
+/** Colours when the terminal takes them (FORCE_COLOR wins, NO_COLOR forbids). */
+export function paintFor(stream: NodeJS.WriteStream): Paint {
+  const env = process.env;
+  if (env.FORCE_COLOR && env.FORCE_COLOR !== '0') return ansiPaint();
+  if (env.NO_COLOR || !stream.isTTY) return plain;
+  return ansiPaint();
+}
+
+function truncate(s: string, n: number): string {
+  return s.length <= n ? s : `${s.slice(0, n - 1)}…`;
+}
+
+function duration(ms: number): string {
+  const s = ms / 1000;
+  return s < 120 ? `${s.toFixed(1)}s` : `${Math.floor(s / 60)}m${Math.round(s % 60)}s`;
+}
+
+export function renderSummary(report: ConformanceReport, files: string[], paint: Paint = plain, cwd = process.cwd()): string {
+  const out: string[] = [''];
+  const v = report.verdict;
+  const head = v.result === 'pass' ? paint.green(paint.bold('PASS')) : v.result === 'fail' ? paint.red(paint.bold('FAIL')) : paint.yellow(paint.bold('INCOMPLETE'));
+  out.push(`${paint.bold('chatconform conformance')}: ${head} — ${v.summary}`);
+  out.push(paint.dim(`target ${report.target.url ?? '(none)'}${report.target.embeddedMock ? ' (embedded mock)' : ''}`));
+  out.push('');
+  const titleWidth = 34;
+  const row = (label: string, c: Pick<SectionCounts, (typeof COLUMNS)[number]>, bold = false) => {
+    const cells = COLUMNS.map((k) => {
+      const text = String(c[k]).padStart(k === 'observed' || k === 'untested' ? 9 : 6);
+      if (c[k] === 0) return paint.dim(text);
+      if (k === 'fail') return paint.red(text);
+      if (k === 'warn') return paint.yellow(text);
+      if (k === 'pass') return paint.green(text);
+      return text;
+    });
+    const l = label.padEnd(titleWidth);
+    return `  ${bold ? paint.bold(l) : l}${cells.join('')}`;
+  };
+  out.push(paint.bold(`  ${'section'.padEnd(titleWidth)}${COLUMNS.map((k) => k.padStart(k === 'observed' || k === 'untested' ? 9 : 6)).join('')}`));
+  for (const s of report.sections) out.push(row(truncate(`§${s.section} ${s.title ?? ''}`.trim(), titleWidth - 1), s));
+  out.push(row('total', report.counts, true));
+  const failures = report.requirements.filter((r) => r.level === 'MUST' && r.status === 'fail');
+  if (failures.length > 0) {
+    out.push('', paint.red(paint.bold(`  MUST failures (${failures.length}):`)));
+    for (const r of failures) out.push(`    ${paint.bold(r.id.padEnd(11))}${paint.dim(`§${r.section}`.padEnd(8))}${truncate(oneLine(r.reason ?? ''), 150)}`);
+  }
+  const warnings = report.requirements.filter((r) => r.status === 'warn').length;
+  if (warnings > 0) out.push(paint.yellow(`  ${warnings} SHOULD/MAY warning(s): see the report`));
+  const uncharged = report.failedTests.filter((t) => t.failed.length === 0);
+  if (uncharged.length > 0) {
+    out.push(paint.yellow(`  ${uncharged.length} failed test(s) charged to no requirement (they do not decide the exit code):`));
+    for (const t of uncharged.slice(0, 10)) out.push(`    ${t.file}:${t.line} ${truncate(t.title, 80)}: ${truncate(t.error, 100)}`);
+  }
+  if (report.errors.length > 0) {
+    out.push('', paint.red(paint.bold('  errors outside the tests:')));
+    for (const e of report.errors) out.push(`    ${truncate(firstLine(e), 160)}`);
+  }
+  const run = report.run;
+  out.push('');
+  out.push(
+    `  ${[
+      `duration ${duration(run.durationMs)}`,
+      `seed ${run.seed ?? '(none)'}`,
+      `${run.requests ?? '?'} requests sent`,
+      `cost ${run.cost === undefined ? '?' : Number(run.cost.toFixed(6))}`,
+    ].join(' · ')}`,
+  );
+  if (files.length > 0) {
+    const dir = path.dirname(files[0]!);
+    const rel = path.relative(cwd, dir) || '.';
+    out.push(`  reports in ${rel.startsWith('..') ? dir : rel}/: ${files.map((f) => path.basename(f)).join(', ')}`);
+  }
+  out.push('');
+  return out.join('\n');
+}

@@ -1,0 +1,120 @@
+// Issue 6, points 1-3: the conformance suite run for real (a child `playwright test` with its own report
+// folder) writes the four reports, conformance.json validates, the exit code follows the MUST failures, and
+// no mock key appears in any file: against the embedded mock, and against a broken, hostile target that
+// echoes the caller's key back.
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect, test, type TestInfo } from '@playwright/test';
+import { formatIssues, validate } from '../../spec/validator.ts';
+import { repoRoot } from '../../suites/lib/config.ts';
+import type { ConformanceReport } from '../../suites/reporter/json.ts';
+import { esc } from '../../suites/reporter/html.ts';
+import { MOCK_PROFILE, mockKeys, runConformance, startBrokenTarget } from '../../suites/reporter/testing.ts';
+
+const FILES = ['conformance.json', 'junit.xml', 'conformance.html', 'badge.svg'];
+const SEED = '20250601';
+
+test.describe.configure({ mode: 'parallel' });
+test.setTimeout(240_000);
+
+/** Under the test's own output folder: the reports stay as artifacts, and the next run clears them. */
+function tempDir(testInfo: TestInfo, name: string): string {
+  const dir = testInfo.outputPath(name);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+function readReport(dir: string): ConformanceReport {
+  for (const f of FILES) expect(existsSync(path.join(dir, f)), `${f} written`).toBe(true);
+  const report = JSON.parse(readFileSync(path.join(dir, 'conformance.json'), 'utf8')) as ConformanceReport;
+  const result = validate('conformance-report', report);
+  expect(result.errors, formatIssues(result.errors)).toEqual([]);
+  return report;
+}
+
+function expectNoKey(dir: string): void {
+  const keys = mockKeys();
+  expect(keys.length).toBeGreaterThan(0);
+  for (const f of readdirSync(dir)) {
+    const text = readFileSync(path.join(dir, f), 'utf8');
+    for (const key of keys) expect(text.includes(key), `${f} contains the mock key ${key.slice(0, 8)}…`).toBe(false);
+  }
+}
+
+test('against the embedded mock: four files, a valid report, no key anywhere, exit 0 exactly when no MUST failed', async ({}, testInfo) => {
+  const reportDir = tempDir(testInfo, 'report');
+  const run = await runConformance({
+    env: { CONFORMANCE_SEED: SEED, CONFORMANCE_REPORT_DIR: reportDir },
+    files: ['suites/catalog.spec.ts', 'suites/auth.spec.ts'],
+    outputDir: tempDir(testInfo, 'suite-output'),
+  });
+  await testInfo.attach('suite output', { body: `${run.stdout}\n--- stderr ---\n${run.stderr}`, contentType: 'text/plain' });
+  const report = readReport(reportDir);
+  expectNoKey(reportDir);
+
+  expect(report.target).toMatchObject({ embeddedMock: true, profile: { path: 'fixtures/profiles/mock.json' } });
+  expect(report.target.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  expect(report.run.seed).toBe(Number(SEED));
+  expect(report.run.requests).toBeGreaterThan(0);
+  expect(report.run.tests.total).toBeGreaterThan(0);
+  expect(report.spec.catalogRecords).toBe(report.requirements.length);
+  expect(report.verdict.result).not.toBe('incomplete');
+  expect(run.code).toBe(report.verdict.mustFailed.length === 0 ? 0 : 1);
+  expect(report.verdict.exitStatus).toBe(run.code === 0 ? 'passed' : 'failed');
+  // The reference mock passes what these two files check.
+  expect(report.verdict.mustFailed).toEqual([]);
+  const catalog = report.requirements.find((r) => r.id === 'CAT-001')!;
+  expect(catalog.status).toBe('pass');
+  expect(catalog.tests.length).toBeGreaterThan(0);
+  // Requirements of the files not run are reported, as untested.
+  expect(report.counts.untested).toBeGreaterThan(0);
+
+  expect(run.stdout).toMatch(/chatconform conformance: PASS/);
+  expect(run.stdout).toMatch(/section\s+pass\s+fail\s+warn\s+skip\s+observed\s+untested/);
+  expect(run.stdout).toContain(`seed ${SEED}`);
+  expect(run.stdout).toContain(`reports in ${path.relative(repoRoot, reportDir)}/: conformance.json, junit.xml, conformance.html, badge.svg`);
+  expect(readFileSync(path.join(reportDir, 'badge.svg'), 'utf8')).toMatch(/conformance: \d+\/245 pass/);
+});
+
+test('against a broken target that echoes the key: MUST failures, exit 1, curls in the HTML, still no key anywhere', async ({}, testInfo) => {
+  const target = await startBrokenTarget();
+  try {
+    const reportDir = tempDir(testInfo, 'report');
+    const run = await runConformance({
+      env: { CONFORMANCE_BASE_URL: target.url, CONFORMANCE_PROFILE: MOCK_PROFILE, CONFORMANCE_SEED: SEED, CONFORMANCE_REPORT_DIR: reportDir },
+      files: ['suites/catalog.spec.ts'],
+      outputDir: tempDir(testInfo, 'suite-output'),
+    });
+    await testInfo.attach('suite output', { body: `${run.stdout}\n--- stderr ---\n${run.stderr}`, contentType: 'text/plain' });
+    const report = readReport(reportDir);
+    expectNoKey(reportDir);
+
+    expect(run.code).toBe(1);
+    expect(report.verdict).toMatchObject({ result: 'fail', exitStatus: 'failed' });
+    expect(report.target).toMatchObject({ url: target.url, embeddedMock: false });
+    expect(report.verdict.mustFailed).toContain('CAT-027');
+    const nulls = report.requirements.find((r) => r.id === 'CAT-027')!;
+    expect(nulls.reason).toMatch(/\/data\/0\/name: must not be null/);
+    const evidence = nulls.evidence.find((e) => e.exchange)!;
+    expect(evidence.exchange).toMatchObject({ method: 'GET', status: 200 });
+    expect(evidence.exchange!.url).toBe(`${target.url}/v1/models`);
+    expect(evidence.exchange!.curl).toMatch(/^curl -sS -N -X GET '.*\/v1\/models'/);
+    // The target's markup travels as data (JSON-encoded in the body) …
+    expect(evidence.exchange!.responseBody).toContain('<b>bold?</b>');
+
+    const html = readFileSync(path.join(reportDir, 'conformance.html'), 'utf8');
+    expect(html).toContain(esc(evidence.exchange!.curl));
+    // … and is escaped in the page.
+    expect(html).not.toContain('<b>bold?</b>');
+    expect(html).toContain(esc('<b>bold?</b>'));
+    const junit = readFileSync(path.join(reportDir, 'junit.xml'), 'utf8');
+    expect(junit).toMatch(/<testcase classname="2" name="CAT-027: [^"]*" time="0">[\s\S]*?<failure message="[^"]*must not be null/);
+    expect(junit).toContain('replay: curl -sS');
+
+    expect(run.stdout).toMatch(/chatconform conformance: FAIL/);
+    expect(run.stdout).toMatch(/MUST failures \(\d+\):[\s\S]*CAT-027/);
+    expect(readFileSync(path.join(reportDir, 'badge.svg'), 'utf8')).toMatch(/\d+ MUST failed/);
+  } finally {
+    await target.close();
+  }
+});
