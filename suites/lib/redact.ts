@@ -6,9 +6,10 @@ export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const s of secrets) if (s) out = out.split(s).join(MASK);
   // A credential the run was not told about (e.g. echoed back by a target) is still a credential; a
-  // `$VARIABLE` reference (as in the replay curls) names none and stays.
+  // `$VARIABLE` reference (as in the replay curls, also once escaped into HTML or XML) or a `<PLACEHOLDER>`
+  // (as in the spec's own wording) names none and stays.
   return out.replace(/(Bearer\s+)([^\s"'\\,]+)/gi, (whole, prefix: string, token: string) =>
-    token === MASK || /^\$\{?[A-Z_][A-Z0-9_]*\}?$/.test(token) ? whole : `${prefix}${MASK}`,
+    token.toUpperCase().startsWith(MASK) || /^\$\{?[A-Z_][A-Z0-9_]*\}?(?![A-Za-z0-9_])|^(?:<|&lt;)[A-Za-z0-9_ -]+(?:>|&gt;)/.test(token) ? whole : `${prefix}${MASK}`,
   );
 }
 

@@ -14,6 +14,8 @@ test('a bearer credential the run was not told about is masked, in any case of t
 test('an environment-variable reference in a replay curl is kept', () => {
   expect(redact(`-H "Authorization: Bearer $CONFORMANCE_API_KEY"`, [])).toBe(`-H "Authorization: Bearer $CONFORMANCE_API_KEY"`);
   expect(redact('Bearer ${RESTRICTED_KEY}', [])).toBe('Bearer ${RESTRICTED_KEY}');
+  expect(redact('Bearer $CONFORMANCE_API_KEY&quot;', [])).toBe('Bearer $CONFORMANCE_API_KEY&quot;');
+  expect(redact('sent as `Bearer <API_KEY>`', [])).toBe('sent as `Bearer <API_KEY>`');
 });
 
 test('credential headers are masked whole; others only where they carry a secret', () => {
