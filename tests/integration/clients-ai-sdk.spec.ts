@@ -7,6 +7,7 @@ import { APICallError, RetryError, generateText, stepCountIs, streamText, tool, 
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { z } from 'zod';
 import { FRAMINGS, MOCK_KEYS, MOCK_MODELS, fixtureEntry, startMockServer, type RunningMockServer } from '../../mock/index.ts';
+import { downRoute, thrown } from './support/sdk-helpers.ts';
 
 let mock: RunningMockServer;
 test.beforeAll(async () => {
@@ -46,23 +47,6 @@ function provider(opts: { apiKey?: string; includeUsage?: boolean; fetch?: typeo
   });
 }
 const model = (id: string, opts: Parameters<typeof provider>[0] = {}) => provider(opts).chatModel(id);
-
-/** What the call threw (fails the test when it resolved). */
-async function thrown(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected the call to throw');
-}
-
-/** A route of MOCK_MODELS.routes that is down (hidden fixture attribute): with allow_fallbacks false, 503 no_route_available. */
-function downRoute(): string {
-  const route = fixtureEntry(MOCK_MODELS.routes)?.mock.routes.find((r) => !r.available);
-  if (!route) throw new Error(`the fixture ${MOCK_MODELS.routes} has no route that is down`);
-  return route.name;
-}
 
 /** Every part of a streamText result; errors are parts, never thrown by the iterator. */
 async function parts<T extends ToolSet>(result: { fullStream: AsyncIterable<TextStreamPart<T>> }): Promise<TextStreamPart<T>[]> {

@@ -26,6 +26,7 @@ import {
   startMockServer,
   type RunningMockServer,
 } from '../../mock/index.ts';
+import { downRoute, thrown } from './support/sdk-helpers.ts';
 
 let mock: RunningMockServer;
 test.beforeAll(async () => {
@@ -67,23 +68,6 @@ function client(opts: { apiKey?: string; maxRetries?: number; fetch?: ReturnType
 }
 
 const ask = (content: string): OpenAI.ChatCompletionMessageParam[] => [{ role: 'user', content }];
-
-/** What the call threw (fails the test when it resolved). */
-async function thrown(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected the call to throw');
-}
-
-/** A route of MOCK_MODELS.routes that is down (hidden fixture attribute): with allow_fallbacks false, 503 no_route_available. */
-function downRoute(): string {
-  const route = fixtureEntry(MOCK_MODELS.routes)?.mock.routes.find((r) => !r.available);
-  if (!route) throw new Error(`the fixture ${MOCK_MODELS.routes} has no route that is down`);
-  return route.name;
-}
 
 /** Text of a raw stream, consumed with the SDK's own async iterator. */
 async function streamedText(stream: AsyncIterable<OpenAI.ChatCompletionChunk>): Promise<{ text: string; chunks: OpenAI.ChatCompletionChunk[] }> {
