@@ -8,7 +8,7 @@ import type { MockOptions, MockResult } from './core/types.ts';
 /** A core result as a Fetch Response (MSW's HttpResponse). */
 export function toResponse(result: MockResult): HttpResponse<any> {
   const init = { status: result.status, headers: result.headers };
-  if (result.kind === 'sse') return new HttpResponse(result.body, init);
+  if (result.kind === 'sse' || result.kind === 'text') return new HttpResponse(result.body, init);
   return new HttpResponse(serialise(result.body), init);
 }
 

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { getResponse, type HttpHandler } from 'msw';
 import { createHandlers, notFoundResponse, toResponse } from './handlers.ts';
 import { errorResult, MockHttpError } from './core/errors.ts';
-import { checkContentLength, DEFAULT_BODY_LIMIT_BYTES } from './core/limits.ts';
+import { bodyLimitOf, checkContentLength } from './core/limits.ts';
 import type { MockOptions } from './core/types.ts';
 
 export interface StartOptions extends MockOptions {
@@ -203,7 +203,7 @@ export async function startMockServer(opts: StartOptions = {}): Promise<RunningM
   const server = http.createServer((req, res) => serve(req, res, false));
   // `Expect: 100-continue` with a Content-Length over the limit: the core's 413, without asking for the body.
   // (MSW clones each request, and the clone pulls one chunk eagerly, so the core alone cannot hold the 100 back.)
-  const limit = mockOptions.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const limit = bodyLimitOf(mockOptions);
   server.on('checkContinue', (req, res) => {
     try {
       checkContentLength(new Headers({ 'content-length': req.headers['content-length'] ?? '' }), limit);

@@ -7,6 +7,7 @@ import { req, test } from './lib/fixtures.ts';
 import { CHAT_COMPLETION_IDS, checkErrorResponse, ERROR_RESPONSE_IDS } from './lib/chat-checks.ts';
 import { pickModel, usableModels, type ModelEntry } from './lib/discovery.ts';
 import { checkAccepted, checkStreamAccepted, firstMessage, isObject, probeCap, skipIfUnavailable } from './lib/request-features.ts';
+import { CHAT_STREAM_IDS, checkChatStream } from './lib/stream-checks.ts';
 
 /** An effort value no entry's set contains. */
 const INVALID_EFFORT = 'chatconform-invalid-effort';
@@ -43,12 +44,14 @@ test.describe('reasoning', () => {
     check.that('RSN-003', message !== undefined && 'reasoning_content' in message, () => `with include_reasoning true, ${model.id} (supports_reasoning true) returned no reasoning_content; message fields: ${JSON.stringify(Object.keys(message ?? {}))}`);
   });
 
-  test('streamed, include_reasoning true returns reasoning_content in deltas, as strings', req('RSN-002', 'RSN-003', 'RSN-007'), async ({ target, check, discovery, config }) => {
+  test('streamed, include_reasoning true returns reasoning_content in deltas, as strings', req('RSN-002', 'RSN-003', 'RSN-007', ...CHAT_STREAM_IDS), async ({ target, check, discovery, config }) => {
     const model = pickModel(discovery, config.profile, { reasoning: true });
     if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_reasoning true');
     const res = await target.chat({ model: model.id, messages: QUESTION, include_reasoning: true, stream: true });
     const stream = checkStreamAccepted(check, 'RSN-002', res, model.id, `include_reasoning true, to ${model.id}`);
     if (!stream) return;
+    // The only stream that carries reasoning deltas: it is judged whole (framing, chunks, [DONE]) like every other.
+    checkChatStream(check, res, model.id);
     const deltas = stream.chunks.flatMap((c) => (Array.isArray(c.choices) ? c.choices : [])).map((ch) => (isObject(ch) && isObject(ch.delta) ? ch.delta : {}));
     const carried = deltas.filter((d) => 'reasoning_content' in d).map((d) => d.reasoning_content);
     const notStrings = carried.filter((r) => typeof r !== 'string');

@@ -1,10 +1,22 @@
 // Request-body limit (section 8): 10 MB, read as SI megabytes = 10,000,000 bytes. A body is rejected from its
 // Content-Length at once, or while reading as soon as the count passes the limit; it is never buffered past it.
 import { MockHttpError } from './errors.ts';
+import { defectOn } from './modes.ts';
+import type { MockOptions } from './types.ts';
 
 export const DEFAULT_BODY_LIMIT_BYTES = 10_000_000;
 
-const tooLarge = (limit: number): MockHttpError =>
+/** How far the defect oversized-parsed-first reads a body before parsing it. */
+export const PARSE_FIRST_READ_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/** The body limit a mock instance applies: the option, or a defect's (body-limit-1mb, oversized-accepted). */
+export function bodyLimitOf(options: MockOptions): number {
+  if (defectOn(options, 'oversized-accepted')) return Number.POSITIVE_INFINITY;
+  if (defectOn(options, 'body-limit-1mb')) return 1_000_000;
+  return options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+}
+
+export const tooLarge = (limit: number): MockHttpError =>
   new MockHttpError(413, 'request_too_large', `request body exceeds the limit of ${limit} bytes (10 MB)`);
 
 /** Throws 413 when Content-Length announces more than `limit` bytes. */

@@ -2,6 +2,8 @@
 // (400 invalid_request naming the field), and the section-7 rows of web_search_options with their exact text.
 import { validate, type ValidationIssue } from '../../spec/validator.ts';
 import { MESSAGES, MockHttpError } from './errors.ts';
+import { defectOn } from './modes.ts';
+import type { MockOptions } from './types.ts';
 
 export interface ContentPart {
   type: 'text' | 'image_url';
@@ -105,8 +107,30 @@ export function checkWebSearchOptions(options: unknown): void {
   if (!validate('user-location', loc).valid) throw bad(MESSAGES.locationMalformed);
 }
 
+/** The top-level fields of 2.1 (defect unknown-field-rejected refuses any other). */
+export const REQUEST_FIELDS: ReadonlySet<string> = new Set([
+  'model', 'messages', 'stream', 'temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'tools', 'tool_choice',
+  'web_search_options', 'reasoning', 'include_reasoning', 'provider', 'stream_options',
+]);
+
+/**
+ * An assistant turn that carries tool calls is sent back by every widely used client without `content`
+ * or with `content: null` (openai-node, runTools, the AI SDK), and section 1 promises those clients work
+ * unchanged. The contract does not say such a message must be refused, so the mock reads it as empty
+ * text instead of failing the tool loop; the schema itself stays as the contract states it.
+ */
+function acceptToolCallTurnsWithoutContent(messages: unknown[]): void {
+  for (const m of messages) {
+    if (m === null || typeof m !== 'object' || Array.isArray(m)) continue;
+    const msg = m as Record<string, unknown>;
+    if (msg.role === 'assistant' && Array.isArray(msg.tool_calls) && msg.tool_calls.length > 0 && (msg.content === undefined || msg.content === null)) {
+      msg.content = '';
+    }
+  }
+}
+
 /** Parses the body text as JSON (400 invalid_json) and validates it as a chat request (400 invalid_request). */
-export function parseChatRequest(bytes: Uint8Array): ChatRequest {
+export function parseChatRequest(bytes: Uint8Array, options: MockOptions = {}): ChatRequest {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -129,7 +153,17 @@ export function parseChatRequest(bytes: Uint8Array): ChatRequest {
   if (typeof b.model !== 'string') throw invalid('invalid request: model must be a string');
   if (!('messages' in b)) throw invalid('invalid request: messages is required');
   if (!Array.isArray(b.messages)) throw invalid('invalid request: messages must be an array');
+  if (defectOn(options, 'unknown-field-rejected')) {
+    const unknown = Object.keys(b).find((k) => !REQUEST_FIELDS.has(k));
+    if (unknown !== undefined) throw invalid(`invalid request: unknown field ${unknown}`);
+  }
+  const wso = b.web_search_options as Record<string, unknown> | undefined;
+  if (defectOn(options, 'search-context-size-lenient') && wso !== null && typeof wso === 'object' && 'search_context_size' in wso) {
+    const size = wso.search_context_size;
+    if (size !== 'low' && size !== 'medium' && size !== 'high') wso.search_context_size = 'medium';
+  }
   checkWebSearchOptions(b.web_search_options);
+  acceptToolCallTurnsWithoutContent(b.messages);
   const result = validate('chat-request', body);
   if (!result.valid) {
     const first = result.errors[0]!;

@@ -1,8 +1,9 @@
 // Routing preferences (2.8, 4.3 rules 4-5, 7 rule 3): provider.sort, provider.order and allow_fallbacks against
 // the entry's hidden routes. Every route serves the same entry; the response model is always the requested id.
 import { MESSAGES, MockHttpError } from './errors.ts';
+import { defectOn } from './modes.ts';
 import type { ChatRequest } from './request.ts';
-import type { FixtureEntry, MockRoute } from './types.ts';
+import type { FixtureEntry, MockOptions, MockRoute } from './types.ts';
 
 const SORT_KEYS: Record<string, keyof MockRoute> = {
   price: 'price_rank',
@@ -19,7 +20,34 @@ const SORT_KEYS: Record<string, keyof MockRoute> = {
  * - allow_fallbacks false: only ranked routes may serve; none available gives 503 no_route_available with
  *   `x-should-retry: false`. Otherwise the first ranked candidate, else the first other candidate.
  */
-export function pickRoute(req: ChatRequest, entry: FixtureEntry, search: boolean): MockRoute {
+export function pickRoute(req: ChatRequest, entry: FixtureEntry, search: boolean, options: MockOptions = {}): MockRoute {
+  const { ranked, byPreference, usable } = rank(req, entry, search);
+  const first = ranked.find(usable);
+  if (first) return first;
+  // Defect allow-fallbacks-ignored: the preference is not forwarded, so an unranked route serves.
+  if (req.provider?.allow_fallbacks === false && !defectOn(options, 'allow-fallbacks-ignored')) {
+    throw new MockHttpError(
+      503,
+      'no_route_available',
+      'no ranked route can serve this request and provider.allow_fallbacks is false',
+      { 'x-should-retry': 'false' },
+    );
+  }
+  const fallback = byPreference.find(usable);
+  if (fallback) return fallback;
+  if (search) throw new MockHttpError(400, 'web_search_not_supported', MESSAGES.webSearchNotSupported);
+  throw new MockHttpError(503, 'model_unavailable', `model ${entry.id} cannot be served right now; retry later`, {
+    'retry-after': '1',
+  });
+}
+
+/** Whether a route the preferences rank can serve the request (false: only a fallback could). */
+export function rankedRouteAvailable(req: ChatRequest, entry: FixtureEntry, search: boolean): boolean {
+  const { ranked, usable } = rank(req, entry, search);
+  return ranked.some(usable);
+}
+
+function rank(req: ChatRequest, entry: FixtureEntry, search: boolean): { ranked: MockRoute[]; byPreference: MockRoute[]; usable: (r: MockRoute) => boolean } {
   const routes = entry.mock.routes;
   const sortKey = req.provider?.sort !== undefined ? SORT_KEYS[req.provider.sort] : undefined;
   const byPreference = sortKey ? [...routes].sort((a, b) => (a[sortKey] as number) - (b[sortKey] as number)) : routes;
@@ -35,20 +63,5 @@ export function pickRoute(req: ChatRequest, entry: FixtureEntry, search: boolean
     ranked = byPreference;
   }
   const usable = (r: MockRoute): boolean => r.available && (!search || r.web_search);
-  const first = ranked.find(usable);
-  if (first) return first;
-  if (req.provider?.allow_fallbacks === false) {
-    throw new MockHttpError(
-      503,
-      'no_route_available',
-      'no ranked route can serve this request and provider.allow_fallbacks is false',
-      { 'x-should-retry': 'false' },
-    );
-  }
-  const fallback = byPreference.find(usable);
-  if (fallback) return fallback;
-  if (search) throw new MockHttpError(400, 'web_search_not_supported', MESSAGES.webSearchNotSupported);
-  throw new MockHttpError(503, 'model_unavailable', `model ${entry.id} cannot be served right now; retry later`, {
-    'retry-after': '1',
-  });
+  return { ranked, byPreference, usable };
 }

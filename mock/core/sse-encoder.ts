@@ -6,6 +6,10 @@ export type SsePayload = unknown | '[DONE]';
 
 export interface FramingOptions {
   framing?: ReadonlySet<Framing>;
+  /** Defect stream-named-events: the `event:` name of a payload, when it gets one. */
+  eventNameOf?: (payload: SsePayload) => string | undefined;
+  /** Defect stream-no-blank-line: events are not separated by a blank line. */
+  noBlankLine?: boolean;
 }
 
 const encoder = new TextEncoder();
@@ -22,12 +26,13 @@ export function encodeEvent(payload: SsePayload, opts: FramingOptions = {}, fina
     // payload that parses to the same value.
     lines = JSON.stringify(payload, null, 1).split('\n');
   } else lines = [JSON.stringify(payload)];
-  let text = '';
+  const name = opts.eventNameOf?.(payload);
+  let text = name !== undefined ? `event: ${name}${eol}` : '';
   for (const line of lines) {
     // With no-space, a line that starts with a space would lose it: keep the space in that case.
     text += (prefix === 'data:' && line.startsWith(' ') ? 'data: ' : prefix) + line + eol;
   }
-  if (!(final && f.has('no-final-blank'))) text += eol;
+  if (!(final && f.has('no-final-blank')) && !opts.noBlankLine) text += eol;
   return text;
 }
 

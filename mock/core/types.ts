@@ -1,5 +1,7 @@
 // Shared types of the reference mock. The core is a set of plain functions of the request; these are the
 // shapes they exchange. Nothing here knows about MSW or node:http.
+import type { DefectName } from '../defects.ts';
+import type { VariantName } from '../variants.ts';
 
 /** A catalog entry exactly as GET /v1/models shows it (section 2.10). Optional fields are omitted, never null. */
 export interface PublicCatalogEntry {
@@ -78,8 +80,8 @@ export interface KeysFixture {
 }
 
 /**
- * Options threaded through the core. A later issue adds defect modes and legal variants here; keep every
- * response-building decision reading from this object.
+ * Options threaded through the core; every response-building decision reads from this object, including the
+ * defect modes (mock/defects.ts) and legal variants (mock/variants.ts) it runs in.
  */
 export interface MockOptions {
   /** replaces fixtures/mock/catalog.json */
@@ -94,6 +96,10 @@ export interface MockOptions {
   newId?: () => string;
   /** max entries kept in the prompt cache of one mock instance; default 10,000 */
   cacheCapacity?: number;
+  /** defect mode(s): deliberate contract violations (mock/defects.ts); unknown names throw */
+  defect?: DefectName | readonly DefectName[];
+  /** legal variant(s) the contract allows (mock/variants.ts); unknown names throw */
+  variant?: VariantName | readonly VariantName[];
 }
 
 /** A JSON object as the mock builds it. */
@@ -102,4 +108,6 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 /** What the core answers: a status, headers, and either a JSON body or an SSE body. */
 export type MockResult =
   | { status: number; headers: Record<string, string>; kind: 'json'; body: unknown }
-  | { status: number; headers: Record<string, string>; kind: 'sse'; body: ReadableStream<Uint8Array> };
+  | { status: number; headers: Record<string, string>; kind: 'sse'; body: ReadableStream<Uint8Array> }
+  /** A body sent as is (only defect modes answer anything but JSON or SSE). */
+  | { status: number; headers: Record<string, string>; kind: 'text'; body: string };

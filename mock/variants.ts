@@ -1,0 +1,67 @@
+// Legal variants: behaviour the contract allows but the clean mock does not show by default. A conformance
+// suite must pass every one of them (tests/integration/defect-matrix.spec.ts): failing one is a false alarm.
+//
+//   npm run mock -- --variant crlf --variant key-order      startMockServer({ variant: ['crlf', 'key-order'] })
+//   npm run mock -- --list-variants
+//
+// Variants combine freely with each other (and with scenario headers: a framing asked for by x-mock-framing
+// is added to the variant's framings).
+import type { Framing } from './core/scenario.ts';
+
+export interface VariantSpec {
+  name: string;
+  /** What the contract allows that the variant exercises (section of the spec). */
+  allows: string;
+  description: string;
+  /** Stream framings the variant switches on for every stream (mock/core/sse-encoder.ts). */
+  framing?: Framing;
+}
+
+export const VARIANTS = [
+  { name: 'crlf', framing: 'crlf', allows: '6 rule 3', description: 'every stream line ends with CRLF' },
+  { name: 'multiline', framing: 'multiline', allows: '6 rule 2', description: 'each event spreads its JSON over several data: lines' },
+  { name: 'bytewise', framing: 'bytewise', allows: '6 rule 7', description: 'streams go out one byte per network write, so UTF-8 characters are split across writes' },
+  { name: 'no-final-blank', framing: 'no-final-blank', allows: '6 rule 5', description: 'the final event ([DONE]) lacks its terminating blank line' },
+  { name: 'comments', framing: 'comments', allows: '6 (SSE comment lines)', description: '": keep-alive" comment lines before every event' },
+  { name: 'no-space', framing: 'no-space', allows: '6 rule 1', description: 'data: lines without the optional space after the colon' },
+  {
+    name: 'key-order',
+    allows: '2 (JSON objects are unordered)',
+    description: 'every JSON object (responses, chunks, catalog, errors) is serialised with its keys in reverse order',
+  },
+  {
+    name: 'optional-omitted',
+    allows: '2.9, 2.10 (optional fields omitted when unavailable)',
+    description:
+      'every optional field that may be omitted is omitted: usage (non-streamed), usage.cost and cost_details, finish_reason, citation titles, and every optional catalog field',
+  },
+  {
+    name: 'extra-fields',
+    allows: '1 (the widely used shape carries more fields than the contract lists)',
+    description:
+      'unknown extra fields on responses, choices, messages, deltas, chunks, usage, the model list object and error bodies (x_vendor_extra, system_fingerprint, ...); never on catalog entries, which 2.10 closes',
+  },
+  {
+    name: 'gap-statuses',
+    allows: '7 gaps (statuses the contract leaves open)',
+    description:
+      '422 for tool calls without declared tools, web_search_not_supported and the output-budget refusal; 400 for an unknown model; 403 for a missing credential; 409 for an allow_fallbacks refusal; 400 for an oversized body',
+  },
+] as const satisfies readonly VariantSpec[];
+
+export type VariantName = (typeof VARIANTS)[number]['name'];
+
+const BY_NAME = new Map<string, VariantSpec>(VARIANTS.map((v) => [v.name, v]));
+
+export function isVariantName(name: string): name is VariantName {
+  return BY_NAME.has(name);
+}
+
+export function variantSpec(name: string): VariantSpec | undefined {
+  return BY_NAME.get(name);
+}
+
+export function formatVariants(): string {
+  const width = Math.max(...VARIANTS.map((v) => v.name.length));
+  return VARIANTS.map((v: VariantSpec) => `${v.name.padEnd(width)}  allowed by ${v.allows}: ${v.description}`).join('\n');
+}

@@ -1,0 +1,83 @@
+// The suite against targets that misbehave at the transport level: one that hangs, one that answers bytes that
+// are not HTTP, one that answers HTML with 200, one that closes streams mid-way, one whose streams never end,
+// and one that answers every request with a 100 MB body. Each run uses a 2 s per-request timeout and must:
+// finish within RUN_BOUND_MS (it is killed, with its workers, past that: the test then fails), never crash
+// (no error outside the tests in its report), write conformance.json with failed MUST requirements, and exit
+// non-zero. The six runs go at once: they mostly wait on timeouts.
+import { expect, test } from '@playwright/test';
+import {
+  closesMidStreamTarget,
+  garbageTarget,
+  giganticBodyTarget,
+  hangingTarget,
+  htmlTarget,
+  streamsForeverTarget,
+  type HostileTarget,
+} from './support/hostile-targets.ts';
+import { cleanup, crashes, pool, runSuite } from './support/suite-runner.ts';
+
+/** Per-request timeout of the hostile runs (CONFORMANCE_REQUEST_TIMEOUT_MS). */
+const REQUEST_TIMEOUT_MS = 2_000;
+/**
+ * The bound each hostile run must finish within. Alone, a run takes 30-150 s (two workers waiting on 2 s
+ * timeouts); the bound leaves room for the two cores being shared with the defect matrix during npm test.
+ */
+const RUN_BOUND_MS = 360_000;
+const GIGANTIC_BYTES = 100 * 1024 * 1024;
+
+const TARGETS: { name: string; start: () => Promise<HostileTarget> }[] = [
+  { name: 'hangs (accepts, never answers)', start: hangingTarget },
+  { name: 'answers garbage bytes (not HTTP)', start: garbageTarget },
+  { name: 'answers HTML with status 200', start: htmlTarget },
+  { name: 'closes the connection mid-stream', start: closesMidStreamTarget },
+  { name: 'streams forever (never [DONE])', start: streamsForeverTarget },
+  { name: `answers a ${GIGANTIC_BYTES / 1024 / 1024} MB body to every request`, start: () => giganticBodyTarget(GIGANTIC_BYTES) },
+];
+
+test('hostile targets: the suite finishes in bounded time, reports failures, never crashes or hangs', async ({}, testInfo) => {
+  test.setTimeout(RUN_BOUND_MS + 120_000);
+  const started = Date.now();
+  const results = await pool(TARGETS, TARGETS.length, async ({ name, start }) => {
+    const target = await start();
+    try {
+      const run = await runSuite({
+        baseUrl: target.url,
+        requestTimeoutMs: REQUEST_TIMEOUT_MS,
+        workers: 1,
+        fuzzRuns: 3,
+        boundMs: RUN_BOUND_MS,
+        label: `hostile-${name.split(' ')[0]}`,
+      });
+      return { name, run };
+    } finally {
+      await target.close();
+    }
+  });
+
+  const lines = [`hostile targets (per-request timeout ${REQUEST_TIMEOUT_MS} ms, bound ${RUN_BOUND_MS / 1000} s per run, all at once):`];
+  for (const { name, run } of results) {
+    const r = run.report;
+    const tests = r ? (r as unknown as { run: { tests: Record<string, number> } }).run.tests : undefined;
+    lines.push(
+      `  ${name.padEnd(44)} ${`${(run.wallMs / 1000).toFixed(0)} s`.padStart(5)}  exit ${run.killed ? 'killed' : run.code}  ` +
+        (r ? `verdict ${r.verdict.result}, ${r.verdict.mustFailed.length} MUST failed, tests ${tests?.failed ?? '?'} failed / ${tests?.skipped ?? '?'} skipped / ${tests?.passed ?? '?'} passed` : 'no report'),
+    );
+  }
+  lines.push(`  total ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  console.log(`\n${lines.join('\n')}\n`);
+
+  for (const { name, run } of results) {
+    const r = run.report;
+    const where = `target that ${name}: log ${run.logFile}\n${run.tail.slice(-1500)}`;
+    expect.soft(run.killed, `the run against the ${where}\nfinishes within ${RUN_BOUND_MS / 1000} s`).toBe(false);
+    expect.soft(r, `the run against the ${where}\nwrites conformance.json`).toBeDefined();
+    if (!r) continue;
+    expect.soft(r.errors, `the run against the ${where}\nhas no error outside its tests (a crash)`).toEqual([]);
+    expect.soft(crashes(r), `the run against the ${where}\nfails only on requirement checks, never on an exception in the suite's code`).toEqual([]);
+    expect.soft(r.verdict.result, `the run against the ${where}\nfails`).toBe('fail');
+    expect.soft(r.verdict.mustFailed.length, `the run against the ${where}\nreports failed MUST requirements`).toBeGreaterThan(0);
+    expect.soft(run.code, `the run against the ${where}\nexits 1`).toBe(1);
+    if (!run.killed && r.verdict.result === 'fail' && r.errors.length === 0 && crashes(r).length === 0 && run.code === 1) cleanup(run);
+  }
+  await testInfo.attach('hostile-targets', { body: lines.join('\n'), contentType: 'text/plain' });
+});
