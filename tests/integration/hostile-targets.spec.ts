@@ -1,9 +1,9 @@
 // The suite against targets that misbehave at the transport level: one that hangs, one that answers bytes that
 // are not HTTP, one that answers HTML with 200, one that closes streams mid-way, one whose streams never end,
-// and one that answers every request with a 100 MB body. Each run uses a 2 s per-request timeout and must:
-// finish within RUN_BOUND_MS (it is killed, with its workers, past that: the test then fails), never crash
-// (no error outside the tests in its report), write conformance.json with failed MUST requirements, and exit
-// non-zero. The six runs go at once: they mostly wait on timeouts.
+// and one that answers every request with a 100 MB body. Each run (the whole suite, 2 s per-request timeout)
+// must: finish within RUN_BOUND_MS (past it the run is killed with its workers, and the test fails), never
+// crash (no error outside the tests, no test failed by an exception in the suite's code), write
+// conformance.json with failed MUST requirements, and exit 1. The six runs go at once: they mostly wait.
 import { expect, test } from '@playwright/test';
 import {
   closesMidStreamTarget,
@@ -19,11 +19,18 @@ import { cleanup, crashes, pool, runSuite } from './support/suite-runner.ts';
 /** Per-request timeout of the hostile runs (CONFORMANCE_REQUEST_TIMEOUT_MS). */
 const REQUEST_TIMEOUT_MS = 2_000;
 /**
- * The bound each hostile run must finish within. Alone, a run takes 30-150 s (two workers waiting on 2 s
- * timeouts); the bound leaves room for the two cores being shared with the defect matrix during npm test.
+ * The bound each hostile run must finish within. The six runs together take 40-100 s on an idle two-core
+ * machine; the bound leaves room for sharing it with the defect matrix (and whatever else) during npm test.
  */
-const RUN_BOUND_MS = 360_000;
+const RUN_BOUND_MS = 420_000;
 const GIGANTIC_BYTES = 100 * 1024 * 1024;
+
+/**
+ * The hostile targets are black boxes the suite knows nothing about: no profile (so nothing beyond the contract
+ * is asked of them), only a key. The two that put the real mock behind a proxy get one of its keys, so their
+ * catalog and completions work until the transport breaks.
+ */
+const ANY_KEY = 'sk-hostile-0123456789abcdef';
 
 const TARGETS: { name: string; start: () => Promise<HostileTarget> }[] = [
   { name: 'hangs (accepts, never answers)', start: hangingTarget },
@@ -45,6 +52,8 @@ test('hostile targets: the suite finishes in bounded time, reports failures, nev
         requestTimeoutMs: REQUEST_TIMEOUT_MS,
         workers: 1,
         fuzzRuns: 3,
+        profile: null,
+        extraEnv: { CONFORMANCE_API_KEY: target.apiKey ?? ANY_KEY },
         boundMs: RUN_BOUND_MS,
         label: `hostile-${name.split(' ')[0]}`,
       });

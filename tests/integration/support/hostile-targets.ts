@@ -4,10 +4,13 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { MOCK_KEYS } from '../../../mock/fixtures.ts';
 import { startMockServer, type RunningMockServer } from '../../../mock/server.ts';
 
 export interface HostileTarget {
   url: string;
+  /** A key the target accepts, for the targets that put the real mock behind a proxy. */
+  apiKey?: string;
   close(): Promise<void>;
 }
 
@@ -100,7 +103,7 @@ export async function closesMidStreamTarget(): Promise<HostileTarget> {
       () => res.destroy(),
     );
   });
-  return listen(server, () => mock.close());
+  return { ...(await listen(server, () => mock.close())), apiKey: MOCK_KEYS.full };
 }
 
 /**
@@ -136,7 +139,7 @@ export async function streamsForeverTarget(): Promise<HostileTarget> {
       () => res.destroy(),
     );
   });
-  return listen(server, () => mock.close());
+  return { ...(await listen(server, () => mock.close())), apiKey: MOCK_KEYS.full };
 }
 
 /**
