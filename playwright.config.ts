@@ -3,7 +3,8 @@ import { defineConfig } from '@playwright/test';
 
 export default defineConfig({
   outputDir: 'test-results/self',
-  reporter: process.env.CI ? [['list'], ['line']] : [['list']],
+  // The plain summary goes last: CI reads the final line.
+  reporter: [['list'], ['./tests/support/plain-summary-reporter.ts']],
   forbidOnly: !!process.env.CI,
   timeout: 60_000,
   workers: 2,

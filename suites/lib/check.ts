@@ -6,7 +6,20 @@ import { getRequirement, isKnownRequirement, type Requirement } from '../../spec
 import { formatIssues, validate, type SchemaName } from '../../spec/validator.ts';
 import type { Target, TargetResponse } from './target.ts';
 
-export type CheckStatus = 'pass' | 'fail' | 'warn' | 'skip' | 'observed';
+/**
+ * What one check found. `error` is the kit's own inability to judge (a transport failure that did not
+ * reproduce, a timeout of the kit's own making): never charged to the target as `fail`.
+ */
+export type CheckStatus = 'pass' | 'fail' | 'warn' | 'skip' | 'observed' | 'error';
+
+/** Why a requirement could not be judged: the exchange it needed, and what went wrong there first. */
+export interface RootCause {
+  /** The requirement that failed on that exchange, when a deviation (not the kit) is the cause. */
+  id?: string;
+  /** Index into the test's exchanges. */
+  exchange?: number;
+  message: string;
+}
 
 export interface CheckRecord {
   id: string;
@@ -16,6 +29,8 @@ export interface CheckRecord {
   observed?: unknown;
   /** Index into the test's exchanges of the request this check judged. */
   exchange?: number;
+  /** For `skip` and `error`: the root cause, named once (the exchange and the requirement that failed on it). */
+  cause?: RootCause;
 }
 
 export const REQUIREMENT_ANNOTATION = 'requirement';

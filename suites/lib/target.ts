@@ -23,10 +23,25 @@ export interface Exchange {
   responseHeaders: Record<string, string>;
   responseBody: string;
   responseBytes: number;
-  /** Set when no HTTP response arrived (timeout, refused or reset connection). */
+  /** Set when no complete HTTP response arrived (timeout, refused or reset connection, body over the cap). */
   error?: string;
+  /** What kind of transport failure `error` is. */
+  errorKind?: TransportErrorKind;
+  /** What happened on the way that is not the target's answer, e.g. a retry on a fresh connection. */
+  transportEvents?: TransportEvent[];
   durationMs: number;
   curl: string;
+}
+
+export type TransportErrorKind = 'timeout' | 'reset' | 'refused' | 'tls' | 'too-large' | 'protocol' | 'other';
+
+/**
+ * A transport event: the kit's connection, not the target's answer. `retried` is a request that failed before
+ * any response byte on a reused kept-alive connection and was sent again on a fresh one (RFC 9110 9.2.2).
+ */
+export interface TransportEvent {
+  kind: 'retried' | 'reset' | 'timeout' | 'refused' | 'tls' | 'too-large' | 'protocol' | 'other';
+  message: string;
 }
 
 export interface SendOptions {

@@ -23,6 +23,7 @@ export function esc(text: string): string {
 const STATUS_LABEL: Record<RequirementStatus, string> = {
   fail: 'fail',
   warn: 'warn',
+  error: 'error',
   pass: 'pass',
   observed: 'observed',
   skip: 'skip',

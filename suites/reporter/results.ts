@@ -6,11 +6,11 @@ import type { CheckRecord } from '../lib/check.ts';
 import type { Exchange } from '../lib/target.ts';
 import { compareSections, requirements as catalog, type Requirement } from '../../spec/requirements/index.ts';
 
-export type RequirementStatus = 'pass' | 'fail' | 'warn' | 'skip' | 'observed' | 'untested';
+export type RequirementStatus = 'pass' | 'fail' | 'warn' | 'error' | 'skip' | 'observed' | 'untested';
 /** Display order: the worst first. */
-export const STATUSES: readonly RequirementStatus[] = ['fail', 'warn', 'pass', 'observed', 'skip', 'untested'];
+export const STATUSES: readonly RequirementStatus[] = ['fail', 'warn', 'error', 'pass', 'observed', 'skip', 'untested'];
 /** Escalation order of the statuses a record can carry (higher wins). */
-const PRECEDENCE: Record<CheckRecord['status'], number> = { skip: 0, observed: 1, pass: 2, warn: 3, fail: 4 };
+const PRECEDENCE: Record<CheckRecord['status'], number> = { skip: 0, observed: 1, error: 2, pass: 3, warn: 4, fail: 5 };
 
 /** How a test ended (Playwright's statuses, plus `notRun` for a test that never started). */
 export type TestStatus = 'passed' | 'failed' | 'timedOut' | 'skipped' | 'interrupted' | 'notRun';
@@ -77,6 +77,7 @@ export interface RecordCounts {
   warn: number;
   skip: number;
   observed: number;
+  error: number;
 }
 
 export interface RequirementResult {
@@ -229,7 +230,7 @@ export function aggregate(outcomes: readonly TestOutcome[], requirements: readon
   return sorted.map((r) => {
     const list = entries.get(r.id)!;
     const status = statusOf(r, list);
-    const records: RecordCounts = { pass: 0, fail: 0, warn: 0, skip: 0, observed: 0 };
+    const records: RecordCounts = { pass: 0, fail: 0, warn: 0, skip: 0, observed: 0, error: 0 };
     for (const e of list) records[e.record.status]++;
     const result: RequirementResult = {
       id: r.id,
@@ -267,7 +268,7 @@ export function aggregate(outcomes: readonly TestOutcome[], requirements: readon
 }
 
 export function emptyCounts(): StatusCounts {
-  return { pass: 0, fail: 0, warn: 0, skip: 0, observed: 0, untested: 0, total: 0 };
+  return { pass: 0, fail: 0, warn: 0, error: 0, skip: 0, observed: 0, untested: 0, total: 0 };
 }
 
 export function countStatuses(results: readonly Pick<RequirementResult, 'status'>[]): StatusCounts {
