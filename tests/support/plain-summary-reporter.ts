@@ -3,7 +3,7 @@
 import type { FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 
 export default class PlainSummaryReporter implements Reporter {
-  private readonly outcomes = new Map<TestCase, TestCase['outcome']>();
+  private readonly outcomes = new Map<TestCase, ReturnType<TestCase['outcome']>>();
 
   onTestEnd(test: TestCase, _result: TestResult): void {
     // Keyed by test: a retried test counts once, by its final outcome.
