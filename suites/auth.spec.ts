@@ -1,8 +1,9 @@
 // Authentication of POST /v1/chat/completions (sections 4 and 5): the credential is required; a key limited
 // to a list of models, and a key below an entry's min_tier, are refused rather than rerouted.
 import { req, test } from './lib/fixtures.ts';
-import { CHAT_COMPLETION_IDS, checkErrorResponse, ERROR_RESPONSE_IDS } from './lib/chat-checks.ts';
-import { answeredBy, chatModel, checkCompletion, errorFieldsOf, invalidKey, noModelReason, notARefusal, SHORT_PROMPT, userMessage } from './lib/chat-requests.ts';
+import { judgeRefusal } from './checks/judge.ts';
+import { answeredBy, chatModel, errorFieldsOf, invalidKey, noModelReason, notARefusal, SHORT_PROMPT, userMessage } from './lib/chat-requests.ts';
+import { judgeCompletion } from './checks/judge.ts';
 import { usableModels } from './lib/discovery.ts';
 
 const CAP = 8;
@@ -10,27 +11,27 @@ const CAP = 8;
 test.describe('POST /v1/chat/completions: the credential', () => {
   test(
     'creates a completion with the credential and refuses without one',
-    req('AUTH-002', 'AUTH-004', 'OBS-018', ...ERROR_RESPONSE_IDS, ...CHAT_COMPLETION_IDS),
+    req('AUTH-002', 'AUTH-004', 'OBS-018'),
     async ({ target, check, discovery, config }) => {
       const model = chatModel(discovery, config.profile);
       if (!model) return check.skip(noModelReason(discovery));
       const body = { model: model.id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAP };
       const withKey = await target.chat(body);
       check.status('AUTH-004', withKey, 200, 'with Authorization: Bearer <key>, status');
-      checkCompletion(check, withKey, model.id);
+      judgeCompletion(check, withKey, model.id);
 
       const without = await target.chat(body, { key: null });
       check.that('AUTH-004', without.exchange.error === undefined && without.status !== 200, () => `the same request without a credential was not refused (${without.status === 200 ? answeredBy(without) : without.describe()}); the endpoint requires authentication`);
-      checkErrorResponse(check, without, { id: 'AUTH-002' });
+      judgeRefusal(check, without, { id: 'AUTH-002' });
       check.observe('OBS-018', { ...errorFieldsOf(without), 'www-authenticate': without.headers['www-authenticate'] }, 'status and error of a chat request without an Authorization header');
     },
   );
 
-  test('an invalid key is refused', req('AUTH-003', 'OBS-019', ...ERROR_RESPONSE_IDS), async ({ target, check, discovery, config }) => {
+  test('an invalid key is refused', req('AUTH-003', 'OBS-019'), async ({ target, check, discovery, config }) => {
     const model = chatModel(discovery, config.profile);
     if (!model) return check.skip(noModelReason(discovery));
     const res = await target.chat({ model: model.id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAP }, { key: invalidKey(), keyVar: 'INVALID_KEY' });
-    checkErrorResponse(check, res, { id: 'AUTH-003' });
+    judgeRefusal(check, res, { id: 'AUTH-003' });
     check.observe('OBS-019', { ...errorFieldsOf(res), 'www-authenticate': res.headers['www-authenticate'] }, 'status and error of a chat request with a well-formed key that was never issued');
   });
 
@@ -52,7 +53,7 @@ test.describe('POST /v1/chat/completions: the credential', () => {
 test.describe('POST /v1/chat/completions: keys limited by model list and by tier', () => {
   test(
     'a key limited to a list of models is refused for a model outside it, never rerouted',
-    req('AUTH-008', 'ERR-006', 'CHAT-011', 'CHAT-012', ...ERROR_RESPONSE_IDS),
+    req('AUTH-008', 'ERR-006', 'CHAT-011', 'CHAT-012'),
     async ({ target, check, discovery, config }) => {
       const restricted = config.profile.restrictedKey;
       if (!restricted) return check.skip('the profile names no restricted key (restrictedKey)');
@@ -63,7 +64,7 @@ test.describe('POST /v1/chat/completions: keys limited by model list and by tier
         { key: restricted.key, keyVar: 'RESTRICTED_KEY' },
       );
       const what = `the restricted key asking for ${outside.id} (not on its list)`;
-      const error = checkErrorResponse(check, res, { id: 'AUTH-008', status: 403, statusText: `for ${what}, status`, code: 'model_not_allowed' });
+      const error = judgeRefusal(check, res, { id: 'AUTH-008', status: 403, statusText: `for ${what}, status`, code: 'model_not_allowed' });
       check.that('ERR-006', res.status === 403 && error?.code === 'model_not_allowed', () => `${what}: expected status 403 with code model_not_allowed; received ${res.describe()}`);
       const problem = notARefusal(res);
       check.that('CHAT-011', problem === undefined, () => `${what}: ${problem}; it is refused with model_not_allowed, never rerouted to an allowed model`);
@@ -73,7 +74,7 @@ test.describe('POST /v1/chat/completions: keys limited by model list and by tier
 
   test(
     'a key below an entry\'s min_tier cannot use it',
-    req('AUTH-010', 'CHAT-012', ...ERROR_RESPONSE_IDS),
+    req('AUTH-010', 'CHAT-012'),
     async ({ target, check, discovery, config }) => {
       const low = config.profile.lowTierKey;
       if (!low) return check.skip('the profile names no low-tier key (lowTierKey)');
@@ -84,7 +85,7 @@ test.describe('POST /v1/chat/completions: keys limited by model list and by tier
       const tier = discovery.models.find((m) => m.id === denied)?.min_tier;
       const problem = notARefusal(res);
       if (res.status === 200) check.that('AUTH-010', false, `the low-tier key asking for ${denied} (min_tier ${JSON.stringify(tier)}) was ${answeredBy(res)}; it is refused with an error`);
-      else checkErrorResponse(check, res, { id: 'AUTH-010' });
+      else judgeRefusal(check, res, { id: 'AUTH-010' });
       check.that('CHAT-012', problem === undefined, () => `the low-tier key asking for ${denied}: ${problem}; a refusal to serve the model is a section 7 error, never a 200 answer`);
     },
   );

@@ -1,11 +1,11 @@
 // POST /v1/chat/completions: the request fields (2.1, 2.2), the non-streamed response (2.9), token caps
 // (2.1, 4.3 rule 2), and what a standard client needs (section 1).
 import { req, test } from './lib/fixtures.ts';
-import { CHAT_COMPLETION_IDS } from './lib/chat-checks.ts';
+import { judgeCompletion } from './checks/judge.ts';
+
 import { aiSdkProvider, openaiClient } from './lib/chat-clients.ts';
 import {
   chatModel,
-  checkCompletion,
   completionTokensOf,
   finishReasonsOf,
   isObject,
@@ -32,7 +32,7 @@ const TINY = 8;
 test.describe('POST /v1/chat/completions: the request', () => {
   test(
     'a minimal request naming a catalog entry is answered by that entry',
-    req('REQ-001', 'REQ-003', 'REQ-015', 'REQ-017', 'CHAT-003', 'CHAT-010', 'OBS-001', 'OBS-002', ...CHAT_COMPLETION_IDS),
+    req('REQ-001', 'REQ-003', 'REQ-015', 'REQ-017', 'CHAT-003', 'CHAT-010', 'OBS-001', 'OBS-002'),
     async ({ target, check, discovery, config }) => {
       test.setTimeout(timeFor(MODELS_ASKED, config));
       // Cheapest first, preferring ones without reasoning; a few distinct entries, so a server that answers every
@@ -49,7 +49,7 @@ test.describe('POST /v1/chat/completions: the request', () => {
         check.status('REQ-015', res, 200, `for ${what} (role user), status`);
         check.status('REQ-017', res, 200, `for ${what} (string content), status`);
         check.status('CHAT-003', res, 200, `for ${what} sent as application/json, status`);
-        const body = checkCompletion(check, res, m.id);
+        const body = judgeCompletion(check, res, m.id);
         if (!body) continue;
         check.that('CHAT-010', body.model === m.id, () => `requested ${JSON.stringify(m.id)}, answered by ${JSON.stringify(body.model)}: a request is never silently answered by another model`);
         finishReasons.push(...finishReasonsOf(body));
@@ -62,7 +62,7 @@ test.describe('POST /v1/chat/completions: the request', () => {
 
   test(
     'a conversation of several messages, array content of text parts, and a message name are accepted',
-    req('REQ-003', 'REQ-018', 'REQ-020', ...CHAT_COMPLETION_IDS),
+    req('REQ-003', 'REQ-018', 'REQ-020'),
     async ({ target, check, discovery, config }) => {
       const model = chatModel(discovery, config.profile);
       if (!model) return check.skip(noModelReason(discovery));
@@ -76,29 +76,29 @@ test.describe('POST /v1/chat/completions: the request', () => {
       });
       check.status('REQ-003', parts, 200, 'for two user messages in order, status');
       check.status('REQ-018', parts, 200, 'for content given as an array of two text parts, status');
-      checkCompletion(check, parts, model.id);
+      judgeCompletion(check, parts, model.id);
 
       const named = await target.chat({ model: model.id, messages: [{ role: 'user', name: 'ada', content: SHORT_PROMPT }], max_completion_tokens: TINY });
       check.status('REQ-020', named, 200, 'for a user message carrying name "ada", status');
-      checkCompletion(check, named, model.id);
+      judgeCompletion(check, named, model.id);
     },
   );
 
-  test('numeric temperature and top_p are accepted', req('REQ-006', 'REQ-007', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+  test('numeric temperature and top_p are accepted', req('REQ-006', 'REQ-007'), async ({ target, check, discovery, config }) => {
     const model = chatModel(discovery, config.profile);
     if (!model) return check.skip(noModelReason(discovery));
     // Sent apart: some models take only one sampling parameter at a time; each is accepted alone.
     const t = await target.chat({ model: model.id, messages: [userMessage(SHORT_PROMPT)], temperature: 0.5, max_completion_tokens: TINY });
     check.status('REQ-006', t, 200, 'for temperature 0.5, status');
-    checkCompletion(check, t, model.id);
+    judgeCompletion(check, t, model.id);
     const p = await target.chat({ model: model.id, messages: [userMessage(SHORT_PROMPT)], top_p: 0.9, max_completion_tokens: TINY });
     check.status('REQ-007', p, 200, 'for top_p 0.9, status');
-    checkCompletion(check, p, model.id);
+    judgeCompletion(check, p, model.id);
   });
 
   test(
     'fields not listed for the request or its nested objects are not read',
-    req('REQ-013', 'REQ-014', ...CHAT_COMPLETION_IDS),
+    req('REQ-013', 'REQ-014'),
     async ({ target, check, discovery, config }) => {
       test.setTimeout(timeFor(3, config));
       const model = chatModel(discovery, config.profile);
@@ -109,7 +109,7 @@ test.describe('POST /v1/chat/completions: the request', () => {
 
       const topLevel = await target.chat({ ...base, messages: [userMessage(SHORT_PROMPT)], chatconform_unread: { note: 'not a field of 2.1', n: 1 }, x_chatconform_flag: true });
       check.status('REQ-013', topLevel, 200, 'for the same request plus top-level fields chatconform_unread and x_chatconform_flag (not listed in 2.1), status');
-      checkCompletion(check, topLevel, model.id);
+      judgeCompletion(check, topLevel, model.id);
 
       const nested = await target.chat({
         ...base,
@@ -119,7 +119,7 @@ test.describe('POST /v1/chat/completions: the request', () => {
         ],
       });
       check.status('REQ-014', nested, 200, 'for a request whose message and content part carry a field not listed for them (2.2, 2.5), status');
-      checkCompletion(check, nested, model.id);
+      judgeCompletion(check, nested, model.id);
     },
   );
 
@@ -179,12 +179,12 @@ test.describe('POST /v1/chat/completions: token caps', () => {
   /** The small and the large cap, within the budget. */
   const caps = (maxTokens: number) => ({ small: Math.max(1, Math.min(SMALL_CAP, Math.floor(maxTokens / 4))), large: maxTokens });
 
-  test('max_tokens sent alone caps the generated tokens', req('REQ-008', 'OBS-001', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+  test('max_tokens sent alone caps the generated tokens', req('REQ-008', 'OBS-001'), async ({ target, check, discovery, config }) => {
     const model = chatModel(discovery, config.profile);
     if (!model) return check.skip(noModelReason(discovery));
     const { small } = caps(target.maxTokens);
     const res = await target.chat({ model: model.id, messages: [userMessage(LONG_ANSWER_PROMPT)], max_tokens: small });
-    const body = checkCompletion(check, res, model.id);
+    const body = judgeCompletion(check, res, model.id);
     if (!body) return;
     const used = completionTokensOf(body);
     check.observe('OBS-001', { max_tokens: small, completion_tokens: used, finish_reason: finishReasonsOf(body) }, 'finish_reason of an answer stopped by max_tokens');
@@ -192,12 +192,12 @@ test.describe('POST /v1/chat/completions: token caps', () => {
     check.that('REQ-008', used <= small, () => `max_tokens ${small} sent alone; usage.completion_tokens is ${used}`);
   });
 
-  test('max_completion_tokens sent alone caps the generated tokens', req('REQ-010', 'OBS-001', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+  test('max_completion_tokens sent alone caps the generated tokens', req('REQ-010', 'OBS-001'), async ({ target, check, discovery, config }) => {
     const model = chatModel(discovery, config.profile);
     if (!model) return check.skip(noModelReason(discovery));
     const { small } = caps(target.maxTokens);
     const res = await target.chat({ model: model.id, messages: [userMessage(LONG_ANSWER_PROMPT)], max_completion_tokens: small });
-    const body = checkCompletion(check, res, model.id);
+    const body = judgeCompletion(check, res, model.id);
     if (!body) return;
     const used = completionTokensOf(body);
     check.observe('OBS-001', { max_completion_tokens: small, completion_tokens: used, finish_reason: finishReasonsOf(body) }, 'finish_reason of an answer stopped by max_completion_tokens');
@@ -207,14 +207,14 @@ test.describe('POST /v1/chat/completions: token caps', () => {
 
   test(
     'max_completion_tokens wins over a larger max_tokens',
-    req('REQ-011', 'CHAT-008', ...CHAT_COMPLETION_IDS),
+    req('REQ-011', 'CHAT-008'),
     async ({ target, check, discovery, config }) => {
       const model = chatModel(discovery, config.profile);
       if (!model) return check.skip(noModelReason(discovery));
       const { small, large } = caps(target.maxTokens);
       if (large <= small) return check.skip(`the budget's cap (${large}) leaves no room for a max_tokens larger than max_completion_tokens`);
       const res = await target.chat({ model: model.id, messages: [userMessage(LONG_ANSWER_PROMPT)], max_tokens: large, max_completion_tokens: small });
-      const body = checkCompletion(check, res, model.id);
+      const body = judgeCompletion(check, res, model.id);
       if (!body) return;
       const used = completionTokensOf(body);
       if (used === undefined) return check.skip('the response carries no usage.completion_tokens, so the cap cannot be observed');
@@ -226,7 +226,7 @@ test.describe('POST /v1/chat/completions: token caps', () => {
 
   test(
     'max_tokens has no effect when max_completion_tokens is present',
-    req('REQ-009', 'REQ-011', ...CHAT_COMPLETION_IDS),
+    req('REQ-009', 'REQ-011'),
     async ({ target, check, discovery, config }) => {
       const model = chatModel(discovery, config.profile);
       if (!model) return check.skip(noModelReason(discovery));
@@ -234,8 +234,8 @@ test.describe('POST /v1/chat/completions: token caps', () => {
       if (large <= small) return check.skip(`the budget's cap (${large}) leaves no room for a max_completion_tokens larger than max_tokens`);
       const messages = [userMessage(LONG_ANSWER_PROMPT)];
       // The same request twice: once with the large cap alone, once with a small max_tokens added to it.
-      const alone = checkCompletion(check, await target.chat({ model: model.id, messages, max_completion_tokens: large }), model.id);
-      const both = checkCompletion(check, await target.chat({ model: model.id, messages, max_completion_tokens: large, max_tokens: small }), model.id);
+      const alone = judgeCompletion(check, await target.chat({ model: model.id, messages, max_completion_tokens: large }), model.id);
+      const both = judgeCompletion(check, await target.chat({ model: model.id, messages, max_completion_tokens: large, max_tokens: small }), model.id);
       const a = completionTokensOf(alone);
       const b = completionTokensOf(both);
       if (!alone || !both) return;
@@ -265,7 +265,7 @@ test.describe('POST /v1/chat/completions: stream and stream_options', () => {
     judge('REQ-021', withUsage, 'stream true with stream_options.include_usage true');
   });
 
-  test('stream_options has no effect unless stream is true', req('REQ-012', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+  test('stream_options has no effect unless stream is true', req('REQ-012'), async ({ target, check, discovery, config }) => {
     const model = chatModel(discovery, config.profile);
     if (!model) return check.skip(noModelReason(discovery));
     for (const [what, extra] of [
@@ -275,7 +275,7 @@ test.describe('POST /v1/chat/completions: stream and stream_options', () => {
       const res = await target.chat({ model: model.id, messages: [userMessage(SHORT_PROMPT)], stream_options: { include_usage: true }, max_completion_tokens: TINY, ...extra });
       const ct = res.headers['content-type'] ?? '';
       check.that('REQ-012', res.status === 200 && /json/i.test(ct) && res.isJson, () => `stream_options.include_usage true with ${what}: expected a plain JSON completion; received content-type ${JSON.stringify(ct)} and ${res.describe()}`);
-      checkCompletion(check, res, model.id);
+      judgeCompletion(check, res, model.id);
     }
   });
 });
@@ -283,7 +283,7 @@ test.describe('POST /v1/chat/completions: stream and stream_options', () => {
 test.describe('POST /v1/chat/completions: the response', () => {
   test(
     'the assistant message\'s tool calls are well-formed',
-    req(...CHAT_COMPLETION_IDS),
+    req('RESP-014'),
     async ({ target, check, discovery, config }) => {
       const model = chatModel(discovery, config.profile);
       if (!model) return check.skip(noModelReason(discovery));
@@ -299,7 +299,7 @@ test.describe('POST /v1/chat/completions: the response', () => {
       ];
       const res = await target.chat({ model: model.id, messages: [userMessage('What is the weather in Paris? Use the tool.')], tools, tool_choice: 'required', max_completion_tokens: 48 });
       if (res.status !== 200) return check.skip(`the model does not serve a tool request, so returned tool calls cannot be judged: ${res.describe()}`);
-      const body = checkCompletion(check, res, model.id);
+      const body = judgeCompletion(check, res, model.id);
       const choice = Array.isArray(body?.choices) ? body.choices[0] : undefined;
       const calls = isObject(choice) && isObject(choice.message) ? choice.message.tool_calls : undefined;
       if (!Array.isArray(calls) || calls.length === 0) return check.skip('the answer carries no tool calls, so the tool-call rules were not exercised');
@@ -308,7 +308,7 @@ test.describe('POST /v1/chat/completions: the response', () => {
 
   test(
     'prompt caching: cached and written tokens are reported as positive counts within the prompt',
-    req('RESP-024', 'RESP-025', 'RESP-026', ...CHAT_COMPLETION_IDS),
+    req('RESP-024', 'RESP-025', 'RESP-026'),
     async ({ target, check, discovery, config }) => {
       const model = pickModel(discovery, config.profile, { caching: true });
       if (!model) return check.skip(noModelReason(discovery, 'usable model with supports_caching true'));
@@ -325,7 +325,7 @@ test.describe('POST /v1/chat/completions: the response', () => {
       };
       const seen: Json[] = [];
       for (const attempt of ['first', 'second']) {
-        const completion = checkCompletion(check, await target.chat(body), model.id);
+        const completion = judgeCompletion(check, await target.chat(body), model.id);
         const details = usageOf(completion)?.prompt_tokens_details;
         if (isObject(details)) seen.push({ attempt, ...details });
       }

@@ -1,9 +1,8 @@
 // Refusals of POST /v1/chat/completions (sections 4.3 and 7): the error body, refusals before a stream
 // opens, requests missing required fields, and the model refusals (deactivated, unavailable, unknown).
 import { req, test } from './lib/fixtures.ts';
-import { checkErrorResponse, ERROR_RESPONSE_IDS } from './lib/chat-checks.ts';
+import { judgeRefusal } from './checks/judge.ts';
 import { answeredBy, chatModel, errorFieldsOf, isObject, limitHeaders, noModelReason, notARefusal, outcomeOf, SHORT_PROMPT, timeFor, unknownModelId, userMessage, type Json } from './lib/chat-requests.ts';
-import { chatRetryingUnavailable } from './lib/kit-client.ts';
 import type { TargetResponse } from './lib/target.ts';
 
 const CAP = 8;
@@ -24,11 +23,11 @@ test.describe('POST /v1/chat/completions: requests missing a required field', ()
     { id: 'REQ-019', what: 'whose user message has no content', body: (m: string) => ({ model: m, messages: [{ role: 'user' }], max_completion_tokens: CAP }) },
   ] as const;
   for (const c of cases) {
-    test(`a request ${c.what} is a client error`, req(c.id, ...ERROR_RESPONSE_IDS), async ({ target, check, discovery, config }) => {
+    test(`a request ${c.what} is a client error`, req(c.id), async ({ target, check, discovery, config }) => {
       const model = chatModel(discovery, config.profile);
       if (!model) return check.skip(noModelReason(discovery));
       const res = await target.chat(c.body(model.id));
-      checkErrorResponse(check, res, { id: c.id, status: isClientError, statusText: `for a request ${c.what}, a client error (4xx) status` });
+      judgeRefusal(check, res, { id: c.id, status: isClientError, statusText: `for a request ${c.what}, a client error (4xx) status` });
     });
   }
 });
@@ -36,7 +35,7 @@ test.describe('POST /v1/chat/completions: requests missing a required field', ()
 test.describe('section 7: error bodies', () => {
   test(
     'refusals carry the section 7 error object; records their statuses, codes and types',
-    req('OBS-024', 'OBS-028', ...ERROR_RESPONSE_IDS),
+    req('OBS-024', 'OBS-028'),
     async ({ target, check, discovery, config }) => {
       test.setTimeout(timeFor(5, config));
       const model = chatModel(discovery, config.profile);
@@ -46,7 +45,7 @@ test.describe('section 7: error bodies', () => {
         const res = await send();
         seen.push({ case: what, ...outcomeOf(res) });
         // Only a refusal is judged here; whether each case must be refused is another requirement's business.
-        if (res.exchange.error === undefined && res.status !== 200) checkErrorResponse(check, res, { id: 'ERR-001' });
+        if (res.exchange.error === undefined && res.status !== 200) judgeRefusal(check, res, { id: 'ERR-001' });
         return res;
       };
       // A body that is not JSON goes as a Buffer: Playwright JSON-encodes such a string under a JSON content type.
@@ -76,17 +75,17 @@ test.describe('section 7: error bodies', () => {
 
   test(
     'a failure before a stream opens is a non-200 JSON error, also with stream true',
-    req('ERR-005', 'ERR-007', ...ERROR_RESPONSE_IDS),
+    req('ERR-005', 'ERR-007'),
     async ({ target, check, discovery, config }) => {
       const model = chatModel(discovery, config.profile);
       if (!model) return check.skip(noModelReason(discovery));
       const stream = { stream: true, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAP };
       const noKey = await target.chat({ model: model.id, ...stream }, { key: null });
-      checkErrorResponse(check, noKey, { id: 'ERR-005', status: (s) => s !== 200, statusText: 'for stream true without a credential, a non-200 status' });
+      judgeRefusal(check, noKey, { id: 'ERR-005', status: (s) => s !== 200, statusText: 'for stream true without a credential, a non-200 status' });
       const deactivated = config.profile.deactivatedModel;
       if (!deactivated) return check.skip('the profile names no deactivated model (deactivatedModel), so only the missing-credential failure was tried');
       const res = await target.chat({ model: deactivated, ...stream });
-      checkErrorResponse(check, res, { id: 'ERR-005', status: (s) => s !== 200, statusText: `for stream true naming the deactivated model ${deactivated}, a non-200 status` });
+      judgeRefusal(check, res, { id: 'ERR-005', status: (s) => s !== 200, statusText: `for stream true naming the deactivated model ${deactivated}, a non-200 status` });
       check.that('ERR-007', res.status === 403 && errorFieldsOf(res).code === 'model_not_found', () => `stream true naming the deactivated model ${deactivated}: expected status 403 with code model_not_found; received ${res.describe()}`);
     },
   );
@@ -95,7 +94,7 @@ test.describe('section 7: error bodies', () => {
 test.describe('section 7: refusals of the requested model', () => {
   test(
     'an unknown model id is refused, never answered by another model',
-    req('CHAT-010', 'CHAT-012', 'OBS-027', ...ERROR_RESPONSE_IDS),
+    req('CHAT-010', 'CHAT-012', 'OBS-027'),
     async ({ target, check, discovery }) => {
       if (discovery.catalogError) return check.skip(discovery.catalogError);
       const id = unknownModelId(discovery);
@@ -104,7 +103,7 @@ test.describe('section 7: refusals of the requested model', () => {
       check.that('CHAT-010', sub === undefined, () => `model ${id} is not in the catalog, yet the request was ${sub}; a request is never silently answered by another model`);
       const problem = notARefusal(res);
       check.that('CHAT-012', problem === undefined, () => `model ${id} is not in the catalog, yet the request was not refused with a section 7 error: ${problem}`);
-      if (res.exchange.error === undefined && res.status !== 200) checkErrorResponse(check, res, { id: 'CHAT-012' });
+      if (res.exchange.error === undefined && res.status !== 200) judgeRefusal(check, res, { id: 'CHAT-012' });
       const one = await target.get(`/v1/models/${encodeURIComponent(id)}`);
       check.observe('OBS-027', { chat: errorFieldsOf(res), getModel: errorFieldsOf(one) }, 'status and error for an unknown model id: as model in a completion request, and on GET /v1/models/{model_id}');
     },
@@ -112,70 +111,30 @@ test.describe('section 7: refusals of the requested model', () => {
 
   test(
     'a deactivated model is refused with 403 model_not_found',
-    req('ERR-007', 'CHAT-012', 'OBS-008', ...ERROR_RESPONSE_IDS),
+    req('ERR-007', 'CHAT-012', 'OBS-008'),
     async ({ target, check, discovery, config }) => {
       const id = config.profile.deactivatedModel;
       if (!id) return check.skip('the profile names no deactivated model (deactivatedModel)');
       const res = await target.chat({ model: id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAP });
       const problem = notARefusal(res);
       check.that('CHAT-012', problem === undefined, () => `the deactivated model ${id}: ${problem}; a refusal to serve it is a section 7 error, never a 200 answer`);
-      checkErrorResponse(check, res, { id: 'ERR-007', status: 403, statusText: `for the deactivated model ${id}, status`, code: 'model_not_found' });
+      judgeRefusal(check, res, { id: 'ERR-007', status: 403, statusText: `for the deactivated model ${id}, status`, code: 'model_not_found' });
       check.observe('OBS-008', { model: id, profileState: 'deactivated', listed: discovery.models.some((m) => m.id === id), chat: outcomeOf(res) }, 'a deactivated model: whether it is listed and how a completion naming it fares');
     },
   );
 
   test(
     'a model that cannot currently be served is refused with 503 model_unavailable',
-    req('ERR-008', 'CHAT-012', 'OBS-008', 'OBS-029', ...ERROR_RESPONSE_IDS),
+    req('ERR-008', 'CHAT-012', 'OBS-008', 'OBS-029'),
     async ({ target, check, discovery, config }) => {
       const id = config.profile.unavailableModel;
       if (!id) return check.skip('the profile names no unavailable model (unavailableModel)');
       const res = await target.chat({ model: id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAP });
       const problem = notARefusal(res);
       check.that('CHAT-012', problem === undefined, () => `the unavailable model ${id}: ${problem}; a refusal to serve it is a section 7 error, never a 200 answer`);
-      checkErrorResponse(check, res, { id: 'ERR-008', status: 503, statusText: `for the unavailable model ${id}, status`, code: 'model_unavailable' });
+      judgeRefusal(check, res, { id: 'ERR-008', status: 503, statusText: `for the unavailable model ${id}, status`, code: 'model_unavailable' });
       check.observe('OBS-008', { model: id, profileState: 'unavailable', listed: discovery.models.some((m) => m.id === id), chat: outcomeOf(res) }, 'an unavailable model: whether it is listed and how a completion naming it fares');
       check.observe('OBS-029', { status: res.status, headers: limitHeaders(res) }, 'retry and rate-limit headers on the model_unavailable refusal (Retry-After is not required)');
-    },
-  );
-
-  test(
-    'on model_unavailable the kit\'s client retries the same model and returns the refusal, never a substitute',
-    req('ERR-009'),
-    async ({ target, check, config }) => {
-      test.setTimeout(timeFor(4, config));
-      const id = config.profile.unavailableModel;
-      if (!id) return check.skip('the profile names no unavailable model (unavailableModel)');
-      const attempts = 3;
-      const first = target.exchanges.length;
-      const started = Date.now();
-      const { res: final, attempts: sent } = await chatRetryingUnavailable(target, { model: id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAP }, { attempts });
-      const elapsed = Date.now() - started;
-      const exchanges = target.exchanges.slice(first);
-      // The client is judged only when the target gave it something to retry (the target's refusal is ERR-008's business).
-      const firstCode = (() => {
-        try {
-          return (JSON.parse(exchanges[0]?.responseBody ?? '') as { error?: { code?: unknown } }).error?.code;
-        } catch {
-          return undefined;
-        }
-      })();
-      if (exchanges[0]?.status !== 503 || firstCode !== 'model_unavailable') {
-        return check.skip(`the target did not refuse ${id} with 503 model_unavailable (${exchanges[0] ? `${exchanges[0].status} ${JSON.stringify(firstCode)}` : 'no request'}), so the client had nothing to retry`);
-      }
-      const finalUnavailable = final.status === 503 && errorFieldsOf(final).code === 'model_unavailable';
-      check.that('ERR-009', exchanges.length === sent && (sent === attempts || !finalUnavailable), () => `the client sent ${exchanges.length} requests (reported ${sent}) and stopped on model_unavailable; it retries up to ${attempts} attempts in all`);
-      const asked = exchanges.map((e) => {
-        try {
-          return (JSON.parse(e.requestBody ?? '') as { model?: unknown }).model;
-        } catch {
-          return undefined;
-        }
-      });
-      check.that('ERR-009', asked.every((m) => m === id), () => `the attempts asked for ${JSON.stringify(asked)}; every retry asks for the same model ${id}, never a substitute`);
-      const servedBySame = final.status === 200 && substituted(final, id) === undefined;
-      check.that('ERR-009', finalUnavailable || servedBySame, () => `the client ended with ${final.describe()}; it returns either the model_unavailable refusal, for its caller to tell the end user, or an answer by ${id} itself`);
-      check.that('ERR-009', elapsed >= 100 * (attempts - 1), () => `${attempts} attempts took ${elapsed} ms: the client retried without waiting`);
     },
   );
 });

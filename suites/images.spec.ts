@@ -2,7 +2,7 @@
 // entry; an image part is accepted by an entry with supports_images true and refused (a section 7 error,
 // never an answer) by one with supports_images false. The refusal's status and code are not in the contract.
 import { req, test } from './lib/fixtures.ts';
-import { CHAT_COMPLETION_IDS, checkErrorResponse, ERROR_RESPONSE_IDS } from './lib/chat-checks.ts';
+import { judgeRefusal } from './checks/judge.ts';
 import { pickModel, type ModelEntry } from './lib/discovery.ts';
 import { checkAccepted, probeCap, skipIfUnavailable, TINY_PNG_DATA_URL } from './lib/request-features.ts';
 import type { TargetResponse } from './lib/target.ts';
@@ -16,7 +16,7 @@ const wasAccepted = (res: TargetResponse) => res.exchange.status !== 0 && res.st
 const distinct = (...ms: (ModelEntry | undefined)[]): ModelEntry[] => ms.filter((m, i): m is ModelEntry => m !== undefined && ms.findIndex((x) => x?.id === m.id) === i);
 
 test.describe('content parts', () => {
-  test('text parts are accepted by any entry', req('IMG-001', 'IMG-002', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+  test('text parts are accepted by any entry', req('IMG-001', 'IMG-002'), async ({ target, check, discovery, config }) => {
     const d = discovery;
     const models = distinct(pickModel(d, config.profile, { images: false }), pickModel(d, config.profile, { images: true }));
     if (models.length === 0) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model');
@@ -31,7 +31,7 @@ test.describe('content parts', () => {
     }
   });
 
-  test('a part carrying cache_control is accepted', req('IMG-004', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+  test('a part carrying cache_control is accepted', req('IMG-004'), async ({ target, check, discovery, config }) => {
     // The spec gates image parts on the catalog, nothing else: cache_control is accepted whether caching applies or not.
     const d = discovery;
     const models = distinct(pickModel(d, config.profile, { caching: true }), pickModel(d, config.profile, { caching: false }));
@@ -48,7 +48,7 @@ test.describe('content parts', () => {
 });
 
 test.describe('image parts', () => {
-  test('an image part is accepted by an entry with supports_images true', req('IMG-001', 'IMG-003', 'IMG-005', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+  test('an image part is accepted by an entry with supports_images true', req('IMG-001', 'IMG-003', 'IMG-005'), async ({ target, check, discovery, config }) => {
     const model = pickModel(discovery, config.profile, { images: true });
     if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_images true');
     const cap = probeCap(target.maxTokens);
@@ -70,7 +70,7 @@ test.describe('image parts', () => {
     checkAccepted(check, 'IMG-003', detailed, model.id, `an image part with image_url.detail "low", to ${describeEntry(model)}`);
   });
 
-  test('an image part sent to an entry with supports_images false is refused, not answered', req('IMG-006', ...ERROR_RESPONSE_IDS), async ({ target, check, discovery, config }) => {
+  test('an image part sent to an entry with supports_images false is refused, not answered', req('IMG-006'), async ({ target, check, discovery, config }) => {
     const model = pickModel(discovery, config.profile, { images: false });
     if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_images false');
     const res = await target.chat({
@@ -82,6 +82,6 @@ test.describe('image parts', () => {
     const refused = res.exchange.status !== 0 && res.status !== 200;
     if (!check.that('IMG-006', refused, () => `${describeEntry(model)} must refuse an image part; received ${res.describe()}`)) return;
     // Status and code of this refusal are not in the contract: any section 7 error passes.
-    checkErrorResponse(check, res, { id: 'IMG-006' });
+    judgeRefusal(check, res, { id: 'IMG-006' });
   });
 });

@@ -4,10 +4,10 @@
 // Entries are picked by supports_reasoning from the live catalog. thinking_config is an unspecified block
 // (a gap): it only makes messages more helpful, it never decides a verdict.
 import { req, test } from './lib/fixtures.ts';
-import { CHAT_COMPLETION_IDS, checkErrorResponse, ERROR_RESPONSE_IDS } from './lib/chat-checks.ts';
+import { judgeRefusal } from './checks/judge.ts';
 import { pickModel, usableModels, type ModelEntry } from './lib/discovery.ts';
 import { checkAccepted, checkStreamAccepted, firstMessage, isObject, probeCap, skipIfUnavailable } from './lib/request-features.ts';
-import { CHAT_STREAM_IDS, checkChatStream } from './lib/stream-checks.ts';
+import { judgeStream } from './checks/judge.ts';
 
 /** An effort value no entry's set contains. */
 const INVALID_EFFORT = 'chatconform-invalid-effort';
@@ -33,7 +33,7 @@ const hint = (m: ModelEntry) => {
 };
 
 test.describe('reasoning', () => {
-  test('include_reasoning true on a reasoning entry returns reasoning_content alongside the answer', req('RSN-002', 'RSN-003', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+  test('include_reasoning true on a reasoning entry returns reasoning_content alongside the answer', req('RSN-002', 'RSN-003'), async ({ target, check, discovery, config }) => {
     const model = pickModel(discovery, config.profile, { reasoning: true });
     if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_reasoning true');
     const res = await target.chat({ model: model.id, messages: QUESTION, include_reasoning: true });
@@ -44,14 +44,14 @@ test.describe('reasoning', () => {
     check.that('RSN-003', message !== undefined && 'reasoning_content' in message, () => `with include_reasoning true, ${model.id} (supports_reasoning true) returned no reasoning_content; message fields: ${JSON.stringify(Object.keys(message ?? {}))}`);
   });
 
-  test('streamed, include_reasoning true returns reasoning_content in deltas, as strings', req('RSN-002', 'RSN-003', 'RSN-007', ...CHAT_STREAM_IDS), async ({ target, check, discovery, config }) => {
+  test('streamed, include_reasoning true returns reasoning_content in deltas, as strings', req('RSN-002', 'RSN-003', 'RSN-007'), async ({ target, check, discovery, config }) => {
     const model = pickModel(discovery, config.profile, { reasoning: true });
     if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_reasoning true');
     const res = await target.chat({ model: model.id, messages: QUESTION, include_reasoning: true, stream: true });
     const stream = checkStreamAccepted(check, 'RSN-002', res, model.id, `include_reasoning true, to ${model.id}`);
     if (!stream) return;
     // The only stream that carries reasoning deltas: it is judged whole (framing, chunks, [DONE]) like every other.
-    checkChatStream(check, res, model.id);
+    judgeStream(check, res, model.id);
     const deltas = stream.chunks.flatMap((c) => (Array.isArray(c.choices) ? c.choices : [])).map((ch) => (isObject(ch) && isObject(ch.delta) ? ch.delta : {}));
     const carried = deltas.filter((d) => 'reasoning_content' in d).map((d) => d.reasoning_content);
     const notStrings = carried.filter((r) => typeof r !== 'string');
@@ -59,7 +59,7 @@ test.describe('reasoning', () => {
     check.that('RSN-003', carried.length > 0, () => `with include_reasoning true, no delta from ${model.id} (supports_reasoning true) carried reasoning_content (${stream.chunks.length} chunks)`);
   });
 
-  test('reasoning, an object, and reasoning.max_tokens are accepted by a reasoning entry', req('RSN-001', 'RSN-004', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+  test('reasoning, an object, and reasoning.max_tokens are accepted by a reasoning entry', req('RSN-001', 'RSN-004'), async ({ target, check, discovery, config }) => {
     const model = pickModel(discovery, config.profile, { reasoning: true });
     if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_reasoning true');
     const empty = await target.chat({ model: model.id, messages: QUESTION, reasoning: {} });
@@ -69,7 +69,7 @@ test.describe('reasoning', () => {
     checkAccepted(check, 'RSN-004', bounded, model.id, `reasoning.max_tokens ${bound}, to ${model.id}`);
   });
 
-  test('reasoning.effort low, medium and high are accepted by a reasoning entry', req('RSN-005', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+  test('reasoning.effort low, medium and high are accepted by a reasoning entry', req('RSN-005'), async ({ target, check, discovery, config }) => {
     const model = pickModel(discovery, config.profile, { reasoning: true });
     if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_reasoning true');
     for (const effort of COMMON_EFFORTS) {
@@ -78,18 +78,18 @@ test.describe('reasoning', () => {
     }
   });
 
-  test('a reasoning.effort outside the entry\'s set is refused with 400 and a section 7 error', req('RSN-006', 'RSN-010', ...ERROR_RESPONSE_IDS), async ({ target, check, discovery, config }) => {
+  test('a reasoning.effort outside the entry\'s set is refused with 400 and a section 7 error', req('RSN-006', 'RSN-010'), async ({ target, check, discovery, config }) => {
     const models = usableModels(discovery, config.profile).filter((m) => m.supports_reasoning === true).slice(0, MAX_EFFORT_REFUSALS);
     if (models.length === 0) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_reasoning true');
     for (const m of models) {
       const res = await target.chat({ model: m.id, messages: QUESTION, reasoning: { effort: INVALID_EFFORT }, max_completion_tokens: probeCap(target.maxTokens) });
       skipIfUnavailable(check, res, m.id);
       check.status('RSN-006', res, 400, `for reasoning.effort ${JSON.stringify(INVALID_EFFORT)} to ${m.id}${hint(m)}, status`);
-      checkErrorResponse(check, res, { id: 'RSN-010', status: 400, statusText: `for reasoning.effort ${JSON.stringify(INVALID_EFFORT)} to ${m.id}, status` });
+      judgeRefusal(check, res, { id: 'RSN-010', status: 400, statusText: `for reasoning.effort ${JSON.stringify(INVALID_EFFORT)} to ${m.id}, status` });
     }
   });
 
-  test('reasoning_content comes only from an entry that exposes reasoning', req('RSN-002', 'RSN-008', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+  test('reasoning_content comes only from an entry that exposes reasoning', req('RSN-002', 'RSN-008'), async ({ target, check, discovery, config }) => {
     const model = pickModel(discovery, config.profile, { reasoning: false });
     if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_reasoning false');
     const res = await target.chat({ model: model.id, messages: QUESTION, include_reasoning: true, max_completion_tokens: probeCap(target.maxTokens) });
@@ -99,7 +99,7 @@ test.describe('reasoning', () => {
     check.that('RSN-008', message === undefined || !('reasoning_content' in message), () => `${model.id} has supports_reasoning false, yet its message carries reasoning_content ${JSON.stringify(message?.reasoning_content).slice(0, 200)}`);
   });
 
-  test('a request message carrying reasoning_content is accepted', req('RSN-009', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+  test('a request message carrying reasoning_content is accepted', req('RSN-009'), async ({ target, check, discovery, config }) => {
     const d = discovery;
     const reasoning = pickModel(d, config.profile, { reasoning: true });
     const plain = pickModel(d, config.profile, { reasoning: false });

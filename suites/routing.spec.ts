@@ -4,7 +4,7 @@
 // allow_fallbacks refusal is judged only with the target's cooperation (see routing-probes.ts).
 import { req, test } from './lib/fixtures.ts';
 import type { Checker } from './lib/check.ts';
-import { CHAT_COMPLETION_IDS, checkChatCompletion, checkErrorResponse, ERROR_RESPONSE_IDS } from './lib/chat-checks.ts';
+import { judgeCompletion, judgeRefusal } from './checks/judge.ts';
 import { pickModel, usableModels, type Discovery, type ModelEntry } from './lib/discovery.ts';
 import type { Profile } from './lib/profile.ts';
 import { checkAccepted, isObject, outcomeOf, probeCap, skipIfUnavailable } from './lib/request-features.ts';
@@ -30,10 +30,10 @@ function ask(target: Target, model: string, provider: unknown, extra: Record<str
  */
 function checkModelKept(check: Checker, res: TargetResponse, model: string, what: string): void {
   if (res.exchange.status !== 0 && res.status === 200) {
-    const body = checkChatCompletion(check, res, model);
+    const body = judgeCompletion(check, res, model);
     if (body) check.that('ROUTE-008', body.model === model, () => `with ${what}, requested model ${JSON.stringify(model)}, the response names ${JSON.stringify(body.model)}`);
   } else {
-    checkErrorResponse(check, res, { id: 'ROUTE-008' });
+    judgeRefusal(check, res, { id: 'ROUTE-008' });
   }
 }
 
@@ -46,7 +46,7 @@ function checkAnsweredEitherWay(check: Checker, res: TargetResponse, what: strin
 }
 
 test.describe('provider routing preferences', () => {
-  test('provider, an empty preference object, is accepted', req('ROUTE-001', 'ROUTE-008', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+  test('provider, an empty preference object, is accepted', req('ROUTE-001', 'ROUTE-008'), async ({ target, check, discovery, config }) => {
     const model = routingModel(discovery, config.profile);
     if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model');
     const res = await ask(target, model.id, {});
@@ -54,7 +54,7 @@ test.describe('provider routing preferences', () => {
     if (body) check.that('ROUTE-008', body.model === model.id, () => `with provider {}, requested ${JSON.stringify(model.id)}, the response names ${JSON.stringify(body.model)}`);
   });
 
-  test('provider.sort: a string ranking preference is accepted; the accepted values are recorded', req('ROUTE-002', 'ROUTE-007', 'ROUTE-008', 'OBS-012', ...CHAT_COMPLETION_IDS, ...ERROR_RESPONSE_IDS), async ({ target, check, discovery, config }) => {
+  test('provider.sort: a string ranking preference is accepted; the accepted values are recorded', req('ROUTE-002', 'ROUTE-007', 'ROUTE-008', 'OBS-012'), async ({ target, check, discovery, config }) => {
     const model = routingModel(discovery, config.profile);
     if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model');
     const outcomes: Record<string, ReturnType<typeof outcomeOf>> = {};
@@ -71,7 +71,7 @@ test.describe('provider routing preferences', () => {
     check.observe('OBS-012', { accepted, refused: Object.fromEntries(Object.entries(outcomes).filter(([, o]) => o.status !== 200)) }, `provider.sort values accepted on ${model.id}`);
   });
 
-  test('provider.order: an array of routes is accepted; the accepted element types are recorded', req('ROUTE-003', 'ROUTE-007', 'ROUTE-008', 'OBS-013', ...CHAT_COMPLETION_IDS, ...ERROR_RESPONSE_IDS), async ({ target, check, discovery, config }) => {
+  test('provider.order: an array of routes is accepted; the accepted element types are recorded', req('ROUTE-003', 'ROUTE-007', 'ROUTE-008', 'OBS-013'), async ({ target, check, discovery, config }) => {
     const model = routingModel(discovery, config.profile);
     if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model');
     const outcomes: Record<string, ReturnType<typeof outcomeOf>> = {};
@@ -89,7 +89,7 @@ test.describe('provider routing preferences', () => {
     check.observe('OBS-013', { accepted, refused: Object.fromEntries(Object.entries(outcomes).filter(([, o]) => o.status !== 200)) }, `provider.order element types accepted on ${model.id}`);
   });
 
-  test('provider.allow_fallbacks, a boolean, is accepted', req('ROUTE-004', 'ROUTE-008', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+  test('provider.allow_fallbacks, a boolean, is accepted', req('ROUTE-004', 'ROUTE-008'), async ({ target, check, discovery, config }) => {
     const model = routingModel(discovery, config.profile);
     if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model');
     // true: fallbacks allowed, so any route may serve; false alone is judged with the refusal tests below.
@@ -98,7 +98,7 @@ test.describe('provider routing preferences', () => {
     if (body) check.that('ROUTE-008', body.model === model.id, () => `with allow_fallbacks true, requested ${JSON.stringify(model.id)}, the response names ${JSON.stringify(body.model)}`);
   });
 
-  test('no preference changes the model that was requested', req('ROUTE-008', ...CHAT_COMPLETION_IDS, ...ERROR_RESPONSE_IDS), async ({ target, check, discovery, config }) => {
+  test('no preference changes the model that was requested', req('ROUTE-008'), async ({ target, check, discovery, config }) => {
     const models = usableModels(discovery, config.profile).slice(0, MODELS_FOR_COMBINATIONS);
     if (models.length === 0) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model');
     const route = noSuchRoute(config.seed);
@@ -118,7 +118,7 @@ test.describe('provider routing preferences', () => {
     const provider = { sort: 'latency', order: [route], allow_fallbacks: true };
     const res = await ask(target, model.id, provider, { stream: true });
     if (res.exchange.status === 0 || res.status !== 200) {
-      checkErrorResponse(check, res, { id: 'ROUTE-008' });
+      judgeRefusal(check, res, { id: 'ROUTE-008' });
       return;
     }
     const named = res.stream().chunks.map((c) => c.model).filter((m) => m !== undefined);
@@ -126,7 +126,7 @@ test.describe('provider routing preferences', () => {
     check.that('ROUTE-008', others.length === 0, () => `streamed with provider ${JSON.stringify(provider)}, requested ${JSON.stringify(model.id)}, chunks name ${JSON.stringify(others)}`);
   });
 
-  test('allow_fallbacks false with an order naming no route is never answered by another model; the outcome is recorded', req('ROUTE-008', 'OBS-025', ...CHAT_COMPLETION_IDS, ...ERROR_RESPONSE_IDS), async ({ target, check, discovery, config }) => {
+  test('allow_fallbacks false with an order naming no route is never answered by another model; the outcome is recorded', req('ROUTE-008', 'OBS-025'), async ({ target, check, discovery, config }) => {
     const model = routingModel(discovery, config.profile);
     if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model');
     const provider = { order: [noSuchRoute(config.seed)], allow_fallbacks: false };
@@ -135,7 +135,7 @@ test.describe('provider routing preferences', () => {
     checkModelKept(check, res, model.id, `provider ${JSON.stringify(provider)}`);
   });
 
-  test('allow_fallbacks false with no ranked route is refused with a section 7 error, never a substitute', req('ROUTE-005', 'ROUTE-010', 'OBS-025', ...ERROR_RESPONSE_IDS), async ({ target, check, discovery, config }) => {
+  test('allow_fallbacks false with no ranked route is refused with a section 7 error, never a substitute', req('ROUTE-005', 'ROUTE-010', 'OBS-025'), async ({ target, check, discovery, config }) => {
     const cooperation = allowFallbacksCooperation(config.profile);
     if (!cooperation.judged) return check.skip(cooperation.reason);
     const model = routingModel(discovery, config.profile);
@@ -150,6 +150,6 @@ test.describe('provider routing preferences', () => {
         ? `with provider ${JSON.stringify(provider)} no ranked route exists, so the request must be refused; it was served (model ${JSON.stringify(served)}) by a route that was not ranked`
         : `expected a refusal; received ${res.describe()}`,
     );
-    checkErrorResponse(check, res, { id: 'ROUTE-010' });
+    judgeRefusal(check, res, { id: 'ROUTE-010' });
   });
 });

@@ -2,8 +2,8 @@
 // the calls a completion returns, sending calls and their results back, and the refusal of tool calls that
 // no declared tool backs.
 import { req, test } from './lib/fixtures.ts';
-import { CHAT_COMPLETION_IDS, ERROR_RESPONSE_IDS, checkChatCompletion, checkErrorResponse } from './lib/chat-checks.ts';
-import { CHAT_STREAM_IDS, checkChatStream } from './lib/stream-checks.ts';
+import { judgeCompletion, judgeRefusal } from './checks/judge.ts';
+import { judgeStream } from './checks/judge.ts';
 import { pickModel, type Discovery } from './lib/discovery.ts';
 import type { Checker } from './lib/check.ts';
 import type { Profile } from './lib/profile.ts';
@@ -42,30 +42,30 @@ function accepted(check: Checker, id: string, res: TargetResponse, what: string)
 }
 
 test.describe('declaring function tools', () => {
-  test('a function tool with a parameters JSON Schema is accepted; a returned call names it and its arguments decode', req('TOOL-001', 'TOOL-004', 'TOOL-006', 'TOOL-009', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+  test('a function tool with a parameters JSON Schema is accepted; a returned call names it and its arguments decode', req('TOOL-001', 'TOOL-004', 'TOOL-006', 'TOOL-009'), async ({ target, check, discovery, config }) => {
     const model = modelOrSkip(check, discovery, config.profile);
     const res = await target.chat({ model, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [WEATHER_TOOL], tool_choice: 'required' });
     accepted(check, 'TOOL-001', res, 'a request with a tools array');
     accepted(check, 'TOOL-004', res, 'a tool of type "function" with a function object');
     accepted(check, 'TOOL-009', res, 'a function tool whose parameters is a JSON Schema object');
-    const body = checkChatCompletion(check, res, model); // arguments a JSON string that decodes: RESP-019, RESP-020
+    const body = judgeCompletion(check, res, model); // arguments a JSON string that decodes: RESP-019, RESP-020
     checkCallsNameDeclared(check, returnedCalls(body), [WEATHER_TOOL.function.name], 'tool_choice "required"');
   });
 
-  test('a function tool without description is accepted', req('TOOL-007', 'TOOL-006', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+  test('a function tool without description is accepted', req('TOOL-007', 'TOOL-006'), async ({ target, check, discovery, config }) => {
     const model = modelOrSkip(check, discovery, config.profile);
     const tool = { type: 'function', function: { name: WEATHER_TOOL.function.name, parameters: WEATHER_TOOL.function.parameters } };
     const res = await target.chat({ model, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [tool] });
     accepted(check, 'TOOL-007', res, 'a function tool without description (omitted when empty, 2.3)');
-    checkCallsNameDeclared(check, returnedCalls(checkChatCompletion(check, res, model)), [tool.function.name], 'tool without description');
+    checkCallsNameDeclared(check, returnedCalls(judgeCompletion(check, res, model)), [tool.function.name], 'tool without description');
   });
 
-  test('a function tool without parameters is accepted', req('TOOL-008', 'TOOL-006', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+  test('a function tool without parameters is accepted', req('TOOL-008', 'TOOL-006'), async ({ target, check, discovery, config }) => {
     const model = modelOrSkip(check, discovery, config.profile);
     const tool = { type: 'function', function: { name: BARE_TOOL.function.name, description: 'Checks that the service answers; takes no arguments.' } };
     const res = await target.chat({ model, messages: [{ role: 'user', content: 'Is the service up? Call ping_service to find out.' }], tools: [tool] });
     accepted(check, 'TOOL-008', res, 'a function tool without parameters (omitted when the tool takes none, 2.3)');
-    checkCallsNameDeclared(check, returnedCalls(checkChatCompletion(check, res, model)), [tool.function.name], 'tool without parameters');
+    checkCallsNameDeclared(check, returnedCalls(judgeCompletion(check, res, model)), [tool.function.name], 'tool without parameters');
   });
 
   test('a function tool without its function object is rejected as a client error', req('TOOL-005'), async ({ target, check, discovery, config }) => {
@@ -76,11 +76,11 @@ test.describe('declaring function tools', () => {
 });
 
 test.describe('streamed tool calls', () => {
-  test('tool-call deltas assemble into calls that name a declared function and whose arguments decode', req('TOOL-006', ...CHAT_STREAM_IDS), async ({ target, check, discovery, config }) => {
+  test('tool-call deltas assemble into calls that name a declared function and whose arguments decode', req('TOOL-006'), async ({ target, check, discovery, config }) => {
     const model = modelOrSkip(check, discovery, config.profile);
     const res = await target.chat({ model, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: 'required', stream: true });
-    // Assembly (id, type function, name, arguments that decode: RESP-015/017/018/020) is judged by checkChatStream.
-    const s = checkChatStream(check, res, model);
+    // Assembly (id, type function, name, arguments that decode: RESP-015/017/018/020) is judged by judgeStream.
+    const s = judgeStream(check, res, model);
     if (!s) return;
     const declared = [WEATHER_TOOL.function.name, TIME_TOOL.function.name];
     for (const c of s.choices.values()) {
@@ -91,18 +91,18 @@ test.describe('streamed tool calls', () => {
 });
 
 test.describe('tool_choice', () => {
-  test('each string value "auto", "none" and "required" is accepted with tools declared', req('TOOL-002', 'TOOL-006', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+  test('each string value "auto", "none" and "required" is accepted with tools declared', req('TOOL-002', 'TOOL-006'), async ({ target, check, discovery, config }) => {
     const model = modelOrSkip(check, discovery, config.profile);
     const declared = [WEATHER_TOOL.function.name, TIME_TOOL.function.name];
     for (const choice of ['auto', 'none', 'required'] as const) {
       const res = await target.chat({ model, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: choice });
       accepted(check, 'TOOL-002', res, `tool_choice ${JSON.stringify(choice)}`);
       // What "none" and "required" make the model do is not stated by the contract (2.1 lists the values only).
-      checkCallsNameDeclared(check, returnedCalls(checkChatCompletion(check, res, model)), declared, `tool_choice ${JSON.stringify(choice)}`);
+      checkCallsNameDeclared(check, returnedCalls(judgeCompletion(check, res, model)), declared, `tool_choice ${JSON.stringify(choice)}`);
     }
   });
 
-  test('an object naming one declared function is accepted; which shapes the target takes is recorded', req('TOOL-003', 'TOOL-006', 'OBS-010', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+  test('an object naming one declared function is accepted; which shapes the target takes is recorded', req('TOOL-003', 'TOOL-006', 'OBS-010'), async ({ target, check, discovery, config }) => {
     const model = modelOrSkip(check, discovery, config.profile);
     const declared = [WEATHER_TOOL.function.name, TIME_TOOL.function.name];
     const named = TIME_TOOL.function.name;
@@ -120,7 +120,7 @@ test.describe('tool_choice', () => {
       observed.push({ shape: label, status: res.status, ...(err?.code !== undefined ? { code: err.code } : {}), ...(res.status === 200 ? { called: calls.map((c) => c.name) } : {}) });
       if (i === 0) {
         accepted(check, 'TOOL-003', res, `tool_choice ${JSON.stringify(choice)} naming the declared function ${named}`);
-        checkCallsNameDeclared(check, returnedCalls(checkChatCompletion(check, res, model)), declared, `tool_choice ${label}`);
+        checkCallsNameDeclared(check, returnedCalls(judgeCompletion(check, res, model)), declared, `tool_choice ${label}`);
       }
     }
     check.observe('OBS-010', observed, 'tool_choice object shapes sent, with the status each received and the functions called');
@@ -128,7 +128,7 @@ test.describe('tool_choice', () => {
 });
 
 test.describe('sending tool calls and their results back', () => {
-  test('an assistant message with tool_calls and a tool message answering its id are accepted', req('TOOL-010', 'TOOL-011', ...CHAT_COMPLETION_IDS), async ({ target, check, discovery, config }) => {
+  test('an assistant message with tool_calls and a tool message answering its id are accepted', req('TOOL-010', 'TOOL-011'), async ({ target, check, discovery, config }) => {
     const model = modelOrSkip(check, discovery, config.profile);
     const user = { role: 'user', content: WEATHER_PROMPT };
     // The calls the target itself made, when it made well-formed ones; otherwise a call the suite writes,
@@ -144,10 +144,10 @@ test.describe('sending tool calls and their results back', () => {
     const res = await target.chat({ model, messages: [user, assistant, ...results], tools: [WEATHER_TOOL] });
     accepted(check, 'TOOL-010', res, `an assistant message carrying tool_calls (${source}) with tools declared`);
     accepted(check, 'TOOL-011', res, `tool messages whose tool_call_id matches ${calls.map((c) => JSON.stringify(c.id)).join(', ')}`);
-    checkChatCompletion(check, res, model);
+    judgeCompletion(check, res, model);
   });
 
-  test('tool calls sent with no tools declared are refused as a client error, not an upstream failure', req('TOOL-012', 'TOOL-013', 'TOOL-014', ...ERROR_RESPONSE_IDS), async ({ target, check, discovery, config }) => {
+  test('tool calls sent with no tools declared are refused as a client error, not an upstream failure', req('TOOL-012', 'TOOL-013', 'TOOL-014'), async ({ target, check, discovery, config }) => {
     const model = modelOrSkip(check, discovery, config.profile);
     const call = fabricatedCall();
     const res = await target.chat({
@@ -159,7 +159,7 @@ test.describe('sending tool calls and their results back', () => {
       ],
     });
     // The exact 4xx is a gap of the contract (section 7); any client-error status passes.
-    const error = checkErrorResponse(check, res, { id: 'TOOL-014', status: (s) => s >= 400 && s < 500, statusText: 'a client-error (4xx) status' });
+    const error = judgeRefusal(check, res, { id: 'TOOL-014', status: (s) => s >= 400 && s < 500, statusText: 'a client-error (4xx) status' });
     check.status('TOOL-012', res, (s) => s >= 400 && s < 500, 'for tool calls without declared tools, a client-error (4xx) status');
     check.that('TOOL-013', res.exchange.status !== 0 && res.status < 500, () => `the rejection must not be reported as an upstream failure; received ${res.describe()}`);
     const blame = blamesUpstream(error);

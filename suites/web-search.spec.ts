@@ -3,8 +3,10 @@
 // that cannot search, and an output budget below the entry's minimum. Which models search is learned by the
 // discovery probes (suites/lib/discovery.ts), never assumed.
 import { req, test } from './lib/fixtures.ts';
-import { CHAT_COMPLETION_IDS, ERROR_RESPONSE_IDS, checkChatCompletion, checkErrorResponse } from './lib/chat-checks.ts';
-import { CHAT_STREAM_IDS, assembledCompletion, checkChatStream, checkStreamProvenance } from './lib/stream-checks.ts';
+import { judgeCompletion, judgeRefusal } from './checks/judge.ts';
+import { judgeStream } from './checks/judge.ts';
+import { assembledCompletion } from './checks/stream.ts';
+import { checkStreamProvenance } from './lib/search-checks.ts';
 import type { Checker } from './lib/check.ts';
 import type { Discovery } from './lib/discovery.ts';
 import type { Target, TargetResponse } from './lib/target.ts';
@@ -37,10 +39,10 @@ const ask = (target: Target, model: string, extra: Json): Promise<TargetResponse
   target.chat({ model, messages: [{ role: 'user', content: SEARCH_PROMPT }], ...extra });
 
 /** What every search answer is held to: the completion rules, provenance in its place, action urls. */
-const ANSWER_IDS = [...CHAT_COMPLETION_IDS, 'SEARCH-034', 'SEARCH-036', 'SEARCH-041', 'SEARCH-042'];
+const ANSWER_IDS = ['SEARCH-034', 'SEARCH-041', 'SEARCH-042'];
 
 function checkSearchAnswer(check: Checker, res: TargetResponse, model: string, what: string): Json | undefined {
-  const body = checkChatCompletion(check, res, model); // annotations, citations, actions, usage count: SEARCH-021..039
+  const body = judgeCompletion(check, res, model); // annotations, citations, actions, usage count: SEARCH-021..039
   if (!body) return undefined;
   checkProvenancePlacement(check, searchReport(body), what);
   checkActionUrls(check, body, what);
@@ -86,11 +88,11 @@ test.describe('requesting hosted search', () => {
     }
   });
 
-  test('a streamed search answer carries its provenance inside a delta', req('SEARCH-002', 'SEARCH-041', 'SEARCH-042', 'STREAM-015', ...CHAT_STREAM_IDS), async ({ target, check, discovery }) => {
+  test('a streamed search answer carries its provenance inside a delta', req('SEARCH-002', 'SEARCH-041', 'SEARCH-042', 'STREAM-015'), async ({ target, check, discovery }) => {
     const model = capableModel(check, discovery);
     const res = await ask(target, model, { web_search_options: {}, stream: true, stream_options: { include_usage: true } });
-    const s = checkChatStream(check, res, model, { includeUsage: true, expectText: true });
-    if (!s || s.outcome !== 'complete' || s.chunks.length === 0) return; // what is wrong was charged by checkChatStream
+    const s = judgeStream(check, res, model, { includeUsage: true, expectText: true });
+    if (!s || s.outcome !== 'complete' || s.chunks.length === 0) return; // what is wrong was charged by judgeStream
     checkStreamProvenance(check, s);
     const r = searchReport(assembledCompletion(s));
     check.that('SEARCH-002', searched(r), () => `web_search_options requests hosted search, but the stream reports none: ${describeReport(r)}`);
@@ -102,14 +104,14 @@ test.describe('requesting hosted search', () => {
 async function expectRejected(check: Checker, target: Target, model: string, c: InvalidCase, row: { id: string; message: string }): Promise<TargetResponse> {
   const res = await ask(target, model, { web_search_options: c.options });
   check.that(c.id, res.exchange.status !== 0 && res.status >= 400 && res.status < 500, () => `${c.label} must be rejected; received ${res.describe()}`);
-  checkErrorResponse(check, res, { id: row.id, status: 400, code: 'invalid_web_search_options', message: row.message, statusText: `for ${c.label}, status` });
+  judgeRefusal(check, res, { id: row.id, status: 400, code: 'invalid_web_search_options', message: row.message, statusText: `for ${c.label}, status` });
   return res;
 }
 
 test.describe('web_search_options validation (section 7, invalid_web_search_options)', () => {
   // Sent to a model that can search, so a rejection is about the options, whether the target validates them
   // before or after its capability gate.
-  test('search_context_size other than low, medium, high: 400 with the fixed message', req('SEARCH-007', 'SEARCH-046', ...ERROR_RESPONSE_IDS), async ({ target, check, discovery }) => {
+  test('search_context_size other than low, medium, high: 400 with the fixed message', req('SEARCH-007', 'SEARCH-046'), async ({ target, check, discovery }) => {
     const model = capableModel(check, discovery);
     for (const c of BAD_CONTEXT_SIZES) {
       const res = await expectRejected(check, target, model, c, { id: 'SEARCH-046', message: SEARCH_MESSAGES.contextSize });
@@ -117,24 +119,24 @@ test.describe('web_search_options validation (section 7, invalid_web_search_opti
     }
   });
 
-  test('user_location.type other than "approximate": 400 with the fixed message', req('SEARCH-047', ...ERROR_RESPONSE_IDS), async ({ target, check, discovery }) => {
+  test('user_location.type other than "approximate": 400 with the fixed message', req('SEARCH-047'), async ({ target, check, discovery }) => {
     const model = capableModel(check, discovery);
     const c: InvalidCase = { id: 'SEARCH-047', label: 'user_location.type "precise"', options: { user_location: { type: 'precise', country: 'FR' } } };
     await expectRejected(check, target, model, c, { id: 'SEARCH-047', message: SEARCH_MESSAGES.locationType });
   });
 
-  test('nested and flat location fields mixed: rejected, 400 with the fixed message', req('SEARCH-011', 'SEARCH-048', ...ERROR_RESPONSE_IDS), async ({ target, check, discovery }) => {
+  test('nested and flat location fields mixed: rejected, 400 with the fixed message', req('SEARCH-011', 'SEARCH-048'), async ({ target, check, discovery }) => {
     const model = capableModel(check, discovery);
     const c: InvalidCase = { id: 'SEARCH-011', label: 'a nested approximate object beside a flat city', options: { user_location: { type: 'approximate', approximate: { country: 'FR' }, city: 'Paris' } } };
     await expectRejected(check, target, model, c, { id: 'SEARCH-048', message: SEARCH_MESSAGES.locationMixed });
   });
 
-  test('an unknown location field, flat or nested: rejected, 400 with the fixed message', req('SEARCH-012', 'SEARCH-049', ...ERROR_RESPONSE_IDS), async ({ target, check, discovery }) => {
+  test('an unknown location field, flat or nested: rejected, 400 with the fixed message', req('SEARCH-012', 'SEARCH-049'), async ({ target, check, discovery }) => {
     const model = capableModel(check, discovery);
     for (const c of UNKNOWN_LOCATION_FIELDS) await expectRejected(check, target, model, c, { id: 'SEARCH-049', message: SEARCH_MESSAGES.locationMalformed });
   });
 
-  test('a malformed location field (wrong type, bad country, bad time zone): rejected, 400 with the fixed message', req('SEARCH-013', 'SEARCH-014', 'SEARCH-019', 'SEARCH-049', ...ERROR_RESPONSE_IDS), async ({ target, check, discovery }) => {
+  test('a malformed location field (wrong type, bad country, bad time zone): rejected, 400 with the fixed message', req('SEARCH-013', 'SEARCH-014', 'SEARCH-019', 'SEARCH-049'), async ({ target, check, discovery }) => {
     const model = capableModel(check, discovery);
     for (const c of MALFORMED_LOCATION_FIELDS) await expectRejected(check, target, model, c, { id: 'SEARCH-049', message: SEARCH_MESSAGES.locationMalformed });
   });
@@ -164,7 +166,7 @@ test.describe('valid locations', () => {
 
 test.describe('location length bounds (a gap: section 8 does not give them)', () => {
   const LONG = 1000;
-  test(`a ${LONG}-character city and region: what the target does is recorded; a rejection is the malformed-field row`, req('OBS-031', 'OBS-032', 'SEARCH-016', 'SEARCH-018', 'SEARCH-049', ...ERROR_RESPONSE_IDS), async ({ target, check, discovery }) => {
+  test(`a ${LONG}-character city and region: what the target does is recorded; a rejection is the malformed-field row`, req('OBS-031', 'OBS-032', 'SEARCH-016', 'SEARCH-018', 'SEARCH-049'), async ({ target, check, discovery }) => {
     const model = capableModel(check, discovery);
     const accepted: string[] = [];
     for (const [field, obs, id] of [['city', 'OBS-031', 'SEARCH-016'], ['region', 'OBS-032', 'SEARCH-018']] as const) {
@@ -178,7 +180,7 @@ test.describe('location length bounds (a gap: section 8 does not give them)', ()
       }
       // The bound is unknown, but a target that refuses this length has a bound below it: the refusal is the
       // "unknown or malformed field" row (2.7: a city/region longer than the bound is malformed).
-      checkErrorResponse(check, res, { id: 'SEARCH-049', status: 400, code: 'invalid_web_search_options', message: SEARCH_MESSAGES.locationMalformed, statusText: `for a ${LONG}-character ${field}, status` });
+      judgeRefusal(check, res, { id: 'SEARCH-049', status: 400, code: 'invalid_web_search_options', message: SEARCH_MESSAGES.locationMalformed, statusText: `for a ${LONG}-character ${field}, status` });
       check.that(id, err?.code === 'invalid_web_search_options' && err?.message === SEARCH_MESSAGES.locationMalformed, () => `a ${field} longer than the bound is rejected as malformed ("${SEARCH_MESSAGES.locationMalformed}"); received ${res.describe()}`);
     }
     if (accepted.length > 0) {
@@ -188,7 +190,7 @@ test.describe('location length bounds (a gap: section 8 does not give them)', ()
 });
 
 test.describe('refusals happen upfront and leave no partial answer', () => {
-  test('a model that cannot search: web_search_not_supported with the fixed message, for both forms and when streamed', req('SEARCH-045', 'SEARCH-043', 'SEARCH-044', 'SEARCH-004', 'OBS-022', ...ERROR_RESPONSE_IDS), async ({ target, check, discovery }) => {
+  test('a model that cannot search: web_search_not_supported with the fixed message, for both forms and when streamed', req('SEARCH-045', 'SEARCH-043', 'SEARCH-044', 'SEARCH-004', 'OBS-022'), async ({ target, check, discovery }) => {
     const { models, reason } = probed(discovery, 'unsupported');
     if (!models[0]) return check.skip(reason);
     const model = models[0].model;
@@ -200,7 +202,7 @@ test.describe('refusals happen upfront and leave no partial answer', () => {
     const seen: Json[] = [];
     for (const { label, extra } of forms) {
       const res = await ask(target, model, extra);
-      checkErrorResponse(check, res, { id: 'SEARCH-045', code: 'web_search_not_supported', message: SEARCH_MESSAGES.notSupported });
+      judgeRefusal(check, res, { id: 'SEARCH-045', code: 'web_search_not_supported', message: SEARCH_MESSAGES.notSupported });
       checkUpfront(check, res, ['SEARCH-043'], 'SEARCH-044', `${label} on ${model}`);
       seen.push({ form: label, status: res.status, code: errorOf(res)?.code });
     }
@@ -209,7 +211,7 @@ test.describe('refusals happen upfront and leave no partial answer', () => {
     check.observe('OBS-022', seen, `status of web_search_not_supported on ${model}`);
   });
 
-  test('an output budget below the entry minimum: refused upfront, at no cost, naming N and M', req('SEARCH-050', 'SEARCH-051', 'SEARCH-052', 'LIMIT-004', 'SEARCH-043', 'SEARCH-044', 'SEARCH-004', 'OBS-023', ...ERROR_RESPONSE_IDS), async ({ target, check, discovery }) => {
+  test('an output budget below the entry minimum: refused upfront, at no cost, naming N and M', req('SEARCH-050', 'SEARCH-051', 'SEARCH-052', 'LIMIT-004', 'SEARCH-043', 'SEARCH-044', 'SEARCH-004', 'OBS-023'), async ({ target, check, discovery }) => {
     const { models, reason } = probed(discovery, 'budget');
     const probe = models[0];
     if (!probe) return check.skip(reason);
@@ -227,7 +229,7 @@ test.describe('refusals happen upfront and leave no partial answer', () => {
     for (const { label, m, extra } of requests) {
       const res = await ask(target, probe.model, extra);
       const what = `${label} ${m} on ${probe.model}`;
-      const err = checkErrorResponse(check, res, { id: 'SEARCH-050', code: 'web_search_output_budget_too_small', message: BUDGET_MESSAGE });
+      const err = judgeRefusal(check, res, { id: 'SEARCH-050', code: 'web_search_output_budget_too_small', message: BUDGET_MESSAGE });
       const match = typeof err?.message === 'string' ? BUDGET_MESSAGE.exec(err.message) : null;
       if (match) {
         const n = Number(match[1]);

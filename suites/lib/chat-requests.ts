@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Checker } from './check.ts';
 import type { RunConfig } from './config.ts';
-import { checkChatCompletion } from './chat-checks.ts';
+import { judgeCompletion } from '../checks/judge.ts';
 import { pickModel, type Discovery, type ModelEntry } from './discovery.ts';
 import type { Profile } from './profile.ts';
 import type { Target, TargetResponse } from './target.ts';
@@ -69,8 +69,6 @@ export function finishReasonsOf(body: Json | undefined): unknown[] {
   return Array.isArray(body?.choices) ? body.choices.map((c) => (isObject(c) ? c.finish_reason : undefined)) : [];
 }
 
-/** A non-streamed completion for `model` (see checkChatCompletion). Declare CHAT_COMPLETION_IDS in the test. */
-export const checkCompletion = checkChatCompletion;
 
 export interface ErrorFields {
   status: number;

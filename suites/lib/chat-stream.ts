@@ -1,6 +1,6 @@
 // Interprets a decoded chat-completion stream (section 6): which payloads were chunks, the sentinel, an
 // in-stream error; and what the chunks assemble into (text, tool calls, provenance, usage).
-// It states facts only; the checks in suites/lib/stream-checks.ts judge them against requirement IDs.
+// It states facts only; the checks in suites/checks/stream.ts judge them against requirement IDs.
 import { transcribeSse, type SseTranscript } from './sse.ts';
 
 export interface AssembledToolCall {
@@ -192,4 +192,10 @@ export function streamedAnswer(s: ChatStream, choiceIndex = 0): AssembledChoice 
   const c = s.choices.get(choiceIndex);
   if (!c) throw new StreamFailure(`stream carried no choice ${choiceIndex}`, s);
   return c;
+}
+
+/** The usage block the stream reported (the last one), if any. */
+export function streamUsage(s: ChatStream): Record<string, unknown> | undefined {
+  const u = s.usageChunks[s.usageChunks.length - 1]?.chunk.usage;
+  return isObject(u) ? u : undefined;
 }

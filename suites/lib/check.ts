@@ -1,9 +1,14 @@
-// Checks against requirement IDs. A test declares the IDs it checks with `req(...)`; inside, each check
-// names one of them and records pass, fail, warn (a failed SHOULD/MAY), skip or an observation (a gap of
-// the spec: recorded, never judged). A failed MUST fails the test (soft, so the other checks still run).
-import { expect, test, type TestInfo } from '@playwright/test';
+// The one Checker: it only records. A test declares the requirement IDs it checks itself with `req(...)`; the
+// checks that apply to every response of a kind (suites/checks/) are run through `apply` and record under their
+// own IDs. Each record is pass, fail, warn (a failed SHOULD/MAY), skip (a precondition could not be met, with
+// its root cause), error (the kit could not judge), or an observation (a gap of the spec: recorded, never
+// judged). Nothing here stops a test: the fixture teardown (suites/lib/fixtures.ts) turns the failed MUSTs into
+// the test's failure, in one place, after every check has run.
+import { test, type TestInfo } from '@playwright/test';
 import { getRequirement, isKnownRequirement, type Requirement } from '../../spec/requirements/index.ts';
 import { formatIssues, validate, type SchemaName } from '../../spec/validator.ts';
+import type { Check } from '../checks/check.ts';
+import { CHECKED_IDS } from '../checks/registry.ts';
 import type { Target, TargetResponse } from './target.ts';
 
 /**
@@ -46,47 +51,95 @@ export function declaredRequirements(testInfo: Pick<TestInfo, 'annotations'>): s
   return testInfo.annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION && a.description).map((a) => a.description!);
 }
 
+/** Most problems quoted in one record's message. */
+const QUOTE = 5;
+
+export interface CheckerOptions {
+  /** What `skip` does; default: skip the Playwright test. The property runner skips one generated case instead. */
+  onSkip?: (reason: string) => never;
+}
+
 export class Checker {
   readonly records: CheckRecord[] = [];
 
   constructor(
-    private readonly testInfo: TestInfo,
+    private readonly testInfo: Pick<TestInfo, 'annotations'>,
     private readonly target: Target,
+    private readonly options: CheckerOptions = {},
   ) {}
 
-  private requirement(id: string): Requirement {
-    if (!declaredRequirements(this.testInfo).includes(id)) {
+  /**
+   * A requirement a test checks directly must be declared by it (the catalog's coverage rests on that), unless a
+   * registered check judges it on every response of its kind (suites/checks/registry.ts).
+   */
+  private declared(id: string): Requirement {
+    if (!CHECKED_IDS.has(id) && !declaredRequirements(this.testInfo).includes(id)) {
       throw new Error(`check for ${id}, which this test does not declare with req(); declare every ID a test checks`);
     }
     return getRequirement(id);
+  }
+
+  /** The index of a response's exchange among the test's exchanges. */
+  exchangeIndex(res: TargetResponse): number | undefined {
+    const i = this.target.exchanges.indexOf(res.exchange);
+    return i >= 0 ? i : undefined;
+  }
+
+  /** Whether some record already judged this exchange (its status, say). */
+  judgedExchange(exchange: number | undefined): boolean {
+    return exchange !== undefined && this.records.some((r) => r.exchange === exchange && r.status !== 'skip' && r.status !== 'observed');
+  }
+
+  /** The first requirement that failed (or warned) on this exchange: the root cause of what it left unjudged. */
+  firstFailureOn(exchange: number | undefined): string | undefined {
+    if (exchange === undefined) return undefined;
+    return this.records.find((r) => r.exchange === exchange && (r.status === 'fail' || r.status === 'warn'))?.id;
   }
 
   private lastExchange(): number | undefined {
     return this.target.exchanges.length > 0 ? this.target.exchanges.length - 1 : undefined;
   }
 
+  private push(record: CheckRecord, exchange = this.lastExchange()): void {
+    if (exchange !== undefined && record.exchange === undefined) record.exchange = exchange;
+    this.records.push(record);
+  }
+
+  /** Records a judgement; a failed SHOULD/MAY is a warning. Returns `ok`. */
+  private judge(r: Requirement, ok: boolean, failure: string | (() => string), exchange?: number): boolean {
+    const record: CheckRecord = { id: r.id, status: 'pass' };
+    if (!ok) {
+      record.status = r.level === 'MUST' && r.kind === 'requirement' ? 'fail' : 'warn';
+      record.message = this.target.scrub(typeof failure === 'function' ? failure() : failure);
+    }
+    this.push(record, exchange);
+    return ok;
+  }
+
   /**
-   * The core check: `ok` true passes; false fails a MUST (the test fails) or warns for SHOULD/MAY.
-   * The message says what was received, in the spec's terms.
+   * The core check: `ok` true passes; false fails a MUST or warns for SHOULD/MAY. The message says what was
+   * received, in the spec's terms. Never throws, never stops the test.
    */
   that(id: string, ok: boolean, failure: string | (() => string)): boolean {
-    const r = this.requirement(id);
-    const record: CheckRecord = { id, status: 'pass' };
-    const exchange = this.lastExchange();
-    if (exchange !== undefined) record.exchange = exchange;
-    if (!ok) {
-      const message = this.target.scrub(typeof failure === 'function' ? failure() : failure);
-      record.message = message;
-      if (r.level === 'MUST') {
-        record.status = 'fail';
-        expect.soft(ok, `${id} (MUST, §${r.section}) ${r.statement}\n  ${message}`).toBe(true);
-      } else {
-        record.status = 'warn';
-        this.testInfo.annotations.push({ type: 'warning', description: `${id} (${r.level}, §${r.section}): ${message}` });
+    return this.judge(this.declared(id), ok, failure);
+  }
+
+  /**
+   * Runs every check of a kind on one subject (a response, a stream, an error body). A check that finds nothing
+   * to judge records nothing; one that throws is the kit's error, recorded as such, and the others still run.
+   */
+  apply<S>(checks: readonly Check<S>[], subject: S, exchange = this.lastExchange()): void {
+    for (const c of checks) {
+      let problems: readonly string[] | undefined;
+      try {
+        problems = c.run(subject);
+      } catch (err) {
+        this.push({ id: c.id, status: 'error', message: this.target.scrub(`the check ${c.name} threw: ${err instanceof Error ? err.message : String(err)}`) }, exchange);
+        continue;
       }
+      if (problems === undefined) continue;
+      this.judge(getRequirement(c.id), problems.length === 0, () => quoteProblems(problems!), exchange);
     }
-    this.records.push(record);
-    return ok;
   }
 
   /** The value validates against the schema; the failure lists each offending field by JSON pointer. */
@@ -95,27 +148,54 @@ export class Checker {
     return this.that(id, result.valid, () => `${what} does not match the ${name} schema:\n${formatIssues(result.errors)}`);
   }
 
-  /** The response has one of the expected statuses. */
+  /**
+   * The response has one of the expected statuses. With no HTTP response at all (refused, reset, timed out
+   * before any byte) the kit could not judge: an `error` record, never a failure of the requirement.
+   */
   status(id: string, res: TargetResponse, expected: number | readonly number[] | ((s: number) => boolean), what = 'status'): boolean {
-    const ok = typeof expected === 'function' ? res.exchange.status !== 0 && expected(res.status) : ([] as number[]).concat(expected).includes(res.status);
+    const r = this.declared(id);
+    if (noResponse(res)) {
+      this.couldNotJudge(r.id, res);
+      return false;
+    }
+    const ok = typeof expected === 'function' ? expected(res.status) : ([] as number[]).concat(expected).includes(res.status);
     const wanted = typeof expected === 'function' ? 'a different status' : ([] as number[]).concat(expected).join(' or ');
-    return this.that(id, ok, () => `expected ${what} ${wanted}; received ${res.describe()}`);
+    return this.judge(r, ok, () => `expected ${what} ${wanted}; received ${res.describe()}`);
+  }
+
+  /** `error` for `id`: the exchange got no HTTP response, so nothing about the target can be said from it. */
+  couldNotJudge(id: string, res: TargetResponse): void {
+    const exchange = this.exchangeIndex(res);
+    const message = this.target.scrub(`no HTTP response to judge (${res.exchange.errorKind ?? 'transport'}: ${res.exchange.error ?? 'unknown'})`);
+    this.push({ id, status: 'error', message, cause: { message, ...(exchange !== undefined ? { exchange } : {}) } }, exchange);
+  }
+
+  /**
+   * Records `skip` with its root cause for requirements that needed something this exchange did not give (a
+   * completion to judge, a refusal to read). Requirements the test already judged are left as they are.
+   */
+  cannotJudge(ids: readonly string[], cause: RootCause): void {
+    const message = this.target.scrub(cause.message);
+    for (const id of new Set(ids)) {
+      if (!isKnownRequirement(id)) continue;
+      const scrubbed: RootCause = { ...cause, message };
+      this.push({ id, status: 'skip', message, cause: scrubbed }, cause.exchange);
+    }
   }
 
   /** Record what the target does where the spec is silent (a gap). Never fails. */
   observe(id: string, observed: unknown, message?: string): void {
-    const r = this.requirement(id);
+    const r = this.declared(id);
     if (r.kind !== 'observation') throw new Error(`observe(): ${id} is a requirement, not an observation; use that()`);
     const record: CheckRecord = { id, status: 'observed', observed: this.scrubValue(observed) };
     if (message) record.message = this.target.scrub(message);
-    const exchange = this.lastExchange();
-    if (exchange !== undefined) record.exchange = exchange;
-    this.records.push(record);
+    this.push(record);
   }
 
   /** Skip the rest of the test with a stated reason; its unchecked requirements are reported as skipped.
    *  Write `return check.skip(…)` so TypeScript narrows after it. */
   skip(reason: string): never {
+    if (this.options.onSkip) return this.options.onSkip(reason);
     this.markSkipped(reason);
     test.skip(true, reason);
     throw new Error('unreachable');
@@ -129,6 +209,11 @@ export class Checker {
     }
   }
 
+  /** The failed MUST records: the test fails exactly when there is one (the fixture teardown decides). */
+  get failures(): CheckRecord[] {
+    return this.records.filter((r) => r.status === 'fail');
+  }
+
   private scrubValue(v: unknown): unknown {
     if (v === undefined) return undefined;
     try {
@@ -137,4 +222,30 @@ export class Checker {
       return this.target.scrub(String(v));
     }
   }
+}
+
+/** No HTTP response head arrived: the exchange says nothing about the target's behaviour. */
+export function noResponse(res: TargetResponse): boolean {
+  return res.exchange.status === 0;
+}
+
+function quoteProblems(problems: readonly string[]): string {
+  const distinct = [...new Set(problems)];
+  return distinct.slice(0, QUOTE).join('\n') + (distinct.length > QUOTE ? `\n… and ${distinct.length - QUOTE} more` : '');
+}
+
+/** The failed MUSTs of a test as one readable failure message. */
+export function failureSummary(records: readonly CheckRecord[]): string {
+  return records
+    .filter((r) => r.status === 'fail')
+    .map((r) => {
+      const req = getRequirement(r.id);
+      return `${r.id} (MUST, §${req.section}) ${req.statement}\n  ${(r.message ?? '').split('\n').join('\n  ')}`;
+    })
+    .join('\n');
+}
+
+/** Record a client-note convention that fits no requirement as a warning annotation (never a failure). */
+export function warnClientNote(message: string): void {
+  test.info().annotations.push({ type: 'warning', description: message });
 }

@@ -1,8 +1,8 @@
 // The suite's `test`: Playwright's, with the target client, the checker and what discovery learned.
 // At the end of every test its check records and exchanges are attached as one evidence document, which
-// the reporter turns into per-requirement results.
+// the reporter turns into per-requirement results; a failed MUST record fails the test there, and only there.
 import { test as base } from '@playwright/test';
-import { Checker, EVIDENCE_ATTACHMENT } from './check.ts';
+import { Checker, EVIDENCE_ATTACHMENT, failureSummary } from './check.ts';
 import { runConfig, type RunConfig } from './config.ts';
 import { loadDiscovery, type Discovery } from './discovery.ts';
 import { Target } from './target.ts';
@@ -26,6 +26,8 @@ export const test = base.extend<{ target: Target; check: Checker; discovery: Dis
     if (testInfo.status === 'skipped') checker.markSkipped(testInfo.annotations.find((a) => a.type === 'skip')?.description ?? 'skipped');
     const evidence: Evidence = { checks: checker.records, exchanges: target.exchanges };
     await testInfo.attach(EVIDENCE_ATTACHMENT, { body: JSON.stringify(evidence), contentType: 'application/json' });
+    // The one place findings become a Playwright failure: after every check of the test has run.
+    if (checker.failures.length > 0) throw new Error(`failed MUST requirement(s):\n${failureSummary(checker.records)}`);
   },
   discovery: async ({ config }, use) => {
     await use(loadDiscovery(config.runDir));

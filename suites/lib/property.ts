@@ -1,6 +1,6 @@
 // The property runner: fast-check on top of the suite. A property states one law over generated inputs. Each
 // generated case sends its requests through the target client and is judged by the suite's own checks
-// (checkChatStream, checkErrorResponse, …) into a CaseChecker, which records without failing the test; the
+// (judgeStream, judgeRefusal, …) into a CaseChecker, which records without failing the test; the
 // runner then turns the whole run into the test's check records:
 // - a pass for every requirement the passing cases exercised;
 // - a failed MUST shrinks to the minimal failing input, reported with the checks it failed, the curl that
@@ -14,8 +14,7 @@
 import path from 'node:path';
 import fc from 'fast-check';
 import { test, type TestInfo } from '@playwright/test';
-import { getRequirement } from '../../spec/requirements/index.ts';
-import { Checker, declaredRequirements, type CheckRecord } from './check.ts';
+import { Checker, type CheckRecord } from './check.ts';
 import { repoRoot, type RunConfig } from './config.ts';
 import { BudgetExhausted } from './ledger.ts';
 import type { Target } from './target.ts';
@@ -29,36 +28,16 @@ export class CaseSkipped extends Error {
 }
 
 /**
- * The checker of one generated case: the same API as the test's checker (so the suite's check functions judge
- * cases unchanged), but it only records: a failed MUST does not fail the test here, the runner decides.
- * `skip()` skips the case, not the test.
+ * The checker of one generated case: the test's Checker (it only records, so a failed MUST does not fail the
+ * test here: the runner decides), whose `skip()` skips the case, not the test.
  */
 export class CaseChecker extends Checker {
-  constructor(
-    private readonly info: TestInfo,
-    private readonly via: Target,
-  ) {
-    super(info, via);
-  }
-
-  override that(id: string, ok: boolean, failure: string | (() => string)): boolean {
-    if (!declaredRequirements(this.info).includes(id)) {
-      throw new Error(`check for ${id}, which this test does not declare with req(); declare every ID a test checks`);
-    }
-    const level = getRequirement(id).level;
-    const record: CheckRecord = { id, status: ok ? 'pass' : level === 'MUST' ? 'fail' : 'warn' };
-    if (this.via.exchanges.length > 0) record.exchange = this.via.exchanges.length - 1;
-    if (!ok) record.message = this.via.scrub(typeof failure === 'function' ? failure() : failure);
-    this.records.push(record);
-    return ok;
-  }
-
-  override skip(reason: string): never {
-    throw new CaseSkipped(reason);
-  }
-
-  get failures(): CheckRecord[] {
-    return this.records.filter((r) => r.status === 'fail');
+  constructor(info: TestInfo, via: Target) {
+    super(info, via, {
+      onSkip: (reason) => {
+        throw new CaseSkipped(reason);
+      },
+    });
   }
 }
 

@@ -2,7 +2,7 @@
 // judge whether the target accepted it: acceptance is charged to the feature's requirement, the completion
 // itself to the shared chat checks, so a refusal is reported once, against the feature that was refused.
 import type { Checker } from './check.ts';
-import { checkChatCompletion } from './chat-checks.ts';
+import { judgeCompletion } from '../checks/judge.ts';
 import type { ChatStream } from './chat-stream.ts';
 import type { Discovery } from './discovery.ts';
 import type { TargetResponse } from './target.ts';
@@ -39,7 +39,7 @@ export function checkAccepted(check: Checker, id: string, res: TargetResponse, m
   skipIfUnavailable(check, res, model);
   const ok = res.exchange.status !== 0 && res.status === 200;
   if (!check.that(id, ok, () => `a request with ${what} must be accepted (status 200 and a chat completion); received ${res.describe()}`)) return undefined;
-  return checkChatCompletion(check, res, model);
+  return judgeCompletion(check, res, model);
 }
 
 /**

@@ -1,6 +1,7 @@
 // Hosted web search (2.7, 2.9, 4.3 rule 6, section 7, section 8): the requests the web-search spec sends,
 // the fixed refusal texts of section 7, and reading what a target reported about a search without trusting
 // its shape. The judging helpers here charge only the IDs their callers pass or name in their doc comment.
+import type { ChatStream } from './chat-stream.ts';
 import type { Checker } from './check.ts';
 import type { Discovery, SearchProbe } from './discovery.ts';
 import type { TargetResponse } from './target.ts';
@@ -130,9 +131,9 @@ export function checkProvenancePlacement(check: Checker, r: SearchReport, where:
 }
 
 /**
- * Search-action fields the schema rules do not charge precisely: `url`, when present, is a string
- * (SEARCH-034); an open_page / find_in_page without url is normal, not truncation (SEARCH-036, MAY: the
- * kit accepts it). Declare SEARCH-034 and SEARCH-036.
+ * Search-action fields the schema rules do not charge precisely: `url`, when present, is a string (SEARCH-034).
+ * An open_page / find_in_page without url is normal, not truncation (SEARCH-036): that is a promise of the kit
+ * (it accepts such actions), checked in npm test, not a verdict on the target.
  */
 export function checkActionUrls(check: Checker, body: Json | undefined, where: string): void {
   const choices = Array.isArray(body?.choices) ? body.choices : [];
@@ -141,7 +142,6 @@ export function checkActionUrls(check: Checker, body: Json | undefined, where: s
     const actions = Array.isArray(m?.service_web_search) ? m.service_web_search.filter(isObject) : [];
     actions.forEach((a, j) => {
       if ('url' in a) check.that('SEARCH-034', typeof a.url === 'string', () => `${where}: choice ${i} action ${j}: url is ${JSON.stringify(a.url)}, not a string`);
-      else if (a.type === 'open_page' || a.type === 'find_in_page') check.that('SEARCH-036', true, '');
     });
   });
 }
@@ -200,4 +200,25 @@ export function capsBelow(n: number | undefined, maxTokens: number): number[] {
   // Without N (the probe's message did not parse), the probe's own cap was refused: stay below it.
   const bound = n ?? maxTokens;
   return [16, 24, 8, 4, 2, 1].filter((m) => m < bound && m <= maxTokens).slice(0, 2);
+}
+
+/**
+ * STREAM-015: search provenance arrives inside a delta (choices[].delta.annotations / service_web_search),
+ * never elsewhere in a chunk. Returns whether any provenance arrived in a delta. Declare STREAM-015.
+ */
+export function checkStreamProvenance(check: Checker, s: ChatStream): boolean {
+  // Extra fields are legal: provenance placed elsewhere fails only when the deltas do not carry it too.
+  const inDelta = [...s.choices.values()].some((c) => c.provenanceChunks.length > 0);
+  const elsewhere: string[] = [];
+  s.chunks.forEach((chunk, i) => {
+    for (const k of ['annotations', 'service_web_search', 'citations']) if (k in chunk) elsewhere.push(`chunk ${i}: top-level ${k}`);
+    const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+    choices.forEach((c, j) => {
+      if (!isObject(c)) return;
+      for (const k of ['annotations', 'service_web_search']) if (k in c) elsewhere.push(`chunk ${i} choice ${j}: ${k} beside the delta`);
+      if (isObject(c.message) && ('annotations' in c.message || 'service_web_search' in c.message)) elsewhere.push(`chunk ${i} choice ${j}: provenance in choices[].message`);
+    });
+  });
+  check.that('STREAM-015', inDelta || elsewhere.length === 0, () => `search provenance arrives inside a delta; found it only elsewhere: ${elsewhere.slice(0, 5).join('; ')}`);
+  return inDelta;
 }

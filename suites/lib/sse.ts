@@ -21,6 +21,8 @@ export interface SseDecoderHooks {
   onComment?: (comment: string) => void;
   /** A line the SSE grammar does not know, e.g. a payload without the `data:` prefix. */
   onUnknownLine?: (line: string) => void;
+  /** A `retry:` field: legal SSE (a reconnection delay), carries no data. */
+  onRetry?: (ms: number) => void;
 }
 
 export class SseDecoder {
@@ -39,8 +41,7 @@ export class SseDecoder {
         h.onEvent(event);
       },
       onComment: h.onComment,
-      // A `retry:` field is legal SSE but not part of section 6: surface it like any other non-data line.
-      onRetry: (ms) => h.onUnknownLine?.(`retry: ${ms}`),
+      onRetry: (ms) => h.onRetry?.(ms),
       onError: (err) => {
         // Unknown fields are reported, not fatal: the spec's events are `data:` lines, and a target that
         // sends anything else is judged by the checks, not by a crash of the decoder.
@@ -99,16 +100,19 @@ export interface SseTranscript {
   events: SseEvent[];
   comments: string[];
   unknownLines: string[];
+  /** `retry:` fields seen (legal SSE; no data). */
+  retries: number[];
   /** Set when the bytes could not be decoded (invalid UTF-8, or a character cut by the end of the body). */
   decodeError?: string;
 }
 
 export function transcribeSse(chunks: Iterable<Uint8Array | string>): SseTranscript {
-  const transcript: SseTranscript = { events: [], comments: [], unknownLines: [] };
+  const transcript: SseTranscript = { events: [], comments: [], unknownLines: [], retries: [] };
   const decoder = new SseDecoder({
     onEvent: (e) => transcript.events.push(e),
     onComment: (c) => transcript.comments.push(c),
     onUnknownLine: (l) => transcript.unknownLines.push(l),
+    onRetry: (ms) => transcript.retries.push(ms),
   });
   try {
     for (const chunk of chunks) decoder.feed(chunk);

@@ -17,7 +17,7 @@
 // Every non-200 answer is judged for the section 7 error body (ERR-001..004).
 import { req, test } from '../lib/fixtures.ts';
 import { describeFuzzCase, malformedRequest, type FuzzCase, type RequestFault } from '../lib/arb/requests.ts';
-import { checkErrorResponse, ERROR_RESPONSE_IDS } from '../lib/chat-checks.ts';
+import { judgeRefusal } from '../checks/judge.ts';
 import { chatModel, noModelReason } from '../lib/chat-requests.ts';
 import { CaseSkipped, checkProperty, type CaseChecker } from '../lib/property.ts';
 import { errorOf } from '../lib/search-checks.ts';
@@ -57,7 +57,7 @@ function judge(cc: CaseChecker, f: FuzzCase, res: TargetResponse): void {
   const error = errorOf(res);
   // A target that throttles or cannot serve the model right now says nothing about the request.
   if (res.status === 429 || (res.status === 503 && error?.code === 'model_unavailable')) throw new CaseSkipped(`the target answered ${res.describe()}`);
-  if (res.exchange.status !== 0 && res.status !== 200) checkErrorResponse(cc, res, { id: 'ERR-001' });
+  if (res.exchange.status !== 0 && res.status !== 200) judgeRefusal(cc, res, { id: 'ERR-001' });
 
   if (f.fault === 'tool-calls-without-tools') {
     cc.that('TOOL-012', isClientError(res), () => `${f.label}: a client error (4xx) is required; received ${res.describe()}`);
@@ -82,7 +82,7 @@ function judge(cc: CaseChecker, f: FuzzCase, res: TargetResponse): void {
 test.describe('property: request fuzzing', () => {
   test(
     'malformed and odd requests: never a 5xx for a client fault, a section 7 error body on every refusal, a 4xx where the contract names one, unread fields accepted',
-    req('REQ-002', 'REQ-004', 'REQ-013', 'REQ-014', 'REQ-016', 'REQ-019', 'TOOL-005', 'TOOL-012', 'TOOL-013', 'TOOL-014', 'CHAT-001', 'OBS-011', ...ERROR_RESPONSE_IDS),
+    req('REQ-002', 'REQ-004', 'REQ-013', 'REQ-014', 'REQ-016', 'REQ-019', 'TOOL-005', 'TOOL-012', 'TOOL-013', 'TOOL-014', 'CHAT-001', 'OBS-011'),
     async ({ target, check, discovery, config }) => {
       const model = chatModel(discovery, config.profile);
       if (!model) return check.skip(noModelReason(discovery));

@@ -1,18 +1,18 @@
 // Property: streamed completions with generated prompts (any unicode) and options (include_usage true, false or
 // absent; either cap) against the live target: every stream decodes through the reference consumer, every chunk
-// validates, and the stream invariants checkChatStream judges hold.
+// validates, and the stream invariants judgeStream judges hold.
 import fc from 'fast-check';
 import { req, test } from '../lib/fixtures.ts';
 import { capPair, describeCaps } from '../lib/arb/caps.ts';
 import { streamedRequest } from '../lib/arb/requests.ts';
 import { chatModel, noModelReason } from '../lib/chat-requests.ts';
 import { checkProperty } from '../lib/property.ts';
-import { CHAT_STREAM_IDS, checkChatStream } from '../lib/stream-checks.ts';
+import { judgeStream } from '../checks/judge.ts';
 
 test.describe('property: streamed completions', () => {
   test(
     'generated prompts and stream options: every stream decodes, every chunk validates, the stream invariants hold',
-    req(...CHAT_STREAM_IDS, 'REQ-021'),
+    req('REQ-021'),
     async ({ target, check, discovery, config }) => {
       const model = chatModel(discovery, config.profile);
       if (!model) return check.skip(noModelReason(discovery));
@@ -29,7 +29,7 @@ test.describe('property: streamed completions', () => {
             if (request.includeUsage !== undefined) {
               cc.that('REQ-021', res.status === 200, () => `stream_options.include_usage ${request.includeUsage} with stream true must be accepted; received ${res.describe()}`);
             }
-            checkChatStream(cc, res, model.id, { includeUsage: request.includeUsage === true });
+            judgeStream(cc, res, model.id, { includeUsage: request.includeUsage === true });
           },
         },
       );

@@ -8,7 +8,7 @@ import { req, test } from '../lib/fixtures.ts';
 import { capPair, capRequirements, describeCaps, winningCap, type CapPair } from '../lib/arb/caps.ts';
 import { chatModel, completionTokensOf, finishReasonsOf, isObject, LONG_ANSWER_PROMPT, noModelReason } from '../lib/chat-requests.ts';
 import { CaseSkipped, checkProperty } from '../lib/property.ts';
-import { streamUsage } from '../lib/stream-checks.ts';
+import { streamUsage } from '../lib/chat-stream.ts';
 import type { TargetResponse } from '../lib/target.ts';
 
 interface CapCase {

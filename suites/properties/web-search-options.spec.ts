@@ -3,7 +3,7 @@
 // labelled fault, are refused with 400 invalid_web_search_options and the fixed message of its row; the same
 // for search_context_size.
 import { req, test } from '../lib/fixtures.ts';
-import { checkErrorResponse, ERROR_RESPONSE_IDS } from '../lib/chat-checks.ts';
+import { judgeRefusal } from '../checks/judge.ts';
 import type { Checker } from '../lib/check.ts';
 import type { Discovery } from '../lib/discovery.ts';
 import { contextSize, invalidLocation, validLocation, type LocationFault } from '../lib/arb/location.ts';
@@ -43,7 +43,7 @@ function ask(target: Target, model: string, options: Record<string, unknown>): P
 function notRejected(cc: CaseChecker, res: TargetResponse, ids: string[], what: string): void {
   const error = errorOf(res);
   if (res.status !== 200 && error?.code === 'web_search_not_supported') {
-    checkErrorResponse(cc, res, { id: 'SEARCH-045', code: 'web_search_not_supported', message: SEARCH_MESSAGES.notSupported });
+    judgeRefusal(cc, res, { id: 'SEARCH-045', code: 'web_search_not_supported', message: SEARCH_MESSAGES.notSupported });
     return;
   }
   for (const id of ids) cc.that(id, res.exchange.status === 200, () => `${what} is valid (2.7) and must be accepted; received ${res.describe()}`);
@@ -52,7 +52,7 @@ function notRejected(cc: CaseChecker, res: TargetResponse, ids: string[], what: 
 test.describe('property: web_search_options validation', () => {
   test(
     'valid user_location objects (nested or flat, real countries and time zones, short city and region) are accepted',
-    req('SEARCH-008', 'SEARCH-009', 'SEARCH-010', 'SEARCH-014', 'SEARCH-015', 'SEARCH-017', 'SEARCH-019', 'SEARCH-045', ...ERROR_RESPONSE_IDS),
+    req('SEARCH-008', 'SEARCH-009', 'SEARCH-010', 'SEARCH-014', 'SEARCH-015', 'SEARCH-017', 'SEARCH-019', 'SEARCH-045'),
     async ({ target, check, discovery, config }) => {
       const model = searchModel(check, discovery);
       await checkProperty(
@@ -78,7 +78,7 @@ test.describe('property: web_search_options validation', () => {
 
   test(
     'invalid user_location objects are refused with 400 invalid_web_search_options and the fixed message of their fault',
-    req('SEARCH-011', 'SEARCH-012', 'SEARCH-013', 'SEARCH-014', 'SEARCH-019', 'SEARCH-047', 'SEARCH-048', 'SEARCH-049', ...ERROR_RESPONSE_IDS),
+    req('SEARCH-011', 'SEARCH-012', 'SEARCH-013', 'SEARCH-014', 'SEARCH-019', 'SEARCH-047', 'SEARCH-048', 'SEARCH-049'),
     async ({ target, check, discovery, config }) => {
       const model = searchModel(check, discovery);
       await checkProperty(
@@ -91,7 +91,7 @@ test.describe('property: web_search_options validation', () => {
             const res = await ask(target, model, { user_location: l.value });
             const rule = FAULT_RULES[l.fault];
             if (rule.rejected) cc.that(rule.rejected, res.exchange.status !== 0 && res.status !== 200, () => `user_location with ${l.label} must be rejected; received ${res.describe()}`);
-            checkErrorResponse(cc, res, { id: rule.row, status: 400, code: INVALID_OPTIONS, message: rule.message });
+            judgeRefusal(cc, res, { id: rule.row, status: 400, code: INVALID_OPTIONS, message: rule.message });
           },
         },
       );
@@ -100,7 +100,7 @@ test.describe('property: web_search_options validation', () => {
 
   test(
     'search_context_size: low, medium, high or absent are accepted; any other value is refused with 400 and the fixed message',
-    req('SEARCH-005', 'SEARCH-006', 'SEARCH-007', 'SEARCH-046', 'SEARCH-045', ...ERROR_RESPONSE_IDS),
+    req('SEARCH-005', 'SEARCH-006', 'SEARCH-007', 'SEARCH-046', 'SEARCH-045'),
     async ({ target, check, discovery, config }) => {
       const model = searchModel(check, discovery);
       await checkProperty(
@@ -117,7 +117,7 @@ test.describe('property: web_search_options validation', () => {
               return;
             }
             cc.status('SEARCH-007', res, 400, `for search_context_size ${JSON.stringify(c.value)}, status`);
-            checkErrorResponse(cc, res, { id: 'SEARCH-046', status: 400, code: INVALID_OPTIONS, message: SEARCH_MESSAGES.contextSize });
+            judgeRefusal(cc, res, { id: 'SEARCH-046', status: 400, code: INVALID_OPTIONS, message: SEARCH_MESSAGES.contextSize });
           },
         },
       );

@@ -1,11 +1,13 @@
-// Every requirement of the catalog is declared by at least one conformance test, and no test declares an
-// ID the catalog does not know. Read from Playwright's own listing of the suite, not from the source text.
+// Every requirement of the catalog is judged: by a check registered for every response of its kind
+// (suites/checks/registry.ts) or by a conformance test that declares it; the kit's own (`mock-only`) by a kit
+// test (suites/kit/), never in a target's run. No test declares an ID the catalog does not know. Read from Playwright's own listing of the suite, not from the source text.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import { isKnownRequirement, requirements } from '../../spec/requirements/index.ts';
 import { REQUIREMENT_ANNOTATION } from '../../suites/lib/check.ts';
+import { CHECKED_IDS } from '../../suites/checks/registry.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -14,8 +16,8 @@ interface ListedSuite {
   suites?: ListedSuite[];
 }
 
-function listSuite(): Map<string, string[]> {
-  const out = execFileSync(process.execPath, [path.join(root, 'node_modules/@playwright/test/cli.js'), 'test', '-c', 'suites/conformance.config.ts', '--list', '--reporter=json'], {
+function listSuite(config = 'suites/conformance.config.ts'): Map<string, string[]> {
+  const out = execFileSync(process.execPath, [path.join(root, 'node_modules/@playwright/test/cli.js'), 'test', '-c', config, '--list', '--reporter=json'], {
     cwd: root,
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
@@ -39,10 +41,15 @@ function listSuite(): Map<string, string[]> {
   return declared;
 }
 
-test('every requirement ID is declared by a conformance test, and only known IDs are declared', () => {
+test('every requirement is judged: by a registered check, or declared by a conformance test (the kit\'s own by a kit test)', () => {
   const declared = listSuite();
-  const unknown = [...declared.keys()].filter((id) => !isKnownRequirement(id));
+  const kit = listSuite('suites/kit.config.ts');
+  const unknown = [...declared.keys(), ...kit.keys()].filter((id) => !isKnownRequirement(id));
   expect(unknown, 'tests declare IDs the catalog does not know').toEqual([]);
-  const missing = requirements.map((r) => r.id).filter((id) => !declared.has(id));
-  expect(missing, 'requirements no test declares').toEqual([]);
+  const targetRules = requirements.filter((r) => r.check !== 'mock-only');
+  const missing = targetRules.map((r) => r.id).filter((id) => !declared.has(id) && !CHECKED_IDS.has(id));
+  expect(missing, 'requirements no check judges and no conformance test declares').toEqual([]);
+  const kitRules = requirements.filter((r) => r.check === 'mock-only');
+  expect(kitRules.map((r) => r.id).filter((id) => !kit.has(id)), "the kit's own requirements no kit test declares").toEqual([]);
+  expect(kitRules.map((r) => r.id).filter((id) => declared.has(id)), "the kit's own requirements must stay out of a target's run").toEqual([]);
 });

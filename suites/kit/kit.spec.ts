@@ -5,15 +5,19 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import { req, test } from './lib/fixtures.ts';
-import { readChatStream, streamedAnswer, StreamFailure, type ChatStream } from './lib/chat-stream.ts';
-import { decodeSse, transcribeSse, type SseEvent } from './lib/sse.ts';
-import { repoRoot, type RunConfig } from './lib/config.ts';
-import { pickModel, usableModels, type Discovery, type ModelEntry } from './lib/discovery.ts';
-import { searchReport } from './lib/search-checks.ts';
-import { assembledCompletion, streamUsage } from './lib/stream-checks.ts';
-import { chatRetryingUnavailable, RESPONSE_ONLY_MESSAGE_FIELDS, toRequestMessage } from './lib/kit-client.ts';
-import type { TargetResponse } from './lib/target.ts';
+import { req, test } from '../lib/fixtures.ts';
+import { readChatStream, streamedAnswer, StreamFailure, type ChatStream } from '../lib/chat-stream.ts';
+import { decodeSse, transcribeSse, type SseEvent } from '../lib/sse.ts';
+import { repoRoot, type RunConfig } from '../lib/config.ts';
+import { pickModel, usableModels, type Discovery, type ModelEntry } from '../lib/discovery.ts';
+import { searchReport } from '../lib/search-checks.ts';
+import { assembledCompletion } from '../checks/stream.ts';
+import { COMPLETION_CHECKS } from '../checks/completion.ts';
+import { COMPLETION_SCHEMA_CHECKS } from '../checks/registry.ts';
+import { Checker } from '../lib/check.ts';
+import { streamUsage } from '../lib/chat-stream.ts';
+import { chatRetryingUnavailable, RESPONSE_ONLY_MESSAGE_FIELDS, toRequestMessage } from '../lib/kit-client.ts';
+import type { TargetResponse } from '../lib/target.ts';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -378,3 +382,32 @@ test.describe('routing on the mock', () => {
   });
 });
 
+
+test.describe('search actions without url', () => {
+  test('an open_page or find_in_page action without url is accepted, never judged as truncation', req('SEARCH-036'), async ({ check, target }) => {
+    const body = {
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: 'm',
+      choices: [
+        {
+          index: 0,
+          finish_reason: 'stop',
+          message: {
+            role: 'assistant',
+            content: 'Paris.',
+            service_web_search: [{ type: 'search', query: 'louvre city' }, { type: 'open_page' }, { type: 'find_in_page', pattern: 'Louvre' }],
+          },
+        },
+      ],
+      usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7, service_web_search_calls: 1 },
+    };
+    // The checks a target's completion goes through, run on a scratch checker: none may fail or warn.
+    const scratch = new Checker({ annotations: [] }, target);
+    scratch.apply(COMPLETION_SCHEMA_CHECKS, { values: [{ label: 'completion', data: body }] });
+    scratch.apply(COMPLETION_CHECKS, { body, model: 'm', what: 'completion' });
+    const complaints = scratch.records.filter((r) => r.status === 'fail' || r.status === 'warn' || r.status === 'error');
+    check.that('SEARCH-036', complaints.length === 0, () => `the kit's checks complain about actions without url: ${JSON.stringify(complaints)}`);
+  });
+});

@@ -1,9 +1,10 @@
-// Schema validation with blame: each issue the validator finds is charged to the requirement that governs
-// the field it points at, so a report says "RESP-019: /choices/0/message/tool_calls/0/function/arguments
-// must be a string", not just "invalid response". A requirement is judged only where the data reaches it:
-// a response without annotations neither passes nor fails the annotation rules.
+// Schema checks: the validator's issues, each charged to the requirement that governs the field it points at,
+// so a report says "RESP-019: /choices/0/message/tool_calls/0/function/arguments must be a string", not just
+// "invalid response". `schemaChecks` turns a rule table into one check per requirement ID; each is judged only
+// where the data reaches it: a response without annotations neither passes nor fails the annotation rules.
+// The value is validated once per subject, whichever check asks first.
 import { formatIssues, validate, type SchemaName, type ValidationIssue } from '../../spec/validator.ts';
-import type { Checker } from './check.ts';
+import { check, type Check } from './check.ts';
 
 export interface PointerRule {
   id: string;
@@ -14,12 +15,10 @@ export interface PointerRule {
 }
 
 export interface SchemaCheckOptions {
-  /** Requirement charged with every issue no rule claims; always judged. */
+  /** Requirement charged with every issue no rule claims; judged on every value. */
   fallbackId: string;
-  /** Requirement charged, in addition, with every "must not be null" issue; always judged. */
+  /** Requirement charged, in addition, with every "must not be null" issue; judged on every value. */
   nullId?: string;
-  /** What the data is, for messages ("response", "chunk 3"). */
-  what: string;
 }
 
 /** Every JSON pointer inside a value (objects and arrays), the root excluded. */
@@ -39,30 +38,59 @@ export function pointersOf(value: unknown, base = ''): string[] {
 
 const isNullIssue = (i: ValidationIssue) => /must not be null/.test(i.message);
 
-/** Validate `data` and charge each issue to a requirement. Returns the issues. */
-export function checkBySchema(
-  check: Checker,
-  schema: SchemaName,
-  data: unknown,
-  rules: readonly PointerRule[],
-  opts: SchemaCheckOptions,
-): ValidationIssue[] {
-  const { errors } = validate(schema, data);
+/** One value's validation, its issues charged to requirement IDs, and the pointers present in it. */
+interface Blame {
+  charged: Map<string, ValidationIssue[]>;
+  present: string[];
+}
+
+/** Validates `data` and charges each issue to a requirement: the rule whose scope matches first, else the fallback. */
+function blame(schema: SchemaName, data: unknown, rules: readonly PointerRule[], opts: SchemaCheckOptions): Blame {
   const charged = new Map<string, ValidationIssue[]>();
   const charge = (id: string, issue: ValidationIssue) => charged.set(id, [...(charged.get(id) ?? []), issue]);
-  for (const issue of errors) {
+  for (const issue of validate(schema, data).errors) {
     const rule = rules.find((r) => r.scope.test(issue.pointer) && (!r.message || r.message.test(issue.message)));
     charge(rule ? rule.id : opts.fallbackId, issue);
     if (opts.nullId && isNullIssue(issue)) charge(opts.nullId, issue);
   }
-  const present = pointersOf(data);
-  const judged = new Set<string>([opts.fallbackId, ...(opts.nullId ? [opts.nullId] : [])]);
-  for (const r of rules) if (charged.has(r.id) || present.some((p) => r.scope.test(p))) judged.add(r.id);
-  for (const id of judged) {
-    const issues = charged.get(id) ?? [];
-    check.that(id, issues.length === 0, () => `${opts.what}:\n${formatIssues(issues)}`);
-  }
-  return errors;
+  return { charged, present: pointersOf(data) };
+}
+
+/** What a schema check judges: one value, or several (the chunks of a stream), each with a label for messages. */
+export interface SchemaSubject {
+  values: readonly { label: string; data: unknown }[];
+}
+
+/**
+ * One check per requirement the rule table names (plus the fallback and the null requirement). Each check
+ * returns the issues charged to its ID over every value of the subject, or nothing when no value reaches it.
+ */
+export function schemaChecks(schema: SchemaName, rules: readonly PointerRule[], opts: SchemaCheckOptions): Check<SchemaSubject>[] {
+  const cache = new WeakMap<SchemaSubject, Blame[]>();
+  const blamesOf = (s: SchemaSubject) => {
+    let b = cache.get(s);
+    if (!b) {
+      b = s.values.map((v) => blame(schema, v.data, rules, opts));
+      cache.set(s, b);
+    }
+    return b;
+  };
+  const always = new Set([opts.fallbackId, ...(opts.nullId ? [opts.nullId] : [])]);
+  const ids = [...new Set([...rules.map((r) => r.id), ...always])];
+  return ids.map((id) => {
+    const scopes = rules.filter((r) => r.id === id).map((r) => r.scope);
+    return check(id, function schemaRule(s: SchemaSubject) {
+      const blames = blamesOf(s);
+      const reached = always.has(id) || blames.some((b) => b.charged.has(id) || b.present.some((p) => scopes.some((sc) => sc.test(p))));
+      if (!reached || s.values.length === 0) return undefined;
+      const problems: string[] = [];
+      blames.forEach((b, i) => {
+        const issues = b.charged.get(id);
+        if (issues?.length) problems.push(`${s.values[i]!.label}:\n${formatIssues(issues)}`);
+      });
+      return problems;
+    });
+  });
 }
 
 export function ruleIds(rules: readonly PointerRule[], ...more: string[]): string[] {

@@ -1,0 +1,38 @@
+// Checks of the model catalog as read (2.10, 2.11, 4.1, 4.2, 9), each one requirement.
+import { check, holds, isObject, quote, type Json } from './check.ts';
+import type { TargetResponse } from '../lib/target.ts';
+
+/** A 200 answer to GET /v1/models: the response, its parsed body and the entries it lists. */
+export interface ModelList {
+  res: TargetResponse;
+  body: unknown;
+  entries: Json[];
+}
+
+/** Field names that would name the serving backend, which the catalog deliberately removes (2.10). */
+export const BACKEND_FIELD = /^(provider|providers|backend|upstream|route|routes|serving_provider|provider_name|host|endpoint_provider)$/i;
+
+export const listServedAsJson = check('CAT-032', function listServedAsJson(l: ModelList) {
+  return holds(isObject(l.body) && /json/i.test(l.res.headers['content-type'] ?? ''), () => `GET /v1/models answers a JSON model list object; received content-type ${quote(l.res.headers['content-type'] ?? '(none)')} and ${l.res.describe()}`);
+});
+
+export const noBackendField = check('CAT-002', function noBackendField(l: ModelList) {
+  if (l.entries.length === 0) return undefined;
+  const named = l.entries.flatMap((m) => Object.keys(m).filter((k) => BACKEND_FIELD.test(k)).map((k) => `${String(m.id)}.${k}`));
+  return holds(named.length === 0, () => `entries name their backend: ${named.slice(0, 10).join(', ')}`);
+});
+
+export const idsListedOnce = check('CAT-030', function idsListedOnce(l: ModelList) {
+  if (l.entries.length === 0) return undefined;
+  const ids = l.entries.map((m) => m.id);
+  const dupes = [...new Set(ids.filter((id, i) => ids.indexOf(id) !== i))];
+  return holds(dupes.length === 0, () => `ids listed more than once: ${dupes.map((d) => quote(d)).join(', ')}`);
+});
+
+export const noNullPlaceholders = check('CAT-041', function noNullPlaceholders(l: ModelList) {
+  if (l.entries.length === 0) return undefined;
+  const nulls = l.entries.flatMap((m) => Object.entries(m).filter(([, v]) => v === null).map(([k]) => `${String(m.id)}.${k}`));
+  return holds(nulls.length === 0, () => `optional fields sent as null placeholders: ${nulls.slice(0, 10).join(', ')}`);
+});
+
+export const MODEL_LIST_CHECKS = [listServedAsJson, noBackendField, idsListedOnce, noNullPlaceholders] as const;

@@ -1,0 +1,175 @@
+// Checks of a chat completion's meaning (2.9, 2.4, 2.7, 4.3): what a schema cannot state. They judge a
+// non-streamed completion and, through its assembled equivalent, a streamed one. Each is one requirement.
+import { check, holds, isObject, parsesAsJson, quote, type Json } from './check.ts';
+
+/** A completion to judge: the body (or a stream assembled into one), the model the request named. */
+export interface Completion {
+  body: Json;
+  model: string;
+  /** "completion" or "streamed completion", for messages. */
+  what: string;
+}
+
+/** Seconds either side of now within which `created` counts as plausible (clock skew, slow targets). */
+export const CREATED_SLACK_S = 24 * 3600;
+
+const choicesOf = (c: Completion): Json[] => (Array.isArray(c.body.choices) ? c.body.choices.filter(isObject) : []);
+const messageOf = (choice: Json): Json => (isObject(choice.message) ? choice.message : {});
+const usageOf = (c: Completion): Json | undefined => (isObject(c.body.usage) ? c.body.usage : undefined);
+
+export const idNotEmpty = check('RESP-002', function idNotEmpty(c: Completion) {
+  if (typeof c.body.id !== 'string') return undefined;
+  return holds(c.body.id.length > 0, () => `${c.what}: id is an empty string; it identifies the completion`);
+});
+
+export const createdIsUnixSeconds = check('RESP-005', function createdIsUnixSeconds(c: Completion) {
+  const created = c.body.created;
+  if (typeof created !== 'number') return undefined;
+  const now = Date.now() / 1000;
+  return holds(Math.abs(created - now) <= CREATED_SLACK_S, () => `${c.what}: created ${created} is not a Unix time in seconds near now (${Math.round(now)})${created > now * 100 ? ': milliseconds?' : ''}`);
+});
+
+export const choicesNotEmpty = check('RESP-007', function choicesNotEmpty(c: Completion) {
+  if (!Array.isArray(c.body.choices)) return undefined;
+  return holds(c.body.choices.length > 0, () => `${c.what}: choices is an empty array; a completion returns one choice per completion`);
+});
+
+export const choiceIndexIsPosition = check('RESP-009', function choiceIndexIsPosition(c: Completion) {
+  if (!Array.isArray(c.body.choices)) return undefined;
+  const problems: string[] = [];
+  c.body.choices.forEach((choice, position) => {
+    if (isObject(choice) && typeof choice.index === 'number' && choice.index !== position) problems.push(`${c.what}: choices[${position}].index is ${choice.index}; it is the position of the choice`);
+  });
+  return problems;
+});
+
+export const answeredByRequestedModel = check('CHAT-009', function answeredByRequestedModel(c: Completion) {
+  if (!('model' in c.body)) return undefined;
+  return holds(c.body.model === c.model, () => `${c.what}: requested model ${quote(c.model)}, the response names ${quote(c.body.model)}`);
+});
+
+export const toolCallIdsDistinct = check('RESP-016', function toolCallIdsDistinct(c: Completion) {
+  const problems: string[] = [];
+  let judged = false;
+  choicesOf(c).forEach((choice, position) => {
+    const calls = messageOf(choice).tool_calls;
+    if (!Array.isArray(calls) || calls.length === 0) return;
+    judged = true;
+    const ids = calls.filter(isObject).map((call) => call.id);
+    if (new Set(ids).size !== ids.length) problems.push(`${c.what}, choice ${position}: tool call ids repeat: ${quote(ids, 300)}`);
+  });
+  return judged ? problems : undefined;
+});
+
+export const toolArgumentsDecode = check('RESP-020', function toolArgumentsDecode(c: Completion) {
+  const problems: string[] = [];
+  let judged = false;
+  choicesOf(c).forEach((choice, position) => {
+    const calls = messageOf(choice).tool_calls;
+    if (!Array.isArray(calls)) return;
+    for (const call of calls.filter(isObject)) {
+      const args = isObject(call.function) ? call.function.arguments : undefined;
+      if (typeof args !== 'string') continue;
+      judged = true;
+      if (!parsesAsJson(args)) problems.push(`${c.what}, choice ${position}: arguments of ${quote(call.id)} do not decode as JSON: ${quote(args, 200)}`);
+    }
+  });
+  return judged ? problems : undefined;
+});
+
+export const totalIsSum = check('RESP-023', function totalIsSum(c: Completion) {
+  const u = usageOf(c);
+  const p = u?.prompt_tokens;
+  const n = u?.completion_tokens;
+  const t = u?.total_tokens;
+  if (typeof p !== 'number' || typeof n !== 'number' || typeof t !== 'number') return undefined;
+  return holds(t === p + n, () => `${c.what}: usage.total_tokens is ${t}; prompt_tokens ${p} + completion_tokens ${n} = ${p + n}`);
+});
+
+export const cachedWithinPrompt = check('RESP-025', function cachedWithinPrompt(c: Completion) {
+  const u = usageOf(c);
+  const details = u && isObject(u.prompt_tokens_details) ? u.prompt_tokens_details : undefined;
+  const cached = details?.cached_tokens;
+  const p = u?.prompt_tokens;
+  if (typeof cached !== 'number' || typeof p !== 'number') return undefined;
+  return holds(cached <= p, () => `${c.what}: prompt_tokens_details.cached_tokens ${cached} exceeds prompt_tokens ${p}; cached tokens are input tokens`);
+});
+
+export const annotationsAreCitations = check('SEARCH-029', function annotationsAreCitations(c: Completion) {
+  const problems: string[] = [];
+  let judged = false;
+  choicesOf(c).forEach((choice, position) => {
+    const annotations = messageOf(choice).annotations;
+    if (!Array.isArray(annotations)) return;
+    judged = true;
+    const others = annotations.filter((a) => !isObject(a) || a.type !== 'url_citation');
+    if (others.length > 0) problems.push(`${c.what}, choice ${position}: annotations holds entries that are not url_citation: ${quote(others, 300)}`);
+  });
+  return judged ? problems : undefined;
+});
+
+/** The units a citation offset may count the final text in: the spec does not say which (a gap, OBS). */
+export type OffsetUnit = 'utf16' | 'codepoints' | 'bytes';
+
+/** The length of `text` in each unit. */
+export function textLengths(text: string): Record<OffsetUnit, number> {
+  return { utf16: text.length, codepoints: [...text].length, bytes: Buffer.byteLength(text, 'utf8') };
+}
+
+/** The citation spans of one message, with the units in which every span fits the final text. */
+export function citationSpans(message: Json): { spans: { start: number; end: number }[]; units: OffsetUnit[]; text: string } {
+  const text = typeof message.content === 'string' ? message.content : '';
+  const spans: { start: number; end: number }[] = [];
+  for (const a of Array.isArray(message.annotations) ? message.annotations : []) {
+    const u = isObject(a) && isObject(a.url_citation) ? a.url_citation : undefined;
+    if (u && typeof u.start_index === 'number' && typeof u.end_index === 'number') spans.push({ start: u.start_index, end: u.end_index });
+  }
+  const lengths = textLengths(text);
+  const units = (Object.keys(lengths) as OffsetUnit[]).filter((unit) => spans.every((s) => s.start >= 0 && s.start <= s.end && s.end <= lengths[unit]));
+  return { spans, units, text };
+}
+
+/**
+ * Citation offsets are bounded to the final text (2.9). The unit is not stated, so a span passes when it fits in
+ * any of UTF-16 units, code points or UTF-8 bytes (the unit that fits is observed under OBS by the search spec);
+ * it fails only when it fits in none.
+ */
+export const citationsWithinText = check('SEARCH-027', function citationsWithinText(c: Completion) {
+  const problems: string[] = [];
+  let judged = false;
+  choicesOf(c).forEach((choice, position) => {
+    const { spans, units, text } = citationSpans(messageOf(choice));
+    if (spans.length === 0) return;
+    judged = true;
+    if (units.length === 0) {
+      const l = textLengths(text);
+      const bad = spans.filter((s) => !(s.start >= 0 && s.start <= s.end && s.end <= Math.max(l.utf16, l.codepoints, l.bytes)));
+      const shown = (bad.length > 0 ? bad : spans).slice(0, 3).map((s) => `[${s.start}, ${s.end}]`).join(', ');
+      problems.push(`${c.what}, choice ${position}: citation span(s) ${shown} do not fit the final text in any unit (length ${l.utf16} UTF-16 units, ${l.codepoints} code points, ${l.bytes} bytes)`);
+    }
+  });
+  return judged ? problems : undefined;
+});
+
+export const searchCallsCountCompleted = check('SEARCH-039', function searchCallsCountCompleted(c: Completion) {
+  const u = usageOf(c);
+  if (!u || !('service_web_search_calls' in u)) return undefined;
+  const n = u.service_web_search_calls;
+  return holds(typeof n === 'number' && n >= 1, () => `${c.what}: usage.service_web_search_calls is ${quote(n)}; it is omitted when no search completed`);
+});
+
+/** Every check of a completion's meaning. */
+export const COMPLETION_CHECKS = [
+  idNotEmpty,
+  createdIsUnixSeconds,
+  choicesNotEmpty,
+  choiceIndexIsPosition,
+  answeredByRequestedModel,
+  toolCallIdsDistinct,
+  toolArgumentsDecode,
+  totalIsSum,
+  cachedWithinPrompt,
+  annotationsAreCitations,
+  citationsWithinText,
+  searchCallsCountCompleted,
+] as const;
