@@ -12,6 +12,7 @@ import {
   topSection,
   type Requirement,
 } from '../spec/requirements/index.ts';
+import { requirementLinks } from './requirement-links.ts';
 
 export const REQUIREMENTS_MD_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../spec/REQUIREMENTS.md');
 
@@ -54,9 +55,36 @@ function countBy<T extends string>(items: readonly Requirement[], key: (r: Requi
 
 function table(rows: readonly Requirement[], withLevel: boolean): string[] {
   const head = withLevel ? ['| ID | Level | Check | Statement |', '|---|---|---|---|'] : ['| ID | Section | Check | Statement |', '|---|---|---|---|'];
+  const statement = (r: Requirement) => cell(r.sameAs ? `${r.statement} (The same rule as ${r.sameAs}, where it is judged and counted.)` : r.statement);
   return [
     ...head,
-    ...rows.map((r) => `| ${r.id} | ${withLevel ? r.level : r.section} | ${r.check} | ${cell(r.statement)} |`),
+    ...rows.map((r) => `| ${r.id} | ${withLevel ? r.level : r.section} | ${r.check} | ${statement(r)} |`),
+  ];
+}
+
+/** Where each requirement is judged, honoured and broken, read from the sources (scripts/requirement-links.ts). */
+function linksTable(): string[] {
+  const links = requirementLinks();
+  const list = (items: readonly string[]) => (items.length === 0 ? '-' : cell(items.join('; ')));
+  const rows = requirements
+    .filter((r) => r.kind === 'requirement')
+    .map((r) => {
+      const l = links.get(r.id)!;
+      if (r.sameAs) return `| ${r.id} | see ${r.sameAs} | | | |`;
+      return `| ${r.id} | ${list(l.checks)} | ${list(l.tests)} | ${list(l.mock)} | ${list(l.defects)} |`;
+    });
+  const unbroken = requirements.filter((r) => r.kind === 'requirement' && r.level === 'MUST' && !r.sameAs && r.check !== 'mock-only' && links.get(r.id)!.defects.length === 0);
+  return [
+    '## Where each requirement is judged',
+    '',
+    'Generated from the sources: the check functions that judge it (`suites/checks/`), the conformance tests that declare it',
+    '(`req(...)`), the mock code that names it, and the defect modes (`mock/defects.ts`) that break it.',
+    '',
+    '| ID | Checks | Tests | Mock | Defect modes |',
+    '|---|---|---|---|---|',
+    ...rows,
+    '',
+    `MUST requirements no defect mode breaks (${unbroken.length}): ${unbroken.map((r) => r.id).join(', ') || 'none'}.`,
   ];
 }
 
@@ -99,7 +127,7 @@ export function renderRequirementsMarkdown(): string {
     lines.push('', heading.trimEnd(), '', ...table(own, true));
   }
 
-  lines.push('', '## Observations', '', 'Gaps of the contract (\"not shown\"): the suite records what the target does there.', '', ...table(obs, false), '');
+  lines.push('', '## Observations', '', 'Gaps of the contract (\"not shown\"): the suite records what the target does there.', '', ...table(obs, false), '', ...linksTable(), '');
   return lines.join('\n');
 }
 

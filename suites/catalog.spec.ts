@@ -19,29 +19,28 @@ function entriesOf(res: TargetResponse): ModelEntry[] {
 const ACCESS_REFUSALS = /^(insufficient_tier|model_not_allowed|tier|forbidden|permission)/i;
 
 test.describe('GET /v1/models', () => {
-  test('answers without a credential with the model list', req('CAT-031', 'CAT-035', 'CAT-043', 'AUTH-005', 'VER-001'), async ({ target, check }) => {
+  test('answers without a credential with the model list', req('AUTH-005', 'VER-001'), async ({ target, check }) => {
     const res = await target.get('/v1/models', { key: null });
-    check.status('VER-001', res, 200, 'under the /v1 prefix, status');
-    check.status('CAT-043', res, 200);
-    check.status('AUTH-005', res, 200, 'without a credential, status');
-    check.status('CAT-031', res, 200, 'for a bare GET, status');
-    judgeModelList(check, res, 'CAT-035');
+    // The /v1 prefix is shown by the route answering at all: a 401 here is AUTH-005's failure, not VER-001's.
+    check.status('VER-001', res, (s) => s !== 404 && s !== 405, 'under the /v1 prefix, a status that shows the route exists (not 404 or 405)');
+    judgeModelList(check, res, 'AUTH-005');
   });
 
-  test('answers with the run credential', req('AUTH-006', 'AUTH-001'), async ({ target, check }) => {
+  test('answers with the run credential', req('AUTH-006', 'AUTH-001', 'CAT-031'), async ({ target, check }) => {
     const res = await target.get('/v1/models');
     check.status('AUTH-001', res, 200, 'with Authorization: Bearer <key>, status');
+    check.status('CAT-031', res, 200, 'for a bare GET (no body, no parameters), status');
     // An empty catalog is a legal list: it fails nothing, it only leaves the entry rules unjudged (the coverage says so).
     judgeModelList(check, res, 'AUTH-006');
   });
 
-  test('records what the catalog uses where the contract is silent', req('OBS-003', 'OBS-004', 'OBS-005', 'OBS-006', 'OBS-007', 'AUTH-009', 'OBS-033', 'OBS-034'), async ({ target, check }) => {
+  test('records what the catalog uses where the contract is silent', req('OBS-003', 'OBS-004', 'OBS-005', 'OBS-006', 'OBS-007', 'CAT-006', 'OBS-033', 'OBS-034'), async ({ target, check }) => {
     const res = await target.get('/v1/models');
     const entries = entriesOf(res);
     if (entries.length === 0) return check.skip(`the catalog could not be read: ${res.describe()}`);
     const values = (field: string) => [...new Set(entries.map((m) => m[field]).filter((v) => v !== undefined))];
     const missingTier = entries.filter((m) => typeof m.min_tier !== 'string').map((m) => m.id);
-    check.that('AUTH-009', missingTier.length === 0, () => `entries without a string min_tier: ${missingTier.join(', ')}`);
+    check.that('CAT-006', missingTier.length === 0, () => `entries without a string min_tier: ${missingTier.join(', ')}`);
     check.observe('OBS-003', values('min_tier'), 'min_tier values');
     check.observe('OBS-004', values('credit_tier'), 'credit_tier values');
     check.observe('OBS-005', values('api_format'), 'api_format values');
@@ -95,7 +94,7 @@ test.describe('GET /v1/models', () => {
 });
 
 test.describe('GET /v1/models/{model_id}', () => {
-  test('each listed entry reads back identically, with and without a credential', req('CAT-036', 'CAT-037', 'CAT-044', 'AUTH-005', 'AUTH-006'), async ({ target, check }) => {
+  test('each listed entry reads back identically, with and without a credential', req('CAT-036', 'CAT-037', 'AUTH-005', 'AUTH-006'), async ({ target, check }) => {
     const list = await target.get('/v1/models');
     check.status('AUTH-006', list, 200, 'GET /v1/models with a credential, status');
     const entries = entriesOf(list);
@@ -122,7 +121,6 @@ test.describe('GET /v1/models/{model_id}', () => {
         check.that('CAT-037', same, () => `GET ${path} differs from the list's entry, also when both are read again:\n  list: ${JSON.stringify(entry)}\n  one:  ${JSON.stringify(body)}`);
       }
       const anon = await target.get(path, { key: null });
-      check.status('CAT-044', anon, 200, `GET ${path} without a credential, status`);
       check.status('AUTH-005', anon, 200, `GET ${path} without a credential, status`);
       const listedAnon = anonymous.find((m) => m.id === entry.id);
       if (listedAnon && anon.status === 200) {

@@ -20,6 +20,11 @@ export interface Requirement {
   check: Check;
   /** Verbatim spec text the record derives from. */
   quote: string;
+  /**
+   * Set when the contract states this rule twice (e.g. in 4.3 and again in section 8): the ID of the primary
+   * record. Checks record under the primary, so a failure is counted once; this record points to it.
+   */
+  sameAs?: string;
 }
 
 export const AREAS = [
@@ -43,7 +48,8 @@ export function validateRequirements(raw: unknown): Requirement[] {
   const problems: string[] = [];
   const seen = new Set<string>();
   const out: Requirement[] = [];
-  const allowed = new Set(['id', 'section', 'level', 'kind', 'statement', 'check', 'quote']);
+  const allowed = new Set(['id', 'section', 'level', 'kind', 'statement', 'check', 'quote', 'sameAs']);
+  const optional = new Set(['sameAs']);
   raw.forEach((rec: unknown, i: number) => {
     const where = `record #${i}`;
     if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) {
@@ -54,6 +60,7 @@ export function validateRequirements(raw: unknown): Requirement[] {
     const label = typeof r.id === 'string' ? `${where} (${r.id})` : where;
     for (const key of Object.keys(r)) if (!allowed.has(key)) problems.push(`${label}: unknown field "${key}"`);
     for (const key of allowed) {
+      if (optional.has(key) && !(key in r)) continue;
       if (typeof r[key] !== 'string' || (r[key] as string).trim() === '') problems.push(`${label}: "${key}" must be a non-empty string`);
     }
     const { id, section, level, kind, check, statement } = r;
@@ -73,6 +80,14 @@ export function validateRequirements(raw: unknown): Requirement[] {
     if (typeof statement === 'string' && /[\r\n]/.test(statement)) problems.push(`${label}: statement must be one line`);
     out.push(r as unknown as Requirement);
   });
+  const ids = new Map(out.map((r) => [r.id, r]));
+  for (const r of out) {
+    if (r.sameAs === undefined) continue;
+    const primary = ids.get(r.sameAs);
+    if (!primary) problems.push(`${r.id}: sameAs names an unknown id ${r.sameAs}`);
+    else if (primary.sameAs !== undefined) problems.push(`${r.id}: sameAs must name a primary record, and ${r.sameAs} points to ${primary.sameAs}`);
+    else if (primary.level !== r.level || primary.kind !== r.kind) problems.push(`${r.id}: sameAs ${r.sameAs} must have the same level and kind`);
+  }
   if (problems.length > 0) {
     throw new Error(`requirements.json is invalid (${problems.length} problem(s)):\n  - ${problems.join('\n  - ')}`);
   }
@@ -94,6 +109,11 @@ export function getRequirement(id: string): Requirement {
   const r = byId.get(id);
   if (!r) throw new Error(`Unknown requirement id "${id}" (not in spec/requirements/requirements.json)`);
   return r;
+}
+
+/** The record a check of `id` is charged to: itself, or the primary record of a rule the contract states twice. */
+export function primaryOf(id: string): string {
+  return getRequirement(id).sameAs ?? id;
 }
 
 /** Compares spec section numbers ("2.10" after "2.9"). */

@@ -5,7 +5,7 @@
 // judged). Nothing here stops a test: the fixture teardown (suites/lib/fixtures.ts) turns the failed MUSTs into
 // the test's failure, in one place, after every check has run.
 import { test, type TestInfo } from '@playwright/test';
-import { getRequirement, isKnownRequirement, type Requirement } from '../../spec/requirements/index.ts';
+import { getRequirement, isKnownRequirement, primaryOf, type Requirement } from '../../spec/requirements/index.ts';
 import { formatIssues, validate, type SchemaName } from '../../spec/validator.ts';
 import type { Check } from '../checks/check.ts';
 import { CHECKED_IDS } from '../checks/registry.ts';
@@ -105,8 +105,12 @@ export class Checker {
     this.records.push(record);
   }
 
-  /** Records a judgement; a failed SHOULD/MAY is a warning. Returns `ok`. */
-  private judge(r: Requirement, ok: boolean, failure: string | (() => string), exchange?: number): boolean {
+  /**
+   * Records a judgement; a failed SHOULD/MAY is a warning. A rule the contract states twice is recorded under
+   * its primary ID, so it is counted once. Returns `ok`.
+   */
+  private judge(stated: Requirement, ok: boolean, failure: string | (() => string), exchange?: number): boolean {
+    const r = getRequirement(primaryOf(stated.id));
     const record: CheckRecord = { id: r.id, status: 'pass' };
     if (!ok) {
       record.status = r.level === 'MUST' && r.kind === 'requirement' ? 'fail' : 'warn';
@@ -167,7 +171,7 @@ export class Checker {
   couldNotJudge(id: string, res: TargetResponse): void {
     const exchange = this.exchangeIndex(res);
     const message = this.target.scrub(`no HTTP response to judge (${res.exchange.errorKind ?? 'transport'}: ${res.exchange.error ?? 'unknown'})`);
-    this.push({ id, status: 'error', message, cause: { message, ...(exchange !== undefined ? { exchange } : {}) } }, exchange);
+    this.push({ id: primaryOf(id), status: 'error', message, cause: { message, ...(exchange !== undefined ? { exchange } : {}) } }, exchange);
   }
 
   /**
@@ -179,7 +183,7 @@ export class Checker {
     for (const id of new Set(ids)) {
       if (!isKnownRequirement(id)) continue;
       const scrubbed: RootCause = { ...cause, message };
-      this.push({ id, status: 'skip', message, cause: scrubbed }, cause.exchange);
+      this.push({ id: primaryOf(id), status: 'skip', message, cause: scrubbed }, cause.exchange);
     }
   }
 
@@ -206,6 +210,23 @@ export class Checker {
     const checked = new Set(this.records.map((r) => r.id));
     for (const id of declaredRequirements(this.testInfo)) {
       if (!checked.has(id)) this.records.push({ id, status: 'skip', message: reason });
+    }
+  }
+
+  /**
+   * At the end of a test: every declared requirement it left without a record is a skip whose root cause is the
+   * first deviation the test met (the requirement and exchange), or, when there was none, the test's own reason
+   * (`error` when the kit itself stopped: a timeout, an exception outside the checks).
+   */
+  markUnjudged(reason: string, status: 'skip' | 'error' = 'skip'): void {
+    const first = this.records.find((r) => r.status === 'fail' || r.status === 'error') ?? this.records.find((r) => r.status === 'warn');
+    const recorded = new Set(this.records.map((r) => r.id));
+    for (const id of declaredRequirements(this.testInfo)) {
+      if (recorded.has(primaryOf(id))) continue;
+      const cause: RootCause = first
+        ? { ...(first.status === 'error' ? {} : { id: first.id }), ...(first.exchange !== undefined ? { exchange: first.exchange } : {}), message: `not judged: what it needed did not come back after ${first.id} ${first.status === 'error' ? 'could not be judged' : 'failed'}: ${(first.message ?? '').split('\n')[0]!.slice(0, 200)}` }
+        : { message: reason };
+      this.records.push({ id: primaryOf(id), status: first ? 'skip' : status, message: cause.message, cause });
     }
   }
 

@@ -24,6 +24,9 @@ export const test = base.extend<{ target: Target; check: Checker; discovery: Dis
     await use(checker);
     // A test skipped part-way still reports which requirements it could not check, and why.
     if (testInfo.status === 'skipped') checker.markSkipped(testInfo.annotations.find((a) => a.type === 'skip')?.description ?? 'skipped');
+    else if (testInfo.status === 'timedOut') checker.markUnjudged(`the kit could not judge it: the test timed out after ${testInfo.timeout} ms`, 'error');
+    else if (testInfo.errors.length > 0) checker.markUnjudged(`the kit could not judge it: the test stopped on ${testInfo.errors[0]?.message?.split('\n')[0]?.slice(0, 200) ?? 'an error'}`, 'error');
+    else checker.markUnjudged('not judged: the test found nothing to judge it on in this run');
     const evidence: Evidence = { checks: checker.records, exchanges: target.exchanges };
     await testInfo.attach(EVIDENCE_ATTACHMENT, { body: JSON.stringify(evidence), contentType: 'application/json' });
     // The one place findings become a Playwright failure: after every check of the test has run.

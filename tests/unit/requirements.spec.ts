@@ -14,6 +14,7 @@ import {
   validateRequirements,
   type Requirement,
 } from '../../spec/requirements/index.ts';
+import { primaryOf } from '../../spec/requirements/index.ts';
 import { REQUIREMENTS_MD_PATH, renderRequirementsMarkdown } from '../../scripts/generate-requirements-md.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -111,7 +112,8 @@ test.describe('requirements catalog', () => {
     expect(reqs.length).toBeGreaterThanOrEqual(100);
     expect(observations.length).toBeGreaterThan(0);
     for (const r of requirements) {
-      expect(Object.keys(r).sort()).toEqual(['check', 'id', 'kind', 'level', 'quote', 'section', 'statement']);
+      const keys = Object.keys(r).filter((k) => k !== 'sameAs').sort();
+      expect(keys).toEqual(['check', 'id', 'kind', 'level', 'quote', 'section', 'statement']);
     }
   });
 
@@ -327,5 +329,12 @@ test.describe('requirements catalog', () => {
     expect(md).toContain('do not edit');
     expect(md).toContain('npm run requirements:md');
     for (const r of requirements) expect(md).toContain(`| ${r.id} |`);
+  });
+
+  test('a rule the contract states twice has one primary record; the other points to it (sameAs)', () => {
+    const twice = requirements.filter((r) => r.sameAs);
+    expect(twice.map((r) => `${r.id}->${r.sameAs}`)).toEqual(expect.arrayContaining(['CHAT-008->REQ-011', 'TOOL-014->TOOL-012', 'AUTH-009->CAT-006', 'SEARCH-007->SEARCH-046', 'CHAT-006->LIMIT-001']));
+    for (const r of twice) expect(primaryOf(r.id)).toBe(r.sameAs);
+    expect(() => validateRequirements([{ ...requirements.find((r) => r.id === 'CHAT-008')!, sameAs: 'NOPE-001' }])).toThrow(/unknown id/);
   });
 });
