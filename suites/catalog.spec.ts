@@ -1,5 +1,6 @@
 // The model catalog: GET /v1/models and GET /v1/models/{model_id} (sections 2.10, 2.11, 4.1, 4.2, 5, 9).
 import { isDeepStrictEqual } from 'node:util';
+import { noUsableReason } from './lib/discovery.ts';
 import { req, test } from './lib/fixtures.ts';
 import { judgeModelEntry, judgeModelList } from './checks/judge.ts';
 import type { ModelEntry } from './lib/discovery.ts';
@@ -75,7 +76,7 @@ test.describe('GET /v1/models', () => {
     // Every listed id, not only those discovery found usable: a deactivated model that is still listed is exactly
     // the one a usable-model filter would hide.
     const models = discovery.models.slice(0, 8);
-    if (models.length === 0) return check.skip(discovery.catalogError ?? 'the catalog lists no model');
+    if (models.length === 0) return check.skip(noUsableReason(discovery, 'model'));
     for (const m of models) {
       const res = await target.chat({ model: m.id, messages: [{ role: 'user', content: 'Say hello.' }], max_completion_tokens: 8 });
       if (!check.status('CAT-033', res, (s) => s !== 0)) continue;

@@ -5,8 +5,8 @@
 // (a gap): it only makes messages more helpful, it never decides a verdict.
 import { req, test } from './lib/fixtures.ts';
 import { judgeRefusal } from './checks/judge.ts';
-import { pickModel, usableModels, type ModelEntry } from './lib/discovery.ts';
-import { checkAccepted, checkStreamAccepted, firstMessage, isObject, probeCap, skipIfUnavailable } from './lib/request-features.ts';
+import { pickModel, usableModels, type ModelEntry, noUsableReason } from './lib/discovery.ts';
+import { checkAccepted, refusedForAccess, checkStreamAccepted, firstMessage, isObject, probeCap, skipIfUnavailable } from './lib/request-features.ts';
 import { judgeStream } from './checks/judge.ts';
 
 /** An effort value no entry's set contains. */
@@ -35,7 +35,7 @@ const hint = (m: ModelEntry) => {
 test.describe('reasoning', () => {
   test('include_reasoning true on a reasoning entry returns reasoning_content alongside the answer', req('RSN-002', 'RSN-003'), async ({ target, check, discovery, config }) => {
     const model = pickModel(discovery, config.profile, { reasoning: true });
-    if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_reasoning true');
+    if (!model) return check.skip(noUsableReason(discovery, 'usable model with supports_reasoning true'));
     const res = await target.chat({ model: model.id, messages: QUESTION, include_reasoning: true });
     const body = checkAccepted(check, 'RSN-002', res, model.id, `include_reasoning true, to ${model.id}`);
     if (!body) return;
@@ -46,7 +46,7 @@ test.describe('reasoning', () => {
 
   test('streamed, include_reasoning true returns reasoning_content in deltas, as strings', req('RSN-002', 'RSN-003', 'RSN-007'), async ({ target, check, discovery, config }) => {
     const model = pickModel(discovery, config.profile, { reasoning: true });
-    if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_reasoning true');
+    if (!model) return check.skip(noUsableReason(discovery, 'usable model with supports_reasoning true'));
     const res = await target.chat({ model: model.id, messages: QUESTION, include_reasoning: true, stream: true });
     const stream = checkStreamAccepted(check, 'RSN-002', res, model.id, `include_reasoning true, to ${model.id}`);
     if (!stream) return;
@@ -61,7 +61,7 @@ test.describe('reasoning', () => {
 
   test('reasoning, an object, and reasoning.max_tokens are accepted by a reasoning entry', req('RSN-001', 'RSN-004'), async ({ target, check, discovery, config }) => {
     const model = pickModel(discovery, config.profile, { reasoning: true });
-    if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_reasoning true');
+    if (!model) return check.skip(noUsableReason(discovery, 'usable model with supports_reasoning true'));
     const empty = await target.chat({ model: model.id, messages: QUESTION, reasoning: {} });
     checkAccepted(check, 'RSN-001', empty, model.id, `reasoning {}, to ${model.id}`);
     const bound = Math.max(1, Math.floor(target.maxTokens / 2));
@@ -71,7 +71,7 @@ test.describe('reasoning', () => {
 
   test('reasoning.effort low, medium and high are accepted by a reasoning entry', req('RSN-005'), async ({ target, check, discovery, config }) => {
     const model = pickModel(discovery, config.profile, { reasoning: true });
-    if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_reasoning true');
+    if (!model) return check.skip(noUsableReason(discovery, 'usable model with supports_reasoning true'));
     for (const effort of COMMON_EFFORTS) {
       const res = await target.chat({ model: model.id, messages: QUESTION, reasoning: { effort } });
       checkAccepted(check, 'RSN-005', res, model.id, `reasoning.effort ${JSON.stringify(effort)}, to ${model.id}${hint(model)}`);
@@ -80,10 +80,14 @@ test.describe('reasoning', () => {
 
   test('a reasoning.effort outside the entry\'s set is refused with 400 and a section 7 error', req('RSN-006', 'RSN-010'), async ({ target, check, discovery, config }) => {
     const models = usableModels(discovery, config.profile).filter((m) => m.supports_reasoning === true).slice(0, MAX_EFFORT_REFUSALS);
-    if (models.length === 0) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_reasoning true');
+    if (models.length === 0) return check.skip(noUsableReason(discovery, 'usable model with supports_reasoning true'));
     for (const m of models) {
       const res = await target.chat({ model: m.id, messages: QUESTION, reasoning: { effort: INVALID_EFFORT }, max_completion_tokens: probeCap(target.maxTokens) });
       skipIfUnavailable(check, res, m.id);
+      if (refusedForAccess(check, 'RSN-006', res, m.id)) {
+        check.cannotJudge(['RSN-010'], { message: `the run's key may not use ${m.id}` });
+        continue;
+      }
       check.status('RSN-006', res, 400, `for reasoning.effort ${JSON.stringify(INVALID_EFFORT)} to ${m.id}${hint(m)}, status`);
       judgeRefusal(check, res, { id: 'RSN-010', status: 400, statusText: `for reasoning.effort ${JSON.stringify(INVALID_EFFORT)} to ${m.id}, status` });
     }
@@ -91,7 +95,7 @@ test.describe('reasoning', () => {
 
   test('reasoning_content comes only from an entry that exposes reasoning', req('RSN-002', 'RSN-008'), async ({ target, check, discovery, config }) => {
     const model = pickModel(discovery, config.profile, { reasoning: false });
-    if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model with supports_reasoning false');
+    if (!model) return check.skip(noUsableReason(discovery, 'usable model with supports_reasoning false'));
     const res = await target.chat({ model: model.id, messages: QUESTION, include_reasoning: true, max_completion_tokens: probeCap(target.maxTokens) });
     const body = checkAccepted(check, 'RSN-002', res, model.id, `include_reasoning true, to ${model.id} (supports_reasoning false)`);
     if (!body) return;
@@ -103,8 +107,9 @@ test.describe('reasoning', () => {
     const d = discovery;
     const reasoning = pickModel(d, config.profile, { reasoning: true });
     const plain = pickModel(d, config.profile, { reasoning: false });
-    const models = [reasoning, plain].filter((m): m is ModelEntry => m !== undefined);
-    if (models.length === 0) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model');
+    // reasoning_content is a field of a request message (2.2) for any entry: any usable one where the catalog says neither.
+    const models = [reasoning, plain, pickModel(d, config.profile)].filter((m, i, all): m is ModelEntry => m !== undefined && all.findIndex((x) => x?.id === m.id) === i);
+    if (models.length === 0) return check.skip(noUsableReason(discovery));
     const messages = [
       { role: 'user', content: 'What is 2 + 2?' },
       { role: 'assistant', content: '4', reasoning_content: 'Two plus two makes four.' },

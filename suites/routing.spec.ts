@@ -5,7 +5,7 @@
 import { req, test } from './lib/fixtures.ts';
 import type { Checker } from './lib/check.ts';
 import { judgeCompletion, judgeRefusal } from './checks/judge.ts';
-import { pickModel, usableModels, type Discovery, type ModelEntry } from './lib/discovery.ts';
+import { pickModel, usableModels, type Discovery, type ModelEntry, noUsableReason } from './lib/discovery.ts';
 import type { Profile } from './lib/profile.ts';
 import { checkAccepted, isObject, outcomeOf, probeCap, skipIfUnavailable } from './lib/request-features.ts';
 import { allowFallbacksCooperation, noSuchRoute, orderProbes, sortProbes } from './lib/routing-probes.ts';
@@ -48,7 +48,7 @@ function checkAnsweredEitherWay(check: Checker, res: TargetResponse, what: strin
 test.describe('provider routing preferences', () => {
   test('provider, an empty preference object, is accepted', req('ROUTE-001', 'ROUTE-008'), async ({ target, check, discovery, config }) => {
     const model = routingModel(discovery, config.profile);
-    if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model');
+    if (!model) return check.skip(noUsableReason(discovery));
     const res = await ask(target, model.id, {});
     const body = checkAccepted(check, 'ROUTE-001', res, model.id, 'provider {}');
     if (body) check.that('ROUTE-008', body.model === model.id, () => `with provider {}, requested ${JSON.stringify(model.id)}, the response names ${JSON.stringify(body.model)}`);
@@ -56,7 +56,7 @@ test.describe('provider routing preferences', () => {
 
   test('provider.sort: a string ranking preference is accepted; the accepted values are recorded', req('ROUTE-002', 'ROUTE-007', 'ROUTE-008', 'OBS-012'), async ({ target, check, discovery, config }) => {
     const model = routingModel(discovery, config.profile);
-    if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model');
+    if (!model) return check.skip(noUsableReason(discovery));
     const outcomes: Record<string, ReturnType<typeof outcomeOf>> = {};
     for (const sort of sortProbes(config.seed)) {
       const res = await ask(target, model.id, { sort });
@@ -73,7 +73,7 @@ test.describe('provider routing preferences', () => {
 
   test('provider.order: an array of routes is accepted; the accepted element types are recorded', req('ROUTE-003', 'ROUTE-007', 'ROUTE-008', 'OBS-013'), async ({ target, check, discovery, config }) => {
     const model = routingModel(discovery, config.profile);
-    if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model');
+    if (!model) return check.skip(noUsableReason(discovery));
     const outcomes: Record<string, ReturnType<typeof outcomeOf>> = {};
     for (const { elementType, order } of orderProbes(config.seed)) {
       // Fallbacks allowed explicitly: an order naming no route must not be read as "refuse me" (the default is a gap).
@@ -91,7 +91,7 @@ test.describe('provider routing preferences', () => {
 
   test('provider.allow_fallbacks, a boolean, is accepted', req('ROUTE-004', 'ROUTE-008'), async ({ target, check, discovery, config }) => {
     const model = routingModel(discovery, config.profile);
-    if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model');
+    if (!model) return check.skip(noUsableReason(discovery));
     // true: fallbacks allowed, so any route may serve; false alone is judged with the refusal tests below.
     const res = await ask(target, model.id, { allow_fallbacks: true });
     const body = checkAccepted(check, 'ROUTE-004', res, model.id, 'provider {allow_fallbacks: true}');
@@ -100,7 +100,7 @@ test.describe('provider routing preferences', () => {
 
   test('no preference changes the model that was requested', req('ROUTE-008'), async ({ target, check, discovery, config }) => {
     const models = usableModels(discovery, config.profile).slice(0, MODELS_FOR_COMBINATIONS);
-    if (models.length === 0) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model');
+    if (models.length === 0) return check.skip(noUsableReason(discovery));
     const route = noSuchRoute(config.seed);
     const combinations: Record<string, unknown>[] = [
       { sort: 'price', allow_fallbacks: false },
@@ -128,7 +128,7 @@ test.describe('provider routing preferences', () => {
 
   test('allow_fallbacks false with an order naming no route is never answered by another model; the outcome is recorded', req('ROUTE-008', 'OBS-025'), async ({ target, check, discovery, config }) => {
     const model = routingModel(discovery, config.profile);
-    if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model');
+    if (!model) return check.skip(noUsableReason(discovery));
     const provider = { order: [noSuchRoute(config.seed)], allow_fallbacks: false };
     const res = await ask(target, model.id, provider);
     check.observe('OBS-025', outcomeOf(res), `provider ${JSON.stringify(provider)} on ${model.id}`);
@@ -139,7 +139,7 @@ test.describe('provider routing preferences', () => {
     const cooperation = allowFallbacksCooperation(config.profile);
     if (!cooperation.judged) return check.skip(cooperation.reason);
     const model = routingModel(discovery, config.profile);
-    if (!model) return check.skip(discovery.catalogError ?? 'the catalog lists no usable model');
+    if (!model) return check.skip(noUsableReason(discovery));
     // The only ranked route is one that cannot exist, so no ranked route is available: 7 rule 3 applies.
     const provider = { order: [noSuchRoute(config.seed)], allow_fallbacks: false };
     const res = await ask(target, model.id, provider);

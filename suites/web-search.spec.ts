@@ -6,7 +6,7 @@ import { req, test } from './lib/fixtures.ts';
 import { judgeCompletion, judgeRefusal } from './checks/judge.ts';
 import { judgeStream } from './checks/judge.ts';
 import { assembledCompletion } from './checks/stream.ts';
-import { checkStreamProvenance } from './lib/search-checks.ts';
+import { searchTakers, checkStreamProvenance } from './lib/search-checks.ts';
 import type { Checker } from './lib/check.ts';
 import type { Discovery } from './lib/discovery.ts';
 import type { Target, TargetResponse } from './lib/target.ts';
@@ -51,7 +51,7 @@ function checkSearchAnswer(check: Checker, res: TargetResponse, model: string, w
 
 /** A model the probes found able to search, or a skip naming what the probes found. */
 function capableModel(check: Checker, discovery: Discovery): string {
-  const { models, reason } = probed(discovery, 'capable');
+  const { models, reason } = searchTakers(discovery);
   if (!models[0]) return check.skip(reason);
   return models[0].model;
 }

@@ -61,12 +61,16 @@ export const toolCallIdsDistinct = check('RESP-016', function toolCallIdsDistinc
   return judged ? problems : undefined;
 });
 
+/**
+ * Tool-call arguments decode as JSON (2.4). A choice cut by the token cap (finish_reason "length") is not judged:
+ * a call cut short by the caller's own cap is an unfinished call, not a malformed one.
+ */
 export const toolArgumentsDecode = check('RESP-020', function toolArgumentsDecode(c: Completion) {
   const problems: string[] = [];
   let judged = false;
   choicesOf(c).forEach((choice, position) => {
     const calls = messageOf(choice).tool_calls;
-    if (!Array.isArray(calls)) return;
+    if (!Array.isArray(calls) || choice.finish_reason === 'length') return;
     for (const call of calls.filter(isObject)) {
       const args = isObject(call.function) ? call.function.arguments : undefined;
       if (typeof args !== 'string') continue;

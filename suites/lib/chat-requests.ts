@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Checker } from './check.ts';
 import type { RunConfig } from './config.ts';
 import { judgeCompletion } from '../checks/judge.ts';
-import { pickModel, type Discovery, type ModelEntry } from './discovery.ts';
+import { noUsableReason, pickModel, type Discovery, type ModelEntry } from './discovery.ts';
 import type { Profile } from './profile.ts';
 import type { Target, TargetResponse } from './target.ts';
 
@@ -28,7 +28,7 @@ export function chatModel(discovery: Discovery, profile: Profile): ModelEntry | 
 
 /** The reason a test that needs a model skips with. */
 export function noModelReason(discovery: Discovery, what = 'a usable model'): string {
-  return discovery.catalogError ?? `the catalog lists no ${what}`;
+  return noUsableReason(discovery, what);
 }
 
 /** A model id that is certainly not in the catalog (never a guess at a real one). */

@@ -23,12 +23,23 @@ export interface ModelEntry {
 
 export interface SearchProbe {
   model: string;
-  /** capable: answered 200; unsupported: refused with web_search_not_supported; budget: needs a larger output budget. */
-  result: 'capable' | 'unsupported' | 'budget' | 'other';
+  /**
+   * capable: answered 200 and reported a search (provenance or usage.service_web_search_calls); ignored: answered
+   * 200 without any sign of a search; unsupported: refused with web_search_not_supported; budget: needs a larger
+   * output budget.
+   */
+  result: 'capable' | 'ignored' | 'unsupported' | 'budget' | 'other';
   status: number;
   code?: string;
   /** The minimum output budget N the refusal message reported. */
   minOutputTokens?: number;
+}
+
+/** How one listed model answered the smallest possible completion with the run's key. */
+export interface AccessProbe {
+  model: string;
+  status: number;
+  code?: string;
 }
 
 export interface Discovery {
@@ -36,7 +47,12 @@ export interface Discovery {
   catalogError?: string;
   models: ModelEntry[];
   searchProbes: SearchProbe[];
+  /** One-token completions to the cheapest listed models: which of them the run's key may use now. */
+  accessProbes?: AccessProbe[];
 }
+
+/** Most listed models asked a one-token completion to learn whether the run's key may use them. */
+const MAX_ACCESS_PROBES = 8;
 
 const FILE = 'discovery.json';
 
@@ -60,7 +76,23 @@ export async function discover(target: Target, profile: Profile, maxSearchProbes
     return { catalogError: `GET /v1/models did not return a model list: ${res.describe()}`, models: [], searchProbes: [] };
   }
   const models = body.data.filter((m): m is ModelEntry => typeof m === 'object' && m !== null && typeof (m as ModelEntry).id === 'string');
-  const d: Discovery = { models, searchProbes: [] };
+  const d: Discovery = { models, searchProbes: [], accessProbes: [] };
+  // The key's tier and model list are invisible to a black box: ask the cheapest models for one token, and for
+  // each capability the tests pick by, the cheapest models that have it, until one is found the key may use.
+  const probedIds = new Set<string>();
+  const probe = async (m: ModelEntry) => {
+    if (probedIds.has(m.id) || probedIds.size >= MAX_ACCESS_PROBES * 2) return;
+    probedIds.add(m.id);
+    d.accessProbes!.push(await probeAccess(target, m.id));
+  };
+  for (const m of usableModels(d, profile).slice(0, MAX_ACCESS_PROBES)) await probe(m);
+  for (const needs of [{ images: true }, { images: false }, { reasoning: true }, { reasoning: false }, { caching: true }] as ModelNeeds[]) {
+    for (let i = 0; i < 3; i++) {
+      const m = pickModel(d, profile, needs);
+      if (!m || probedIds.has(m.id)) break; // none, or one already found usable
+      await probe(m);
+    }
+  }
   const known = new Set(profile.webSearch?.models ?? []);
   const candidates = [...profile.webSearch?.models ?? [], ...usableModels(d, profile).map((m) => m.id).filter((id) => !known.has(id))];
   for (const id of candidates.slice(0, maxSearchProbes)) {
@@ -77,7 +109,7 @@ async function probeSearch(target: Target, model: string): Promise<SearchProbe> 
   const code = typeof err?.code === 'string' ? err.code : undefined;
   const probe: SearchProbe = { model, status: res.status, result: 'other' };
   if (code) probe.code = code;
-  if (res.status === 200) probe.result = 'capable';
+  if (res.status === 200) probe.result = reportsSearch(res.json()) ? 'capable' : 'ignored';
   else if (code === 'web_search_not_supported') probe.result = 'unsupported';
   else if (code === 'web_search_output_budget_too_small') {
     probe.result = 'budget';
@@ -87,22 +119,42 @@ async function probeSearch(target: Target, model: string): Promise<SearchProbe> 
   return probe;
 }
 
-/** Refusal codes that are about the model, not the request: no feature can be judged on such a model. */
-const MODEL_REFUSALS = new Set(['model_unavailable', 'model_not_found', 'model_not_allowed']);
+async function probeAccess(target: Target, model: string): Promise<AccessProbe> {
+  const res = await target.chat({ model, messages: [{ role: 'user', content: 'Say hello.' }], max_completion_tokens: 1 });
+  const code = (res.json() as { error?: { code?: unknown } } | undefined)?.error?.code;
+  return { model, status: res.status, ...(typeof code === 'string' ? { code } : {}) };
+}
+
+/** A 200 answer that shows a hosted search happened: citations, search actions, or a count of searches. */
+function reportsSearch(body: unknown): boolean {
+  const b = body as { choices?: { message?: { annotations?: unknown[]; service_web_search?: unknown[] } }[]; usage?: { service_web_search_calls?: unknown } } | undefined;
+  const message = Array.isArray(b?.choices) ? b.choices[0]?.message : undefined;
+  const calls = b?.usage?.service_web_search_calls;
+  return (Array.isArray(message?.annotations) && message.annotations.length > 0) || (Array.isArray(message?.service_web_search) && message.service_web_search.length > 0) || (typeof calls === 'number' && calls > 0);
+}
 
 /**
- * Models the run's own probes found unservable: a listed model may be known but not servable right now
- * (section 7, model_unavailable), which is no fault of the feature a test would send to it.
+ * Models the run's key may not use now, by its access probe: refused for the key (401, 403: tier, model list,
+ * deactivated), unknown (404), or unavailable (503). No feature can be judged on them.
  */
-function probedUnservable(d: Discovery): string[] {
-  return d.searchProbes
-    .filter((p) => (p.code !== undefined && MODEL_REFUSALS.has(p.code)) || (p.status === 503 && !p.code?.startsWith('web_search')))
-    .map((p) => p.model);
+function probedInaccessible(d: Discovery): AccessProbe[] {
+  return (d.accessProbes ?? []).filter((p) => p.status === 401 || p.status === 403 || p.status === 404 || p.status === 503 || p.code === 'model_unavailable');
+}
+
+/** Why no model is usable: the catalog error, an empty catalog, or what the access probes were told. */
+export function noUsableReason(d: Discovery, what = 'a usable model'): string {
+  if (d.catalogError) return d.catalogError;
+  if (d.models.length === 0) return 'the catalog lists no model';
+  const refused = probedInaccessible(d);
+  if (refused.length > 0 && usableModels(d, {}).length === 0) {
+    return `the catalog lists ${d.models.length} model(s) but the run's key may use none of them now: ${refused.slice(0, 5).map((p) => `${p.model} HTTP ${p.status}${p.code ? ` ${p.code}` : ''}`).join(', ')}`;
+  }
+  return `the catalog lists no ${what}`;
 }
 
 /** Listed models the run's key can be expected to use, cheapest first (care with paid deployments). */
 export function usableModels(d: Discovery, profile: Profile): ModelEntry[] {
-  const excluded = new Set([profile.unavailableModel, profile.deactivatedModel, ...probedUnservable(d)].filter(Boolean));
+  const excluded = new Set([profile.unavailableModel, profile.deactivatedModel, ...probedInaccessible(d).map((p) => p.model)].filter(Boolean));
   return d.models
     .filter((m) => !excluded.has(m.id))
     .sort((a, b) => price(a) - price(b) || a.id.localeCompare(b.id));

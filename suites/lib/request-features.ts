@@ -26,6 +26,31 @@ export function skipIfUnavailable(check: Checker, res: TargetResponse, model: st
   }
 }
 
+/** Refusal codes about the caller's access, not the request: the key's tier or model list, a deactivated model. */
+const ACCESS_CODES = /^(insufficient_tier|model_not_allowed|model_not_found)$/;
+
+/**
+ * A refusal that is about the caller's access to the model (401/403 with an access code: the key's tier, its model
+ * list) says nothing about the feature sent: the feature's requirement is recorded as not judgeable, with the
+ * refusal as its cause, and the test goes on.
+ */
+export function refusedForAccess(check: Checker, id: string, res: TargetResponse, model: string): boolean {
+  if (isAccessRefusal(res)) {
+    const code = (res.json() as { error?: { code?: unknown } } | undefined)?.error?.code;
+    const exchange = check.exchangeIndex(res);
+    check.cannotJudge([id], { message: `the run's key may not use ${model} (HTTP ${res.status} ${code}), so the feature could not be tried on it`, ...(exchange !== undefined ? { exchange } : {}) });
+    return true;
+  }
+  return false;
+}
+
+/** The response refuses the caller's access to the model (its tier, its model list), not the request. */
+export function isAccessRefusal(res: TargetResponse): boolean {
+  const body = res.json();
+  const code = isObject(body) && isObject(body.error) ? body.error.code : undefined;
+  return (res.status === 401 || res.status === 403) && typeof code === 'string' && ACCESS_CODES.test(code);
+}
+
 /** The smallest useful cap for a probe whose answer is not read: at most 8 tokens, never above the budget's. */
 export function probeCap(maxTokensPerRequest: number): number {
   return Math.max(1, Math.min(8, maxTokensPerRequest));
@@ -37,6 +62,7 @@ export function probeCap(maxTokensPerRequest: number): number {
  */
 export function checkAccepted(check: Checker, id: string, res: TargetResponse, model: string, what: string): Json | undefined {
   skipIfUnavailable(check, res, model);
+  if (refusedForAccess(check, id, res, model)) return undefined;
   const ok = res.exchange.status !== 0 && res.status === 200;
   if (!check.that(id, ok, () => `a request with ${what} must be accepted (status 200 and a chat completion); received ${res.describe()}`)) return undefined;
   return judgeCompletion(check, res, model);
@@ -48,6 +74,7 @@ export function checkAccepted(check: Checker, id: string, res: TargetResponse, m
  */
 export function checkStreamAccepted(check: Checker, id: string, res: TargetResponse, model: string, what: string): ChatStream | undefined {
   skipIfUnavailable(check, res, model);
+  if (refusedForAccess(check, id, res, model)) return undefined;
   const opened = res.exchange.status !== 0 && res.status === 200;
   if (!check.that(id, opened, () => `a streamed request with ${what} must be accepted (status 200 and an event stream); received ${res.describe()}`)) return undefined;
   const stream = res.stream();

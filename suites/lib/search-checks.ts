@@ -58,12 +58,23 @@ export const MALFORMED_LOCATION_FIELDS: InvalidCase[] = [
   { id: 'SEARCH-019', label: 'timezone that is not an IANA name', options: { user_location: { type: 'approximate', timezone: 'Mars/Olympus_Mons' } } },
 ];
 
-/** The probes of one result, and a readable summary of all probes for skip reasons. */
-export function probed(discovery: Discovery, result: SearchProbe['result']): { models: SearchProbe[]; reason: string } {
-  const models = discovery.searchProbes.filter((p) => p.result === result);
+/**
+ * The probes with one of the results, in the order the results are given, and a readable summary of all probes
+ * for skip reasons.
+ */
+export function probed(discovery: Discovery, ...results: SearchProbe['result'][]): { models: SearchProbe[]; reason: string } {
+  const models = results.flatMap((result) => discovery.searchProbes.filter((p) => p.result === result));
   const all = discovery.searchProbes.map((p) => `${p.model}: ${p.result}${p.status ? ` (HTTP ${p.status}${p.code ? ` ${p.code}` : ''})` : ''}`);
-  const reason = discovery.catalogError ?? (all.length ? `no probed model is '${result}' (probes: ${all.join('; ')})` : 'no model was probed for hosted search');
+  const reason = discovery.catalogError ?? (all.length ? `no probed model is ${results.map((r) => `'${r}'`).join(' or ')} (probes: ${all.join('; ')})` : 'no model was probed for hosted search');
   return { models, reason };
+}
+
+/**
+ * Models that took a search request: those that reported a search first, then those that answered 200 without
+ * one (the target accepted the request; whether it searched and reported it is what the tests judge).
+ */
+export function searchTakers(discovery: Discovery): { models: SearchProbe[]; reason: string } {
+  return probed(discovery, 'capable', 'ignored');
 }
 
 /** What a completion (or an assembled stream) reported about a search. */

@@ -8,7 +8,7 @@ import type { Checker } from '../lib/check.ts';
 import type { Discovery } from '../lib/discovery.ts';
 import { contextSize, invalidLocation, validLocation, type LocationFault } from '../lib/arb/location.ts';
 import { CaseChecker, checkProperty } from '../lib/property.ts';
-import { errorOf, probed, SEARCH_MESSAGES, SEARCH_PROMPT } from '../lib/search-checks.ts';
+import { errorOf, searchTakers, SEARCH_MESSAGES, SEARCH_PROMPT } from '../lib/search-checks.ts';
 import type { Target, TargetResponse } from '../lib/target.ts';
 
 const INVALID_OPTIONS = 'invalid_web_search_options';
@@ -26,7 +26,7 @@ const FAULT_RULES: Record<LocationFault, { rejected?: string; row: string; messa
 
 /** The model every case asks: the first one the discovery probe saw serve hosted search. */
 function searchModel(check: Checker, discovery: Discovery): string {
-  const { models, reason } = probed(discovery, 'capable');
+  const { models, reason } = searchTakers(discovery);
   if (models.length === 0) return check.skip(`no model serves hosted search: ${reason}`);
   return models[0]!.model;
 }
