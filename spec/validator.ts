@@ -62,6 +62,10 @@ export const schemaNames: readonly SchemaName[] = Object.freeze([
 export interface ValidationIssue {
   pointer: string;
   message: string;
+  /** The requirement the failing schema node names with `x-requirement`, when it names one. */
+  requirement?: string;
+  /** The offending value is null (a field sent as null instead of omitted). */
+  isNull?: boolean;
 }
 
 export interface ValidationResult {
@@ -80,6 +84,12 @@ export const SCHEMA_DIR = new URL('./schemas/', import.meta.url);
  * e.g. `"x-error-messages": { "pattern": "must be an HTTPS link" }`.
  */
 export const ERROR_MESSAGES_KEYWORD = 'x-error-messages';
+
+/**
+ * Annotation keyword naming the requirement a schema node states, e.g. `"x-requirement": "SEARCH-035"`: an issue
+ * found on that node (or a missing property the node describes) is charged to it, never by its message's wording.
+ */
+export const REQUIREMENT_KEYWORD = 'x-requirement';
 
 // ---------------------------------------------------------------------------------------------------------------
 // IANA time-zone names
@@ -162,6 +172,7 @@ function createAjv(): AjvInstance {
   addFormats(ajv);
   ajv.addFormat('iana-time-zone', { type: 'string', validate: isIanaTimeZone });
   ajv.addKeyword({ keyword: ERROR_MESSAGES_KEYWORD, schemaType: 'object' });
+  ajv.addKeyword({ keyword: REQUIREMENT_KEYWORD, schemaType: 'string' });
   return ajv;
 }
 
@@ -269,6 +280,18 @@ function customMessage(err: ErrorObject): string | undefined {
 }
 
 const VALUE_KEYWORDS = new Set(['type', 'const', 'enum']);
+
+/** The `x-requirement` of the node that failed, or of the property node a `required` failure is about. */
+function requirementOf(err: ErrorObject): string | undefined {
+  const parent = err.parentSchema as Record<string, unknown> | undefined;
+  if (err.keyword === 'required') {
+    const props = parent?.properties as Record<string, Record<string, unknown>> | undefined;
+    const named = props?.[String((err.params as { missingProperty?: unknown }).missingProperty)]?.[REQUIREMENT_KEYWORD];
+    if (typeof named === 'string') return named;
+  }
+  const own = parent?.[REQUIREMENT_KEYWORD];
+  return typeof own === 'string' ? own : undefined;
+}
 
 function toIssue(err: ErrorObject): ValidationIssue {
   const params = err.params as Record<string, unknown>;
@@ -423,7 +446,10 @@ export function ajvErrorsToIssues(errors: readonly ErrorObject[]): ValidationIss
   const seen = new Set<string>();
   const issues: ValidationIssue[] = [];
   for (const err of list) {
-    const issue = err.keyword === 'x-summary' ? { pointer: err.instancePath, message: err.message ?? '' } : toIssue(err);
+    const issue: ValidationIssue = err.keyword === 'x-summary' ? { pointer: err.instancePath, message: err.message ?? '' } : toIssue(err);
+    const requirement = requirementOf(err);
+    if (requirement) issue.requirement = requirement;
+    if (err.data === null && err.keyword !== 'required') issue.isNull = true;
     const key = `${issue.pointer}\u0000${issue.message}`;
     if (seen.has(key)) continue;
     seen.add(key);

@@ -709,9 +709,12 @@ test.describe('chat-chunk', () => {
   });
 
   test('invalid', () => {
-    for (const f of ['id', 'object', 'created', 'model', 'choices']) {
+    for (const f of ['id', 'object', 'created', 'model']) {
       expectIssue('chat-chunk', deleteAt(usageOnlyChunk, `/${f}`), `/${f}`, 'required property is missing');
     }
+    // The contract defines no chunk shape beyond choices[].delta.content: a usage chunk without choices is valid
+    // (clients want choices: [], which the suite warns about under CHAT-001).
+    expectValid('chat-chunk', deleteAt(usageOnlyChunk, '/choices'));
     expectIssue('chat-chunk', setAt(chunk, '/choices/0/finish_reason', null), '/choices/0/finish_reason', 'must not be null');
     expectIssue('chat-chunk', deleteAt(chunk, '/choices/0/delta'), '/choices/0/delta', 'required property is missing');
     expectIssue('chat-chunk', setAt(chunk, '/choices/0/delta/role', ''), '/choices/0/delta/role', 'must be "assistant"');
@@ -722,7 +725,9 @@ test.describe('chat-chunk', () => {
     expectIssue('chat-chunk', setAt(chunk, '/choices/0/delta/tool_calls/0/type', 'fn'), '/choices/0/delta/tool_calls/0/type', 'must be "function"');
     expectIssue('chat-chunk', setAt(chunk, '/choices/0/delta/tool_calls/0/function/arguments', {}), '/choices/0/delta/tool_calls/0/function/arguments', 'must be a string');
     expectIssue('chat-chunk', setAt(chunk, '/choices/0/delta/annotations/0/url_citation/url', 'http://x.example'), '/choices/0/delta/annotations/0/url_citation/url', 'HTTPS');
-    expectIssue('chat-chunk', setAt(chunk, '/choices/0/delta/service_web_search/0/url', 'https://x.example'), '/choices/0/delta/service_web_search/0/url', 'absent on a "search" action');
+    const onSearch = expectIssue('chat-chunk', setAt(chunk, '/choices/0/delta/service_web_search/0/url', 'https://x.example'), '/choices/0/delta/service_web_search/0/url', 'absent on a "search" action');
+    expect(onSearch.requirement, 'the schema node names its requirement (x-requirement)').toBe('SEARCH-035');
+    expect(expectIssue('chat-chunk', setAt(chunk, '/choices/0/finish_reason', null), '/choices/0/finish_reason', 'must not be null').isNull).toBe(true);
     expectIssue('chat-chunk', setAt(usageOnlyChunk, '/usage/total_tokens', '120'), '/usage/total_tokens', 'must be an integer');
     expectIssue('chat-chunk', setAt(chunk, '/created', 1.5), '/created', 'must be an integer');
   });

@@ -1,0 +1,164 @@
+// The checks judge what they are given, each under its own requirement, and none stops another: hand-made
+// exchanges, judged by the same functions a run uses (suites/checks/judge.ts), through a real Checker.
+import { expect, test } from '@playwright/test';
+import { judgeCompletion, judgeRefusal, judgeStream } from '../../suites/checks/judge.ts';
+import { Checker, type CheckRecord } from '../../suites/lib/check.ts';
+import { TargetResponse, type Exchange, type Target } from '../../suites/lib/target.ts';
+
+type Json = Record<string, unknown>;
+const NOW = () => Math.floor(Date.now() / 1000);
+
+/** A checker over a scratch target that holds the given exchanges (no network). */
+function scratch(): { check: Checker; respond: (status: number, body: string | Json, headers?: Record<string, string>) => TargetResponse } {
+  const exchanges: Exchange[] = [];
+  const target = { exchanges, scrub: (s: string) => s } as unknown as Target;
+  const check = new Checker({ annotations: [] }, target);
+  const respond = (status: number, body: string | Json, headers: Record<string, string> = {}) => {
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    const exchange: Exchange = {
+      method: 'POST', path: '/v1/chat/completions', url: 'http://127.0.0.1:1/v1/chat/completions', requestHeaders: {}, requestBytes: 0,
+      status, responseHeaders: { 'content-type': typeof body === 'string' ? 'text/event-stream' : 'application/json', ...headers },
+      responseBody: text, responseBytes: Buffer.byteLength(text), durationMs: 1, curl: 'curl …',
+    };
+    exchanges.push(exchange);
+    return new TargetResponse(exchange, Buffer.from(text, 'utf8'));
+  };
+  return { check, respond };
+}
+
+const statusOf = (records: CheckRecord[], id: string) => {
+  const mine = records.filter((r) => r.id === id).map((r) => r.status);
+  return mine.includes('fail') ? 'fail' : mine.includes('warn') ? 'warn' : mine.includes('pass') ? 'pass' : mine.includes('error') ? 'error' : mine.includes('skip') ? 'skip' : 'none';
+};
+
+const completion = (message: Json, extra: Json = {}): Json => ({
+  id: 'chatcmpl-1', object: 'chat.completion', created: NOW(), model: 'm',
+  choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 }, ...extra,
+});
+
+const sse = (payloads: (Json | string)[], framing: (p: string) => string = (p) => `data: ${p}\n\n`) => payloads.map((p) => framing(typeof p === 'string' ? p : JSON.stringify(p))).join('');
+const chunk = (delta: Json, finish?: string, extra: Json = {}): Json => ({ id: 'c1', object: 'chat.completion.chunk', created: NOW(), model: 'm', choices: [{ index: 0, delta, ...(finish ? { finish_reason: finish } : {}) }], ...extra });
+
+test.describe('one deviation, one requirement; the others still judged', () => {
+  test('a null content is charged to RESP-001 alone, and every other rule of the completion is still judged', () => {
+    const { check, respond } = scratch();
+    judgeCompletion(check, respond(200, completion({ content: null })), 'm');
+    expect(statusOf(check.records, 'RESP-001')).toBe('fail');
+    expect(statusOf(check.records, 'RESP-013'), 'content null is one deviation, charged once').not.toBe('fail');
+    for (const id of ['RESP-002', 'RESP-005', 'RESP-009', 'RESP-023', 'CHAT-009']) expect(statusOf(check.records, id), id).toBe('pass');
+  });
+
+  test('a url on a "search" action is charged to SEARCH-035 by the schema node that states it', () => {
+    const { check, respond } = scratch();
+    judgeCompletion(check, respond(200, completion({ content: 'Paris.', service_web_search: [{ type: 'search', query: 'louvre', url: 'https://example.org' }] })), 'm');
+    expect(statusOf(check.records, 'SEARCH-035')).toBe('fail');
+    expect(statusOf(check.records, 'SEARCH-034')).not.toBe('fail');
+  });
+
+  test('a refused completion leaves the completion rules skipped with the refusal as their cause, never failed', () => {
+    const { check, respond } = scratch();
+    const res = respond(400, { error: { type: 'invalid_request_error', code: 'bad', message: 'no' } });
+    check.apply([], {});
+    expect(judgeCompletion(check, res, 'm')).toBeUndefined();
+    expect(statusOf(check.records, 'CHAT-004')).toBe('fail');
+    const skipped = check.records.filter((r) => r.status === 'skip');
+    expect(skipped.length).toBeGreaterThan(10);
+    expect(skipped.every((r) => r.cause?.id === 'CHAT-004' && r.cause.exchange === 0)).toBe(true);
+  });
+
+  test('no HTTP response at all is the kit\'s error, not the target\'s failure', () => {
+    const { check, respond } = scratch();
+    const res = respond(0, '');
+    res.exchange.error = 'socket hang up';
+    res.exchange.errorKind = 'reset';
+    judgeCompletion(check, res, 'm');
+    expect(check.records.some((r) => r.status === 'fail')).toBe(false);
+    expect(statusOf(check.records, 'CHAT-004')).toBe('error');
+  });
+
+  test('a refusal that was expected: judged under its requirement, and the error body under ERR-001..004', () => {
+    const { check, respond } = scratch();
+    judgeRefusal(check, respond(200, completion({ content: 'hi' })), { id: 'CHAT-004', status: 400 });
+    // The target did not refuse: the error-body rules have nothing to judge.
+    expect(['skip']).toContain(statusOf(check.records, 'ERR-001'));
+  });
+});
+
+test.describe('streams: what section 6 allows passes', () => {
+  const whole = [chunk({ role: 'assistant', content: 'Hel' }), chunk({ content: 'lo' }), chunk({}, 'stop'), '[DONE]'];
+
+  test('event: message, id: and retry: lines are legal SSE fields', () => {
+    const { check, respond } = scratch();
+    const body = 'retry: 3000\n\n' + sse(whole, (p) => `event: message\nid: 7\ndata: ${p}\n\n`);
+    judgeStream(check, respond(200, body), 'm', { expectText: true });
+    expect(check.records.filter((r) => r.status === 'fail')).toEqual([]);
+    expect(statusOf(check.records, 'STREAM-002')).toBe('pass');
+  });
+
+  test('an event named other than message hides its data: STREAM-002 fails', () => {
+    const { check, respond } = scratch();
+    judgeStream(check, respond(200, sse(whole, (p) => `event: delta\ndata: ${p}\n\n`)), 'm');
+    expect(statusOf(check.records, 'STREAM-002')).toBe('fail');
+  });
+
+  test('a usage chunk without choices is a warning for clients (CHAT-001), never a failed MUST', () => {
+    const { check, respond } = scratch();
+    const usage = { id: 'c1', object: 'chat.completion.chunk', created: NOW(), model: 'm', usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } };
+    judgeStream(check, respond(200, sse([...whole.slice(0, 3), usage, '[DONE]'])), 'm', { includeUsage: true });
+    expect(check.records.filter((r) => r.status === 'fail')).toEqual([]);
+    expect(check.records.some((r) => r.id === 'CHAT-001' && r.status === 'warn' && /choices/.test(r.message ?? ''))).toBe(true);
+  });
+
+  test('a field null in every chunk is one failure under RESP-001, and the rest of the stream is still judged', () => {
+    const { check, respond } = scratch();
+    const nullFinish = (delta: Json) => ({ ...chunk(delta), choices: [{ index: 0, delta, finish_reason: null }] });
+    const body = sse([nullFinish({ role: 'assistant', content: 'Hi' }), nullFinish({ content: ' there' }), chunk({}, 'stop'), '[DONE]']);
+    judgeStream(check, respond(200, body), 'm', { expectText: true });
+    const fails = check.records.filter((r) => r.status === 'fail');
+    expect([...new Set(fails.map((r) => r.id))]).toEqual(['RESP-001']);
+    const nulls = fails.find((r) => r.id === 'RESP-001')!;
+    expect(nulls.message, 'both chunks are named in the one failure').toMatch(/chunk 0[\s\S]*chunk 1/);
+    for (const id of ['STREAM-004', 'STREAM-012', 'CHAT-009', 'RESP-011']) expect(statusOf(check.records, id), id).toBe('pass');
+  });
+
+  test('a stream that ends on an error event leaves the assembled completion unjudged, with that cause', () => {
+    const { check, respond } = scratch();
+    judgeStream(check, respond(200, sse([chunk({ role: 'assistant', content: 'Hi' }), { error: { message: 'boom', type: 'server_error' } }])), 'm');
+    expect(check.records.filter((r) => r.status === 'fail')).toEqual([]);
+    expect(check.records.some((r) => r.id === 'RESP-002' && r.status === 'skip' && /error event/.test(r.cause?.message ?? ''))).toBe(true);
+  });
+});
+
+test.describe('meanings', () => {
+  const cited = (text: string, start: number, end: number) => completion({ content: text, annotations: [{ type: 'url_citation', url_citation: { url: 'https://example.org', start_index: start, end_index: end } }] });
+
+  test('citation offsets pass in whichever unit fits the text (UTF-16, code points, bytes), fail when none does', () => {
+    const text = 'Le Louvre 🙂 est à Paris.'; // 24 code points, 25 UTF-16 units, 28 UTF-8 bytes
+    for (const [end, expected] of [[24, 'pass'], [25, 'pass'], [28, 'pass'], [29, 'fail']] as const) {
+      const { check, respond } = scratch();
+      judgeCompletion(check, respond(200, cited(text, 0, end)), 'm');
+      expect(statusOf(check.records, 'SEARCH-027'), `end_index ${end}`).toBe(expected);
+    }
+  });
+
+  test('tool-call arguments cut by the token cap are not judged malformed', () => {
+    const { check, respond } = scratch();
+    const body = completion({ content: '', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"city": "Par' } }] });
+    (body.choices as Json[])[0]!.finish_reason = 'length';
+    judgeCompletion(check, respond(200, body), 'm');
+    expect(statusOf(check.records, 'RESP-020')).toBe('none');
+    (body.choices as Json[])[0]!.finish_reason = 'tool_calls';
+    const again = scratch();
+    judgeCompletion(again.check, again.respond(200, body), 'm');
+    expect(statusOf(again.check.records, 'RESP-020')).toBe('fail');
+  });
+
+  test('a rule stated twice is recorded under its primary ID', () => {
+    const exchanges: Exchange[] = [];
+    const target = { exchanges, scrub: (s: string) => s } as unknown as Target;
+    const check = new Checker({ annotations: [{ type: 'requirement', description: 'CHAT-008' }] }, target);
+    check.that('CHAT-008', false, 'cap ignored');
+    expect(check.records.map((r) => `${r.id} ${r.status}`)).toEqual(['REQ-011 fail']);
+  });
+});
