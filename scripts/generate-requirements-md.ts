@@ -71,14 +71,16 @@ function linksTable(): string[] {
     .map((r) => {
       const l = links.get(r.id)!;
       if (r.sameAs) return `| ${r.id} | see ${r.sameAs} | | | |`;
-      return `| ${r.id} | ${list(l.checks)} | ${list(l.tests)} | ${list(l.mock)} | ${list(l.defects)} |`;
+      const typeOnly = l.checks.length > 0 && l.tests.length === 0 && l.checks.every((c) => c.startsWith('schema'));
+      return `| ${r.id} | ${typeOnly ? '**type only**: ' : ''}${list(l.checks)} | ${list(l.tests)} | ${list(l.mock)} | ${list(l.defects)} |`;
     });
   const unbroken = requirements.filter((r) => r.kind === 'requirement' && r.level === 'MUST' && !r.sameAs && r.check !== 'mock-only' && links.get(r.id)!.defects.length === 0);
   return [
     '## Where each requirement is judged',
     '',
     'Generated from the sources: the check functions that judge it (`suites/checks/`), the conformance tests that declare it',
-    '(`req(...)`), the mock code that names it, and the defect modes (`mock/defects.ts`) that break it.',
+    '(`req(...)`), the mock code that names it, and the defect modes (`mock/defects.ts`) that break it. **type only** marks a',
+    'rule that only the schema checks judge (its JSON type and presence), with no check of what the value means.',
     '',
     '| ID | Checks | Tests | Mock | Defect modes |',
     '|---|---|---|---|---|',

@@ -35,4 +35,42 @@ export const noNullPlaceholders = check('CAT-041', function noNullPlaceholders(l
   return holds(nulls.length === 0, () => `optional fields sent as null placeholders: ${nulls.slice(0, 10).join(', ')}`);
 });
 
-export const MODEL_LIST_CHECKS = [listServedAsJson, noBackendField, idsListedOnce, noNullPlaceholders] as const;
+const featuredOnly = (field: 'featured_label' | 'featured_tab') => (l: ModelList) => {
+  const carrying = l.entries.filter((m) => field in m);
+  if (carrying.length === 0) return undefined;
+  return carrying.filter((m) => m.is_featured !== true).map((m) => `${quote(m.id)} carries ${field} ${quote(m[field])} but is_featured is ${quote(m.is_featured)}; the field is present only on featured entries`);
+};
+
+export const featuredLabelOnFeatured = check('CAT-023', function featuredLabelOnFeatured(l: ModelList) {
+  return featuredOnly('featured_label')(l);
+});
+
+export const featuredTabOnFeatured = check('CAT-024', function featuredTabOnFeatured(l: ModelList) {
+  return featuredOnly('featured_tab')(l);
+});
+
+/** The most tokens one response may generate fits in the whole input-plus-output length. */
+export const maxTokensWithinWindow = check('CAT-008', function maxTokensWithinWindow(l: ModelList) {
+  const both = l.entries.filter((m) => typeof m.max_tokens === 'number' && typeof m.context_window === 'number');
+  if (both.length === 0) return undefined;
+  return both
+    .filter((m) => (m.max_tokens as number) > (m.context_window as number))
+    .map((m) => `${quote(m.id)}: max_tokens ${String(m.max_tokens)} exceeds context_window ${String(m.context_window)}, the maximum input plus output length`);
+});
+
+/** Prices are per unit of input, output or cache use: never negative. Each price is its own requirement. */
+const priceNotNegative = (field: string, id: string) =>
+  check(id, function priceNotNegative(l: ModelList) {
+    const priced = l.entries.filter((m) => typeof m[field] === 'number');
+    if (priced.length === 0) return undefined;
+    return priced.filter((m) => (m[field] as number) < 0).map((m) => `${quote(m.id)}: ${field} is ${String(m[field])}; a price is not negative`);
+  });
+
+export const PRICE_CHECKS = [
+  priceNotNegative('input_price', 'CAT-012'),
+  priceNotNegative('output_price', 'CAT-013'),
+  priceNotNegative('cache_write_price', 'CAT-014'),
+  priceNotNegative('cache_read_price', 'CAT-015'),
+] as const;
+
+export const MODEL_LIST_CHECKS = [listServedAsJson, noBackendField, idsListedOnce, noNullPlaceholders, featuredLabelOnFeatured, featuredTabOnFeatured, maxTokensWithinWindow, ...PRICE_CHECKS] as const;

@@ -162,6 +162,45 @@ export const searchCallsCountCompleted = check('SEARCH-039', function searchCall
   return holds(typeof n === 'number' && n >= 1, () => `${c.what}: usage.service_web_search_calls is ${quote(n)}; it is omitted when no search completed`);
 });
 
+/** Input tokens of a request that carried a prompt: the kit never sends an empty conversation. */
+export const promptTokensCountInput = check('RESP-021', function promptTokensCountInput(c: Completion) {
+  const p = usageOf(c)?.prompt_tokens;
+  if (typeof p !== 'number') return undefined;
+  return holds(p >= 1, () => `${c.what}: usage.prompt_tokens is ${p} for a request whose messages carry text; input tokens were read`);
+});
+
+/** Generated tokens: an answer that carries text or a tool call was generated, so it counts at least one token. */
+export const completionTokensCountOutput = check('RESP-022', function completionTokensCountOutput(c: Completion) {
+  const n = usageOf(c)?.completion_tokens;
+  if (typeof n !== 'number') return undefined;
+  const generated = choicesOf(c).some((choice) => {
+    const m = messageOf(choice);
+    return (typeof m.content === 'string' && m.content !== '') || (Array.isArray(m.tool_calls) && m.tool_calls.length > 0);
+  });
+  if (!generated) return undefined;
+  return holds(n >= 1, () => `${c.what}: usage.completion_tokens is ${n}, yet the answer carries generated text or tool calls`);
+});
+
+/** usage.service_web_search_calls counts actions that completed: never more than the actions the message lists. */
+export const searchCallsWithinActions = check('SEARCH-038', function searchCallsWithinActions(c: Completion) {
+  const n = usageOf(c)?.service_web_search_calls;
+  const listed = choicesOf(c).reduce((sum, choice) => {
+    const actions = messageOf(choice).service_web_search;
+    return sum + (Array.isArray(actions) ? actions.length : 0);
+  }, 0);
+  if (typeof n !== 'number' || listed === 0) return undefined;
+  return holds(n <= listed, () => `${c.what}: usage.service_web_search_calls is ${n}, more than the ${listed} search action(s) message.service_web_search lists`);
+});
+
+/** A choice that returns tool calls ends with finish_reason "tool_calls" (what clients branch on; CLIENT-NOTES). */
+export const finishReasonNamesToolCalls = check('CHAT-001', function finishReasonNamesToolCalls(c: Completion) {
+  const withCalls = choicesOf(c).filter((choice) => Array.isArray(messageOf(choice).tool_calls) && (messageOf(choice).tool_calls as unknown[]).length > 0 && 'finish_reason' in choice);
+  if (withCalls.length === 0) return undefined;
+  return withCalls
+    .filter((choice) => choice.finish_reason !== 'tool_calls' && choice.finish_reason !== 'length')
+    .map((choice) => `${c.what}: choice ${String(choice.index)} returns tool calls with finish_reason ${quote(choice.finish_reason)}, not "tool_calls" (standard clients rely on it; not a contract MUST)`);
+});
+
 /** Every check of a completion's meaning. */
 export const COMPLETION_CHECKS = [
   idNotEmpty,
@@ -176,4 +215,8 @@ export const COMPLETION_CHECKS = [
   annotationsAreCitations,
   citationsWithinText,
   searchCallsCountCompleted,
+  promptTokensCountInput,
+  completionTokensCountOutput,
+  searchCallsWithinActions,
+  finishReasonNamesToolCalls,
 ] as const;
