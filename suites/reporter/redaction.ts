@@ -27,9 +27,12 @@ export function redactDeep<T>(value: T, secrets: readonly string[]): T {
   return walk(value) as T;
 }
 
-/** Every form a secret can take in a rendered file, longest first (so a form is masked whole). */
+/**
+ * Every form a secret can take in a rendered file, longest first (so a form is masked whole). Lower case too: the
+ * HTML keeps a lower-cased copy of each requirement's text for its search box.
+ */
 function formsOf(secret: string): string[] {
-  const forms = new Set([secret, esc(secret), xmlEscape(secret), JSON.stringify(secret).slice(1, -1)]);
+  const forms = new Set([secret, secret.toLowerCase()].flatMap((s) => [s, esc(s), xmlEscape(s), JSON.stringify(s).slice(1, -1)]));
   return [...forms].filter((f) => f !== '').sort((a, b) => b.length - a.length);
 }
 
