@@ -6,7 +6,7 @@
 // verdict and the coverage behind it, then the distinct root causes ranked by impact, then the matrix.
 import { createHash } from 'node:crypto';
 import { escapeControls } from './control-chars.ts';
-import type { ConformanceReport } from './json.ts';
+import { headline, type ConformanceReport } from './json.ts';
 import { STATUSES, oneLine, type EvidenceItem, type ReportExchange, type RequirementResult, type RequirementStatus, type SectionCounts } from './results.ts';
 import type { ImpactTier, RootCause } from './root-causes.ts';
 
@@ -481,7 +481,7 @@ export function renderHtml(report: ConformanceReport): string {
   const loud =
     v.result === 'incomplete'
       ? `<div class="loud">${esc(`INCOMPLETE — NOT A PASS: ${coverageLine}${c.coreNotJudged.length > 0 ? `; core requirements not judged: ${c.coreNotJudged.join(', ')}` : ''}`)}</div>`
-      : `<div class="coverage">${esc(`Coverage: ${coverageLine}`)}</div>`;
+      : `<div class="coverage">${esc(`Coverage: ${coverageLine} · ${v.requirementsPassed} of ${v.requirementsTotal} requirements pass`)}</div>`;
   const t = report.transport;
   const transport =
     t.failed + t.withEvents > 0
@@ -501,7 +501,7 @@ export function renderHtml(report: ConformanceReport): string {
 <style>${CSS}</style>
 </head>
 <body>
-<header class="banner v-${esc(v.result)}" id="verdict"><div class="inner"><div class="verdict">${verdictWord}</div><div><div class="what">${esc(v.summary)}</div><div class="target">${esc(`${report.target.url ?? 'no target'}${report.target.embeddedMock ? ' (embedded reference mock)' : ''} · ${report.kit.name} ${report.kit.version} · ${report.run.startedAt}`)}</div>${loud}${transport}</div></div></header>
+<header class="banner v-${esc(v.result)}" id="verdict"><div class="inner"><div class="verdict">${verdictWord}</div><div><div class="what">${esc(headline(report))}</div><div class="target">${esc(`${report.target.url ?? 'no target'}${report.target.embeddedMock ? ' (embedded reference mock)' : ''} · ${report.kit.name} ${report.kit.version} · ${report.run.startedAt}`)}</div>${loud}${transport}</div></div></header>
 <main>
 ${rootCausesHtml(report)}
 <section id="run"><h2>Run</h2>${metaHtml(report)}<div class="tiles">${tiles}</div></section>

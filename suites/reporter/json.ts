@@ -108,6 +108,21 @@ function chargedIds(t: TestOutcome, byId: ReadonlyMap<string, RequirementResult>
   return [...new Set(checks.filter((c) => c.status === 'fail' && byId.get(c.id)?.status === 'fail').map((c) => c.id))];
 }
 
+/** The verdict in one clause, the start of its summary: what failed, or why there is no pass. */
+export function headlineOf(v: { result: Verdict; mustFailed: readonly string[]; playwrightStatus: RunStatus; errors: readonly string[] }): string {
+  const why =
+    v.playwrightStatus === 'interrupted' ? 'the run was interrupted' : v.playwrightStatus === 'timedout' ? 'the run hit its global timeout' : v.errors.length > 0 ? `${plural(v.errors.length, 'error')} outside the tests` : undefined;
+  const unfinished = why === undefined ? '' : `the run did not complete: ${why}`;
+  if (v.result === 'fail') return `${plural(v.mustFailed.length, 'MUST requirement')} failed${unfinished ? `; ${unfinished}` : ''}`;
+  if (unfinished) return unfinished;
+  return v.result === 'incomplete' ? 'no MUST requirement failed, but too little was judged for a pass' : 'no MUST requirement failed';
+}
+
+/** The headline of a written report. */
+export function headline(report: ConformanceReport): string {
+  return headlineOf({ result: report.verdict.result, mustFailed: report.verdict.mustFailed, playwrightStatus: report.run.playwrightStatus, errors: report.errors });
+}
+
 /** Builds the report (every string redacted with the run's secrets). */
 export function buildReport(input: ReportInput): ConformanceReport {
   const { info, results, outcomes, playwrightStatus, errors } = input;
@@ -120,14 +135,7 @@ export function buildReport(input: ReportInput): ConformanceReport {
   const transport = transportSummary(outcomes);
   // A failed MUST is evidence whatever else happened; a pass needs enough evidence behind it.
   const result: Verdict = failed.length > 0 ? 'fail' : unfinished || insufficient(coverage) ? 'incomplete' : 'pass';
-  const why =
-    playwrightStatus === 'interrupted' ? 'the run was interrupted' : playwrightStatus === 'timedout' ? 'the run hit its global timeout' : plural(errors.length, 'error') + ' outside the tests';
-  const parts: string[] = [];
-  if (result === 'fail') parts.push(`${plural(failed.length, 'MUST requirement')} failed`);
-  else if (unfinished) parts.push(`the run did not complete: ${why}`);
-  else if (result === 'incomplete') parts.push('no MUST requirement failed, but too little was judged for a pass');
-  else parts.push('no MUST requirement failed');
-  if (result === 'fail' && unfinished) parts.push(`the run did not complete: ${why}`);
+  const parts = [headlineOf({ result, mustFailed: failed, playwrightStatus, errors })];
   parts.push(coverageSentence(coverage));
   if (coverage.coreNotJudged.length > 0) parts.push(`core requirements not judged: ${coverage.coreNotJudged.join(', ')}`);
   parts.push(`${passed} of ${reqs.length} requirements pass`);

@@ -4,7 +4,7 @@
 // never writes escape sequences to the certifier's terminal.
 import path from 'node:path';
 import { escapeControls } from './control-chars.ts';
-import type { ConformanceReport } from './json.ts';
+import { headline, type ConformanceReport } from './json.ts';
 import { firstLine, oneLine, type SectionCounts } from './results.ts';
 
 const COLUMNS = ['pass', 'fail', 'warn', 'error', 'skip', 'observed', 'untested'] as const;
@@ -49,13 +49,13 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
   const out: string[] = [''];
   const v = report.verdict;
   const head = v.result === 'pass' ? paint.green(paint.bold('PASS')) : v.result === 'fail' ? paint.red(paint.bold('FAIL')) : paint.yellow(paint.bold('INCOMPLETE'));
-  out.push(`${paint.bold('chatconform conformance')}: ${head} — ${escapeControls(v.summary)}`);
+  out.push(`${paint.bold('chatconform conformance')}: ${head} — ${escapeControls(headline(report))}`);
   out.push(paint.dim(`target ${report.target.url ?? '(none)'}${report.target.embeddedMock ? ' (embedded mock)' : ''}`));
   const c = report.coverage;
   if (v.result === 'incomplete') {
     const why = c.coreNotJudged.length > 0 ? `; core requirements not judged: ${c.coreNotJudged.join(', ')}` : '';
     out.push(paint.yellow(paint.bold(`  INCOMPLETE — NOT A PASS: ${c.mustJudged} of ${c.mustDeclared} MUST requirements judged (${c.percent} %)${why}`)));
-  } else out.push(`  coverage: ${c.mustJudged} of ${c.mustDeclared} MUST requirements judged (${c.percent} %)`);
+  } else out.push(`  coverage: ${c.mustJudged} of ${c.mustDeclared} MUST requirements judged (${c.percent} %); ${v.requirementsPassed} of ${v.requirementsTotal} requirements pass`);
   if (report.transport.failed + report.transport.withEvents > 0) {
     const t = report.transport;
     out.push(paint.yellow(`  transport: ${t.failed} of ${t.exchanges} exchanges failed at the transport level${t.withEvents > 0 ? `, ${t.withEvents} met transport events` : ''}; the verdict rests on the rest`));

@@ -83,11 +83,11 @@ export function sampleOutcomes(): TestOutcome[] {
       file,
       line: 55,
       status: 'passed',
-      declared: ['OBS-003', 'OBS-004', 'AUTH-009'],
+      declared: ['OBS-003', 'OBS-004', 'CAT-005'],
       durationMs: 12,
       evidence: {
         checks: [
-          { id: 'AUTH-009', status: 'pass', exchange: 0 },
+          { id: 'CAT-005', status: 'pass', exchange: 0 },
           { id: 'OBS-003', status: 'observed', observed: ['free', 'standard', 'pro', HOSTILE_HTML], message: 'min_tier values', exchange: 0 },
           { id: 'OBS-004', status: 'observed', observed: null, message: 'credit_tier values', exchange: 0 },
         ],
@@ -174,11 +174,11 @@ export function sampleOutcomes(): TestOutcome[] {
       file: 'suites/properties.spec.ts',
       line: 80,
       status: 'failed',
-      error: 'Error: CHAT-008 (MUST, §4.3) max_completion_tokens wins',
-      declared: ['CHAT-008'],
+      error: 'Error: REQ-010 (MUST, §2.1) max_completion_tokens caps',
+      declared: ['REQ-010'],
       durationMs: 90,
       evidence: {
-        checks: [{ id: 'CHAT-008', status: 'fail', exchange: 0, message: `completion_tokens 9 exceeds the winning cap 3\n  replay the request: ${REPLAY_CURL}\n  replay the run: CONFORMANCE_SEED=1234 npm run conformance` }],
+        checks: [{ id: 'REQ-010', status: 'fail', exchange: 0, message: `completion_tokens 9 exceeds the cap 3\n  replay the request: ${REPLAY_CURL}\n  replay the run: CONFORMANCE_SEED=1234 npm run conformance` }],
         exchanges: [exchange({ method: 'POST', path: '/v1/chat/completions', url: 'http://127.0.0.1:9/v1/chat/completions', requestBody: '{"model":"m"}', curl: REPLAY_CURL })],
       },
     },

@@ -268,14 +268,14 @@ test.describe('verdict, coverage and exit status', () => {
 
   test('the sample report: one MUST failure per deviation; a crash and a timeout charge nothing', () => {
     const report = sampleReport();
-    expect(report.verdict).toMatchObject({ result: 'fail', exitStatus: 'failed', mustFailed: ['CAT-027', 'RESP-001', 'CHAT-008'] });
+    expect(report.verdict).toMatchObject({ result: 'fail', exitStatus: 'failed', mustFailed: ['CAT-027', 'RESP-001', 'REQ-010'] });
     expect(report.failedTests.map((t) => [t.title.split(' › ')[0], t.failed])).toEqual([
       ['GET /v1/models', ['CAT-027']],
       ['chat', []],
       ['streaming', []],
       ['streaming', ['RESP-001']],
       ['streaming', ['RESP-001']],
-      ['properties', ['CHAT-008']],
+      ['properties', ['REQ-010']],
     ]);
   });
 
@@ -471,11 +471,11 @@ test.describe('writers', () => {
     const text = renderSummary(sampleReport(), ['/r/conformance.json', '/r/junit.xml'], undefined, '/elsewhere');
     expect(text).toMatch(/FAIL — 3 MUST requirements failed/);
     expect(text).toMatch(/section\s+pass\s+fail\s+warn\s+error\s+skip\s+observed\s+untested/);
-    expect(text).toMatch(/§2 Resources and their fields\s+\d+\s+2\s+/);
+    expect(text).toMatch(/§2 Resources and their fields\s+\d+\s+3\s+/);
     // The root causes come first, ranked; the matrix after them.
     expect(text.indexOf('Root causes (4), by impact:')).toBeGreaterThan(0);
     expect(text.indexOf('Root causes (4), by impact:')).toBeLessThan(text.indexOf('section '));
-    expect(text).toMatch(/ 1\. FAIL CHAT-008 .*completion_tokens 9 exceeds the winning cap 3/);
+    expect(text).toMatch(/ 1\. FAIL REQ-010 .*completion_tokens 9 exceeds the cap 3/);
     expect(text).toMatch(/ 2\. FAIL RESP-001 .*chunk 0: \/choices\/0\/finish_reason must not be null .*\(2 tests, left 1 unjudged\)/);
     expect(text).toContain('transport: 1 of 7 exchanges failed at the transport level, 1 met transport events; the verdict rests on the rest');
     expect(text).toMatch(/CAT-027\s+§2\s+GET \/v1\/models: \/data\/0\/name: must not be null/);

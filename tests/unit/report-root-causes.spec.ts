@@ -135,7 +135,7 @@ test('nothing failed or warned: no root cause; only observations and passes: non
 
 test('conformance.json and the HTML lead with the root causes: ranked, with their tests, what they blocked, and a curl', () => {
   const report = sampleReport();
-  expect(report.rootCauses.map((c) => `${c.rank} ${c.id}`)).toEqual(['1 CHAT-008', '2 RESP-001', '3 CAT-027', '4 CAT-038']);
+  expect(report.rootCauses.map((c) => `${c.rank} ${c.id}`)).toEqual(['1 REQ-010', '2 RESP-001', '3 CAT-027', '4 CAT-038']);
   expect(report.rootCauses[1]).toMatchObject({ occurrences: 3, blocked: ['RESP-011'] });
   expect(report.rootCauses[1]!.tests).toHaveLength(2);
   const html = renderHtml(report);

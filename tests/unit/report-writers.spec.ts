@@ -63,10 +63,10 @@ test.describe('property-replay curls', () => {
   test('intact in conformance.json, junit.xml and conformance.html: the key variable survives escaping and the writers', () => {
     const report = sampleReport();
     const { files, alarms } = write(report);
-    const r = report.requirements.find((x) => x.id === 'CHAT-008')!;
+    const r = report.requirements.find((x) => x.id === 'REQ-010')!;
     expect(r.evidence[0]!.exchange!.curl).toBe(REPLAY_CURL);
     expect(r.reason).toContain(`replay the request: ${REPLAY_CURL}`);
-    expect(JSON.parse(files['conformance.json']!).requirements.find((x: { id: string }) => x.id === 'CHAT-008').evidence[0].exchange.curl).toBe(REPLAY_CURL);
+    expect(JSON.parse(files['conformance.json']!).requirements.find((x: { id: string }) => x.id === 'REQ-010').evidence[0].exchange.curl).toBe(REPLAY_CURL);
     // Exactly as escaped for the file: `-H &quot;Authorization: Bearer &quot;$CONFORMANCE_API_KEY`, not ***REDACTED***.
     expect(files['junit.xml']).toContain(`replay: ${xmlEscape(REPLAY_CURL)}`);
     expect(files['junit.xml']).toContain(`replay the request: ${xmlEscape(REPLAY_CURL)}`);
