@@ -165,13 +165,15 @@ function metaHtml(report: ConformanceReport): string {
     ['Target', `${t.url ?? '(none)'}${t.embeddedMock ? ' (embedded reference mock)' : ''}`],
     ['Profile', t.profile ? [t.profile.name, t.profile.path].filter(Boolean).join(' — ') : '(none)'],
     ['Kit', `${report.kit.name} ${report.kit.version}`],
-    ['Spec', `${report.spec.file}${report.spec.sha256 ? ` · sha256 ${report.spec.sha256.slice(0, 16)}…` : ' (not readable: no hash)'} · ${report.spec.requirements} requirements, ${report.spec.observations} observations`],
+    ['Spec', `${report.spec.file}${report.spec.sha256 ? ` · sha256 ${report.spec.sha256.slice(0, 16)}…` : ' (not readable: no hash)'} · ${report.spec.requirements} requirements, ${report.spec.observations} observations${report.spec.kitOnly ? ` (${report.spec.kitOnly} records about the kit itself are judged by its own tests, not here)` : ''}`],
     ['Started', run.startedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')],
     ['Duration', duration(run.durationMs)],
     ['Seed', run.seed === undefined ? '(none)' : `${run.seed} (replay with CONFORMANCE_SEED=${run.seed})`],
     ['Fuzz runs', run.fuzzRuns === undefined ? '(default)' : String(run.fuzzRuns)],
     ['Requests sent', run.requests === undefined ? '(unknown)' : String(run.requests)],
     ['Cost (sum of usage.cost)', run.cost === undefined ? '(unknown)' : `${Number(run.cost.toFixed(6))}${run.costedResponses ? ` over ${run.costedResponses} response(s)` : ''}`],
+    ['Coverage', `${report.coverage.mustJudged} of ${report.coverage.mustDeclared} declared MUST requirements judged (${report.coverage.percent} %)${report.coverage.coreNotJudged.length > 0 ? `; core not judged: ${report.coverage.coreNotJudged.join(', ')}` : ''}`],
+    ['Exchanges', `${report.transport.exchanges} recorded; ${report.transport.failed} failed at the transport level${report.transport.withEvents > 0 ? `; ${report.transport.withEvents} met transport events` : ''}`],
     ['Tests', `${run.tests.total} run: ${(['passed', 'failed', 'timedOut', 'skipped', 'interrupted', 'notRun'] as const).filter((k) => run.tests[k] > 0).map((k) => `${run.tests[k]} ${k}`).join(', ') || 'none'}`],
   ];
   return `<dl class="meta">${items.map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${esc(v)}</dd></div>`).join('')}</dl>`;

@@ -16,7 +16,7 @@ export const SPEC_FILE = path.resolve(repoRoot, '../shared/spec/chat-completion-
 export interface RunInfo {
   kit: { name: string; version: string };
   /** Counts of the catalog records the target is judged on; `kitOnly` mock-only records (about the kit) are left out. */
-  spec: { file: string; sha256?: string; catalogRecords: number; requirements: number; observations: number; kitOnly: number };
+  spec: { file: string; sha256?: string; catalogRecords: number; requirements: number; observations: number; kitOnly?: number };
   target: { url?: string; embeddedMock: boolean; profile?: { name?: string; path?: string } };
   seed?: number;
   fuzzRuns?: number;
