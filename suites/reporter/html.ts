@@ -349,7 +349,7 @@ details.req[open]>summary{border-bottom:1px solid var(--line);background:var(--s
 .loc{color:var(--muted);font-family:ui-monospace,monospace;font-size:11px}
 .err{color:var(--fail);font-family:ui-monospace,monospace;font-size:12px;white-space:pre-wrap;word-break:break-word}
 .ev{border:1px solid var(--line);border-radius:6px;padding:8px 10px;margin:8px 0;background:#fff}
-.ev-fail{border-color:#ffcecb;background:#fffafa}.ev-warn{border-color:#f5e0a0;background:#fffdf2}
+.ev-fail{border-color:#ffcecb;background:#fffafa}.ev-warn{border-color:#f5e0a0;background:#fffdf2}.ev-error{border-color:#f2cfb3;background:#fffaf6}
 .ev-head{margin-bottom:6px}
 .msg{background:#fff;border-color:var(--line);color:var(--fg)}
 .exchange{display:grid;grid-template-columns:1fr 1fr;gap:10px}

@@ -148,6 +148,14 @@ test('hand-made report: root causes first, matrix, filters, an expanded failure 
   await expect(page.locator('#observations')).toContainText('min_tier values');
   await expect(page.locator('#skips')).toContainText('the profile names no restricted key');
   await expect(page.locator('#skips')).toContainText('the kit could not judge: the test timed out');
+  // What the kit could not judge shows the transport failure behind it, never as the target's failure.
+  await page.locator('#skips a[href="#req-STREAM-002"]').click();
+  const kit = page.locator('#req-STREAM-002');
+  await expect(kit).toHaveJSProperty('open', true);
+  await expect(kit.locator('.reason')).toContainText('The kit could not judge: socket hang up');
+  await expect(kit.locator('.ev-error .exchange .half').nth(1)).toContainText('transport: retried: reset before any response byte');
+  await expect(kit.locator('.ev-error .exchange .half').nth(1)).toContainText('no response (reset): socket hang up');
+  await screenshot(testInfo, page, 'kit-error-expanded', { locator: kit });
   expectSelfContained(o, file);
   await page.close();
 });
