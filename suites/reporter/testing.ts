@@ -28,10 +28,12 @@ export const HOSTILE_HTML = '<img src=x onerror="document.title=\'pwned\'"><scri
 export const SAMPLE_SECRET = 'sk-sample-secret-0123456789';
 
 function exchange(over: Partial<Exchange> = {}): Exchange {
+  const method = over.method ?? 'GET';
+  const url = over.url ?? 'http://127.0.0.1:9/v1/models';
   return {
-    method: 'GET',
+    method,
     path: '/v1/models',
-    url: 'http://127.0.0.1:9/v1/models',
+    url,
     requestHeaders: { accept: 'application/json', authorization: '***REDACTED***' },
     requestBytes: 0,
     status: 200,
@@ -39,7 +41,7 @@ function exchange(over: Partial<Exchange> = {}): Exchange {
     responseBody: JSON.stringify({ object: 'list', data: [{ id: 'vendor/sample-model', name: null, description: HOSTILE_HTML }] }),
     responseBytes: 120,
     durationMs: 4,
-    curl: "curl -sS -N -X GET 'http://127.0.0.1:9/v1/models' -H 'accept: application/json' -H \"Authorization: Bearer $CONFORMANCE_API_KEY\"",
+    curl: `curl -sS -N -X ${method} '${url}' -H 'accept: application/json' -H "Authorization: Bearer $CONFORMANCE_API_KEY"${over.requestBody !== undefined ? ` --data-binary '${over.requestBody}'` : ''}`,
     ...over,
   };
 }

@@ -149,7 +149,7 @@ test('conformance.json and the HTML lead with the root causes: ranked, with thei
   expect(second).toContain('href="#req-RESP-001"');
   expect(second).toContain('3 occurrences in 2 tests');
   expect(second).toMatch(/Left unjudged because of it \(1\): <a href="#req-RESP-011"/);
-  expect(second).toContain('<pre class="curl-text">curl -sS -N -X GET');
+  expect(second).toContain(`<pre class="curl-text">curl -sS -N -X POST &#39;http://127.0.0.1:9/v1/chat/completions&#39;`);
   const none = buildReport({ info: sampleInfo(), results: aggregate([]), outcomes: [], startedAt: new Date(), durationMs: 1, playwrightStatus: 'passed', errors: [] });
   expect(renderHtml(none)).toContain('No requirement failed or warned.');
 });
