@@ -5,9 +5,9 @@
 // way out. The verdict (pass, fail, incomplete) says how much evidence stands behind it.
 //
 // The exit code is the contract: `onEnd` returns "failed" exactly when a MUST requirement failed, "passed"
-// otherwise (an incomplete verdict included: too little was judged, nothing failed); a run that was interrupted or timed out keeps that status, and a run that could not complete
-// (an error outside the tests: the global setup, a spec file that does not load) or whose report is invalid
-// is "failed".
+// otherwise (an incomplete verdict included: too little was judged, nothing failed); a run that was interrupted
+// or timed out keeps that status, and a run that could not complete (an error outside the tests: the global
+// setup, a spec file that does not load) or whose report is invalid is "failed".
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError } from '@playwright/test/reporter';
