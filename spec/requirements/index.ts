@@ -139,3 +139,10 @@ export function requirementsBySection(): Map<string, Requirement[]> {
 export function topSection(r: Requirement): string {
   return r.section.split('.')[0]!;
 }
+
+/**
+ * The requirements a `pass` verdict can never do without: reading the model list (4.1, 2.11), a non-streamed
+ * completion (CHAT-004) and a streamed one (CHAT-005). A run that judged none of these proved nothing about the
+ * service, however many other records passed; the reporter calls it incomplete.
+ */
+export const CORE_REQUIREMENTS: readonly string[] = Object.freeze(['CAT-031', 'CAT-032', 'CHAT-004', 'CHAT-005'].map((id) => getRequirement(id).id));

@@ -1,4 +1,5 @@
-// badge.svg: the verdict and the pass count, in the flat style READMEs use.
+// badge.svg: the verdict and the pass count, in the flat style READMEs use; grey "incomplete" with the share of
+// MUSTs judged when too little was judged for a pass.
 import type { ConformanceReport } from './json.ts';
 import { xmlEscape } from './junit.ts';
 
@@ -20,7 +21,7 @@ function textWidth(text: string): number {
 export function badgeMessage(report: ConformanceReport): string {
   const v = report.verdict;
   if (v.result === 'fail') return `${v.mustFailed.length} MUST failed`;
-  if (v.result === 'incomplete') return 'incomplete';
+  if (v.result === 'incomplete') return `incomplete: ${Math.floor(report.coverage.percent)}% judged`;
   return `${v.requirementsPassed}/${v.requirementsTotal} pass`;
 }
 

@@ -2,17 +2,19 @@
 // kind is loaded (a Content-Security-Policy forbids every fetch, and admits only this page's own script and
 // style by hash), so it works from file:// and offline. Rendered on the server side from the (already
 // redacted) report: every piece of target data is escaped, so HTML in a response body shows as text. The
-// script only filters, expands and copies; without it the page still reads in full.
+// script only filters, expands and copies; without it the page still reads in full. The page leads with the
+// verdict and the coverage behind it, then the distinct root causes ranked by impact, then the matrix.
 import { createHash } from 'node:crypto';
-import type { ConformanceReport } from './json.ts';
+import { escapeControls } from './control-chars.ts';
+import { headline, type ConformanceReport } from './json.ts';
 import { STATUSES, oneLine, type EvidenceItem, type ReportExchange, type RequirementResult, type RequirementStatus, type SectionCounts } from './results.ts';
+import type { ImpactTier, RootCause } from './root-causes.ts';
 
 const LEVELS = ['MUST', 'SHOULD', 'MAY', 'none'] as const;
 
-/** Escapes text for HTML content and quoted attributes; control characters become U+FFFD. */
+/** Escapes text for HTML content and quoted attributes; control characters show as `\u0007`. */
 export function esc(text: string): string {
-  return text
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '\uFFFD')
+  return escapeControls(text)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
@@ -79,16 +81,25 @@ function headerLines(h: Record<string, string>): string {
     .join('\n');
 }
 
-function exchangeHtml(x: ReportExchange): string {
+function curlHtml(x: ReportExchange): string {
+  return `<div class="curl"><h5>Replay with curl <button type="button" class="copy" title="Copy the curl">copy</button></h5><pre class="curl-text">${esc(x.curl)}</pre></div>`;
+}
+
+/** The request and the response, side by side. */
+function halvesHtml(x: ReportExchange): string {
   const request = [`${x.method} ${x.url}`, headerLines(x.requestHeaders), ...(x.requestBody !== undefined ? ['', prettyBody(x.requestBody)] : [])].filter((l, i) => i < 2 ? l !== '' : true).join('\n');
+  const events = (x.transportEvents ?? []).map((e) => `transport: ${e.kind}: ${e.message}`);
   const response = x.error
-    ? `no response: ${x.error} (after ${x.durationMs} ms)`
-    : [`HTTP ${x.status} (${x.durationMs} ms)`, headerLines(x.responseHeaders), ...(x.responseBody !== '' ? ['', prettyBody(x.responseBody)] : [])].join('\n');
+    ? [...events, `no response${x.errorKind ? ` (${x.errorKind})` : ''}: ${x.error} (after ${x.durationMs} ms)`].join('\n')
+    : [...events, `HTTP ${x.status} (${x.durationMs} ms)`, headerLines(x.responseHeaders), ...(x.responseBody !== '' ? ['', prettyBody(x.responseBody)] : [])].join('\n');
   return `<div class="exchange">
 <div class="half"><h5>Request</h5><pre class="http">${esc(request)}</pre></div>
 <div class="half"><h5>Response</h5><pre class="http">${esc(response)}</pre></div>
-</div>
-<div class="curl"><h5>Replay with curl <button type="button" class="copy" title="Copy the curl">copy</button></h5><pre class="curl-text">${esc(x.curl)}</pre></div>`;
+</div>`;
+}
+
+function exchangeHtml(x: ReportExchange): string {
+  return `${halvesHtml(x)}\n${curlHtml(x)}`;
 }
 
 function evidenceHtml(e: EvidenceItem): string {
@@ -106,12 +117,12 @@ function requirementHtml(r: RequirementResult): string {
   const summary = `<summary>${pill(r.status)}<code class="rid">${esc(r.id)}</code><span class="lvl lvl-${esc(r.level)}">${esc(r.level === 'none' ? 'obs.' : r.level)}</span><span class="sec">§${esc(r.section)}</span><span class="stmt">${esc(r.statement)}</span></summary>`;
   const body: string[] = [];
   if (r.reason && r.status !== 'pass') {
-    const label = r.status === 'skip' ? 'Skipped' : r.status === 'untested' ? 'Untested' : r.status === 'observed' ? 'Observed' : 'Reason';
+    const label = r.status === 'skip' ? 'Skipped' : r.status === 'untested' ? 'Untested' : r.status === 'observed' ? 'Observed' : r.status === 'error' ? 'The kit could not judge' : 'Reason';
     if (r.status === 'skip' && r.skipReasons && r.skipReasons.length > 1) body.push(`<div class="reason"><b>${label}:</b><ul>${r.skipReasons.map((s) => `<li>${esc(s)}</li>`).join('')}</ul></div>`);
     else body.push(`<div class="reason"><b>${label}:</b> <span>${esc(oneLine(r.reason))}</span></div>`);
   }
   body.push(
-    `<p class="facts">${esc(r.kind)} · ${esc(r.check)} · records: ${(['pass', 'fail', 'warn', 'skip', 'observed'] as const)
+    `<p class="facts">${esc(r.kind)} · ${esc(r.check)} · cases: ${r.cases.judged} judged, ${r.cases.unjudged} not judged · records: ${(['pass', 'fail', 'warn', 'error', 'skip', 'observed'] as const)
       .filter((k) => r.records[k] > 0)
       .map((k) => `${r.records[k]} ${k}`)
       .join(', ') || 'none'}</p>`,
@@ -154,13 +165,15 @@ function metaHtml(report: ConformanceReport): string {
     ['Target', `${t.url ?? '(none)'}${t.embeddedMock ? ' (embedded reference mock)' : ''}`],
     ['Profile', t.profile ? [t.profile.name, t.profile.path].filter(Boolean).join(' — ') : '(none)'],
     ['Kit', `${report.kit.name} ${report.kit.version}`],
-    ['Spec', `${report.spec.file}${report.spec.sha256 ? ` · sha256 ${report.spec.sha256.slice(0, 16)}…` : ' (not readable: no hash)'} · ${report.spec.requirements} requirements, ${report.spec.observations} observations`],
+    ['Spec', `${report.spec.file}${report.spec.sha256 ? ` · sha256 ${report.spec.sha256.slice(0, 16)}…` : ' (not readable: no hash)'} · ${report.spec.requirements} requirements, ${report.spec.observations} observations${report.spec.kitOnly ? ` (${report.spec.kitOnly} records about the kit itself are judged by its own tests, not here)` : ''}`],
     ['Started', run.startedAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')],
     ['Duration', duration(run.durationMs)],
     ['Seed', run.seed === undefined ? '(none)' : `${run.seed} (replay with CONFORMANCE_SEED=${run.seed})`],
     ['Fuzz runs', run.fuzzRuns === undefined ? '(default)' : String(run.fuzzRuns)],
     ['Requests sent', run.requests === undefined ? '(unknown)' : String(run.requests)],
     ['Cost (sum of usage.cost)', run.cost === undefined ? '(unknown)' : `${Number(run.cost.toFixed(6))}${run.costedResponses ? ` over ${run.costedResponses} response(s)` : ''}`],
+    ['Coverage', `${report.coverage.mustJudged} of ${report.coverage.mustDeclared} declared MUST requirements judged (${report.coverage.percent} %)${report.coverage.coreNotJudged.length > 0 ? `; core not judged: ${report.coverage.coreNotJudged.join(', ')}` : ''}`],
+    ['Exchanges', `${report.transport.exchanges} recorded; ${report.transport.failed} failed at the transport level${report.transport.withEvents > 0 ? `; ${report.transport.withEvents} met transport events` : ''}`],
     ['Tests', `${run.tests.total} run: ${(['passed', 'failed', 'timedOut', 'skipped', 'interrupted', 'notRun'] as const).filter((k) => run.tests[k] > 0).map((k) => `${run.tests[k]} ${k}`).join(', ') || 'none'}`],
   ];
   return `<dl class="meta">${items.map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${esc(v)}</dd></div>`).join('')}</dl>`;
@@ -205,15 +218,16 @@ function observationsHtml(report: ConformanceReport): string {
 function skipsHtml(report: ConformanceReport): string {
   const byReason = new Map<string, string[]>();
   for (const r of report.requirements) {
-    if (r.status !== 'skip' && r.status !== 'untested') continue;
-    for (const reason of r.status === 'skip' ? (r.skipReasons ?? [r.reason ?? 'skipped']) : [r.reason ?? 'untested']) {
+    if (r.status !== 'skip' && r.status !== 'untested' && r.status !== 'error') continue;
+    for (const reason of r.status === 'skip' ? (r.skipReasons ?? [r.reason ?? 'skipped']) : [r.reason ?? r.status]) {
       const key = `${r.status}\u0000${reason}`;
       byReason.set(key, [...(byReason.get(key) ?? []), r.id]);
     }
   }
-  if (byReason.size === 0) return '<p class="note">Nothing was skipped.</p>';
-  // Skips first (each says what the target or profile lacked), then what no test declares.
-  const rows = [...byReason].sort((a, b) => Number(a[0].startsWith('untested')) - Number(b[0].startsWith('untested')) || b[1].length - a[1].length).map(([key, ids]) => {
+  if (byReason.size === 0) return '<p class="note">Everything declared was judged.</p>';
+  // What the kit could not judge first, then skips (each says what the target or profile lacked), then what no test declares.
+  const rank = (key: string) => (key.startsWith('error') ? 0 : key.startsWith('skip') ? 1 : 2);
+  const rows = [...byReason].sort((a, b) => rank(a[0]) - rank(b[0]) || b[1].length - a[1].length).map(([key, ids]) => {
     const [status, reason] = key.split('\u0000') as [string, string];
     return `<tr><td>${pill(status)}</td><td>${esc(reason)}</td><td class="n">${ids.length}</td><td class="ids">${ids.map((id) => `<a href="#${esc(anchor(id))}" class="jump">${esc(id)}</a>`).join(' ')}</td></tr>`;
   });
@@ -226,11 +240,32 @@ function problemsHtml(report: ConformanceReport): string {
   if (report.failedTests.length > 0) {
     parts.push(
       `<h3>Failed tests</h3><table class="failed-tests"><thead><tr><th>Test</th><th>Error</th><th>Charged to</th></tr></thead><tbody>${report.failedTests
-        .map((t) => `<tr><td>${pill(t.status)} ${esc(t.title)}<br><span class="loc">${esc(`${t.file}:${t.line}`)}</span></td><td><pre class="msg">${esc(t.error)}</pre></td><td>${t.failed.length > 0 ? t.failed.map((id) => `<a href="#${esc(anchor(id))}" class="jump">${esc(id)}</a>`).join(' ') : '<span class="note">no requirement (a check outside the catalog)</span>'}</td></tr>`)
+        .map((t) => `<tr><td>${pill(t.status)} ${esc(t.title)}<br><span class="loc">${esc(`${t.file}:${t.line}`)}</span></td><td><pre class="msg">${esc(t.error)}</pre></td><td>${t.failed.length > 0 ? t.failed.map((id) => `<a href="#${esc(anchor(id))}" class="jump">${esc(id)}</a>`).join(' ') : '<span class="note">no requirement (the kit could not judge: its IDs are errors, not failures)</span>'}</td></tr>`)
         .join('')}</tbody></table>`,
     );
   }
   return parts.join('\n');
+}
+
+const TIER_LABEL: Record<ImpactTier, string> = { core: 'core', 'auth-errors-limits': 'auth, errors, limits', extension: 'extension' };
+
+function rootCauseHtml(c: RootCause, known: ReadonlySet<string>): string {
+  const link = (id: string) => (known.has(id) ? `<a href="#${esc(anchor(id))}" class="jump"><code>${esc(id)}</code></a>` : `<code>${esc(id)}</code>`);
+  const tests = `<ul class="tests">${c.tests.map((t) => `<li><span class="test-title">${esc(t.title)}</span> <span class="loc">${esc(`${t.file}:${t.line}`)}</span></li>`).join('')}</ul>`;
+  const reach = `${c.occurrences} occurrence${c.occurrences === 1 ? '' : 's'} in ${c.tests.length} test${c.tests.length === 1 ? '' : 's'}`;
+  const blocked = c.blocked.length > 0 ? `<p class="blocked">Left unjudged because of it (${c.blocked.length}): ${c.blocked.map(link).join(' ')}</p>` : '';
+  const exchange = c.exchange ? `${curlHtml(c.exchange)}<details class="rc-more"><summary>The request and the response</summary>${halvesHtml(c.exchange)}</details>` : '<p class="note">No request was recorded for it.</p>';
+  return `<li class="rc rc-${esc(c.status)}" id="rc-${c.rank}"><div class="rc-head">${pill(c.status)} ${link(c.id)} <span class="lvl lvl-${esc(c.level)}">${esc(c.level)}</span> <span class="sec">§${esc(c.section)}</span> <span class="tier tier-${esc(c.tier)}">${esc(TIER_LABEL[c.tier])}</span> <span class="note">${esc(reach)}</span></div>
+<pre class="msg">${esc(c.message)}</pre>${blocked}
+<details class="rc-more"><summary>Tests it touched (${c.tests.length})</summary>${tests}</details>
+${exchange}</li>`;
+}
+
+function rootCausesHtml(report: ConformanceReport): string {
+  const causes = report.rootCauses;
+  if (causes.length === 0) return '<section id="root-causes"><h2>Root causes</h2><p class="note">No requirement failed or warned.</p></section>';
+  const known = new Set(report.requirements.map((r) => r.id));
+  return `<section id="root-causes"><h2>Root causes, by impact (${causes.length})</h2><p class="note">Each distinct failure or warning once, however many tests it touched: MUST before SHOULD; the core (chat and the catalog) before auth, errors and limits, before the extensions.</p><ol class="root-causes">${causes.map((c) => rootCauseHtml(c, known)).join('\n')}</ol></section>`;
 }
 
 function mustFailuresHtml(report: ConformanceReport): string {
@@ -242,7 +277,7 @@ function mustFailuresHtml(report: ConformanceReport): string {
 }
 
 const CSS = `
-:root{--pass:#1a7f37;--fail:#cf222e;--warn:#9a6700;--skip:#6e7781;--observed:#0969da;--untested:#8250df;--bg:#fff;--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--soft:#f6f8fa}
+:root{--pass:#1a7f37;--fail:#cf222e;--warn:#9a6700;--error:#bc4c00;--skip:#6e7781;--observed:#0969da;--untested:#8250df;--bg:#fff;--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--soft:#f6f8fa}
 *{box-sizing:border-box}
 [hidden]{display:none!important}
 body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:var(--fg);background:var(--bg)}
@@ -259,6 +294,9 @@ a{color:var(--observed)}
 .banner .verdict{font-size:34px;font-weight:800;letter-spacing:.06em;padding:4px 16px;border:3px solid rgba(255,255,255,.8);border-radius:8px}
 .banner .what{font-size:18px;font-weight:600}
 .banner .target{opacity:.9;font-size:13px;margin-top:2px;word-break:break-all}
+.banner .coverage{font-size:15px;margin-top:4px}
+.banner .loud{font-size:17px;font-weight:800;margin-top:6px;padding:4px 10px;background:rgba(0,0,0,.25);border-radius:6px;display:inline-block}
+.banner .transport{font-size:13px;margin-top:4px}
 .v-pass{background:var(--pass)}.v-fail{background:var(--fail)}.v-incomplete{background:#57606a}
 .meta{display:grid;grid-template-columns:repeat(auto-fill,minmax(260px,1fr));gap:6px 18px;margin:16px 0}
 .meta div{border-left:3px solid var(--line);padding-left:8px}
@@ -268,9 +306,9 @@ a{color:var(--observed)}
 .tile{flex:1 1 120px;border:1px solid var(--line);border-radius:8px;padding:10px 12px;cursor:pointer;background:var(--bg);text-align:left;font:inherit;color:inherit}
 .tile:hover{background:var(--soft)}
 .tile b{display:block;font-size:26px;line-height:1.1}
-.tile.t-fail b{color:var(--fail)}.tile.t-warn b{color:var(--warn)}.tile.t-pass b{color:var(--pass)}.tile.t-observed b{color:var(--observed)}.tile.t-skip b{color:var(--skip)}.tile.t-untested b{color:var(--untested)}
+.tile.t-fail b{color:var(--fail)}.tile.t-warn b{color:var(--warn)}.tile.t-pass b{color:var(--pass)}.tile.t-observed b{color:var(--observed)}.tile.t-skip b{color:var(--skip)}.tile.t-error b{color:var(--error)}.tile.t-untested b{color:var(--untested)}
 .pill{display:inline-block;min-width:62px;text-align:center;padding:1px 8px;border-radius:10px;font-size:11px;font-weight:700;text-transform:uppercase;letter-spacing:.03em;color:#fff;background:var(--skip)}
-.s-pass,.s-passed{background:var(--pass)}.s-fail,.s-failed,.s-timedOut{background:var(--fail)}.s-warn{background:var(--warn)}.s-observed{background:var(--observed)}.s-skip,.s-skipped,.s-notRun,.s-interrupted{background:var(--skip)}.s-untested{background:var(--untested)}
+.s-pass,.s-passed{background:var(--pass)}.s-fail,.s-failed,.s-timedOut{background:var(--fail)}.s-warn{background:var(--warn)}.s-observed{background:var(--observed)}.s-skip,.s-skipped,.s-notRun,.s-interrupted{background:var(--skip)}.s-untested{background:var(--untested)}.s-error{background:var(--error)}
 table{border-collapse:collapse;width:100%}
 th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 thead th{background:var(--soft);font-size:12px}
@@ -280,7 +318,7 @@ td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;width:70px}
 .matrix tr.sub td.title{color:var(--muted)}
 .matrix tr.sum th,.matrix tr.sum td{font-weight:800;border-top:2px solid var(--fg)}
 .matrix td.n{color:#b0b8c1}
-.matrix td.c-fail{color:var(--fail);font-weight:800;background:#ffebe9}.matrix td.c-warn{color:var(--warn);font-weight:700;background:#fff8c5}.matrix td.c-pass{color:var(--pass);font-weight:700}.matrix td.c-observed{color:var(--observed);font-weight:700}.matrix td.c-skip{color:var(--fg)}.matrix td.c-untested{color:var(--untested)}
+.matrix td.c-fail{color:var(--fail);font-weight:800;background:#ffebe9}.matrix td.c-warn{color:var(--warn);font-weight:700;background:#fff8c5}.matrix td.c-pass{color:var(--pass);font-weight:700}.matrix td.c-observed{color:var(--observed);font-weight:700}.matrix td.c-skip{color:var(--fg)}.matrix td.c-untested{color:var(--untested)}.matrix td.c-error{color:var(--error);font-weight:700}
 .matrix td.total{color:var(--fg)}
 .filters{background:var(--bg);border-bottom:1px solid var(--line);padding:8px 0;display:flex;flex-wrap:wrap;gap:8px 16px}
 fieldset{border:0;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:6px;align-items:center}
@@ -291,7 +329,7 @@ legend{float:left;font-size:11px;text-transform:uppercase;letter-spacing:.05em;c
 button{font:inherit;font-size:12px;padding:3px 10px;border:1px solid var(--line);border-radius:6px;background:var(--soft);cursor:pointer}
 .shown{color:var(--muted);font-size:12px}
 details.req{scroll-margin-top:12px;border:1px solid var(--line);border-left:4px solid var(--skip);border-radius:6px;margin:6px 0;background:var(--bg)}
-details.req.st-pass{border-left-color:var(--pass)}details.req.st-fail{border-left-color:var(--fail)}details.req.st-warn{border-left-color:var(--warn)}details.req.st-observed{border-left-color:var(--observed)}details.req.st-untested{border-left-color:var(--untested)}
+details.req.st-pass{border-left-color:var(--pass)}details.req.st-fail{border-left-color:var(--fail)}details.req.st-warn{border-left-color:var(--warn)}details.req.st-observed{border-left-color:var(--observed)}details.req.st-untested{border-left-color:var(--untested)}details.req.st-error{border-left-color:var(--error)}
 details.req>summary{cursor:pointer;padding:6px 10px;display:flex;gap:10px;align-items:baseline;list-style:none}
 details.req>summary::-webkit-details-marker{display:none}
 details.req>summary::before{content:"\\25B8";color:var(--muted);width:10px}
@@ -311,7 +349,7 @@ details.req[open]>summary{border-bottom:1px solid var(--line);background:var(--s
 .loc{color:var(--muted);font-family:ui-monospace,monospace;font-size:11px}
 .err{color:var(--fail);font-family:ui-monospace,monospace;font-size:12px;white-space:pre-wrap;word-break:break-word}
 .ev{border:1px solid var(--line);border-radius:6px;padding:8px 10px;margin:8px 0;background:#fff}
-.ev-fail{border-color:#ffcecb;background:#fffafa}.ev-warn{border-color:#f5e0a0;background:#fffdf2}
+.ev-fail{border-color:#ffcecb;background:#fffafa}.ev-warn{border-color:#f5e0a0;background:#fffdf2}.ev-error{border-color:#f2cfb3;background:#fffaf6}
 .ev-head{margin-bottom:6px}
 .msg{background:#fff;border-color:var(--line);color:var(--fg)}
 .exchange{display:grid;grid-template-columns:1fr 1fr;gap:10px}
@@ -323,6 +361,15 @@ details.req[open]>summary{border-bottom:1px solid var(--line);background:var(--s
 .ids a{margin-right:6px;font-family:ui-monospace,monospace;font-size:12px;white-space:nowrap;display:inline-block}
 .skips .reason-col{width:40%}
 ol.must li{margin:4px 0}
+ol.root-causes{padding-left:0;list-style:none;margin:0}
+.rc{border:1px solid var(--line);border-left:4px solid var(--warn);border-radius:6px;padding:8px 12px;margin:8px 0}
+.rc.rc-fail{border-left-color:var(--fail)}
+.rc-head{display:flex;gap:10px;align-items:baseline;flex-wrap:wrap;margin-bottom:6px}
+.rc .msg{margin-bottom:6px}
+.rc-more>summary{cursor:pointer;color:var(--muted);font-size:12px;margin:4px 0}
+.tier{font-size:11px;padding:0 6px;border-radius:4px;background:var(--soft);border:1px solid var(--line)}
+.tier-core{font-weight:700}
+.blocked{font-size:12px;margin:4px 0}.blocked a{margin-right:4px}
 footer{color:var(--muted);font-size:12px;border-top:1px solid var(--line);margin-top:30px;padding-top:10px}
 @media print{.filters,button{display:none}details.req{break-inside:avoid}}
 `;
@@ -431,6 +478,17 @@ export function contentSecurityPolicy(): string {
 export function renderHtml(report: ConformanceReport): string {
   const v = report.verdict;
   const verdictWord = v.result === 'pass' ? 'PASS' : v.result === 'fail' ? 'FAIL' : 'INCOMPLETE';
+  const c = report.coverage;
+  const coverageLine = `${c.mustJudged} of ${c.mustDeclared} MUST requirements judged (${c.percent} %)`;
+  const loud =
+    v.result === 'incomplete'
+      ? `<div class="loud">${esc(`INCOMPLETE — NOT A PASS: ${coverageLine}${c.coreNotJudged.length > 0 ? `; core requirements not judged: ${c.coreNotJudged.join(', ')}` : ''}`)}</div>`
+      : `<div class="coverage">${esc(`Coverage: ${coverageLine} · ${v.requirementsPassed} of ${v.requirementsTotal} requirements pass`)}</div>`;
+  const t = report.transport;
+  const transport =
+    t.failed + t.withEvents > 0
+      ? `<div class="transport">${esc(`Transport: ${t.failed} of ${t.exchanges} exchanges failed at the transport level${t.withEvents > 0 ? `, ${t.withEvents} met transport events` : ''}; the verdict rests on the rest.`)}</div>`
+      : '';
   const tiles = STATUSES.map(
     (s) => `<button type="button" class="tile t-${s}" data-only-status="${s}" title="Show only ${s}"><b>${report.counts[s]}</b>${STATUS_LABEL[s]}</button>`,
   ).join('');
@@ -445,14 +503,15 @@ export function renderHtml(report: ConformanceReport): string {
 <style>${CSS}</style>
 </head>
 <body>
-<header class="banner v-${esc(v.result)}" id="verdict"><div class="inner"><div class="verdict">${verdictWord}</div><div><div class="what">${esc(v.summary)}</div><div class="target">${esc(`${report.target.url ?? 'no target'}${report.target.embeddedMock ? ' (embedded reference mock)' : ''} · ${report.kit.name} ${report.kit.version} · ${report.run.startedAt}`)}</div></div></div></header>
+<header class="banner v-${esc(v.result)}" id="verdict"><div class="inner"><div class="verdict">${verdictWord}</div><div><div class="what">${esc(headline(report))}</div><div class="target">${esc(`${report.target.url ?? 'no target'}${report.target.embeddedMock ? ' (embedded reference mock)' : ''} · ${report.kit.name} ${report.kit.version} · ${report.run.startedAt}`)}</div>${loud}${transport}</div></div></header>
 <main>
+${rootCausesHtml(report)}
 <section id="run"><h2>Run</h2>${metaHtml(report)}<div class="tiles">${tiles}</div></section>
 ${mustFailuresHtml(report)}
 <section id="matrix"><h2>Results by section</h2>${matrixHtml(report)}</section>
 <section id="requirements"><h2>Requirements</h2>${filtersHtml(report)}${requirementsHtml(report)}</section>
 <section id="observations"><h2>Observations: what the target does where the spec is silent</h2>${observationsHtml(report)}</section>
-<section id="skips"><h2>Skipped and untested</h2>${skipsHtml(report)}</section>
+<section id="skips"><h2>Not judged: errors of the kit, skips, untested</h2>${skipsHtml(report)}</section>
 ${report.errors.length + report.failedTests.length > 0 ? `<section id="problems"><h2>Problems</h2>${problemsHtml(report)}</section>` : ''}
 <footer>Generated by ${esc(`${report.kit.name} ${report.kit.version}`)} from conformance.json (report version ${report.reportVersion}). Credentials are masked as ***REDACTED***; the curls read the key from an environment variable. This page loads nothing from anywhere.</footer>
 </main>

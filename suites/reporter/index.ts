@@ -1,12 +1,13 @@
 // The conformance reporter. Playwright hands it every test's result; it reads each test's requirement IDs
 // (the `requirement` annotations) and its evidence (the `chatconform-evidence` attachment), folds them into
 // one status per requirement ID, and writes conformance.json (validated against its schema), junit.xml,
-// conformance.html and badge.svg to CONFORMANCE_REPORT_DIR, every string redacted once more on the way out.
+// conformance.html and badge.svg to CONFORMANCE_REPORT_DIR; every file is checked for the run's secrets on the
+// way out. The verdict (pass, fail, incomplete) says how much evidence stands behind it.
 //
 // The exit code is the contract: `onEnd` returns "failed" exactly when a MUST requirement failed, "passed"
-// otherwise; a run that was interrupted or timed out keeps that status, and a run that could not complete
-// (an error outside the tests: the global setup, a spec file that does not load) or whose report is invalid
-// is "failed".
+// otherwise (an incomplete verdict included: too little was judged, nothing failed); a run that was interrupted
+// or timed out keeps that status, and a run that could not complete (an error outside the tests: the global
+// setup, a spec file that does not load) or whose report is invalid is "failed".
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError } from '@playwright/test/reporter';
@@ -17,7 +18,7 @@ import { renderBadge } from './badge.ts';
 import { renderHtml } from './html.ts';
 import { buildReport, formatReportIssues, serializeReport, validateReport, type ConformanceReport, type RunStatus } from './json.ts';
 import { renderJunit } from './junit.ts';
-import { redactText } from './redaction.ts';
+import { maskKnownSecrets, redactText } from './redaction.ts';
 import { aggregate, type TestOutcome, type TestStatus } from './results.ts';
 import { collectRunInfo, type RunInfo } from './run-info.ts';
 import { paintFor, renderSummary } from './terminal.ts';
@@ -71,7 +72,12 @@ export function outcomeOf(test: TestCase): TestOutcome {
     durationMs: last?.duration ?? 0,
   };
   const error = errorText(last?.error ?? last?.errors[0]);
-  if (error && (status === 'failed' || status === 'timedOut')) outcome.error = error;
+  if (error && (status === 'failed' || status === 'timedOut')) {
+    outcome.error = error;
+    // All of them: a failed check and an exception of the kit can end the same test (results.ts tells them apart).
+    const errors = (last?.errors ?? []).map(errorText).filter((e): e is string => e !== undefined);
+    outcome.errors = errors.length > 0 ? errors : [error];
+  }
   const skip = annotations.find((a) => (a.type === 'skip' || a.type === 'fixme') && a.description);
   if (skip?.description) outcome.skipReason = skip.description;
   const evidence = readEvidence(test);
@@ -84,8 +90,13 @@ export interface WrittenReport {
   files: string[];
 }
 
+/** Says that a credential reached a writer unredacted (it was masked in the file). */
+export type LeakAlarm = (file: string) => void;
+
+const stderrAlarm: LeakAlarm = (name) => process.stderr.write(`chatconform: a credential reached the ${name} writer unredacted; masked it\n`);
+
 /** Validates the report and writes the four files; throws (after writing conformance.invalid.json) when invalid. */
-export function writeReports(report: ConformanceReport, dir: string, secrets: readonly string[]): string[] {
+export function writeReports(report: ConformanceReport, dir: string, secrets: readonly string[], onLeak: LeakAlarm = stderrAlarm): string[] {
   mkdirSync(dir, { recursive: true });
   const issues = validateReport(report);
   if (issues.length > 0) {
@@ -102,12 +113,11 @@ export function writeReports(report: ConformanceReport, dir: string, secrets: re
   };
   const written: string[] = [];
   for (const name of REPORT_FILES) {
-    // The report is redacted already; this pass guards the writers themselves.
-    const text = contents[name];
-    const safe = redactText(text, secrets);
-    if (safe !== text) process.stderr.write(`chatconform: a credential reached the ${name} writer unredacted; masked it\n`);
+    // The report is redacted already (as data); this pass guards the writers themselves, against known secrets only.
+    const { text, leaked } = maskKnownSecrets(contents[name], secrets);
+    if (leaked) onLeak(name);
     const file = path.join(dir, name);
-    writeFileSync(file, safe);
+    writeFileSync(file, text);
     written.push(file);
   }
   return written;

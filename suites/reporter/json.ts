@@ -1,7 +1,11 @@
-// conformance.json: the certifier's deliverable, the source every other output is written from.
+// conformance.json: the certifier's deliverable, the source every other output is written from. It leads with
+// the verdict, the coverage behind it and the distinct root causes ranked by impact.
 // Its JSON Schema is spec/schemas/conformance-report.schema.json; a report that does not validate is never
 // written as conformance.json (it is a bug of the kit, and the run fails loudly).
 import { formatIssues, validate, type ValidationIssue } from '../../spec/validator.ts';
+import { coverageOf, coverageSentence, insufficient, type Coverage } from './coverage.ts';
+import { rootCauses, type RootCause } from './root-causes.ts';
+import { transportSentence, transportSummary, type TransportSummary } from './transport.ts';
 import {
   countStatuses,
   firstLine,
@@ -28,7 +32,7 @@ export interface FailedTest {
   line: number;
   status: TestStatus;
   error: string;
-  /** The IDs this test's failure is charged to (fail records, or its unrecorded MUSTs); empty when none. */
+  /** The IDs this test's failure is charged to (its fail records); empty when none (the kit's own exception). */
   failed: string[];
 }
 
@@ -57,10 +61,16 @@ export interface ConformanceReport {
     summary: string;
     /** IDs of the MUST requirements that failed. */
     mustFailed: string[];
-    /** Requirements (not observations) that passed, out of all requirements of the catalog. */
+    /** Requirements (not observations) that passed, out of all requirements the target is judged on. */
     requirementsPassed: number;
     requirementsTotal: number;
   };
+  /** Judged MUSTs out of the MUSTs the run declared; a pass needs at least half, and every core one. */
+  coverage: Coverage;
+  /** The distinct failures and warnings, ranked by impact. */
+  rootCauses: RootCause[];
+  /** Exchanges that failed at the transport level or met transport events. */
+  transport: TransportSummary;
   counts: StatusCounts;
   sections: SectionCounts[];
   subsections: SectionCounts[];
@@ -92,35 +102,46 @@ function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-/** The IDs a failed test's failure is charged to: its fail records, else its unrecorded MUST requirements. */
+/** The IDs a failed test's failure is charged to: its fail records only (an unrecorded ID is never charged). */
 function chargedIds(t: TestOutcome, byId: ReadonlyMap<string, RequirementResult>): string[] {
   const checks = t.evidence?.checks ?? [];
-  const failed = [...new Set(checks.filter((c) => c.status === 'fail').map((c) => c.id))];
-  if (failed.length > 0) return failed;
-  const recorded = new Set(checks.map((c) => c.id));
-  return [...new Set(t.declared)].filter((id) => {
-    const r = byId.get(id);
-    return r !== undefined && !recorded.has(id) && r.kind === 'requirement' && r.level === 'MUST';
-  });
+  return [...new Set(checks.filter((c) => c.status === 'fail' && byId.get(c.id)?.status === 'fail').map((c) => c.id))];
+}
+
+/** The verdict in one clause, the start of its summary: what failed, or why there is no pass. */
+export function headlineOf(v: { result: Verdict; mustFailed: readonly string[]; playwrightStatus: RunStatus; errors: readonly string[] }): string {
+  const why =
+    v.playwrightStatus === 'interrupted' ? 'the run was interrupted' : v.playwrightStatus === 'timedout' ? 'the run hit its global timeout' : v.errors.length > 0 ? `${plural(v.errors.length, 'error')} outside the tests` : undefined;
+  const unfinished = why === undefined ? '' : `the run did not complete: ${why}`;
+  if (v.result === 'fail') return `${plural(v.mustFailed.length, 'MUST requirement')} failed${unfinished ? `; ${unfinished}` : ''}`;
+  if (unfinished) return unfinished;
+  return v.result === 'incomplete' ? 'no MUST requirement failed, but too little was judged for a pass' : 'no MUST requirement failed';
+}
+
+/** The headline of a written report. */
+export function headline(report: ConformanceReport): string {
+  return headlineOf({ result: report.verdict.result, mustFailed: report.verdict.mustFailed, playwrightStatus: report.run.playwrightStatus, errors: report.errors });
 }
 
 /** Builds the report (every string redacted with the run's secrets). */
 export function buildReport(input: ReportInput): ConformanceReport {
   const { info, results, outcomes, playwrightStatus, errors } = input;
   const failed = mustFailures(results).map((r) => r.id);
-  const incomplete = playwrightStatus === 'interrupted' || playwrightStatus === 'timedout' || errors.length > 0;
+  const unfinished = playwrightStatus === 'interrupted' || playwrightStatus === 'timedout' || errors.length > 0;
   const exitStatus = decideExitStatus(playwrightStatus, failed.length, errors.length > 0);
   const reqs = results.filter((r) => r.kind === 'requirement');
   const passed = reqs.filter((r) => r.status === 'pass').length;
-  const result: Verdict = incomplete ? 'incomplete' : failed.length > 0 ? 'fail' : 'pass';
-  const why =
-    playwrightStatus === 'interrupted' ? 'the run was interrupted' : playwrightStatus === 'timedout' ? 'the run hit its global timeout' : plural(errors.length, 'error') + ' outside the tests';
-  const summary =
-    result === 'pass'
-      ? `no MUST requirement failed; ${passed} of ${reqs.length} requirements pass`
-      : result === 'fail'
-        ? `${plural(failed.length, 'MUST requirement')} failed; ${passed} of ${reqs.length} requirements pass`
-        : `the run did not complete: ${why}${failed.length > 0 ? `; ${plural(failed.length, 'MUST requirement')} failed so far` : ''}`;
+  const coverage = coverageOf(results);
+  const transport = transportSummary(outcomes);
+  // A failed MUST is evidence whatever else happened; a pass needs enough evidence behind it.
+  const result: Verdict = failed.length > 0 ? 'fail' : unfinished || insufficient(coverage) ? 'incomplete' : 'pass';
+  const parts = [headlineOf({ result, mustFailed: failed, playwrightStatus, errors })];
+  parts.push(coverageSentence(coverage));
+  if (coverage.coreNotJudged.length > 0) parts.push(`core requirements not judged: ${coverage.coreNotJudged.join(', ')}`);
+  parts.push(`${passed} of ${reqs.length} requirements pass`);
+  const transportNote = transportSentence(transport);
+  if (transportNote) parts.push(transportNote);
+  const summary = parts.join('; ');
 
   const tests: ConformanceReport['run']['tests'] = { total: 0, passed: 0, failed: 0, timedOut: 0, skipped: 0, interrupted: 0, notRun: 0 };
   for (const t of outcomes) {
@@ -155,6 +176,9 @@ export function buildReport(input: ReportInput): ConformanceReport {
       tests,
     },
     verdict: { result, exitStatus, summary, mustFailed: failed, requirementsPassed: passed, requirementsTotal: reqs.length },
+    coverage,
+    rootCauses: rootCauses(outcomes),
+    transport,
     counts: countStatuses(results),
     ...sectionCounts(results, info.sectionTitles),
     requirements: results,

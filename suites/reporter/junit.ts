@@ -1,15 +1,16 @@
-// junit.xml: what an implementer's CI reads. One <testcase> per requirement ID (classname = its section,
-// name = "ID: statement"); a failed requirement carries its message and its redacted evidence with the curl
-// that replays it; skipped and untested requirements are <skipped>; warnings and observations pass, with
-// what was found in <system-out>. Written from the (already redacted) report.
+// junit.xml: what an implementer's CI reads. One <testcase> per requirement ID the target is judged on
+// (classname = its section, name = "ID: statement"); a failed requirement carries its message and its redacted
+// evidence with the curl that replays it; one the kit could not judge is an <error>, never a <failure>; skipped
+// and untested requirements are <skipped>; warnings and observations pass, with what was found in <system-out>.
+// Written from the (already redacted) report.
+import { escapeControls } from './control-chars.ts';
 import type { ConformanceReport } from './json.ts';
 import type { EvidenceItem, ReportExchange, RequirementResult } from './results.ts';
 import { oneLine } from './results.ts';
 
-/** Escapes text for XML content and attributes; drops characters XML 1.0 cannot carry. */
+/** Escapes text for XML content and attributes; what XML 1.0 cannot carry (control characters) shows as `\u0007`. */
 export function xmlEscape(text: string): string {
-  return text
-    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '\uFFFD')
+  return escapeControls(text)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
@@ -32,7 +33,8 @@ export function exchangeText(x: ReportExchange): string {
   const lines = [`> ${x.method} ${x.url}`];
   if (Object.keys(x.requestHeaders).length > 0) lines.push(headersText(x.requestHeaders).replace(/^/gm, '> '));
   if (x.requestBody !== undefined) lines.push('>', x.requestBody.replace(/^/gm, '> '));
-  if (x.error) lines.push(`< no response: ${x.error}`);
+  for (const e of x.transportEvents ?? []) lines.push(`! transport: ${e.kind}: ${e.message}`);
+  if (x.error) lines.push(`< no response${x.errorKind ? ` (${x.errorKind})` : ''}: ${x.error}`);
   else {
     lines.push(`< HTTP ${x.status} (${x.durationMs} ms)`);
     if (Object.keys(x.responseHeaders).length > 0) lines.push(headersText(x.responseHeaders).replace(/^/gm, '< '));
@@ -53,6 +55,7 @@ export function evidenceText(e: EvidenceItem): string {
 function requirementDetails(r: RequirementResult): string {
   const parts = [`${r.id} (${r.level}, §${r.section}, ${r.kind}, ${r.check}): ${r.statement}`];
   if (r.reason) parts.push(`reason: ${r.reason}`);
+  parts.push(`cases: ${r.cases.judged} judged, ${r.cases.unjudged} not judged`);
   if (r.tests.length > 0) parts.push(`tests:\n${r.tests.map((t) => `  - ${t.title} (${t.file}:${t.line}) ${t.status}${t.error ? `: ${t.error}` : ''}`).join('\n')}`);
   for (const e of r.evidence) parts.push(`---\n${evidenceText(e)}`);
   if (r.evidenceOmitted > 0) parts.push(`--- ${r.evidenceOmitted} more record(s) omitted; see conformance.json`);
@@ -73,6 +76,8 @@ function testcase(r: RequirementResult): string {
   switch (r.status) {
     case 'fail':
       return `${open}>\n${props}      <failure message="${attr(oneLine(r.reason ?? 'failed'))}" type="${attr(r.level)}">${xmlEscape(requirementDetails(r))}</failure>\n    </testcase>`;
+    case 'error':
+      return `${open}>\n${props}      <error message="${attr(oneLine(r.reason ?? 'the kit could not judge'))}" type="kit">${xmlEscape(`The kit could not judge this requirement; nothing is charged to the target.\n${requirementDetails(r)}`)}</error>\n    </testcase>`;
     case 'skip':
     case 'untested':
       return `${open}>\n${props}      <skipped message="${attr(`${r.status}: ${r.reason ?? ''}`)}"/>\n    </testcase>`;
@@ -93,6 +98,8 @@ export function renderJunit(report: ConformanceReport): string {
   const seconds = (report.run.durationMs / 1000).toFixed(3);
   const props = [
     ['verdict', `${report.verdict.result}: ${report.verdict.summary}`],
+    ['coverage', `${report.coverage.mustJudged}/${report.coverage.mustDeclared} MUST judged (${report.coverage.percent} %)`],
+    ['rootCauses', report.rootCauses.map((c) => `${c.rank}. ${c.id} ${c.status}: ${c.message}`).slice(0, 20).join('\n') || '(none)'],
     ['target', report.target.url ?? '(none)'],
     ['embeddedMock', String(report.target.embeddedMock)],
     ['kit', `${report.kit.name} ${report.kit.version}`],
@@ -105,14 +112,15 @@ export function renderJunit(report: ConformanceReport): string {
   const suites = [...groups].map(([top, list]) => {
     const title = report.sections.find((s) => s.section === top)?.title;
     const failures = list.filter((r) => r.status === 'fail').length;
+    const errors = list.filter((r) => r.status === 'error').length;
     const skipped = list.filter((r) => r.status === 'skip' || r.status === 'untested').length;
     const name = `§${top}${title ? ` ${title}` : ''}`;
-    return `  <testsuite name="${attr(name)}" tests="${list.length}" failures="${failures}" errors="0" skipped="${skipped}" time="0" timestamp="${attr(report.run.startedAt.replace(/Z$/, ''))}">\n${properties}\n${list.map(testcase).join('\n')}\n  </testsuite>`;
+    return `  <testsuite name="${attr(name)}" tests="${list.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="0" timestamp="${attr(report.run.startedAt.replace(/Z$/, ''))}">\n${properties}\n${list.map(testcase).join('\n')}\n  </testsuite>`;
   });
   const c = report.counts;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="${attr(`${report.kit.name} conformance`)}" tests="${c.total}" failures="${c.fail}" errors="0" skipped="${c.skip + c.untested}" time="${seconds}">`,
+    `<testsuites name="${attr(`${report.kit.name} conformance`)}" tests="${c.total}" failures="${c.fail}" errors="${c.error}" skipped="${c.skip + c.untested}" time="${seconds}">`,
     ...suites,
     '</testsuites>',
     '',

@@ -1,7 +1,10 @@
 // The result matrix: every test's evidence (check records and exchanges) folded into one status per
-// requirement ID of the catalog. A status only escalates across records: fail > warn > pass > observed > skip;
-// an ID that no test of the run declares is `untested`. Pure functions of plain data (no Playwright types), so
-// hand-made outcomes exercise exactly the code a run uses.
+// requirement ID of the catalog. A status only escalates across records: fail > warn > pass > error > observed >
+// skip; an ID that no test of the run declares is `untested`. A declared ID that a test never recorded is never
+// charged to the target: it is `error` when the kit could not judge (the test timed out or threw outside its
+// checks), else `skip`. The catalog's `mock-only` records judge the kit, not the target: they are left out of a
+// target's results. Pure functions of plain data (no Playwright types), so hand-made outcomes exercise exactly
+// the code a run uses.
 import type { CheckRecord } from '../lib/check.ts';
 import type { Exchange } from '../lib/target.ts';
 import { compareSections, requirements as catalog, type Requirement } from '../../spec/requirements/index.ts';
@@ -11,6 +14,11 @@ export type RequirementStatus = 'pass' | 'fail' | 'warn' | 'error' | 'skip' | 'o
 export const STATUSES: readonly RequirementStatus[] = ['fail', 'warn', 'error', 'pass', 'observed', 'skip', 'untested'];
 /** Escalation order of the statuses a record can carry (higher wins). */
 const PRECEDENCE: Record<CheckRecord['status'], number> = { skip: 0, observed: 1, error: 2, pass: 3, warn: 4, fail: 5 };
+
+/** The catalog records a target's run judges: all but the `mock-only` ones, which are about the kit itself. */
+export function targetRequirements(list: readonly Requirement[] = catalog): Requirement[] {
+  return list.filter((r) => r.check !== 'mock-only');
+}
 
 /** How a test ended (Playwright's statuses, plus `notRun` for a test that never started). */
 export type TestStatus = 'passed' | 'failed' | 'timedOut' | 'skipped' | 'interrupted' | 'notRun';
@@ -23,8 +31,10 @@ export interface TestOutcome {
   file: string;
   line: number;
   status: TestStatus;
-  /** First line of the test's error, when it failed or timed out. */
+  /** The test's first error, when it failed or timed out. */
   error?: string;
+  /** Every error of the test (the first included), to tell a failed check from an exception of the kit. */
+  errors?: string[];
   /** The reason a skipped test gave. */
   skipReason?: string;
   /** Requirement IDs the test declared with req(). */
@@ -67,6 +77,9 @@ export interface ReportExchange {
   responseBody: string;
   /** Set when no HTTP response arrived. */
   error?: string;
+  errorKind?: Exchange['errorKind'];
+  /** What happened on the way that is not the target's answer (e.g. a retry on a fresh connection). */
+  transportEvents?: NonNullable<Exchange['transportEvents']>;
   durationMs: number;
   curl: string;
 }
@@ -88,7 +101,8 @@ export interface RequirementResult {
   check: Requirement['check'];
   statement: string;
   status: RequirementStatus;
-  /** Why: the first failure or warning, the observation's label, the skip reasons, or why it is untested. */
+  /** Why: the first failure or warning, the observation's label, the skip or error causes, why it is untested,
+   *  or for a pass, how many of its cases could not be judged. */
   reason?: string;
   /** Every distinct reason it was skipped (status skip). */
   skipReasons?: string[];
@@ -96,6 +110,8 @@ export interface RequirementResult {
   tests: TestRef[];
   /** How many records of each status the tests made for it. */
   records: RecordCounts;
+  /** Cases judged (pass, fail or warn records) and cases that could not be judged (skip or error records). */
+  cases: { judged: number; unjudged: number };
   /** Failures and warnings (requirements) or observed values (observations), at most MAX_EVIDENCE. */
   evidence: EvidenceItem[];
   /** Evidence items left out past MAX_EVIDENCE. */
@@ -112,13 +128,19 @@ export interface SectionCounts extends StatusCounts {
 /** Most evidence items kept per requirement (each carries up to two 16 KiB bodies). */
 export const MAX_EVIDENCE = 10;
 
-interface Entry {
+export interface Entry {
   record: CheckRecord;
   test: TestOutcome;
   fromTestError?: boolean;
 }
 
 const FAILED: ReadonlySet<TestStatus> = new Set(['failed', 'timedOut']);
+
+/**
+ * A failed requirement check reads "CAT-027 (MUST, §2.10) …" (see suites/lib/check.ts); anything else that
+ * failed a test (a TypeError, a BudgetExhausted, an assertion outside the checks) is the kit's own exception.
+ */
+const CHECK_FAILURE = /^(?:\w*Error:\s*)?[A-Z]+-\d{3}\b/;
 
 export function location(t: Pick<TestOutcome, 'file' | 'line'>): string {
   return `${t.file}:${t.line}`;
@@ -140,36 +162,38 @@ export function oneLine(text: string, max = 240): string {
   return out.length <= max ? out : `${out.slice(0, max - 1)}…`;
 }
 
+/** Why the kit could not judge a test's unrecorded IDs, or undefined when the test ended cleanly or by its checks. */
+function kitFailure(t: TestOutcome): string | undefined {
+  if (t.status === 'timedOut') return `the kit could not judge: the test timed out${t.error ? ` (${firstLine(t.error)})` : ''}`;
+  if (t.status !== 'failed') return undefined;
+  const errors = t.errors ?? (t.error !== undefined ? [t.error] : []);
+  const thrown = errors.find((e) => !CHECK_FAILURE.test(firstLine(e)));
+  if (thrown !== undefined) return `the kit could not judge: the test threw: ${firstLine(thrown)}`;
+  const failedChecks = (t.evidence?.checks ?? []).some((r) => r.status === 'fail');
+  return errors.length === 0 && !failedChecks ? 'the kit could not judge: the test failed without a recorded check' : undefined;
+}
+
 /** The records a test contributes, including those derived from how it ended for IDs it never recorded. */
-function entriesOf(t: TestOutcome, known: ReadonlyMap<string, Requirement>): Entry[] {
+export function entriesOf(t: TestOutcome, known: ReadonlyMap<string, Requirement>): Entry[] {
   const records = (t.evidence?.checks ?? []).filter((r) => known.has(r.id));
   const out: Entry[] = records.map((record) => ({ record, test: t }));
   const recorded = new Set(records.map((r) => r.id));
-  const hasFail = records.some((r) => r.status === 'fail');
-  const error = t.error ? firstLine(t.error) : `the test ${t.status === 'timedOut' ? 'timed out' : 'failed'}`;
+  const kit = kitFailure(t);
   for (const id of new Set(t.declared)) {
-    const r = known.get(id);
-    if (!r || recorded.has(id)) continue;
+    if (!known.has(id) || recorded.has(id)) continue;
+    // Never `fail`: an ID no check judged has no evidence against the target.
     let record: CheckRecord;
-    let fromTestError = false;
-    if (FAILED.has(t.status)) {
-      if (hasFail) record = { id, status: 'skip', message: 'not reached: the test failed on another requirement first' };
-      else if (r.kind === 'observation') record = { id, status: 'skip', message: `not observed: the test failed before recording it: ${error}` };
-      else {
-        // A crash, a timeout or an exception on target garbage: the requirement could not be shown to hold.
-        record = { id, status: r.level === 'MUST' ? 'fail' : 'warn', message: error };
-        fromTestError = true;
-      }
-    } else if (t.status === 'skipped') record = { id, status: 'skip', message: t.skipReason ?? 'the test was skipped' };
+    if (kit !== undefined) record = { id, status: 'error', message: kit };
+    else if (t.status === 'skipped') record = { id, status: 'skip', message: t.skipReason ?? 'the test was skipped' };
     else if (t.status === 'interrupted') record = { id, status: 'skip', message: 'not run: the run was interrupted' };
     else if (t.status === 'notRun') record = { id, status: 'skip', message: 'not run' };
-    else record = { id, status: 'skip', message: 'not checked: the test declares it but did not judge it in this run' };
-    out.push({ record, test: t, fromTestError });
+    else record = { id, status: 'skip', message: 'not checked in this run' };
+    out.push({ record, test: t, ...(kit !== undefined ? { fromTestError: true } : {}) });
   }
   return out;
 }
 
-function toExchange(e: Exchange): ReportExchange {
+export function toExchange(e: Exchange): ReportExchange {
   const x: ReportExchange = {
     method: e.method,
     url: e.url,
@@ -182,10 +206,12 @@ function toExchange(e: Exchange): ReportExchange {
   };
   if (e.requestBody !== undefined) x.requestBody = e.requestBody;
   if (e.error) x.error = e.error;
+  if (e.errorKind) x.errorKind = e.errorKind;
+  if (e.transportEvents && e.transportEvents.length > 0) x.transportEvents = e.transportEvents.map((ev) => ({ kind: ev.kind, message: ev.message }));
   return x;
 }
 
-function evidenceItem(entry: Entry): EvidenceItem {
+export function evidenceItem(entry: Entry): EvidenceItem {
   const { record, test } = entry;
   const item: EvidenceItem = { status: record.status, test: test.title, location: location(test) };
   if (record.message !== undefined) item.message = record.message;
@@ -198,7 +224,7 @@ function evidenceItem(entry: Entry): EvidenceItem {
   return item;
 }
 
-function unique(values: (string | undefined)[]): string[] {
+export function unique(values: (string | undefined)[]): string[] {
   return [...new Set(values.filter((v): v is string => typeof v === 'string' && v !== ''))];
 }
 
@@ -212,11 +238,26 @@ function statusOf(r: Requirement, entries: Entry[]): RequirementStatus {
   return best;
 }
 
-/** Folds the outcomes of a run into one result per catalog record, sorted by section then catalog order. */
+/** Most distinct causes spelled out in a reason. */
+const MAX_CAUSES = 5;
+
+/** What kept a record from being judged: its message, and the requirement that failed on its exchange. */
+export function causeOf(record: CheckRecord): string {
+  const message = record.cause?.message ?? record.message ?? (record.status === 'error' ? 'the kit could not judge' : 'skipped');
+  return record.cause?.id && !message.includes(record.cause.id) ? `${message} (root cause: ${record.cause.id} failed)` : message;
+}
+
+function listCauses(causes: string[]): string {
+  const shown = causes.slice(0, MAX_CAUSES).map((c) => oneLine(c, 200));
+  return causes.length > MAX_CAUSES ? `${shown.join('; ')}; and ${causes.length - MAX_CAUSES} more` : shown.join('; ');
+}
+
+/** Folds the outcomes of a run into one result per catalog record the target is judged on, sorted by section then catalog order. */
 export function aggregate(outcomes: readonly TestOutcome[], requirements: readonly Requirement[] = catalog): RequirementResult[] {
-  const known = new Map(requirements.map((r) => [r.id, r]));
-  const entries = new Map<string, Entry[]>(requirements.map((r) => [r.id, []]));
-  const tests = new Map<string, TestRef[]>(requirements.map((r) => [r.id, []]));
+  const scope = targetRequirements(requirements);
+  const known = new Map(scope.map((r) => [r.id, r]));
+  const entries = new Map<string, Entry[]>(scope.map((r) => [r.id, []]));
+  const tests = new Map<string, TestRef[]>(scope.map((r) => [r.id, []]));
   for (const t of outcomes) {
     for (const e of entriesOf(t, known)) entries.get(e.record.id)!.push(e);
     for (const id of new Set(t.declared)) {
@@ -225,13 +266,14 @@ export function aggregate(outcomes: readonly TestOutcome[], requirements: readon
       tests.get(id)?.push(ref);
     }
   }
-  const order = new Map(requirements.map((r, i) => [r.id, i]));
-  const sorted = [...requirements].sort((a, b) => compareSections(a.section, b.section) || order.get(a.id)! - order.get(b.id)!);
+  const order = new Map(scope.map((r, i) => [r.id, i]));
+  const sorted = [...scope].sort((a, b) => compareSections(a.section, b.section) || order.get(a.id)! - order.get(b.id)!);
   return sorted.map((r) => {
     const list = entries.get(r.id)!;
     const status = statusOf(r, list);
     const records: RecordCounts = { pass: 0, fail: 0, warn: 0, skip: 0, observed: 0, error: 0 };
     for (const e of list) records[e.record.status]++;
+    const cases = { judged: records.pass + records.fail + records.warn, unjudged: records.skip + records.error };
     const result: RequirementResult = {
       id: r.id,
       section: r.section,
@@ -242,21 +284,31 @@ export function aggregate(outcomes: readonly TestOutcome[], requirements: readon
       status,
       tests: tests.get(r.id)!,
       records,
+      cases,
       evidence: [],
       evidenceOmitted: 0,
     };
+    const unjudged = list.filter((e) => e.record.status === 'skip' || e.record.status === 'error');
+    // Errors first: they say what the kit could not do; skips say what the target or profile did not offer.
+    const causes = unique([...unjudged.filter((e) => e.record.status === 'error'), ...unjudged.filter((e) => e.record.status === 'skip')].map((e) => causeOf(e.record)));
+    const notJudged = cases.unjudged > 0 ? `${cases.unjudged} could not be judged: ${listCauses(causes)}` : '';
     let evidence: Entry[] = [];
     if (status === 'fail' || status === 'warn') {
       // Failures first, then warnings; a demoted failure (SHOULD, observation) counts as a warning.
       evidence = [...list.filter((e) => e.record.status === 'fail'), ...list.filter((e) => e.record.status === 'warn')];
       result.reason = evidence[0]?.record.message ?? `the test ${status === 'fail' ? 'failed' : 'warned'}`;
+    } else if (status === 'pass') {
+      // One pass beside many unjudged cases is a thin pass: say so.
+      if (cases.unjudged > 0) result.reason = `passed on ${records.pass} of ${records.pass + cases.unjudged} cases; ${notJudged}`;
     } else if (status === 'observed') {
       evidence = list.filter((e) => e.record.status === 'observed');
       const labels = unique(evidence.map((e) => e.record.message));
       if (labels.length > 0) result.reason = labels.join('; ');
+    } else if (status === 'error') {
+      evidence = list.filter((e) => e.record.status === 'error');
+      result.reason = causes.length > 0 ? listCauses(causes) : 'the kit could not judge';
     } else if (status === 'skip') {
-      result.skipReasons = unique(list.map((e) => e.record.message));
-      if (result.skipReasons.length === 0) result.skipReasons = ['skipped'];
+      result.skipReasons = causes.length > 0 ? causes : ['skipped'];
       result.reason = result.skipReasons.join('; ');
     } else if (status === 'untested') {
       result.reason = 'no test of this run declares it';

@@ -8,13 +8,15 @@ import { ENV, normaliseBaseUrl, repoRoot, runConfig, secrets, type RunConfig } f
 import { Ledger } from '../lib/ledger.ts';
 import { loadProfile, type Profile } from '../lib/profile.ts';
 import { requirements } from '../../spec/requirements/index.ts';
+import { targetRequirements } from './results.ts';
 
 /** The contract the catalog derives from, next to the repository. */
 export const SPEC_FILE = path.resolve(repoRoot, '../shared/spec/chat-completion-service.md');
 
 export interface RunInfo {
   kit: { name: string; version: string };
-  spec: { file: string; sha256?: string; catalogRecords: number; requirements: number; observations: number };
+  /** Counts of the catalog records the target is judged on; `kitOnly` mock-only records (about the kit) are left out. */
+  spec: { file: string; sha256?: string; catalogRecords: number; requirements: number; observations: number; kitOnly?: number };
   target: { url?: string; embeddedMock: boolean; profile?: { name?: string; path?: string } };
   seed?: number;
   fuzzRuns?: number;
@@ -109,6 +111,7 @@ export function collectRunInfo(): RunInfo {
     ledger = { requests: 0, cost: 0, costedResponses: 0 };
   }
   const seed = config ? config.seed : Number(env[ENV.seed]);
+  const scope = targetRequirements(requirements);
   const profileInfo: { name?: string; path?: string } = {};
   if (profile.name) profileInfo.name = profile.name;
   if (profilePath) profileInfo.path = path.relative(repoRoot, profilePath) || profilePath;
@@ -116,9 +119,10 @@ export function collectRunInfo(): RunInfo {
     kit: kitInfo(),
     spec: {
       file: path.basename(SPEC_FILE),
-      catalogRecords: requirements.length,
-      requirements: requirements.filter((r) => r.kind === 'requirement').length,
-      observations: requirements.filter((r) => r.kind === 'observation').length,
+      catalogRecords: scope.length,
+      requirements: scope.filter((r) => r.kind === 'requirement').length,
+      observations: scope.filter((r) => r.kind === 'observation').length,
+      kitOnly: requirements.length - scope.length,
     },
     target: { embeddedMock: config?.embeddedMock ?? env[ENV.embeddedMock] === '1' },
     reportDir,

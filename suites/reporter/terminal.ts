@@ -1,10 +1,15 @@
-// The summary printed at the end of a run: per top-level section, the MUST failures with their one-line
-// reason, what the run cost, and where the reports are.
+// The summary printed at the end of a run: the verdict with the coverage behind it, the distinct root causes
+// ranked by impact, then per top-level section the counts, the MUST failures with their one-line reason, what
+// the run cost, and where the reports are. Target text is printed with its control bytes escaped: a target
+// never writes escape sequences to the certifier's terminal.
 import path from 'node:path';
-import type { ConformanceReport } from './json.ts';
+import { escapeControls } from './control-chars.ts';
+import { headline, type ConformanceReport } from './json.ts';
 import { firstLine, oneLine, type SectionCounts } from './results.ts';
 
-const COLUMNS = ['pass', 'fail', 'warn', 'skip', 'observed', 'untested'] as const;
+const COLUMNS = ['pass', 'fail', 'warn', 'error', 'skip', 'observed', 'untested'] as const;
+/** Root causes listed in the terminal; the rest are in the reports. */
+const MAX_ROOT_CAUSES = 15;
 
 export interface Paint {
   red(s: string): string;
@@ -29,8 +34,10 @@ export function paintFor(stream: NodeJS.WriteStream): Paint {
   return ansiPaint();
 }
 
+/** Target text as one safe line of at most n characters. */
 function truncate(s: string, n: number): string {
-  return s.length <= n ? s : `${s.slice(0, n - 1)}…`;
+  const safe = escapeControls(s);
+  return safe.length <= n ? safe : `${safe.slice(0, n - 1)}…`;
 }
 
 function duration(ms: number): string {
@@ -42,9 +49,28 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
   const out: string[] = [''];
   const v = report.verdict;
   const head = v.result === 'pass' ? paint.green(paint.bold('PASS')) : v.result === 'fail' ? paint.red(paint.bold('FAIL')) : paint.yellow(paint.bold('INCOMPLETE'));
-  out.push(`${paint.bold('chatconform conformance')}: ${head} — ${v.summary}`);
+  out.push(`${paint.bold('chatconform conformance')}: ${head} — ${escapeControls(headline(report))}`);
   out.push(paint.dim(`target ${report.target.url ?? '(none)'}${report.target.embeddedMock ? ' (embedded mock)' : ''}`));
+  const c = report.coverage;
+  if (v.result === 'incomplete') {
+    const why = c.coreNotJudged.length > 0 ? `; core requirements not judged: ${c.coreNotJudged.join(', ')}` : '';
+    out.push(paint.yellow(paint.bold(`  INCOMPLETE — NOT A PASS: ${c.mustJudged} of ${c.mustDeclared} MUST requirements judged (${c.percent} %)${why}`)));
+  } else out.push(`  coverage: ${c.mustJudged} of ${c.mustDeclared} MUST requirements judged (${c.percent} %); ${v.requirementsPassed} of ${v.requirementsTotal} requirements pass`);
+  if (report.transport.failed + report.transport.withEvents > 0) {
+    const t = report.transport;
+    out.push(paint.yellow(`  transport: ${t.failed} of ${t.exchanges} exchanges failed at the transport level${t.withEvents > 0 ? `, ${t.withEvents} met transport events` : ''}; the verdict rests on the rest`));
+  }
   out.push('');
+  if (report.rootCauses.length > 0) {
+    out.push(paint.bold(`  Root causes (${report.rootCauses.length}), by impact:`));
+    for (const rc of report.rootCauses.slice(0, MAX_ROOT_CAUSES)) {
+      const mark = rc.status === 'fail' ? paint.red('FAIL') : paint.yellow('WARN');
+      const reach = `${rc.tests.length} test${rc.tests.length === 1 ? '' : 's'}${rc.blocked.length > 0 ? `, left ${rc.blocked.length} unjudged` : ''}`;
+      out.push(`  ${String(rc.rank).padStart(3)}. ${mark} ${paint.bold(rc.id.padEnd(11))}${paint.dim(`§${rc.section}`.padEnd(7))}${paint.dim(rc.tier.padEnd(19))}${truncate(rc.message, 120)} ${paint.dim(`(${reach})`)}`);
+    }
+    if (report.rootCauses.length > MAX_ROOT_CAUSES) out.push(paint.dim(`       … ${report.rootCauses.length - MAX_ROOT_CAUSES} more in conformance.html / conformance.json`));
+    out.push('');
+  }
   const titleWidth = 34;
   const row = (label: string, c: Pick<SectionCounts, (typeof COLUMNS)[number]>, bold = false) => {
     const cells = COLUMNS.map((k) => {
@@ -70,7 +96,7 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
   if (warnings > 0) out.push(paint.yellow(`  ${warnings} SHOULD/MAY warning(s): see the report`));
   const uncharged = report.failedTests.filter((t) => t.failed.length === 0);
   if (uncharged.length > 0) {
-    out.push(paint.yellow(`  ${uncharged.length} failed test(s) charged to no requirement (they do not decide the exit code):`));
+    out.push(paint.yellow(`  ${uncharged.length} failed test(s) charged to no requirement (the kit could not judge; they do not decide the exit code):`));
     for (const t of uncharged.slice(0, 10)) out.push(`    ${t.file}:${t.line} ${truncate(t.title, 80)}: ${truncate(t.error, 100)}`);
   }
   if (report.errors.length > 0) {

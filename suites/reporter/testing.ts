@@ -10,7 +10,8 @@ import { startMockServer } from '../../mock/server.ts';
 import { repoRoot } from '../lib/config.ts';
 import type { Exchange } from '../lib/target.ts';
 import { buildReport, type ConformanceReport, type RunStatus } from './json.ts';
-import { aggregate, type TestOutcome } from './results.ts';
+import { requirements as catalog } from '../../spec/requirements/index.ts';
+import { aggregate, targetRequirements, type TestOutcome } from './results.ts';
 import type { RunInfo } from './run-info.ts';
 
 export const MOCK_PROFILE = path.join(repoRoot, 'fixtures/profiles/mock.json');
@@ -27,10 +28,12 @@ export const HOSTILE_HTML = '<img src=x onerror="document.title=\'pwned\'"><scri
 export const SAMPLE_SECRET = 'sk-sample-secret-0123456789';
 
 function exchange(over: Partial<Exchange> = {}): Exchange {
+  const method = over.method ?? 'GET';
+  const url = over.url ?? 'http://127.0.0.1:9/v1/models';
   return {
-    method: 'GET',
+    method,
     path: '/v1/models',
-    url: 'http://127.0.0.1:9/v1/models',
+    url,
     requestHeaders: { accept: 'application/json', authorization: '***REDACTED***' },
     requestBytes: 0,
     status: 200,
@@ -38,15 +41,23 @@ function exchange(over: Partial<Exchange> = {}): Exchange {
     responseBody: JSON.stringify({ object: 'list', data: [{ id: 'vendor/sample-model', name: null, description: HOSTILE_HTML }] }),
     responseBytes: 120,
     durationMs: 4,
-    curl: "curl -sS -N -X GET 'http://127.0.0.1:9/v1/models' -H 'accept: application/json' -H \"Authorization: Bearer $CONFORMANCE_API_KEY\"",
+    curl: `curl -sS -N -X ${method} '${url}' -H 'accept: application/json' -H "Authorization: Bearer $CONFORMANCE_API_KEY"${over.requestBody !== undefined ? ` --data-binary '${over.requestBody}'` : ''}`,
     ...over,
   };
 }
 
+/** Raw control bytes a target can send: BEL, NUL, an ANSI escape sequence, a C1 byte, a lone surrogate. */
+export const CONTROL_BYTES = 'ding\u0007 nul\u0000 \u001b[31mred\u001b[0m c1\u0085 half\ud800';
+
+/** A property test's replay curl: the key variable stands outside the quotes (suites/lib/property.ts). */
+export const REPLAY_CURL = `curl -sS -N -X POST 'http://127.0.0.1:9/v1/chat/completions' -H 'content-type: application/json' -H "Authorization: Bearer "$CONFORMANCE_API_KEY --data-binary '{"model":"m","messages":[{"role":"user","content":"it's"}]}'`;
+
 /**
- * Outcomes covering each rule: a MUST failure with its exchange, a SHOULD warning, observations, a skip, a
- * crashed test (its unrecorded MUST fails, its SHOULD warns, its observation is not observed), a failed test
- * whose other IDs were not reached, a timeout. Raw secrets are left in on purpose (the reporter must mask them).
+ * Outcomes covering each rule: a MUST failure with its exchange (and a hostile body), a SHOULD warning,
+ * observations, a skip, a crashed test (its unrecorded IDs are errors of the kit, never failures), a failed test
+ * whose other IDs were not checked (skips), a timeout (errors), one deviation in two tests and two chunks (one
+ * root cause) that leaves another ID unjudged, a property failure with its replay curl, a transport failure
+ * after a retry, raw control bytes. Raw secrets are left in on purpose (the reporter must mask them).
  */
 export function sampleOutcomes(): TestOutcome[] {
   const file = 'suites/catalog.spec.ts';
@@ -74,11 +85,11 @@ export function sampleOutcomes(): TestOutcome[] {
       file,
       line: 55,
       status: 'passed',
-      declared: ['OBS-003', 'OBS-004', 'AUTH-009'],
+      declared: ['OBS-003', 'OBS-004', 'CAT-005'],
       durationMs: 12,
       evidence: {
         checks: [
-          { id: 'AUTH-009', status: 'pass', exchange: 0 },
+          { id: 'CAT-005', status: 'pass', exchange: 0 },
           { id: 'OBS-003', status: 'observed', observed: ['free', 'standard', 'pro', HOSTILE_HTML], message: 'min_tier values', exchange: 0 },
           { id: 'OBS-004', status: 'observed', observed: null, message: 'credit_tier values', exchange: 0 },
         ],
@@ -124,6 +135,56 @@ export function sampleOutcomes(): TestOutcome[] {
       durationMs: 60000,
     },
     {
+      title: 'streaming › tool-call chunks',
+      file: 'suites/streaming.spec.ts',
+      line: 40,
+      status: 'failed',
+      error: 'Error: RESP-001 (MUST, §2) No field is null\n  chunk 0: /choices/0/finish_reason must not be null',
+      declared: ['RESP-001', 'RESP-011', 'STREAM-003'],
+      durationMs: 20,
+      evidence: {
+        checks: [
+          { id: 'RESP-001', status: 'fail', exchange: 0, message: 'chunk 0: /choices/0/finish_reason must not be null' },
+          { id: 'RESP-001', status: 'fail', exchange: 0, message: 'chunk 3: /choices/0/finish_reason must not be null' },
+          { id: 'STREAM-003', status: 'pass', exchange: 0 },
+          { id: 'RESP-011', status: 'skip', exchange: 0, message: 'no finish_reason to judge', cause: { id: 'RESP-001', exchange: 0, message: 'the chunks carry finish_reason null' } },
+        ],
+        exchanges: [exchange({ method: 'POST', path: '/v1/chat/completions', url: 'http://127.0.0.1:9/v1/chat/completions', requestBody: '{"stream":true}', responseHeaders: { 'content-type': 'text/event-stream' }, responseBody: `data: {"choices":[{"delta":{"content":"${CONTROL_BYTES}"},"finish_reason":null}]}\n\n` })],
+      },
+    },
+    {
+      title: 'streaming › search chunks',
+      file: 'suites/streaming.spec.ts',
+      line: 60,
+      status: 'failed',
+      error: 'Error: RESP-001 (MUST, §2) No field is null\n  chunk 12: /choices/0/finish_reason must not be null',
+      declared: ['RESP-001', 'STREAM-002'],
+      durationMs: 20,
+      evidence: {
+        checks: [
+          { id: 'RESP-001', status: 'fail', exchange: 1, message: 'chunk 12: /choices/0/finish_reason must not be null' },
+          { id: 'STREAM-002', status: 'error', exchange: 0, message: 'no response to judge', cause: { exchange: 0, message: 'socket hang up (reset after a retry on a fresh connection)' } },
+        ],
+        exchanges: [
+          exchange({ method: 'POST', path: '/v1/chat/completions', url: 'http://127.0.0.1:9/v1/chat/completions', status: 0, responseHeaders: {}, responseBody: '', error: 'socket hang up', errorKind: 'reset', transportEvents: [{ kind: 'retried', message: 'reset before any response byte on a kept-alive connection; sent again on a fresh one' }] }),
+          exchange({ method: 'POST', path: '/v1/chat/completions', url: 'http://127.0.0.1:9/v1/chat/completions', responseHeaders: { 'content-type': 'text/event-stream' }, responseBody: 'data: {"choices":[{"delta":{},"finish_reason":null}]}\n\n' }),
+        ],
+      },
+    },
+    {
+      title: 'properties › max_completion_tokens caps every generated request',
+      file: 'suites/properties.spec.ts',
+      line: 80,
+      status: 'failed',
+      error: 'Error: REQ-010 (MUST, §2.1) max_completion_tokens caps',
+      declared: ['REQ-010'],
+      durationMs: 90,
+      evidence: {
+        checks: [{ id: 'REQ-010', status: 'fail', exchange: 0, message: `completion_tokens 9 exceeds the cap 3\n  replay the request: ${REPLAY_CURL}\n  replay the run: CONFORMANCE_SEED=1234 npm run conformance` }],
+        exchanges: [exchange({ method: 'POST', path: '/v1/chat/completions', url: 'http://127.0.0.1:9/v1/chat/completions', requestBody: '{"model":"m"}', curl: REPLAY_CURL })],
+      },
+    },
+    {
       title: 'kit › the catalog is sane',
       file: 'suites/kit.spec.ts',
       line: 5,
@@ -138,7 +199,14 @@ export function sampleOutcomes(): TestOutcome[] {
 export function sampleInfo(over: Partial<RunInfo> = {}): RunInfo {
   return {
     kit: { name: 'chatconform', version: '0.1.0' },
-    spec: { file: 'chat-completion-service.md', sha256: 'b'.repeat(64), catalogRecords: 279, requirements: 245, observations: 34 },
+    spec: {
+      file: 'chat-completion-service.md',
+      sha256: 'b'.repeat(64),
+      catalogRecords: targetRequirements().length,
+      requirements: targetRequirements().filter((r) => r.kind === 'requirement').length,
+      observations: targetRequirements().filter((r) => r.kind === 'observation').length,
+      kitOnly: catalog.length - targetRequirements().length,
+    },
     target: { url: 'http://127.0.0.1:9', embeddedMock: false, profile: { name: 'sample', path: 'fixtures/profiles/sample.json' } },
     seed: 1234,
     fuzzRuns: 25,

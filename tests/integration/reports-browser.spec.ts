@@ -7,10 +7,13 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, test, type TestInfo } from '@playwright/test';
 import { chromium, type Browser, type Page } from 'playwright';
-import { requirements } from '../../spec/requirements/index.ts';
 import { writeReports } from '../../suites/reporter/index.ts';
-import type { ConformanceReport } from '../../suites/reporter/json.ts';
-import { HOSTILE_HTML, MOCK_PROFILE, SAMPLE_SECRET, runConformance, sampleReport, startBrokenTarget } from '../../suites/reporter/testing.ts';
+import { buildReport, type ConformanceReport } from '../../suites/reporter/json.ts';
+import { aggregate, targetRequirements } from '../../suites/reporter/results.ts';
+import { HOSTILE_HTML, MOCK_PROFILE, REPLAY_CURL, SAMPLE_SECRET, runConformance, sampleInfo, sampleReport, startBrokenTarget } from '../../suites/reporter/testing.ts';
+
+/** What a target's report lists: the catalog without its mock-only records. */
+const requirements = targetRequirements();
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -63,7 +66,7 @@ async function screenshot(testInfo: TestInfo, page: Page, name: string, opts: { 
 
 const visible = (page: Page) => page.locator('details.req:visible');
 
-test('hand-made report: matrix, filters, an expanded failure with its evidence, hostile markup as text', async ({}, testInfo) => {
+test('hand-made report: root causes first, matrix, filters, an expanded failure with its evidence, hostile markup as text', async ({}, testInfo) => {
   const report = sampleReport();
   const dir = testInfo.outputPath('report');
   writeReports(report, dir, [SAMPLE_SECRET]);
@@ -71,29 +74,45 @@ test('hand-made report: matrix, filters, an expanded failure with its evidence, 
   const o = await open(file);
   const { page } = o;
 
-  // Verdict banner and matrix.
+  // Verdict banner with the coverage and the transport, then the root causes, ranked, before the matrix.
   await expect(page.locator('#verdict')).toContainText('FAIL');
   await expect(page.locator('#verdict')).toContainText('3 MUST requirements failed');
+  await expect(page.locator('#verdict .coverage')).toHaveText(`Coverage: 8 of 16 MUST requirements judged (50 %) · 5 of ${report.verdict.requirementsTotal} requirements pass`);
+  await expect(page.locator('#verdict .what')).toHaveText('3 MUST requirements failed');
+  await expect(page.locator('#verdict .transport')).toContainText('1 of 7 exchanges failed at the transport level');
+  const causes = page.locator('#root-causes li.rc');
+  await expect(causes).toHaveCount(4);
+  await expect(causes.locator('.rc-head a code')).toHaveText(['REQ-010', 'RESP-001', 'CAT-027', 'CAT-038']);
+  const y = async (sel: string) => (await page.locator(sel).boundingBox())!.y;
+  expect(await y('#root-causes')).toBeLessThan(await y('#matrix'));
+  // The property failure's replay curl reads whole, with the key variable.
+  await expect(causes.first().locator('pre.curl-text')).toHaveText(REPLAY_CURL);
+  await expect(causes.nth(1)).toContainText('Left unjudged because of it (1): RESP-011');
+  await screenshot(testInfo, page, 'report-top');
   const topRows = page.locator('#matrix-table tbody tr.top');
   await expect(topRows).toHaveCount(report.sections.length);
   const section2 = topRows.filter({ hasText: '§2' }).first();
-  await expect(section2.locator('td.c-fail')).toHaveText('1');
+  await expect(section2.locator('td.c-fail')).toHaveText('3');
   await expect(page.locator('#matrix-table tr.sum td.total')).toHaveText(String(requirements.length));
-  await screenshot(testInfo, page, 'report-top');
+  await expect(page.locator('#matrix-table tr.sum td.c-error')).toHaveText('5');
 
   // Filters: status, level, search, the tiles.
   await expect(page.locator('#shown')).toHaveText(`${requirements.length} of ${requirements.length} shown`);
-  for (const s of ['warn', 'pass', 'observed', 'skip', 'untested']) await page.locator(`input[name=status][value=${s}]`).uncheck();
+  for (const s of ['warn', 'error', 'pass', 'observed', 'skip', 'untested']) await page.locator(`input[name=status][value=${s}]`).uncheck();
   await expect(visible(page)).toHaveCount(3);
   await expect(page.locator('#shown')).toHaveText(`3 of ${requirements.length} shown`);
-  await expect(page.locator('section.group:visible')).toHaveCount(3); // §2, §4, §6: empty sections hide
+  await expect(page.locator('section.group:visible')).toHaveCount(1); // §2 only: empty sections hide
   await page.locator('input[name=level][value=MUST]').uncheck();
   await expect(visible(page)).toHaveCount(0);
   await page.locator('input[name=level][value=MUST]').check();
+  await page.locator('input[name=status][value=error]').check();
+  await expect(visible(page)).toHaveCount(8); // + the five the kit could not judge
+  await expect(page.locator('details.req:visible[data-status=error]')).toHaveCount(5);
+  await page.locator('input[name=status][value=error]').uncheck();
   await page.locator('input[name=status][value=warn]').check();
-  await expect(visible(page)).toHaveCount(5);
+  await expect(visible(page)).toHaveCount(4);
   await page.locator('input[name=level][value=MUST]').uncheck();
-  await expect(visible(page)).toHaveCount(2); // the SHOULD warnings
+  await expect(visible(page)).toHaveCount(1); // the SHOULD warning
   await page.locator('input[name=level][value=MUST]').check();
   await page.locator('#q').fill('cat-027');
   await expect(visible(page)).toHaveCount(1);
@@ -128,6 +147,37 @@ test('hand-made report: matrix, filters, an expanded failure with its evidence, 
   await expect(failure.locator('.exchange')).toBeHidden();
   await expect(page.locator('#observations')).toContainText('min_tier values');
   await expect(page.locator('#skips')).toContainText('the profile names no restricted key');
+  await expect(page.locator('#skips')).toContainText('the kit could not judge: the test timed out');
+  // What the kit could not judge shows the transport failure behind it, never as the target's failure.
+  await page.locator('#skips a[href="#req-STREAM-002"]').click();
+  const kit = page.locator('#req-STREAM-002');
+  await expect(kit).toHaveJSProperty('open', true);
+  await expect(kit.locator('.reason')).toContainText('The kit could not judge: socket hang up');
+  await expect(kit.locator('.ev-error .exchange .half').nth(1)).toContainText('transport: retried: reset before any response byte');
+  await expect(kit.locator('.ev-error .exchange .half').nth(1)).toContainText('no response (reset): socket hang up');
+  await screenshot(testInfo, page, 'kit-error-expanded', { locator: kit });
+  expectSelfContained(o, file);
+  await page.close();
+});
+
+test('an incomplete run says so in the banner, loudly, with the coverage; the badge is grey', async ({}, testInfo) => {
+  // The 503 stub's shape: the model list judged, every completion skipped as unavailable.
+  const outcomes = [
+    { title: 'catalog', file: 'suites/catalog.spec.ts', line: 1, status: 'passed' as const, declared: ['CAT-031', 'CAT-032'], durationMs: 1, evidence: { checks: [{ id: 'CAT-031', status: 'pass' as const }, { id: 'CAT-032', status: 'pass' as const }], exchanges: [] } },
+    { title: 'chat', file: 'suites/chat.spec.ts', line: 1, status: 'skipped' as const, skipReason: 'model_unavailable (503)', declared: ['CHAT-004', 'CHAT-005'], durationMs: 1 },
+  ];
+  const report = buildReport({ info: sampleInfo(), results: aggregate(outcomes), outcomes, startedAt: new Date(), durationMs: 1, playwrightStatus: 'passed', errors: [] });
+  const dir = testInfo.outputPath('report');
+  writeReports(report, dir, [SAMPLE_SECRET]);
+  const file = path.join(dir, 'conformance.html');
+  const o = await open(file);
+  const { page } = o;
+  await expect(page.locator('#verdict .verdict')).toHaveText('INCOMPLETE');
+  await expect(page.locator('#verdict .loud')).toHaveText('INCOMPLETE — NOT A PASS: 2 of 4 MUST requirements judged (50 %); core requirements not judged: CHAT-004, CHAT-005');
+  await expect(page.locator('#verdict')).toHaveCSS('background-color', 'rgb(87, 96, 106)');
+  await expect(page.locator('#root-causes')).toContainText('No requirement failed or warned.');
+  await screenshot(testInfo, page, 'incomplete-top');
+  expect(readFileSync(path.join(dir, 'badge.svg'), 'utf8')).toMatch(/aria-label="conformance: incomplete: 50% judged"[\s\S]*#757575/);
   expectSelfContained(o, file);
   await page.close();
 });
