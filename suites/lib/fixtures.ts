@@ -30,7 +30,8 @@ export const test = base.extend<{ target: Target; check: Checker; discovery: Dis
     const evidence: Evidence = { checks: checker.records, exchanges: target.exchanges };
     await testInfo.attach(EVIDENCE_ATTACHMENT, { body: JSON.stringify(evidence), contentType: 'application/json' });
     // The one place findings become a Playwright failure: after every check of the test has run.
-    if (checker.failures.length > 0) throw new Error(`failed MUST requirement(s):\n${failureSummary(checker.records)}`);
+    // The message starts with the failed requirement ("CAT-027 (MUST, §2.10) …"): the reporter tells it from an exception.
+    if (checker.failures.length > 0) throw new Error(failureSummary(checker.records));
   },
   discovery: async ({ config }, use) => {
     await use(loadDiscovery(config.runDir));

@@ -17,7 +17,13 @@ const PRECEDENCE: Record<CheckRecord['status'], number> = { skip: 0, observed: 1
 
 /** The catalog records a target's run judges: all but the `mock-only` ones, which are about the kit itself. */
 export function targetRequirements(list: readonly Requirement[] = catalog): Requirement[] {
-  return list.filter((r) => r.check !== 'mock-only');
+  // A rule the contract states twice is judged and counted once, under its primary record (`sameAs`).
+  return list.filter((r) => r.check !== 'mock-only' && r.sameAs === undefined);
+}
+
+/** The IDs a rule is also stated as (records whose `sameAs` names it). */
+function aliasesOf(id: string, list: readonly Requirement[]): string[] {
+  return list.filter((r) => r.sameAs === id).map((r) => r.id);
 }
 
 /** How a test ended (Playwright's statuses, plus `notRun` for a test that never started). */
@@ -260,7 +266,9 @@ export function aggregate(outcomes: readonly TestOutcome[], requirements: readon
   const tests = new Map<string, TestRef[]>(scope.map((r) => [r.id, []]));
   for (const t of outcomes) {
     for (const e of entriesOf(t, known)) entries.get(e.record.id)!.push(e);
-    for (const id of new Set(t.declared)) {
+    // The tests of a requirement: those that declare it (or a restatement of it) and those whose checks judged it.
+    const primary = (id: string) => requirements.find((r) => r.id === id)?.sameAs ?? id;
+    for (const id of new Set([...t.declared.map(primary), ...(t.evidence?.checks ?? []).map((r) => r.id)])) {
       const ref: TestRef = { title: t.title, file: t.file, line: t.line, status: t.status };
       if (t.error && FAILED.has(t.status)) ref.error = firstLine(t.error);
       tests.get(id)?.push(ref);
@@ -280,7 +288,7 @@ export function aggregate(outcomes: readonly TestOutcome[], requirements: readon
       level: r.level,
       kind: r.kind,
       check: r.check,
-      statement: r.statement,
+      statement: aliasesOf(r.id, requirements).length > 0 ? `${r.statement} (Also stated as ${aliasesOf(r.id, requirements).join(', ')}.)` : r.statement,
       status,
       tests: tests.get(r.id)!,
       records,
