@@ -50,7 +50,7 @@ export function handlersFor(service: MockService): HttpHandler[] {
     }),
     http.post(PATHS.chat, async ({ request }) => toResponse(await service.chatCompletions(request))),
     // Any other method or path under /v1/: 405 for a known path, 404 otherwise.
-    http.all(PATHS.v1, ({ request }) => toResponse(service.fallback(request))),
+    http.all(PATHS.v1, async ({ request }) => toResponse(await service.fallback(request))),
   ];
 }
 
