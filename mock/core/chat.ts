@@ -5,7 +5,7 @@ import type { ChatRequest, ToolCall } from './request.ts';
 import { encodeStream, type SsePayload } from './sse-encoder.ts';
 import type { Scenario } from './scenario.ts';
 import { answerTokens, defaultLength, reasoningTokens } from './text.ts';
-import { countTokens, fnv1a, stableStringify, tokenize } from './tokens.ts';
+import { countTokens, digest, fnv1a, stableStringify, tokenize } from './tokens.ts';
 import { buildToolCalls, checkToolConversation, chooseTools } from './tools.ts';
 import type { FixtureEntry, MockOptions, MockRoute } from './types.ts';
 import { buildUsage, cacheablePrefix, promptTokens, type PromptCache, type Usage } from './usage.ts';
@@ -142,7 +142,7 @@ export function complete(req: ChatRequest, entry: FixtureEntry, route: MockRoute
   const toCall = chooseTools(req);
   const longArguments = variantOn(options, 'long-tool-arguments');
   if (toCall.length > 0) {
-    completion.toolCalls = buildToolCalls(toCall, seedText, longArguments ? LONG_ARGUMENT_PADDING : undefined);
+    completion.toolCalls = buildToolCalls(toCall, digest(seedText), longArguments ? LONG_ARGUMENT_PADDING : undefined);
     if (defectOn(options, 'tool-call-undeclared-name')) {
       completion.toolCalls = completion.toolCalls.map((c) => ({ ...c, function: { ...c.function, name: `${c.function.name}_v2` } }));
     }

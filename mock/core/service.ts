@@ -136,6 +136,9 @@ export function createMockService(options: MockOptions = {}): MockService {
         key = requireKey(request.headers, keys, lenientKeys);
         req = await readChat(request);
       }
+      // Parsing a large body and building its completion are each one synchronous pass: let other requests
+      // (GET /v1/models) in between the two.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       let entry = catalog.resolveForChat(req.model, key);
       let admitted: ReturnType<typeof admit>;
       try {

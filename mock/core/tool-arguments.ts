@@ -17,7 +17,7 @@ export const ARGUMENT_BOUNDS = {
   /** approximate characters of one call's generated arguments */
   maxOutputChars: 1_000_000,
   /** wall-clock budget of one tool call's generation */
-  timeBudgetMs: 50,
+  timeBudgetMs: 20,
   /** $ref hops resolved for one schema node */
   maxRefHops: 32,
   /** below this depth optional properties and extra array items are generated; deeper, only what is required */
@@ -110,10 +110,20 @@ class Generator {
   }
 
   private shaped(s: Schema, name: string, depth: number, minimal: boolean): unknown {
-    if ('const' in s) return this.count(s.const);
+    if (s.type === UNSATISFIABLE) throw new ArgumentBoundError('unsatisfiable', 'allOf parts ask for types that do not overlap');
+    if ('const' in s) {
+      if (!fits(s.const, s)) throw new ArgumentBoundError('unsatisfiable', '"const" does not meet the other keywords of its schema');
+      return this.count(s.const);
+    }
     if (Array.isArray(s.enum)) {
-      if (s.enum.length === 0) throw new ArgumentBoundError('unsatisfiable', 'an empty "enum" admits no value');
-      return this.count(s.enum[Math.floor(this.rnd() * s.enum.length)]);
+      // Only members that meet the node's other keywords (allOf may have merged a type or bounds in).
+      const start = Math.floor(this.rnd() * s.enum.length);
+      for (let i = 0; i < s.enum.length; i++) {
+        if ((i & 1023) === 1023) this.tick();
+        const member: unknown = s.enum[(start + i) % s.enum.length];
+        if (fits(member, s)) return this.count(member);
+      }
+      throw new ArgumentBoundError('unsatisfiable', 'no "enum" member meets the other keywords of its schema');
     }
     const branches = (Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined) as unknown[] | undefined;
     if (branches && branches.length > 0) return this.firstBranch(s, branches, name, depth);
@@ -351,12 +361,74 @@ function lookup(root: unknown, ref: string): Schema {
   return asSchema(node);
 }
 
+/** Marks a merged node whose parts ask for types with nothing in common. */
+const UNSATISFIABLE = '\u0000unsatisfiable';
+
+const JSON_TYPES = ['object', 'array', 'string', 'integer', 'number', 'boolean', 'null'];
+const typesOf = (t: unknown): string[] => (typeof t === 'string' ? [t] : Array.isArray(t) ? t.filter((x): x is string => typeof x === 'string') : JSON_TYPES);
+const typeOfValue = (v: unknown): string =>
+  v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v;
+
+/** Whether a value meets a node's type and size keywords (used to pick const and enum members; no recursion). */
+function fits(v: unknown, s: Schema): boolean {
+  if (s.type !== undefined) {
+    const t = typeOfValue(v);
+    const allowed = typesOf(s.type);
+    if (!allowed.includes(t) && !(t === 'integer' && allowed.includes('number'))) return false;
+  }
+  if ('const' in s && stableStringify(s.const) !== stableStringify(v)) return false;
+  const within = (n: number, lo: unknown, hi: unknown): boolean => !(typeof lo === 'number' && n < lo) && !(typeof hi === 'number' && n > hi);
+  if (typeof v === 'string') return within(Array.from(v).length, s.minLength, s.maxLength) && typeof s.pattern !== 'string';
+  if (typeof v === 'number') {
+    return (
+      within(v, s.minimum, s.maximum) &&
+      !(typeof s.exclusiveMinimum === 'number' && v <= s.exclusiveMinimum) &&
+      !(typeof s.exclusiveMaximum === 'number' && v >= s.exclusiveMaximum) &&
+      !(typeof s.multipleOf === 'number' && s.multipleOf > 0 && !Number.isInteger(v / s.multipleOf))
+    );
+  }
+  if (Array.isArray(v)) return within(v.length, s.minItems, s.maxItems) && s.items === undefined && s.prefixItems === undefined;
+  if (v !== null && typeof v === 'object') {
+    const keys = Object.keys(v);
+    const required = Array.isArray(s.required) ? s.required : [];
+    return within(keys.length, s.minProperties, s.maxProperties) && required.every((r) => keys.includes(r as string)) && s.properties === undefined;
+  }
+  return true;
+}
+
+const LOWER_BOUNDS = ['minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties'];
+const UPPER_BOUNDS = ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties'];
+
+/** Two schemas that must both hold (allOf, or an anyOf branch with its node), keyword by keyword. */
 function merge(a: Schema, b: Schema): Schema {
   const out: Schema = { ...a, ...b };
-  if (a.properties || b.properties) out.properties = { ...asSchema(a.properties), ...asSchema(b.properties) };
-  if (a.required || b.required) {
-    const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-    out.required = [...new Set([...list(a.required), ...list(b.required)])];
+  if (a.properties || b.properties) {
+    const pa = asSchema(a.properties);
+    const pb = asSchema(b.properties);
+    const props: Schema = { ...pa, ...pb };
+    for (const k of Object.keys(pa)) if (Object.prototype.hasOwnProperty.call(pb, k)) props[k] = { allOf: [pa[k], pb[k]] };
+    out.properties = props;
+  }
+  const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+  if (a.required || b.required) out.required = [...new Set([...list(a.required), ...list(b.required)])];
+  for (const k of LOWER_BOUNDS) if (typeof a[k] === 'number' && typeof b[k] === 'number') out[k] = Math.max(a[k] as number, b[k] as number);
+  for (const k of UPPER_BOUNDS) if (typeof a[k] === 'number' && typeof b[k] === 'number') out[k] = Math.min(a[k] as number, b[k] as number);
+  if (a.type !== undefined && b.type !== undefined) {
+    const tb = typesOf(b.type);
+    const common = typesOf(a.type).flatMap((t) => (tb.includes(t) ? [t] : t === 'number' && tb.includes('integer') ? ['integer'] : t === 'integer' && tb.includes('number') ? ['integer'] : []));
+    out.type = common.length === 0 ? UNSATISFIABLE : common.length === 1 ? common[0] : [...new Set(common)];
+  }
+  if (Array.isArray(a.enum) && Array.isArray(b.enum)) {
+    const inB = new Set(b.enum.map((v) => stableStringify(v)));
+    out.enum = a.enum.filter((v) => inB.has(stableStringify(v)));
+  } else if (Array.isArray(a.enum) || Array.isArray(b.enum)) out.enum = a.enum ?? b.enum;
+  if ('const' in a && 'const' in b && stableStringify(a.const) !== stableStringify(b.const)) out.type = UNSATISFIABLE;
+  else if ('const' in a) out.const = a.const;
+  if (a.items !== undefined && b.items !== undefined && !Array.isArray(a.items) && !Array.isArray(b.items)) out.items = { allOf: [a.items, b.items] };
+  if (a.additionalProperties === false || b.additionalProperties === false) out.additionalProperties = false;
+  if (typeof a.multipleOf === 'number' && typeof b.multipleOf === 'number' && a.multipleOf !== b.multipleOf) {
+    // Both hold for their product when both are integers; otherwise the merge cannot promise both.
+    out.multipleOf = Number.isInteger(a.multipleOf) && Number.isInteger(b.multipleOf) ? a.multipleOf * b.multipleOf : b.multipleOf;
   }
   return out;
 }
