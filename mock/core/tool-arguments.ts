@@ -12,11 +12,11 @@ export const ARGUMENT_BOUNDS = {
   maxStringLength: 4096,
   /** deepest nesting of the generated value */
   maxDepth: 32,
-  /** schema nodes visited for one tool call (anyOf fallbacks, allOf merges and $ref hops included) */
+  /** schema nodes visited for one request's tool calls (anyOf fallbacks, allOf merges and $ref hops included) */
   maxSteps: 20_000,
-  /** approximate characters of one call's generated arguments */
+  /** approximate characters of one request's generated arguments */
   maxOutputChars: 1_000_000,
-  /** wall-clock budget of one tool call's generation */
+  /** wall-clock budget of one request's argument generation */
   timeBudgetMs: 20,
   /** $ref hops resolved for one schema node */
   maxRefHops: 32,
@@ -61,15 +61,22 @@ const FORMAT_EXAMPLES: Record<string, string> = {
 };
 
 interface Options {
-  /** variant long-tool-arguments: strings with room for it get this appended (within maxLength) */
+  /** variant long-tool-arguments: the first string with room for it (or an extra property) gets this text */
   padding?: string;
+  /** shared by every call of one request (default: a fresh one) */
+  budget?: ArgumentBudget;
+}
+
+/** The step, size and time budgets, shared by all the tool calls of one request. */
+export class ArgumentBudget {
+  steps = 0;
+  chars = 0;
+  readonly started = performance.now();
 }
 
 /** One generation: the root schema for $ref, the random source, and the counters of the bounds. */
 class Generator {
-  private steps = 0;
-  private chars = 0;
-  private readonly started = performance.now();
+  private readonly budget: ArgumentBudget;
   /** $refs being expanded in required-only mode on the current path: re-entering one never ends */
   private readonly requiredRefs = new Set<string>();
 
@@ -82,6 +89,7 @@ class Generator {
     opts: Options,
   ) {
     this.padding = opts.padding;
+    this.budget = opts.budget ?? new ArgumentBudget();
   }
 
   value(schema: unknown, name: string, depth: number): unknown {
@@ -187,7 +195,7 @@ class Generator {
       this.padding = undefined;
     }
     for (const k of keys) {
-      this.chars += k.length + 4;
+      this.budget.chars += k.length + 4;
       out[k] = this.value(Object.prototype.hasOwnProperty.call(props, k) ? props[k] : extra !== null && typeof extra === 'object' ? extra : {}, k, depth + 1);
     }
     const minProps = num(s.minProperties) ?? 0;
@@ -317,18 +325,18 @@ class Generator {
 
   /** Counts a step against the step and time budgets. */
   private tick(): void {
-    if (++this.steps > ARGUMENT_BOUNDS.maxSteps) {
+    if (++this.budget.steps > ARGUMENT_BOUNDS.maxSteps) {
       throw new ArgumentBoundError('maxSteps', `the schema needs more than ${ARGUMENT_BOUNDS.maxSteps} generation steps`, false);
     }
-    if ((this.steps & 63) === 0 && performance.now() - this.started > ARGUMENT_BOUNDS.timeBudgetMs) {
+    if ((this.budget.steps & 63) === 0 && performance.now() - this.budget.started > ARGUMENT_BOUNDS.timeBudgetMs) {
       throw new ArgumentBoundError('timeBudgetMs', `generating the arguments took more than ${ARGUMENT_BOUNDS.timeBudgetMs} ms`, false);
     }
   }
 
   /** Counts a generated leaf against the output-size budget. */
   private count<T>(v: T): T {
-    this.chars += typeof v === 'string' ? v.length + 2 : v !== null && typeof v === 'object' ? stableStringify(v).length : 8;
-    if (this.chars > ARGUMENT_BOUNDS.maxOutputChars) {
+    this.budget.chars += typeof v === 'string' ? v.length + 2 : v !== null && typeof v === 'object' ? stableStringify(v).length : 8;
+    if (this.budget.chars > ARGUMENT_BOUNDS.maxOutputChars) {
       throw new ArgumentBoundError('maxOutputChars', `the arguments would exceed ${ARGUMENT_BOUNDS.maxOutputChars} characters`, false);
     }
     return v;

@@ -1,6 +1,6 @@
 // Tool calling: which tools the mock calls, and arguments generated from each tool's parameters JSON Schema.
 import { MockHttpError } from './errors.ts';
-import { ArgumentBoundError, generateArguments } from './tool-arguments.ts';
+import { ArgumentBoundError, ArgumentBudget, generateArguments } from './tool-arguments.ts';
 import type { ChatRequest, FunctionTool, RequestMessage, ToolCall } from './request.ts';
 import { digest, prng } from './tokens.ts';
 
@@ -79,12 +79,33 @@ export function chooseTools(req: ChatRequest): FunctionTool[] {
   if (tools.length === 0 || choice === 'none' || lastIsToolResult(req)) return [];
   const lastUser = [...req.messages].reverse().find((m) => m.role === 'user');
   const text = lastUser ? messageText(lastUser) : '';
-  const named = tools.filter((t) => mentions(text, t.function.name));
+  const named = namedIn(text, tools);
   return named.length > 0 ? named : [tools[0]!];
 }
 
 function lastIsToolResult(req: ChatRequest): boolean {
   return req.messages[req.messages.length - 1]?.role === 'tool';
+}
+
+/** Most names with non-word characters searched for in one message (each search is a pass over the text). */
+export const MAX_NAME_SCANS = 16;
+
+const isWordName = (name: string): boolean => /^[A-Za-z0-9_]+$/.test(name);
+
+/**
+ * The tools whose names the text mentions. A name of word characters only occurs between word boundaries
+ * exactly when it is one of the text's maximal word runs, so one pass over the text serves every such name;
+ * other names are searched for one by one, at most MAX_NAME_SCANS of them.
+ */
+function namedIn(text: string, tools: FunctionTool[]): FunctionTool[] {
+  const wordNames = new Set(tools.map((t) => t.function.name).filter(isWordName));
+  const found = new Set<string>();
+  if (wordNames.size > 0) {
+    const runs = /[A-Za-z0-9_]+/g;
+    for (let m = runs.exec(text); m !== null && found.size < wordNames.size; m = runs.exec(text)) if (wordNames.has(m[0])) found.add(m[0]);
+  }
+  let scans = 0;
+  return tools.filter((t) => (isWordName(t.function.name) ? found.has(t.function.name) : scans++ < MAX_NAME_SCANS && mentions(text, t.function.name)));
 }
 
 const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
@@ -108,6 +129,8 @@ export function mentions(text: string, name: string): boolean {
  * raised here, before any response starts. `padding`: variant long-tool-arguments.
  */
 export function buildToolCalls(tools: FunctionTool[], seed: string, padding?: string): ToolCall[] {
+  // One budget for the whole request: many parallel calls share the step, size and time bounds.
+  const budget = new ArgumentBudget();
   return tools.map((t, i) => {
     const id = `call_${digest(`${seed}:${i}:${t.function.name}`)}`;
     const rnd = prng(parseInt(digest(`${seed}:${t.function.name}`).slice(0, 8), 16));
@@ -115,7 +138,7 @@ export function buildToolCalls(tools: FunctionTool[], seed: string, padding?: st
     let args: unknown = {};
     if (params !== undefined) {
       try {
-        args = generateArguments(params, rnd, padding !== undefined ? { padding } : {});
+        args = generateArguments(params, rnd, { budget, ...(padding !== undefined ? { padding } : {}) });
       } catch (err) {
         if (!(err instanceof ArgumentBoundError)) throw err;
         const name = t.function.name.length > 64 ? `${t.function.name.slice(0, 64)}...` : t.function.name;
