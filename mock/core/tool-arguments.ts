@@ -28,14 +28,18 @@ export type ArgumentBound = keyof typeof ARGUMENT_BOUNDS | 'unsatisfiable' | 'cy
 
 /** The schema cannot be satisfied within ARGUMENT_BOUNDS (or at all); `bound` names which. */
 export class ArgumentBoundError extends Error {
-  constructor(
-    readonly bound: ArgumentBound,
-    message: string,
-    /** false for budget bounds (steps, time, size): trying another anyOf branch would not help */
-    readonly branchLocal = true,
-  ) {
+  readonly bound: ArgumentBound;
+  /** false for budget bounds (steps, time, size): trying another anyOf branch would not help */
+  readonly branchLocal: boolean;
+  constructor(bound: ArgumentBound, message: string, branchLocal = true) {
+    // Raised once per failed anyOf branch, so no stack trace: it is an answer, not a bug.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = 'ArgumentBoundError';
+    this.bound = bound;
+    this.branchLocal = branchLocal;
   }
 }
 
