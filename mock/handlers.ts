@@ -1,7 +1,7 @@
 // MSW 2.x request handlers over the core. They match on the `/v1/...` suffix for any origin and any mount
 // prefix, so `setupServer(...handlers)` intercepts a client pointed at any base URL.
 import { http, HttpResponse, type HttpHandler } from 'msw';
-import { errorResult } from './core/errors.ts';
+import { shapeErrorResult } from './core/errors.ts';
 import { createMockService, type MockService } from './core/service.ts';
 import type { MockOptions, MockResult } from './core/types.ts';
 
@@ -50,7 +50,7 @@ export function handlersFor(service: MockService): HttpHandler[] {
     }),
     http.post(PATHS.chat, async ({ request }) => toResponse(await service.chatCompletions(request))),
     // Any other method or path under /v1/: 405 for a known path, 404 otherwise.
-    http.all(PATHS.v1, ({ request }) => toResponse(service.fallback(request))),
+    http.all(PATHS.v1, async ({ request }) => toResponse(await service.fallback(request))),
   ];
 }
 
@@ -62,7 +62,12 @@ export function createHandlers(options: MockOptions = {}): HttpHandler[] {
 /** The default handlers: `setupServer(...handlers)`. */
 export const handlers: HttpHandler[] = createHandlers();
 
+/** An error response from the one error builder (core/errors.ts), shaped by the instance's modes. */
+export function errorResponse(options: MockOptions, status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
+  return toResponse(shapeErrorResult(options, status, code, message, headers));
+}
+
 /** 404 for a request no handler matched (the node:http server uses it for paths outside /v1/). */
-export function notFoundResponse(request: Request): Response {
-  return toResponse(errorResult(404, 'not_found', `no such endpoint: ${request.method} ${new URL(request.url).pathname}`));
+export function notFoundResponse(request: Request, options: MockOptions = {}): Response {
+  return errorResponse(options, 404, 'not_found', `no such endpoint: ${request.method} ${new URL(request.url).pathname}`);
 }

@@ -9,7 +9,7 @@ export { countTokens, tokenize } from './core/tokens.ts';
 export { encodeEvent, encodeStream } from './core/sse-encoder.ts';
 export { FRAMINGS, type Framing } from './core/scenario.ts';
 export { CORE_DEFECTS, DEFECTS, DEFECT_SECTIONS, defectSpec, isDefectName, type DefectName, type DefectSection, type DefectSpec } from './defects.ts';
-export { VARIANTS, isVariantName, variantSpec, type VariantName, type VariantSpec } from './variants.ts';
+export { ALL_VARIANTS, PENDING_VARIANTS, VARIANTS, isVariantName, variantSpec, type VariantName, type VariantSpec } from './variants.ts';
 export type {
   ApiKey,
   CatalogFixture,

@@ -5,7 +5,7 @@ import type { ChatRequest, ToolCall } from './request.ts';
 import { encodeStream, type SsePayload } from './sse-encoder.ts';
 import type { Scenario } from './scenario.ts';
 import { answerTokens, defaultLength, reasoningTokens } from './text.ts';
-import { countTokens, fnv1a, stableStringify, tokenize } from './tokens.ts';
+import { countTokens, digest, fnv1a, stableStringify, tokenize } from './tokens.ts';
 import { buildToolCalls, checkToolConversation, chooseTools } from './tools.ts';
 import type { FixtureEntry, MockOptions, MockRoute } from './types.ts';
 import { buildUsage, cacheablePrefix, promptTokens, type PromptCache, type Usage } from './usage.ts';
@@ -140,12 +140,22 @@ export function complete(req: ChatRequest, entry: FixtureEntry, route: MockRoute
     streamOptionsUnstreamed: req.stream_options !== undefined && req.stream !== true,
   };
   const toCall = chooseTools(req);
+  const longArguments = variantOn(options, 'long-tool-arguments');
   if (toCall.length > 0) {
-    completion.toolCalls = buildToolCalls(toCall, seedText);
+    completion.toolCalls = buildToolCalls(toCall, digest(seedText), longArguments ? LONG_ARGUMENT_PADDING : undefined);
     if (defectOn(options, 'tool-call-undeclared-name')) {
       completion.toolCalls = completion.toolCalls.map((c) => ({ ...c, function: { ...c.function, name: `${c.function.name}_v2` } }));
     }
     completion.finishReason = 'tool_calls';
+    // Variant long-tool-arguments: the cap cuts a call as it cuts text (the clean mock never cuts a call).
+    if (longArguments && cap !== undefined) {
+      const cut = cutToolCalls(completion.toolCalls, Math.max(0, cap - used));
+      if (cut !== undefined) {
+        completion.toolCalls = cut;
+        completion.finishReason = 'length';
+        if (cut.length === 0) completion.content = '';
+      }
+    }
     for (const c of completion.toolCalls) used += countTokens(c.function.name) + countTokens(c.function.arguments);
   } else {
     let tokens: string[] = [];
@@ -186,6 +196,40 @@ export function complete(req: ChatRequest, entry: FixtureEntry, route: MockRoute
     streamOptionsUnstreamed: completion.asked.streamOptionsUnstreamed === true,
   });
   return completion;
+}
+
+/** Variant long-tool-arguments: text added to the arguments so that one complete call needs more than 64 tokens. */
+export const LONG_ARGUMENT_PADDING = ` (${Array.from({ length: 5 }, () => 'the mock pads this argument so that one complete call needs more than sixty-four tokens').join(' ')})`;
+
+/**
+ * The calls that fit in `room` tokens (name and arguments each counted as usage counts them): the call that
+ * crosses the cap keeps the prefix of its arguments that fits, later calls are dropped. undefined: all fit.
+ */
+export function cutToolCalls(calls: ToolCall[], room: number): ToolCall[] | undefined {
+  let left = room;
+  const out: ToolCall[] = [];
+  for (const c of calls) {
+    const nameTokens = countTokens(c.function.name);
+    const argTokens = countTokens(c.function.arguments);
+    if (nameTokens + argTokens <= left) {
+      out.push(c);
+      left -= nameTokens + argTokens;
+      continue;
+    }
+    if (nameTokens <= left) {
+      let keep = left - nameTokens;
+      let args = '';
+      for (const t of tokenize(c.function.arguments)) {
+        const counted = !/^\s+$/u.test(t);
+        if (counted && keep === 0) break;
+        if (counted) keep--;
+        args += t;
+      }
+      out.push({ ...c, function: { ...c.function, arguments: args.trimEnd() } });
+    }
+    return out;
+  }
+  return undefined;
 }
 
 /** Citation defects: citation-out-of-bounds, citation-http-url, search-actions-in-annotations (below); variant optional-omitted drops titles. */
@@ -342,7 +386,9 @@ export function toChunks(c: Completion, env: Envelope, includeUsage: boolean, op
   out.push(chunk({}, c.finishReason));
   // Defect stream-usage-missing: the hosted-search pipeline drops stream_options, so search streams lack usage.
   if (includeUsage && !(defectOn(options, 'stream-usage-missing') && c.actions.length > 0)) {
-    out.push({ ...base, choices: [], usage: extra ? { ...c.usage, ...VENDOR_EXTRA } : c.usage });
+    const usage = extra ? { ...c.usage, ...VENDOR_EXTRA } : c.usage;
+    // Variant usage-chunk-bare: the usage-only chunk has no choices key at all.
+    out.push(variantOn(options, 'usage-chunk-bare') ? { ...base, usage } : { ...base, choices: [], usage });
   }
   return out.map((x) => shapeJson(options, x));
 }
@@ -377,6 +423,7 @@ export function streamPieces(chunks: Record<string, unknown>[], scenario: Scenar
     // Defect stream-named-events: reasoning deltas go out as named "event: reasoning" events.
     ...(defectOn(options, 'stream-named-events') ? { eventNameOf: (p: SsePayload) => (hasReasoningDelta(p) ? 'reasoning' : undefined) } : {}),
     ...(defectOn(options, 'stream-no-blank-line') ? { noBlankLine: true } : {}),
+    ...(variantOn(options, 'sse-fields') ? { sseFields: true } : {}),
   });
 }
 

@@ -2,7 +2,7 @@
 // MockOptions once per options object. The core asks `defectOn(options, name)` / `variantOn(options, name)` at
 // the places where the contract's shapes are built; unknown names are refused when the service is created.
 import { isDefectName, type DefectName } from '../defects.ts';
-import { isVariantName, VARIANTS, type VariantName } from '../variants.ts';
+import { ALL_VARIANTS, isVariantName, type VariantName } from '../variants.ts';
 import type { Framing } from './scenario.ts';
 import type { MockOptions } from './types.ts';
 
@@ -29,7 +29,7 @@ export function modesOf(options: MockOptions): Modes {
     for (const d of defects) if (!isDefectName(d)) throw new Error(`unknown defect mode "${String(d)}" (npm run mock -- --list-defects)`);
     for (const v of variants) if (!isVariantName(v)) throw new Error(`unknown variant "${String(v)}" (npm run mock -- --list-variants)`);
     const framing = new Set<Framing>();
-    for (const spec of VARIANTS) if ('framing' in spec && variants.includes(spec.name)) framing.add(spec.framing);
+    for (const spec of ALL_VARIANTS) if (spec.framing !== undefined && variants.includes(spec.name as VariantName)) framing.add(spec.framing);
     m = { defects: new Set(defects), variants: new Set(variants), framing };
   }
   cache.set(options, m);

@@ -2,6 +2,7 @@
 // (400 invalid_request naming the field), and the section-7 rows of web_search_options with their exact text.
 import { validate, type ValidationIssue } from '../../spec/validator.ts';
 import { MESSAGES, MockHttpError } from './errors.ts';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from './json-depth.ts';
 import { defectOn } from './modes.ts';
 import type { MockOptions } from './types.ts';
 
@@ -138,6 +139,10 @@ export function parseChatRequest(bytes: Uint8Array, options: MockOptions = {}): 
     throw new MockHttpError(400, 'invalid_json', 'the request body is not valid UTF-8');
   }
   if (text.trim() === '') throw new MockHttpError(400, 'invalid_json', 'the request body is empty; send a JSON object');
+  // Before parsing: the parse and every recursive walk after it cost in proportion to the depth.
+  if (jsonDepthExceeds(text) !== undefined) {
+    throw new MockHttpError(400, 'nesting_too_deep', `the request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep`);
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);

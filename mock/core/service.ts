@@ -6,7 +6,7 @@ import { admit, complete, streamErrorPayload, streamPieces, toChunks, toResponse
 import { errorResult, MockHttpError, shapeErrorResult } from './errors.ts';
 import { catalogOf, keysOf } from './fixtures.ts';
 import { bodyLimitOf, checkContentLength, PARSE_FIRST_READ_LIMIT_BYTES, readBodyLimited, tooLarge } from './limits.ts';
-import { defectOn, modesOf, shapeJson } from './modes.ts';
+import { defectOn, modesOf, shapeJson, variantOn } from './modes.ts';
 import { parseChatRequest, type ChatRequest } from './request.ts';
 import { readScenario, scenarioError, type Scenario } from './scenario.ts';
 import { encodeStream } from './sse-encoder.ts';
@@ -26,7 +26,7 @@ export interface MockService {
   getModel(request: Request, rawId: string): Promise<MockResult>;
   chatCompletions(request: Request): Promise<MockResult>;
   /** Unknown path (404 not_found) or a known path with the wrong method (405 method_not_allowed). */
-  fallback(request: Request): MockResult;
+  fallback(request: Request): Promise<MockResult>;
   /** Forgets the prompt cache. */
   resetCache(): void;
 }
@@ -44,14 +44,29 @@ export function matchPath(pathname: string): { route: 'models' | 'model' | 'chat
 
 const ALLOW: Record<string, string> = { models: 'GET', model: 'GET', chat: 'POST' };
 
-/** Runs a handler; a MockHttpError becomes the error response the instance's modes shape. */
+/** Delays of the variant slow (mock/variants.ts) unless MockOptions.slow says otherwise. */
+export const SLOW_DEFAULTS = { headersMs: 3000, eventMs: 100 } as const;
+
+/** The slow variant's delays of an instance, or undefined when the variant is off. */
+function slowOf(options: MockOptions): { headersMs: number; eventMs: number } | undefined {
+  if (!variantOn(options, 'slow')) return undefined;
+  return { headersMs: options.slow?.headersMs ?? SLOW_DEFAULTS.headersMs, eventMs: options.slow?.eventMs ?? SLOW_DEFAULTS.eventMs };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs a handler; a MockHttpError becomes the error response the instance's modes shape. Variant slow waits first. */
 async function guard(options: MockOptions, run: () => Promise<MockResult> | MockResult): Promise<MockResult> {
+  let result: MockResult;
   try {
-    return await run();
+    result = await run();
   } catch (err) {
-    if (err instanceof MockHttpError) return err.toResult(options);
-    return errorResult(500, 'internal_error', `the mock failed: ${(err as Error)?.message ?? String(err)}`);
+    if (err instanceof MockHttpError) result = err.toResult(options);
+    else result = errorResult(500, 'internal_error', `the mock failed: ${(err as Error)?.message ?? String(err)}`);
   }
+  const slow = slowOf(options);
+  if (slow && slow.headersMs > 0) await sleep(slow.headersMs);
+  return result;
 }
 
 /** Refusal codes of hosted search (the defect search-refusal-streamed turns them into a 200 stream). */
@@ -81,7 +96,10 @@ export function createMockService(options: MockOptions = {}): MockService {
   /** The scenario's framings plus the variants' (crlf, multiline, ...). */
   const framed = (scenario: Scenario): Scenario => {
     const extra = modesOf(options).framing;
-    return extra.size === 0 ? scenario : { ...scenario, framing: new Set([...scenario.framing, ...extra]) };
+    const slow = slowOf(options);
+    let s = extra.size === 0 ? scenario : { ...scenario, framing: new Set([...scenario.framing, ...extra]) };
+    if (slow) s = { ...s, chunkDelayMs: Math.max(s.chunkDelayMs, slow.eventMs) };
+    return s;
   };
   /** A 200 stream that opens, says `text`, then fails with an in-stream error event (defects that stream refusals). */
   const failingStream = (scenario: Scenario, req: ChatRequest | undefined, err: MockHttpError, text: string): MockResult => {
@@ -90,7 +108,8 @@ export function createMockService(options: MockOptions = {}): MockService {
     if (text) payloads.push({ ...base, choices: [{ index: 0, delta: { content: text } }] });
     payloads.push(streamErrorPayload(err.code, err.message));
     const s = framed(scenario);
-    return { status: 200, headers: SSE_HEADERS, kind: 'sse', body: sseBody(encodeStream(payloads.map((p) => shapeJson(options, p)), { framing: s.framing }), s) };
+    const pieces = encodeStream(payloads.map((p) => shapeJson(options, p)), { framing: s.framing, ...(variantOn(options, 'sse-fields') ? { sseFields: true } : {}) });
+    return { status: 200, headers: SSE_HEADERS, kind: 'sse', body: sseBody(pieces, s) };
   };
 
   /** The body, read within the limit (the defect oversized-parsed-first parses first, then checks the size). */
@@ -117,6 +136,9 @@ export function createMockService(options: MockOptions = {}): MockService {
         key = requireKey(request.headers, keys, lenientKeys);
         req = await readChat(request);
       }
+      // Parsing a large body and building its completion are each one synchronous pass: let other requests
+      // (GET /v1/models) in between the two.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       let entry = catalog.resolveForChat(req.model, key);
       let admitted: ReturnType<typeof admit>;
       try {
@@ -187,12 +209,13 @@ export function createMockService(options: MockOptions = {}): MockService {
         return serveChat(request, scenario);
       }),
 
-    fallback: (request) => {
-      const m = matchPath(new URL(request.url).pathname);
-      if (!m) return shapeErrorResult(options, 404, 'not_found', `no such endpoint: ${request.method} ${new URL(request.url).pathname}`);
-      const allow = ALLOW[m.route]!;
-      return shapeErrorResult(options, 405, 'method_not_allowed', `method ${request.method} is not allowed here; use ${allow}`, { allow });
-    },
+    fallback: (request) =>
+      guard(options, () => {
+        const m = matchPath(new URL(request.url).pathname);
+        if (!m) return shapeErrorResult(options, 404, 'not_found', `no such endpoint: ${request.method} ${new URL(request.url).pathname}`);
+        const allow = ALLOW[m.route]!;
+        return shapeErrorResult(options, 405, 'method_not_allowed', `method ${request.method} is not allowed here; use ${allow}`, { allow });
+      }),
 
     resetCache: () => cache.clear(),
   };

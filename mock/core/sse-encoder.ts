@@ -10,12 +10,17 @@ export interface FramingOptions {
   eventNameOf?: (payload: SsePayload) => string | undefined;
   /** Defect stream-no-blank-line: events are not separated by a blank line. */
   noBlankLine?: boolean;
+  /** Variant sse-fields: every event also carries `event: message`, `id: <n>` and `retry: 3000` lines. */
+  sseFields?: boolean;
 }
+
+/** The reconnection time the variant sse-fields announces (SSE `retry:` field, ms). */
+export const SSE_RETRY_MS = 3000;
 
 const encoder = new TextEncoder();
 
 /** The text of one event: `data: <payload>` line(s) and the blank line (unless `final` and no-final-blank). */
-export function encodeEvent(payload: SsePayload, opts: FramingOptions = {}, final = false): string {
+export function encodeEvent(payload: SsePayload, opts: FramingOptions = {}, final = false, index = 0): string {
   const f = opts.framing ?? new Set<Framing>();
   const eol = f.has('crlf') ? '\r\n' : '\n';
   const prefix = f.has('no-space') ? 'data:' : 'data: ';
@@ -27,7 +32,9 @@ export function encodeEvent(payload: SsePayload, opts: FramingOptions = {}, fina
     lines = JSON.stringify(payload, null, 1).split('\n');
   } else lines = [JSON.stringify(payload)];
   const name = opts.eventNameOf?.(payload);
-  let text = name !== undefined ? `event: ${name}${eol}` : '';
+  let text = name !== undefined ? `event: ${name}${eol}` : opts.sseFields ? `event: message${eol}` : '';
+  // `message` is the default event type, so standard consumers see the same data; id and retry are legal fields.
+  if (opts.sseFields) text += `id: ${index + 1}${eol}retry: ${SSE_RETRY_MS}${eol}`;
   for (const line of lines) {
     // With no-space, a line that starts with a space would lose it: keep the space in that case.
     text += (prefix === 'data:' && line.startsWith(' ') ? 'data: ' : prefix) + line + eol;
@@ -51,7 +58,7 @@ export function encodeStream(payloads: SsePayload[], opts: FramingOptions = {}):
   const comments = opts.framing?.has('comments') ?? false;
   if (comments) out.push(encodeComment('mock stream open', opts));
   payloads.forEach((p, i) => {
-    const piece = encodeEvent(p, opts, i === payloads.length - 1);
+    const piece = encodeEvent(p, opts, i === payloads.length - 1, i);
     out.push(comments && i > 0 ? encodeComment('keep-alive', opts) + piece : piece);
   });
   return out;

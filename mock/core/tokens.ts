@@ -51,7 +51,11 @@ export function prng(seed: number): () => number {
 /** Stable JSON (sorted keys) so that the hash of a request does not depend on key order. */
 export function stableStringify(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
+  if (Array.isArray(value)) {
+    // Arrays of scalars (enums, long lists) in one native call: the same text, a fraction of the time.
+    if (value.every((v) => v === null || typeof v !== 'object')) return JSON.stringify(value.map((v) => (v === undefined ? null : v)));
+    return `[${value.map(stableStringify).join(',')}]`;
+  }
   const obj = value as Record<string, unknown>;
   return `{${Object.keys(obj)
     .sort()

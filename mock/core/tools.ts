@@ -1,5 +1,6 @@
 // Tool calling: which tools the mock calls, and arguments generated from each tool's parameters JSON Schema.
 import { MockHttpError } from './errors.ts';
+import { ArgumentBoundError, ArgumentBudget, generateArguments } from './tool-arguments.ts';
 import type { ChatRequest, FunctionTool, RequestMessage, ToolCall } from './request.ts';
 import { digest, prng } from './tokens.ts';
 
@@ -78,7 +79,7 @@ export function chooseTools(req: ChatRequest): FunctionTool[] {
   if (tools.length === 0 || choice === 'none' || lastIsToolResult(req)) return [];
   const lastUser = [...req.messages].reverse().find((m) => m.role === 'user');
   const text = lastUser ? messageText(lastUser) : '';
-  const named = tools.filter((t) => new RegExp(`\\b${escapeRe(t.function.name)}\\b`).test(text));
+  const named = namedIn(text, tools);
   return named.length > 0 ? named : [tools[0]!];
 }
 
@@ -86,109 +87,68 @@ function lastIsToolResult(req: ChatRequest): boolean {
   return req.messages[req.messages.length - 1]?.role === 'tool';
 }
 
-const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Most names with non-word characters searched for in one message (each search is a pass over the text). */
+export const MAX_NAME_SCANS = 16;
 
-/** Tool calls for the chosen tools; ids and arguments derive from the request hash. */
-export function buildToolCalls(tools: FunctionTool[], seed: string): ToolCall[] {
+const isWordName = (name: string): boolean => /^[A-Za-z0-9_]+$/.test(name);
+
+/**
+ * The tools whose names the text mentions. A name of word characters only occurs between word boundaries
+ * exactly when it is one of the text's maximal word runs, so one pass over the text serves every such name;
+ * other names are searched for one by one, at most MAX_NAME_SCANS of them.
+ */
+function namedIn(text: string, tools: FunctionTool[]): FunctionTool[] {
+  const wordNames = new Set(tools.map((t) => t.function.name).filter(isWordName));
+  const found = new Set<string>();
+  if (wordNames.size > 0) {
+    const runs = /[A-Za-z0-9_]+/g;
+    for (let m = runs.exec(text); m !== null && found.size < wordNames.size; m = runs.exec(text)) if (wordNames.has(m[0])) found.add(m[0]);
+  }
+  let scans = 0;
+  return tools.filter((t) => (isWordName(t.function.name) ? found.has(t.function.name) : scans++ < MAX_NAME_SCANS && mentions(text, t.function.name)));
+}
+
+const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+
+/**
+ * Whether `name` occurs in `text` between word boundaries (the meaning of /\bname\b/), found with indexOf: no
+ * regular expression is built from request data.
+ */
+export function mentions(text: string, name: string): boolean {
+  if (name === '') return false;
+  const boundary = (i: number): boolean => isWordChar(text.charCodeAt(i - 1)) !== isWordChar(text.charCodeAt(i));
+  for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
+    if (boundary(at) && boundary(at + name.length)) return true;
+  }
+  return false;
+}
+
+/**
+ * Tool calls for the chosen tools; ids and arguments derive from the request hash. A parameters schema the
+ * generator cannot satisfy within its bounds (core/tool-arguments.ts) is a 400 naming the tool and the bound,
+ * raised here, before any response starts. `padding`: variant long-tool-arguments.
+ */
+export function buildToolCalls(tools: FunctionTool[], seed: string, padding?: string): ToolCall[] {
+  // One budget for the whole request: many parallel calls share the step, size and time bounds.
+  const budget = new ArgumentBudget();
   return tools.map((t, i) => {
     const id = `call_${digest(`${seed}:${i}:${t.function.name}`)}`;
     const rnd = prng(parseInt(digest(`${seed}:${t.function.name}`).slice(0, 8), 16));
     const params = t.function.parameters;
-    const args = params === undefined ? {} : valueForSchema(params, rnd, t.function.name, 0);
+    let args: unknown = {};
+    if (params !== undefined) {
+      try {
+        args = generateArguments(params, rnd, { budget, ...(padding !== undefined ? { padding } : {}) });
+      } catch (err) {
+        if (!(err instanceof ArgumentBoundError)) throw err;
+        const name = t.function.name.length > 64 ? `${t.function.name.slice(0, 64)}...` : t.function.name;
+        throw new MockHttpError(
+          400,
+          'tool_parameters_unsatisfiable',
+          `invalid request: tool "${name}": the mock cannot generate arguments for its parameters schema within its bound "${err.bound}": ${err.message}`,
+        );
+      }
+    }
     return { id, type: 'function', function: { name: t.function.name, arguments: JSON.stringify(args ?? {}) } };
   });
-}
-
-type Schema = Record<string, unknown>;
-
-const asSchema = (s: unknown): Schema => (s !== null && typeof s === 'object' && !Array.isArray(s) ? (s as Schema) : {});
-
-/**
- * A value satisfying a JSON Schema, for the keywords tool parameters use: type (or a list), enum, const,
- * properties/required, items/minItems/maxItems, minimum/maximum (and exclusive forms), multipleOf for integers,
- * minLength/maxLength, anyOf/oneOf (first branch), allOf (merged), $ref to #/$defs or #/definitions.
- */
-export function valueForSchema(schema: unknown, rnd: () => number, name: string, depth: number, root: unknown = schema): unknown {
-  let s = asSchema(schema);
-  if (typeof s.$ref === 'string') s = { ...resolveRef(root, s.$ref), ...withoutRef(s) };
-  if (Array.isArray(s.allOf)) {
-    s = s.allOf.reduce<Schema>((acc, sub) => mergeSchemas(acc, asSchema(sub)), withoutKey(s, 'allOf'));
-  }
-  if ('const' in s) return s.const;
-  if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[Math.floor(rnd() * s.enum.length)];
-  const branches = (s.anyOf ?? s.oneOf) as unknown[] | undefined;
-  if (Array.isArray(branches) && branches.length > 0) return valueForSchema(branches[0], rnd, name, depth, root);
-  let type = s.type;
-  if (Array.isArray(type)) type = type.find((t) => t !== 'null') ?? type[0];
-  if (type === undefined) {
-    if (s.properties !== undefined || s.required !== undefined) type = 'object';
-    else if (s.items !== undefined) type = 'array';
-    else type = 'string';
-  }
-  switch (type) {
-    case 'object': {
-      const props = asSchema(s.properties);
-      const required = Array.isArray(s.required) ? (s.required as unknown[]).filter((r): r is string => typeof r === 'string') : [];
-      const out: Record<string, unknown> = {};
-      const keys = depth > 4 ? required : [...new Set([...Object.keys(props), ...required])];
-      for (const k of keys) out[k] = valueForSchema(props[k] ?? {}, rnd, k, depth + 1, root);
-      return out;
-    }
-    case 'array': {
-      const min = typeof s.minItems === 'number' ? s.minItems : 1;
-      const max = typeof s.maxItems === 'number' ? s.maxItems : Math.max(min, 2);
-      const n = depth > 4 ? min : Math.min(max, Math.max(min, 1 + Math.floor(rnd() * 2)));
-      return Array.from({ length: n }, (_, i) => valueForSchema(s.items ?? {}, rnd, `${name}${i}`, depth + 1, root));
-    }
-    case 'integer':
-    case 'number': {
-      let lo = typeof s.minimum === 'number' ? s.minimum : typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum + (type === 'integer' ? 1 : 0.5) : 0;
-      let hi = typeof s.maximum === 'number' ? s.maximum : typeof s.exclusiveMaximum === 'number' ? s.exclusiveMaximum - (type === 'integer' ? 1 : 0.5) : lo + 100;
-      if (hi < lo) hi = lo;
-      if (type === 'integer') {
-        lo = Math.ceil(lo);
-        hi = Math.floor(hi);
-        const step = typeof s.multipleOf === 'number' && Number.isInteger(s.multipleOf) && s.multipleOf > 0 ? s.multipleOf : 1;
-        const first = Math.ceil(lo / step) * step;
-        const count = Math.max(0, Math.floor((hi - first) / step));
-        return first + step * Math.floor(rnd() * (count + 1));
-      }
-      return Math.round((lo + rnd() * (hi - lo)) * 100) / 100;
-    }
-    case 'boolean':
-      return rnd() < 0.5;
-    case 'null':
-      return null;
-    default: {
-      const min = typeof s.minLength === 'number' ? s.minLength : 0;
-      const max = typeof s.maxLength === 'number' ? s.maxLength : Infinity;
-      let str = s.format === 'date' ? '2024-01-15' : s.format === 'date-time' ? '2024-01-15T12:00:00Z' : s.format === 'email' ? 'mock@example.com' : s.format === 'uri' ? 'https://example.com/mock' : `${name}-${Math.floor(rnd() * 1000)}`;
-      while (str.length < min) str += 'x';
-      if (str.length > max) str = str.slice(0, max);
-      return str;
-    }
-  }
-}
-
-function resolveRef(root: unknown, ref: string): Schema {
-  if (!ref.startsWith('#/')) return {};
-  let node: unknown = root;
-  for (const part of ref.slice(2).split('/')) node = asSchema(node)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
-  return asSchema(node);
-}
-
-const withoutRef = (s: Schema): Schema => withoutKey(s, '$ref');
-
-function withoutKey(s: Schema, key: string): Schema {
-  const { [key]: _omit, ...rest } = s;
-  return rest;
-}
-
-function mergeSchemas(a: Schema, b: Schema): Schema {
-  const out: Schema = { ...a, ...b };
-  if (a.properties || b.properties) out.properties = { ...asSchema(a.properties), ...asSchema(b.properties) };
-  if (a.required || b.required) {
-    out.required = [...new Set([...((a.required as string[]) ?? []), ...((b.required as string[]) ?? [])])];
-  }
-  return out;
 }

@@ -100,6 +100,8 @@ export interface MockOptions {
   defect?: DefectName | readonly DefectName[];
   /** legal variant(s) the contract allows (mock/variants.ts); unknown names throw */
   variant?: VariantName | readonly VariantName[];
+  /** delays of the variant slow: before every answer's headers (default 3000 ms) and before every stream event (default 100 ms) */
+  slow?: { headersMs?: number; eventMs?: number };
 }
 
 /** A JSON object as the mock builds it. */

@@ -279,3 +279,110 @@ test.describe('point 13: scenario headers', () => {
     expect(after.done).toBe(true);
   });
 });
+
+test.describe('legal variants on the wire: sse-fields, usage-chunk-bare, long-tool-arguments, slow', () => {
+  const post = (url: string, body: Record<string, unknown>): Promise<Response> =>
+    fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${MOCK_KEYS.full}` }, body: JSON.stringify(body) });
+  const ask = { model: MOCK_MODELS.small, messages: [user('Tell me about rivers.')], stream: true, stream_options: { include_usage: true } };
+  const withVariant = async <T>(options: Parameters<typeof startMockServer>[0], run: (url: string) => Promise<T>): Promise<T> => {
+    const s = await startMockServer({ port: 0, ...options });
+    try {
+      return await run(s.url);
+    } finally {
+      await s.close();
+    }
+  };
+
+  test('sse-fields: every event carries event: message, id: <n> and retry: 3000; the data is the clean stream\'s', async () => {
+    const clean = await (await post(server.url, ask)).text();
+    const text = await withVariant({ variant: ['sse-fields'] }, async (url) => (await post(url, ask)).text());
+    const blocks = text.split('\n\n').filter(Boolean);
+    expect(blocks.length).toBeGreaterThan(3);
+    blocks.forEach((block, i) => {
+      expect(block.split('\n').slice(0, 3)).toEqual(['event: message', `id: ${i + 1}`, 'retry: 3000']);
+      expect(block.split('\n')[3]).toMatch(/^data: /);
+    });
+    expect(blocks.at(-1)).toContain('data: [DONE]');
+    // A standard consumer sees the same payloads (ids and created aside).
+    const payloads = (t: string): string[] => decodeSse([new TextEncoder().encode(t)]).map((e) => e.data.replace(/"id":"[^"]+"|"created":\d+/g, ''));
+    expect(payloads(text)).toEqual(payloads(clean));
+    expect(decodeSse([new TextEncoder().encode(text)]).every((e) => e.event === undefined || e.event === 'message')).toBe(true);
+  });
+
+  test('usage-chunk-bare: with include_usage the usage-only chunk has no choices key', async () => {
+    const text = await withVariant({ variant: ['usage-chunk-bare'] }, async (url) => (await post(url, ask)).text());
+    const data = text.split('\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6)));
+    const usage = data.filter((c) => 'usage' in c);
+    expect(usage).toHaveLength(1);
+    expect(usage[0]).not.toHaveProperty('choices');
+    expect(data.at(-1)).toBe(usage[0]);
+    expect(data.slice(0, -1).every((c) => Array.isArray(c.choices) && c.choices.length === 1)).toBe(true);
+    expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+  });
+
+  test('long-tool-arguments: one call needs more than 64 tokens and still meets its schema; a cap below cuts it (finish_reason length)', async () => {
+    const { countTokens } = await import('../../mock/core/tokens.ts');
+    const closed = { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } } };
+    const open = { type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: { tz: { type: 'string', enum: ['UTC'] } }, required: ['tz'] } } };
+    await withVariant({ variant: ['long-tool-arguments'] }, async (url) => {
+      for (const tool of [closed, open]) {
+        const full = await (await post(url, { model: MOCK_MODELS.mini, messages: [user('weather?')], tools: [tool] })).json();
+        const call = full.choices[0].message.tool_calls[0];
+        expect(full.choices[0].finish_reason).toBe('tool_calls');
+        const tokens = countTokens(call.function.name) + countTokens(call.function.arguments);
+        expect(tokens).toBeGreaterThan(64);
+        expect(full.usage.completion_tokens).toBe(tokens);
+        const args = JSON.parse(call.function.arguments);
+        if (tool === closed) expect(Object.keys(args)).toEqual(['city']); // padded inside the free string
+        else expect(args).toMatchObject({ tz: 'UTC', mock_padding: expect.any(String) }); // an extra property where allowed
+
+        // A cap below the call: cut like text, counted, finish_reason length; streamed the same.
+        const capped = await (await post(url, { model: MOCK_MODELS.mini, messages: [user('weather?')], tools: [tool], max_tokens: 40 })).json();
+        expect(capped.choices[0].finish_reason).toBe('length');
+        const cut = capped.choices[0].message.tool_calls[0].function.arguments as string;
+        expect(call.function.arguments.startsWith(cut)).toBe(true);
+        expect(cut.length).toBeLessThan(call.function.arguments.length);
+        expect(capped.usage.completion_tokens).toBeLessThanOrEqual(40);
+        const streamed = await (await post(url, { model: MOCK_MODELS.mini, messages: [user('weather?')], tools: [tool], max_tokens: 40, stream: true })).text();
+        const chunks = decodeSse([new TextEncoder().encode(streamed)]).filter((e) => e.data !== '[DONE]').map((e) => JSON.parse(e.data));
+        const joined = chunks.flatMap((c) => c.choices[0]?.delta?.tool_calls ?? []).map((d: any) => d.function.arguments).join('');
+        expect(joined).toBe(cut);
+        expect(chunks.flatMap((c) => c.choices.map((x: any) => x.finish_reason)).filter(Boolean)).toEqual(['length']);
+      }
+    });
+  });
+
+  test('slow: every answer waits before its headers and every stream event waits; the defaults are 3000 ms and 100 ms', async () => {
+    const { SLOW_DEFAULTS } = await import('../../mock/core/service.ts');
+    expect(SLOW_DEFAULTS).toEqual({ headersMs: 3000, eventMs: 100 });
+    await withVariant({ variant: ['slow'], slow: { headersMs: 400, eventMs: 60 } }, async (url) => {
+      let t0 = performance.now();
+      const list = await fetch(`${url}/v1/models`);
+      const headersAfter = performance.now() - t0;
+      expect(list.status).toBe(200);
+      await list.arrayBuffer();
+      t0 = performance.now();
+      const res = await post(url, ask);
+      const streamHeadersAfter = performance.now() - t0;
+      const arrivals: number[] = [];
+      const reader = res.body!.getReader();
+      for (;;) {
+        const { done } = await reader.read();
+        if (done) break;
+        arrivals.push(performance.now());
+      }
+      const gaps = arrivals.slice(1).map((a, i) => a - arrivals[i]!);
+      console.log(`  slow: catalog headers after ${headersAfter.toFixed(0)} ms, stream headers after ${streamHeadersAfter.toFixed(0)} ms, ${arrivals.length} events, smallest gap ${Math.min(...gaps).toFixed(0)} ms`);
+      expect(headersAfter).toBeGreaterThanOrEqual(390);
+      expect(streamHeadersAfter).toBeGreaterThanOrEqual(390);
+      expect(arrivals.length).toBeGreaterThan(5);
+      expect(Math.min(...gaps)).toBeGreaterThanOrEqual(50);
+    });
+    // The default: 3 s before the headers.
+    await withVariant({ variant: ['slow'] }, async (url) => {
+      const t0 = performance.now();
+      expect((await fetch(`${url}/v1/models`)).status).toBe(200);
+      expect(performance.now() - t0).toBeGreaterThanOrEqual(2990);
+    });
+  });
+});

@@ -9,7 +9,8 @@ import { complete, requestSeed, toChunks, toResponseBody, streamPieces } from '.
 import { Catalog } from '../../mock/core/catalog.ts';
 import { defaultCatalog } from '../../mock/core/fixtures.ts';
 import { PromptCache } from '../../mock/core/usage.ts';
-import { valueForSchema, buildToolCalls } from '../../mock/core/tools.ts';
+import { buildToolCalls } from '../../mock/core/tools.ts';
+import { generateArguments } from '../../mock/core/tool-arguments.ts';
 import { prng } from '../../mock/core/tokens.ts';
 import { encodeStream, toWrites } from '../../mock/core/sse-encoder.ts';
 import { FRAMINGS, type Framing, readScenario } from '../../mock/core/scenario.ts';
@@ -108,7 +109,7 @@ test.describe('tools: arguments satisfy the declared schema', () => {
   test('generated values validate (property)', () => {
     fc.assert(
       fc.property(schema, fc.nat(), (s, seed) => {
-        const v = valueForSchema(s, prng(seed), 'arg', 0);
+        const v = generateArguments(s, prng(seed));
         const ok = ajv.validate(s, v);
         if (!ok) throw new Error(`${JSON.stringify(v)} fails ${JSON.stringify(s)}: ${ajv.errorsText()}`);
       }),
@@ -118,7 +119,7 @@ test.describe('tools: arguments satisfy the declared schema', () => {
 
   test('$ref and allOf; no parameters gives "{}"; ids are deterministic', () => {
     const s = { type: 'object', $defs: { unit: { enum: ['c', 'f'] } }, properties: { u: { $ref: '#/$defs/unit' } }, allOf: [{ properties: { n: { type: 'integer', minimum: 3, maximum: 3 } }, required: ['n'] }], required: ['u'] };
-    const v = valueForSchema(s, prng(1), 'x', 0) as Record<string, unknown>;
+    const v = generateArguments(s, prng(1)) as Record<string, unknown>;
     expect(ajv.validate(s, v)).toBe(true);
     const calls = buildToolCalls([{ type: 'function', function: { name: 'noargs' } }], 'seed');
     expect(calls[0]!.function.arguments).toBe('{}');
