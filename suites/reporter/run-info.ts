@@ -122,7 +122,7 @@ export function collectRunInfo(): RunInfo {
       catalogRecords: scope.length,
       requirements: scope.filter((r) => r.kind === 'requirement').length,
       observations: scope.filter((r) => r.kind === 'observation').length,
-      kitOnly: requirements.length - scope.length,
+      kitOnly: requirements.filter((r) => r.check === 'mock-only').length,
     },
     target: { embeddedMock: config?.embeddedMock ?? env[ENV.embeddedMock] === '1' },
     reportDir,

@@ -205,7 +205,7 @@ export function sampleInfo(over: Partial<RunInfo> = {}): RunInfo {
       catalogRecords: targetRequirements().length,
       requirements: targetRequirements().filter((r) => r.kind === 'requirement').length,
       observations: targetRequirements().filter((r) => r.kind === 'observation').length,
-      kitOnly: catalog.length - targetRequirements().length,
+      kitOnly: catalog.filter((r) => r.check === 'mock-only').length,
     },
     target: { url: 'http://127.0.0.1:9', embeddedMock: false, profile: { name: 'sample', path: 'fixtures/profiles/sample.json' } },
     seed: 1234,
