@@ -163,7 +163,8 @@ export const DEFECTS = [
   {
     name: 'finish-reason-null',
     tier: 'extended',
-    breaks: 'RESP-011',
+    // A null where a value belongs is charged to the rule against nulls alone: one deviation, one requirement.
+    breaks: 'RESP-001',
     section: 'response shape',
     description: 'the upstream stop reason "tool_use" has no mapping: an answer with tool calls reports "finish_reason": null',
   },
