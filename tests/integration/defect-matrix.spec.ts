@@ -2,28 +2,66 @@
 // mode (it must fail, and its failed MUST IDs must include the requirement the defect breaks), in the legal
 // variants (it must pass: failing one is a false alarm) and clean (the control). Prints the score table.
 //
-// Each run: the mock in-process on a free port, Playwright's cli.js spawned with node, one worker, a fixed
-// seed, 3 fuzz runs, the mock's own profile; CHATCONFORM_MATRIX_CONCURRENCY (default 2: the machine has two cores) runs at a time.
+// Each run: the mock in-process on a free port, Playwright's cli.js spawned with node, one worker, 3 fuzz runs;
+// CHATCONFORM_MATRIX_CONCURRENCY (default 2: the machine has two cores) runs at a time. A defect run runs the
+// spec files that can show it (those declaring the requirement it breaks, and those of its area: the checks of
+// every response run in every file); the clean and variant runs run the whole suite.
+// Two tiers: with full cooperation (the mock's own profile, a fixed seed), every defect must be caught under the
+// requirement it breaks; as a black box (no profile, only a key, a random seed), every defect of a black-box
+// requirement must still be caught, and the table says which ones a black box cannot see, and why.
 // `npm test` runs the core defects and all variants in one combined run (bisected into single-variant runs if
 // it fails); CHATCONFORM_MATRIX=full runs every defect (extended tier included) and every variant alone.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { CORE_DEFECTS, DEFECTS, type DefectName, type DefectSpec } from '../../mock/defects.ts';
+import { CORE_DEFECTS, DEFECTS, type DefectName, type DefectSection, type DefectSpec } from '../../mock/defects.ts';
+import { MOCK_KEYS } from '../../mock/fixtures.ts';
 import { startMockServer } from '../../mock/server.ts';
+import { getRequirement } from '../../spec/requirements/index.ts';
+import { requirementLinks } from '../../scripts/requirement-links.ts';
 import { VARIANTS, type VariantName } from '../../mock/variants.ts';
 import { cleanup, crashes, pool, runSuite, type SuiteRun } from './support/suite-runner.ts';
 
 const FULL = process.env.CHATCONFORM_MATRIX === 'full';
 const CONCURRENCY = Math.max(1, Number(process.env.CHATCONFORM_MATRIX_CONCURRENCY) || 2);
 const SEED = 20261122;
+/** The black-box tier's seed: random, printed with the table, so a miss can be replayed. */
+const BLACK_BOX_SEED = Number(process.env.CHATCONFORM_MATRIX_SEED) || Math.floor(Math.random() * 2 ** 31);
+
+/** The spec files of each defect area: a defect shows in its area's tests (the response checks run in all). */
+const AREA_FILES: Record<DefectSection, string[]> = {
+  catalog: ['suites/catalog.spec.ts', 'suites/auth.spec.ts'],
+  auth: ['suites/auth.spec.ts', 'suites/catalog.spec.ts', 'suites/errors.spec.ts'],
+  'request rules': ['suites/chat.spec.ts', 'suites/images.spec.ts', 'suites/reasoning.spec.ts', 'suites/properties/token-caps.spec.ts'],
+  'response shape': ['suites/chat.spec.ts', 'suites/tools.spec.ts'],
+  tools: ['suites/tools.spec.ts', 'suites/properties/request-fuzzing.spec.ts'],
+  'web search': ['suites/web-search.spec.ts', 'suites/properties/web-search-options.spec.ts'],
+  routing: ['suites/routing.spec.ts'],
+  streaming: ['suites/streaming.spec.ts', 'suites/properties/streaming.spec.ts'],
+  errors: ['suites/errors.spec.ts', 'suites/auth.spec.ts'],
+  limits: ['suites/limits.spec.ts'],
+};
+
+const LINKS = requirementLinks();
+
+/** The spec files a defect run runs: its area's, and every file whose tests declare the requirement it breaks. */
+function filesFor(d: DefectSpec): string[] {
+  const declaring = (LINKS.get(d.breaks)?.tests ?? []).map((t) => t.split(':')[0]!);
+  return [...new Set([...AREA_FILES[d.section], ...declaring])].sort();
+}
+
+/** Why a black box cannot see a defect: the requirement it breaks needs what only cooperation gives. */
+function blackBoxBlindSpot(d: DefectSpec): string | undefined {
+  const r = getRequirement(d.breaks);
+  return r.check === 'black-box' ? undefined : `${d.breaks} is checked only with cooperation (${r.check}): the profile's keys, models or scenario headers`;
+}
 const FUZZ_RUNS = 3;
 /** A run that takes longer than this is killed (with its workers) and counts as failed. Typical: 15-60 s. */
 const RUN_BOUND_MS = 300_000;
 
 type Job =
   | { kind: 'clean'; label: string }
-  | { kind: 'defect'; label: string; defect: DefectSpec }
+  | { kind: 'defect'; label: string; defect: DefectSpec; blackBox?: boolean }
   | { kind: 'variants'; label: string; variants: VariantName[] };
 
 interface Outcome {
@@ -57,11 +95,21 @@ function judge(job: Job, run: SuiteRun): Outcome {
     const d = job.defect;
     if (d.expect === 'warn') {
       const status = r.requirements.find((q) => q.id === d.breaks)?.status;
-      const ok = r.verdict.result === 'pass' && run.code === 0 && status === 'warn';
-      return { ...base, ok, result: ok ? `warned ${d.breaks} (SHOULD), verdict pass` : `${d.breaks} ${status ?? 'absent'}; verdict ${verdict}` };
+      // A run of some files is `incomplete` (it judges no stream, say): a warning keeps it from failing all the same.
+      const ok = r.verdict.result !== 'fail' && run.code === 0 && status === 'warn';
+      return { ...base, ok, result: ok ? `warned ${d.breaks} (SHOULD), verdict ${r.verdict.result}` : `${d.breaks} ${status ?? 'absent'}; verdict ${verdict}` };
     }
-    const ok = r.verdict.result === 'fail' && run.code !== 0 && mustFailed.includes(d.breaks);
-    return { ...base, ok, result: ok ? 'caught' : mustFailed.length === 0 ? `MISSED: verdict ${verdict}` : `MISSED ${d.breaks}: verdict ${verdict}` };
+    const caught = r.verdict.result === 'fail' && run.code !== 0 && mustFailed.includes(d.breaks);
+    if (job.blackBox) {
+      // A black box may see a defect under another requirement (a deactivated model listed fails CAT-033 when a
+      // completion naming it is refused); what it must never do is pass a defect of a black-box requirement.
+      const seen = r.verdict.result === 'fail' && run.code !== 0;
+      const blind = blackBoxBlindSpot(d);
+      const ok = seen || blind !== undefined;
+      const result = caught ? 'caught' : seen ? `caught as ${mustFailed.join(', ')}` : blind ? `not visible: ${blind}` : `MISSED: verdict ${verdict}`;
+      return { ...base, ok, result };
+    }
+    return { ...base, ok: caught, result: caught ? 'caught' : mustFailed.length === 0 ? `MISSED: verdict ${verdict}` : `MISSED ${d.breaks}: verdict ${verdict}` };
   }
   const ok = r.verdict.result === 'pass' && run.code === 0;
   return { ...base, ok, result: ok ? 'pass' : `FALSE ALARM: verdict ${verdict}` };
@@ -74,7 +122,17 @@ async function runJob(job: Job): Promise<Outcome> {
     ...(job.kind === 'variants' ? { variant: job.variants } : {}),
   });
   try {
-    const run = await runSuite({ baseUrl: mock.url, seed: SEED, fuzzRuns: FUZZ_RUNS, workers: 1, boundMs: RUN_BOUND_MS, label: job.label });
+    const blackBox = job.kind === 'defect' && job.blackBox === true;
+    const run = await runSuite({
+      baseUrl: mock.url,
+      seed: blackBox ? BLACK_BOX_SEED : SEED,
+      fuzzRuns: FUZZ_RUNS,
+      workers: 1,
+      boundMs: RUN_BOUND_MS,
+      label: job.label,
+      ...(blackBox ? { profile: null, extraEnv: { CONFORMANCE_API_KEY: MOCK_KEYS.full } } : {}),
+      ...(job.kind === 'defect' ? { extraArgs: filesFor(job.defect) } : {}),
+    });
     const outcome = judge(job, run);
     if (outcome.ok) cleanup(run);
     return outcome;
