@@ -39,7 +39,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
 
   const config = runConfig();
   process.stderr.write(`chatconform: target ${config.embeddedMock ? `${config.baseUrl} (embedded mock)` : config.baseUrl}; seed ${config.seed}` +
-    (config.profilePath ? `; profile ${path.relative(process.cwd(), config.profilePath)}` : '; no profile') + '\n');
+    (config.profilePath ? `; profile ${path.relative(process.cwd(), config.profilePath)}` : '; no profile') + `; scratch ${scratch}\n`);
 
   const target = new Target(config);
   saveDiscovery(config.runDir, await discover(target, config.profile, budgetOf(config.profile).maxSearchProbes), secrets(config));

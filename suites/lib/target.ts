@@ -170,7 +170,7 @@ export class Target {
       durationMs: 0,
       curl: this.curl(method, url, headers, bytes, key ? (opts.keyVar ?? (key === this.config.apiKey ? 'CONFORMANCE_API_KEY' : 'OTHER_KEY')) : undefined),
     };
-    if (bytes !== undefined) exchange.requestBody = this.evidence(bytes.toString('utf8'));
+    if (bytes !== undefined) exchange.requestBody = this.evidence(bytes);
     this.exchanges.push(exchange);
     const started = Date.now();
     const result = await sendRequest({
@@ -186,7 +186,7 @@ export class Target {
     exchange.status = result.status;
     exchange.responseHeaders = redactHeaders(result.headers, this.secretList);
     exchange.responseBytes = result.body.length;
-    exchange.responseBody = this.evidence(result.body.toString('utf8'));
+    exchange.responseBody = this.evidence(result.body);
     if (result.error !== undefined) exchange.error = this.scrub(result.error);
     if (result.errorKind) exchange.errorKind = result.errorKind;
     if (result.events.length > 0) exchange.transportEvents = result.events.map((e) => ({ kind: e.kind, message: this.scrub(e.message) }));
@@ -251,10 +251,17 @@ export class Target {
     if (typeof json?.usage?.cost === 'number') this.ledger.recordCost(json.usage.cost);
   }
 
-  private evidence(text: string): string {
-    const scrubbed = this.scrub(text);
-    if (scrubbed.length <= EVIDENCE_LIMIT) return scrubbed;
-    return `${scrubbed.slice(0, EVIDENCE_LIMIT)}\n… (${scrubbed.length - EVIDENCE_LIMIT} more characters elided)`;
+  /**
+   * The body as evidence: redacted, at most EVIDENCE_LIMIT characters. Only the head is decoded and scrubbed (a
+   * 16 MB body must not be copied several times over); the margin covers a secret that straddles the cut.
+   */
+  private evidence(bytes: Buffer): string {
+    const margin = 4 * 1024 + Math.max(0, ...this.secretList.map((s) => Buffer.byteLength(s)));
+    const head = bytes.length <= EVIDENCE_LIMIT * 4 ? bytes : bytes.subarray(0, EVIDENCE_LIMIT * 4 + margin);
+    const scrubbed = this.scrub(head.toString('utf8'));
+    if (scrubbed.length <= EVIDENCE_LIMIT && head === bytes) return scrubbed;
+    const shown = scrubbed.slice(0, EVIDENCE_LIMIT);
+    return `${shown}\n… (${bytes.length - Buffer.byteLength(shown)} more bytes elided)`;
   }
 
   /**
