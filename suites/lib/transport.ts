@@ -222,7 +222,11 @@ function attempt(request: TransportRequest, url: URL, agent: http.Agent, deadlin
       socket = s;
       s.on('data', onSocketData);
     });
-    req.on('error', (err) => finish(err));
+    req.on('error', (err) => {
+      // Once the answer's head is in, a failed upload is the server's choice (an early 413 that closes while
+      // the body is still going); the answer itself is judged by how its body ends, below.
+      if (!res) finish(err);
+    });
     req.on('response', (response) => {
       res = response;
       status = response.statusCode ?? 0;

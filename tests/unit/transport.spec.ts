@@ -128,6 +128,28 @@ test('the request body goes as given, bytes and Content-Length, never re-encoded
   }
 });
 
+test('an answer that comes before the upload ends (an early 413, then the connection closed) is the answer', async () => {
+  const seenHead: number[] = [];
+  const server = http.createServer((req, res) => {
+    seenHead.push(1);
+    req.on('error', () => {});
+    const body = '{"error":{"type":"invalid_request_error","code":"payload_too_large","message":"too large"}}';
+    res.writeHead(413, { 'content-type': 'application/json', 'content-length': String(body.length), connection: 'close' });
+    res.end(body);
+    setTimeout(() => req.socket.destroy(), 100);
+  });
+  const t = await listen(server);
+  try {
+    const res = await send(`${t.url}/big`, { method: 'POST', body: Buffer.alloc(32 * 1024 * 1024, 'x'), timeoutMs: 10_000 });
+    expect(res.status).toBe(413);
+    expect(res.error).toBeUndefined();
+    expect(JSON.parse(res.body.toString()).error.code).toBe('payload_too_large');
+    expect(seenHead).toHaveLength(1);
+  } finally {
+    await t.close();
+  }
+});
+
 test('classification: a server that never answers is a timeout with status 0, bounded by the deadline', async () => {
   const server = await httpServer(() => {});
   try {
