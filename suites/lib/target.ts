@@ -91,9 +91,10 @@ export class TargetResponse {
   }
   /** A one-line description for failure messages. */
   describe(): string {
-    if (this.exchange.error) return `no response (${this.exchange.error})`;
+    if (this.exchange.status === 0) return `no response (${this.exchange.error ?? 'no status'})`;
     const snippet = this.exchange.responseBody.slice(0, 300).replace(/\s+/g, ' ');
-    return `HTTP ${this.status}: ${snippet}`;
+    // A status with an error: the head came, the body did not come whole (cut, too slow, over the cap).
+    return `HTTP ${this.status}${this.exchange.error ? ` (then ${this.exchange.error})` : ''}: ${snippet}`;
   }
 }
 
