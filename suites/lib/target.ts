@@ -54,6 +54,10 @@ export interface SendOptions {
 const USER_AGENT = 'chatconform';
 
 export class TargetResponse {
+  // Decoded once: checks ask for the text and the JSON many times, and a body may be 16 MB.
+  private decoded?: string;
+  private notJson?: boolean;
+
   constructor(
     readonly exchange: Exchange,
     readonly body: Buffer,
@@ -66,24 +70,20 @@ export class TargetResponse {
   }
   /** The body as UTF-8 text. */
   get text(): string {
-    return this.body.toString('utf8');
+    return (this.decoded ??= this.body.toString('utf8'));
   }
-  /** The body parsed as JSON, or undefined when it is not JSON. */
+  /** The body parsed as JSON (a fresh value each time: callers may change it), or undefined when it is not JSON. */
   json(): unknown {
+    if (this.notJson) return undefined;
     try {
       return JSON.parse(this.text);
     } catch {
+      this.notJson = true;
       return undefined;
     }
   }
   get isJson(): boolean {
-    if (this.body.length === 0) return false;
-    try {
-      JSON.parse(this.text);
-      return true;
-    } catch {
-      return false;
-    }
+    return this.body.length > 0 && this.json() !== undefined;
   }
   /** Decode the body as a chat-completion event stream. */
   stream(): ChatStream {

@@ -147,31 +147,60 @@ export async function streamsForeverTarget(): Promise<HostileTarget> {
  * `{"object":"list","data":[],"padding":"xxxx…` for `bytes` bytes (never closed as JSON).
  */
 export function giganticBodyTarget(bytes: number): Promise<HostileTarget> {
-  const block = Buffer.alloc(1024 * 1024, 'x');
   const server = http.createServer((req, res) => {
     drain(req);
-    const head = Buffer.from('{"object":"list","data":[],"padding":"');
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(bytes) });
-    let sent = 0;
-    const pump = () => {
-      if (sent === 0) {
-        res.write(head);
-        sent = head.length;
-      }
-      while (sent < bytes) {
-        const n = Math.min(block.length, bytes - sent);
-        sent += n;
-        if (!res.write(n === block.length ? block : block.subarray(0, n))) {
-          res.once('drain', pump);
-          return;
-        }
-      }
-      res.end();
-    };
-    res.on('error', () => {});
-    pump();
+    sendGigantic(res, bytes);
   });
   return listen(server);
+}
+
+/**
+ * The reference mock behind a proxy that serves the catalog intact (so every test finds its models and sends
+ * its requests) but answers every other request with a gigantic body of `bytes` bytes.
+ */
+export async function giganticAnswersTarget(bytes: number): Promise<HostileTarget> {
+  const mock = await startMockServer({ port: 0 });
+  const server = http.createServer((req, res) => {
+    if (req.method === 'GET' && req.url?.startsWith('/v1/models')) {
+      void forward(mock, req).then(
+        ({ status, headers, body }) => {
+          res.writeHead(status, headers);
+          res.end(body);
+        },
+        () => res.destroy(),
+      );
+      return;
+    }
+    drain(req);
+    sendGigantic(res, bytes);
+  });
+  return { ...(await listen(server, () => mock.close())), apiKey: MOCK_KEYS.full };
+}
+
+const GIGANTIC_BLOCK = Buffer.alloc(1024 * 1024, 'x');
+
+/** Writes a 200 answer of `bytes` bytes as fast as the client reads it. */
+function sendGigantic(res: http.ServerResponse, bytes: number): void {
+  const head = Buffer.from('{"object":"list","data":[],"padding":"');
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(bytes) });
+  let sent = 0;
+  const pump = () => {
+    if (sent === 0) {
+      res.write(head);
+      sent = head.length;
+    }
+    while (sent < bytes && !res.destroyed) {
+      const n = Math.min(GIGANTIC_BLOCK.length, bytes - sent);
+      sent += n;
+      if (!res.write(n === GIGANTIC_BLOCK.length ? GIGANTIC_BLOCK : GIGANTIC_BLOCK.subarray(0, n))) {
+        res.once('drain', pump);
+        return;
+      }
+    }
+    res.end();
+  };
+  res.on('error', () => {});
+  pump();
 }
 
 /** Whether a request body is a chat request with stream true. */
