@@ -221,6 +221,7 @@ function attempt(request: TransportRequest, url: URL, agent: http.Agent, deadlin
     req.on('socket', (s) => {
       socket = s;
       s.on('data', onSocketData);
+      guardSocket(s);
     });
     req.on('error', (err) => {
       // Once the answer's head is in, a failed upload is the server's choice (an early 413 that closes while
@@ -259,6 +260,19 @@ function attempt(request: TransportRequest, url: URL, agent: http.Agent, deadlin
     });
     req.end(request.body);
   });
+}
+
+const guarded = new WeakSet<Socket>();
+
+/**
+ * Node detaches the request's error listener from a kept-alive socket between requests and when an answer
+ * ends before the upload does (an early 413); a reset arriving in such a gap would be an unhandled 'error'
+ * that kills the worker. The request still learns of it through its own listener when one is attached.
+ */
+function guardSocket(s: Socket): void {
+  if (guarded.has(s)) return;
+  guarded.add(s);
+  s.on('error', () => {});
 }
 
 /** A decoder when the target compressed the body anyway (the kit asks for identity); the caps apply to its output. */
