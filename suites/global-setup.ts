@@ -1,14 +1,19 @@
 // Runs once before the suite: picks the target (the embedded mock unless CONFORMANCE_BASE_URL is set),
-// fixes the seed, opens the run folder, and discovers the catalog. Workers inherit what it sets in the
-// environment. Returns the teardown that stops the embedded mock.
-import { mkdirSync, mkdtempSync } from 'node:fs';
+// fixes the seed, opens the run's scratch folder, and discovers the catalog. Workers inherit what it sets in
+// the environment. Returns the teardown that stops the embedded mock.
+//
+// The scratch folder (ledger, discovery.json) lives in the OS temp dir, never in the checkout, and everything
+// written there is redacted. It is removed when the runner process exits, after the reporters (which read the
+// ledger) are done; CONFORMANCE_KEEP_SCRATCH=1 keeps it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { request } from '@playwright/test';
 import { startMockServer } from '../mock/server.ts';
-import { ENV, repoRoot, runConfig } from './lib/config.ts';
+import { ENV, repoRoot, runConfig, secrets } from './lib/config.ts';
 import { discover, saveDiscovery } from './lib/discovery.ts';
 import { budgetOf } from './lib/profile.ts';
 import { Target } from './lib/target.ts';
+import { closeIdleConnections } from './lib/transport.ts';
 
 export const MOCK_PROFILE = path.join(repoRoot, 'fixtures/profiles/mock.json');
 
@@ -23,21 +28,23 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     env[ENV.profile] ??= MOCK_PROFILE;
   }
   if (!env[ENV.seed] || !Number.isSafeInteger(Number(env[ENV.seed]))) env[ENV.seed] = String(Math.floor(Math.random() * 2 ** 31));
-  mkdirSync(path.join(repoRoot, '.tmp'), { recursive: true });
-  env[ENV.runDir] = mkdtempSync(path.join(repoRoot, '.tmp', 'run-'));
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'chatconform-run-'));
+  env[ENV.runDir] = scratch;
+  const keep = env[ENV.keepScratch] === '1';
+  // 'exit' comes after the reporters' onEnd/onExit (the global teardown runs before them, and they read the ledger).
+  process.once('exit', () => {
+    if (keep) process.stderr.write(`chatconform: scratch folder kept (masked): ${scratch}\n`);
+    else rmSync(scratch, { recursive: true, force: true });
+  });
 
   const config = runConfig();
   process.stderr.write(`chatconform: target ${config.embeddedMock ? `${config.baseUrl} (embedded mock)` : config.baseUrl}; seed ${config.seed}` +
-    (config.profilePath ? `; profile ${path.relative(process.cwd(), config.profilePath)}` : '; no profile') + '\n');
+    (config.profilePath ? `; profile ${path.relative(process.cwd(), config.profilePath)}` : '; no profile') + `; scratch ${scratch}\n`);
 
-  const context = await request.newContext();
-  try {
-    const target = new Target(context, config);
-    saveDiscovery(config.runDir, await discover(target, config.profile, budgetOf(config.profile).maxSearchProbes));
-  } finally {
-    await context.dispose();
-  }
+  const target = new Target(config);
+  saveDiscovery(config.runDir, await discover(target, config.profile, budgetOf(config.profile).maxSearchProbes), secrets(config));
   return async () => {
+    closeIdleConnections();
     await stopMock?.();
   };
 }

@@ -1,7 +1,9 @@
 // The run's configuration: environment first, then the target profile, then defaults.
 // Every value a person can set is read here and nowhere else.
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { DEFAULT_MAX_BODY_BYTES } from './transport.ts';
 import { loadProfile, type Profile } from './profile.ts';
 
 export interface RunConfig {
@@ -15,8 +17,12 @@ export interface RunConfig {
   runDir: string;
   seed: number;
   fuzzRuns: number;
-  /** Per-request timeout; a target that does not answer in time fails the check, it never hangs the run. */
+  /** Per-request timeout, for the whole exchange; a target that does not answer in time never hangs the run. */
   requestTimeoutMs: number;
+  /** Largest response body read (an event stream likewise); past it the read stops with "response larger than N bytes". */
+  maxBodyBytes: number;
+  /** Keep the scratch folder (masked) after the run instead of removing it. */
+  keepScratch: boolean;
   /** True when the run started the embedded mock itself. */
   embeddedMock: boolean;
 }
@@ -29,6 +35,8 @@ export const ENV = {
   seed: 'CONFORMANCE_SEED',
   fuzzRuns: 'CONFORMANCE_FUZZ_RUNS',
   requestTimeoutMs: 'CONFORMANCE_REQUEST_TIMEOUT_MS',
+  maxBodyBytes: 'CONFORMANCE_MAX_BODY_BYTES',
+  keepScratch: 'CONFORMANCE_KEEP_SCRATCH',
   // Set by the global setup for the workers; not meant to be set by people.
   runDir: 'CONFORMANCE_RUN_DIR',
   embeddedMock: 'CONFORMANCE_EMBEDDED_MOCK',
@@ -52,10 +60,13 @@ export function runConfig(): RunConfig {
     apiKey: env[ENV.apiKey] ?? profile.apiKey ?? '',
     profile,
     reportDir: path.resolve(env[ENV.reportDir] ?? path.join(repoRoot, 'reports')),
-    runDir: env[ENV.runDir] ?? path.join(repoRoot, '.tmp', 'run'),
+    // Outside a run (no global setup) a fixed name in the OS temp dir; never in the checkout.
+    runDir: env[ENV.runDir] ?? path.join(os.tmpdir(), 'chatconform-run'),
     seed: Number.isSafeInteger(seed) ? seed : 0,
     fuzzRuns: positiveInt(env[ENV.fuzzRuns], profile.budget?.fuzzRuns ?? 25),
     requestTimeoutMs: positiveInt(env[ENV.requestTimeoutMs], 15_000),
+    maxBodyBytes: positiveInt(env[ENV.maxBodyBytes], DEFAULT_MAX_BODY_BYTES),
+    keepScratch: env[ENV.keepScratch] === '1',
     embeddedMock: env[ENV.embeddedMock] === '1',
   };
   if (profilePath) cached.profilePath = profilePath;

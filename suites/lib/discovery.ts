@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Profile } from './profile.ts';
+import { redact } from './redact.ts';
 import type { Target } from './target.ts';
 
 export interface ModelEntry {
@@ -56,8 +57,9 @@ const MAX_ACCESS_PROBES = 8;
 
 const FILE = 'discovery.json';
 
-export function saveDiscovery(runDir: string, d: Discovery): void {
-  writeFileSync(path.join(runDir, FILE), JSON.stringify(d, null, 2));
+/** Written redacted: a target may echo a credential into its catalog, and the scratch folder is on disk. */
+export function saveDiscovery(runDir: string, d: Discovery, secrets: readonly string[]): void {
+  writeFileSync(path.join(runDir, FILE), redact(JSON.stringify(d, null, 2), secrets));
 }
 
 export function loadDiscovery(runDir: string): Discovery {

@@ -16,8 +16,8 @@ export const test = base.extend<{ target: Target; check: Checker; discovery: Dis
   config: async ({}, use) => {
     await use(runConfig());
   },
-  target: async ({ request, config }, use) => {
-    await use(new Target(request, config));
+  target: async ({ config }, use) => {
+    await use(new Target(config));
   },
   check: async ({ target }, use, testInfo) => {
     const checker = new Checker(testInfo, target);

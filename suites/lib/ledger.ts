@@ -11,11 +11,28 @@ export interface LedgerTotals {
   costedResponses: number;
 }
 
+const BUDGET_SKIP = Symbol('chatconform.budgetSkip');
+
 export class BudgetExhausted extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'BudgetExhausted';
   }
+
+  /**
+   * Inside a test the budget's refusal is delivered as Playwright's skip (so the test is skipped, never failed);
+   * that skip still answers `instanceof BudgetExhausted`, so code that stops early on a spent budget (the
+   * property runner) needs no second test for it.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return Function.prototype[Symbol.hasInstance].call(this, value) || (typeof value === 'object' && value !== null && BUDGET_SKIP in value);
+  }
+}
+
+/** Tags the error Playwright's `skip` threw for a budget refusal (see BudgetExhausted); returns it. */
+export function markBudgetSkip(skip: unknown, reason: string): unknown {
+  if (typeof skip === 'object' && skip !== null) Object.defineProperty(skip, BUDGET_SKIP, { value: reason });
+  return skip;
 }
 
 export class Ledger {

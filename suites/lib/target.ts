@@ -1,12 +1,17 @@
-// The one client the suite talks to a target through. Every request goes through `send`: a timeout, the
-// budget, the token-cap policy, and an exchange record (redacted, with a curl that replays it) that travels
-// with the test's result into the reports.
-import type { APIRequestContext } from '@playwright/test';
-import { BudgetExhausted, Ledger } from './ledger.ts';
+// The one client the suite talks to a target through. Every request goes through `send`: the budget, the
+// token-cap policy, the transport (timeout, bounded reads, one retry on a fresh connection), and an exchange
+// record (redacted, with a curl that replays it) that travels with the test's result into the reports.
+// The kit's own limits are never the target's failure: inside a test each request extends the test's timeout
+// by its own, and a request the budget refuses skips the test with the reason.
+import { test, type TestInfo } from '@playwright/test';
+import { BudgetExhausted, Ledger, markBudgetSkip } from './ledger.ts';
 import { budgetOf } from './profile.ts';
 import { redact, redactHeaders } from './redact.ts';
 import { secrets, type RunConfig } from './config.ts';
 import { readChatStream, type ChatStream } from './chat-stream.ts';
+import { DEFAULT_MAX_EVENTS, sendRequest, type TransportErrorKind, type TransportEvent } from './transport.ts';
+
+export type { TransportErrorKind, TransportEvent } from './transport.ts';
 
 /** Largest body kept in evidence; the rest is elided (a 10 MB probe must not bloat the report). */
 const EVIDENCE_LIMIT = 16 * 1024;
@@ -23,7 +28,10 @@ export interface Exchange {
   responseHeaders: Record<string, string>;
   responseBody: string;
   responseBytes: number;
-  /** Set when no complete HTTP response arrived (timeout, refused or reset connection, body over the cap). */
+  /**
+   * Set when no complete HTTP response arrived: with `status` 0 no response head arrived at all (the kit could
+   * not judge); with a status, the body was cut, over the cap, or too slow (the target's answer, judged).
+   */
   error?: string;
   /** What kind of transport failure `error` is. */
   errorKind?: TransportErrorKind;
@@ -31,17 +39,6 @@ export interface Exchange {
   transportEvents?: TransportEvent[];
   durationMs: number;
   curl: string;
-}
-
-export type TransportErrorKind = 'timeout' | 'reset' | 'refused' | 'tls' | 'too-large' | 'protocol' | 'other';
-
-/**
- * A transport event: the kit's connection, not the target's answer. `retried` is a request that failed before
- * any response byte on a reused kept-alive connection and was sent again on a fresh one (RFC 9110 9.2.2).
- */
-export interface TransportEvent {
-  kind: 'retried' | 'reset' | 'timeout' | 'refused' | 'tls' | 'too-large' | 'protocol' | 'other';
-  message: string;
 }
 
 export interface SendOptions {
@@ -53,7 +50,14 @@ export interface SendOptions {
   timeoutMs?: number;
 }
 
+/** Sent with every request, so a target's logs can tell the kit's traffic apart. */
+const USER_AGENT = 'chatconform';
+
 export class TargetResponse {
+  // Decoded once: checks ask for the text and the JSON many times, and a body may be 16 MB.
+  private decoded?: string;
+  private notJson?: boolean;
+
   constructor(
     readonly exchange: Exchange,
     readonly body: Buffer,
@@ -66,24 +70,20 @@ export class TargetResponse {
   }
   /** The body as UTF-8 text. */
   get text(): string {
-    return this.body.toString('utf8');
+    return (this.decoded ??= this.body.toString('utf8'));
   }
-  /** The body parsed as JSON, or undefined when it is not JSON. */
+  /** The body parsed as JSON (a fresh value each time: callers may change it), or undefined when it is not JSON. */
   json(): unknown {
+    if (this.notJson) return undefined;
     try {
       return JSON.parse(this.text);
     } catch {
+      this.notJson = true;
       return undefined;
     }
   }
   get isJson(): boolean {
-    if (this.body.length === 0) return false;
-    try {
-      JSON.parse(this.text);
-      return true;
-    } catch {
-      return false;
-    }
+    return this.body.length > 0 && this.json() !== undefined;
   }
   /** Decode the body as a chat-completion event stream. */
   stream(): ChatStream {
@@ -91,9 +91,10 @@ export class TargetResponse {
   }
   /** A one-line description for failure messages. */
   describe(): string {
-    if (this.exchange.error) return `no response (${this.exchange.error})`;
+    if (this.exchange.status === 0) return `no response (${this.exchange.error ?? 'no status'})`;
     const snippet = this.exchange.responseBody.slice(0, 300).replace(/\s+/g, ' ');
-    return `HTTP ${this.status}: ${snippet}`;
+    // A status with an error: the head came, the body did not come whole (cut, too slow, over the cap).
+    return `HTTP ${this.status}${this.exchange.error ? ` (then ${this.exchange.error})` : ''}: ${snippet}`;
   }
 }
 
@@ -103,10 +104,7 @@ export class Target {
   private readonly secretList: string[];
   readonly maxTokens: number;
 
-  constructor(
-    private readonly request: APIRequestContext,
-    readonly config: RunConfig,
-  ) {
+  constructor(readonly config: RunConfig) {
     const budget = budgetOf(config.profile);
     this.ledger = Ledger.in(config.runDir, budget);
     this.maxTokens = budget.maxTokensPerRequest;
@@ -123,14 +121,15 @@ export class Target {
 
   /**
    * POST /v1/chat/completions. Unless the body names a cap itself, the request carries the budget's cap,
-   * so no request to a paid deployment is ever unbounded; a cap above the budget is refused before sending.
+   * so no request to a paid deployment is ever unbounded; a cap above the budget is refused before sending
+   * (inside a test: the test is skipped with the reason).
    */
   chat(body: Record<string, unknown>, opts: SendOptions & { uncapped?: boolean } = {}): Promise<TargetResponse> {
     const sent = { ...body };
     const caps = [sent.max_tokens, sent.max_completion_tokens].filter((v): v is number => typeof v === 'number');
     if (caps.length === 0 && !opts.uncapped) sent.max_completion_tokens = this.maxTokens;
     for (const cap of caps) {
-      if (cap > this.maxTokens) throw new BudgetExhausted(`a cap of ${cap} tokens exceeds the profile's maxTokensPerRequest (${this.maxTokens})`);
+      if (cap > this.maxTokens) return Promise.resolve(this.refused('POST', '/v1/chat/completions', `a cap of ${cap} tokens exceeds the profile's maxTokensPerRequest (${this.maxTokens})`));
     }
     return this.send('POST', '/v1/chat/completions', JSON.stringify(sent), {
       ...opts,
@@ -144,50 +143,55 @@ export class Target {
   }
 
   async send(method: string, path: string, body: string | Buffer | undefined, opts: SendOptions = {}): Promise<TargetResponse> {
-    this.ledger.reserve();
+    try {
+      this.ledger.reserve();
+    } catch (err) {
+      if (err instanceof BudgetExhausted) return this.refused(method, path, err.message);
+      throw err;
+    }
+    const timeoutMs = opts.timeoutMs ?? this.config.requestTimeoutMs;
+    // A slow but correct target never times a test out while each of its requests is within its own bound.
+    const info = currentTest();
+    if (info && info.timeout > 0) info.setTimeout(info.timeout + timeoutMs);
     const key = opts.key === undefined ? this.config.apiKey : opts.key;
-    const headers: Record<string, string> = { accept: 'application/json, text/event-stream', ...(opts.headers ?? {}) };
+    const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: 'application/json, text/event-stream', ...(opts.headers ?? {}) };
     if (key) headers.authorization = `Bearer ${key}`;
     const url = this.url(path);
-    const started = Date.now();
-    const bodyBytes = body === undefined ? 0 : Buffer.byteLength(body);
+    const bytes = body === undefined ? undefined : typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     const exchange: Exchange = {
       method,
       path,
       url: this.scrub(url),
       requestHeaders: redactHeaders(headers, this.secretList),
-      requestBytes: bodyBytes,
+      requestBytes: bytes?.length ?? 0,
       status: 0,
       responseHeaders: {},
       responseBody: '',
       responseBytes: 0,
       durationMs: 0,
-      curl: this.curl(method, url, headers, body, key ? (opts.keyVar ?? (key === this.config.apiKey ? 'CONFORMANCE_API_KEY' : 'OTHER_KEY')) : undefined),
+      curl: this.curl(method, url, headers, bytes, key ? (opts.keyVar ?? (key === this.config.apiKey ? 'CONFORMANCE_API_KEY' : 'OTHER_KEY')) : undefined),
     };
-    if (body !== undefined) exchange.requestBody = this.evidence(typeof body === 'string' ? body : body.toString('utf8'));
+    if (bytes !== undefined) exchange.requestBody = this.evidence(bytes);
     this.exchanges.push(exchange);
-    let responseBody: Buffer = Buffer.alloc(0);
-    try {
-      const res = await this.request.fetch(url, {
-        method,
-        headers,
-        // Always bytes: Playwright would JSON-encode a string that does not parse under a JSON content type,
-        // and a malformed-JSON probe must arrive exactly as written.
-        ...(body !== undefined ? { data: typeof body === 'string' ? Buffer.from(body, 'utf8') : body } : {}),
-        timeout: opts.timeoutMs ?? this.config.requestTimeoutMs,
-        failOnStatusCode: false,
-        maxRedirects: 0,
-      });
-      exchange.status = res.status();
-      exchange.responseHeaders = redactHeaders(res.headers(), this.secretList);
-      responseBody = await res.body();
-      exchange.responseBytes = responseBody.length;
-      exchange.responseBody = this.evidence(responseBody.toString('utf8'));
-    } catch (err) {
-      exchange.error = this.scrub(err instanceof Error ? err.message.split('\n')[0]! : String(err));
-    }
+    const started = Date.now();
+    const result = await sendRequest({
+      method,
+      url,
+      headers,
+      ...(bytes !== undefined ? { body: bytes } : {}),
+      timeoutMs,
+      maxBodyBytes: this.config.maxBodyBytes,
+      maxEvents: DEFAULT_MAX_EVENTS,
+    });
     exchange.durationMs = Date.now() - started;
-    const response = new TargetResponse(exchange, responseBody);
+    exchange.status = result.status;
+    exchange.responseHeaders = redactHeaders(result.headers, this.secretList);
+    exchange.responseBytes = result.body.length;
+    exchange.responseBody = this.evidence(result.body);
+    if (result.error !== undefined) exchange.error = this.scrub(result.error);
+    if (result.errorKind) exchange.errorKind = result.errorKind;
+    if (result.events.length > 0) exchange.transportEvents = result.events.map((e) => ({ kind: e.kind, message: this.scrub(e.message) }));
+    const response = new TargetResponse(exchange, result.body);
     this.recordCost(response);
     return response;
   }
@@ -201,8 +205,41 @@ export class Target {
     return redact(text, this.secretList);
   }
 
+  /**
+   * A request the kit refuses to send (budget spent, cap above the budget). Inside a test the test is skipped
+   * with the reason (never failed: the target did nothing wrong); outside (global setup, discovery) the reason
+   * comes back as a response that got no answer, for the caller to report.
+   */
+  private refused(method: string, path: string, why: string): TargetResponse {
+    const reason = `budget exhausted: ${why}`;
+    const info = currentTest();
+    if (info) {
+      try {
+        info.skip(true, reason);
+      } catch (skip) {
+        // Still recognisable as BudgetExhausted for the code that stops a run early on it (the property runner).
+        throw markBudgetSkip(skip, reason);
+      }
+    }
+    const exchange: Exchange = {
+      method,
+      path,
+      url: this.scrub(this.url(path)),
+      requestHeaders: {},
+      requestBytes: 0,
+      status: 0,
+      responseHeaders: {},
+      responseBody: '',
+      responseBytes: 0,
+      error: reason,
+      durationMs: 0,
+      curl: '',
+    };
+    return new TargetResponse(exchange, Buffer.alloc(0));
+  }
+
   private recordCost(res: TargetResponse): void {
-    if (res.status !== 200) return;
+    if (res.status !== 200 || res.exchange.error !== undefined) return;
     const ct = res.headers['content-type'] ?? '';
     if (ct.includes('text/event-stream')) {
       for (const { chunk } of res.stream().usageChunks) {
@@ -215,26 +252,81 @@ export class Target {
     if (typeof json?.usage?.cost === 'number') this.ledger.recordCost(json.usage.cost);
   }
 
-  private evidence(text: string): string {
-    const scrubbed = this.scrub(text);
-    if (scrubbed.length <= EVIDENCE_LIMIT) return scrubbed;
-    return `${scrubbed.slice(0, EVIDENCE_LIMIT)}\n… (${scrubbed.length - EVIDENCE_LIMIT} more characters elided)`;
+  /**
+   * The body as evidence: redacted, at most EVIDENCE_LIMIT characters. Only the head is decoded and scrubbed (a
+   * 16 MB body must not be copied several times over); the margin covers a secret that straddles the cut.
+   */
+  private evidence(bytes: Buffer): string {
+    const margin = 4 * 1024 + Math.max(0, ...this.secretList.map((s) => Buffer.byteLength(s)));
+    const head = bytes.length <= EVIDENCE_LIMIT * 4 ? bytes : bytes.subarray(0, EVIDENCE_LIMIT * 4 + margin);
+    const scrubbed = this.scrub(head.toString('utf8'));
+    if (scrubbed.length <= EVIDENCE_LIMIT && head === bytes) return scrubbed;
+    const shown = scrubbed.slice(0, EVIDENCE_LIMIT);
+    return `${shown}\n… (${bytes.length - Buffer.byteLength(shown)} more bytes elided)`;
   }
 
-  /** A curl that replays the request; the credential is an environment variable, never its value. */
-  private curl(method: string, url: string, headers: Record<string, string>, body: string | Buffer | undefined, keyVar: string | undefined): string {
-    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-    const parts = ['curl', '-sS', '-N', '-X', method, q(this.scrub(url))];
+  /**
+   * A curl that replays the request; the credential is an environment variable, never its value. A body over
+   * the evidence limit comes as a generator command piped into curl, when the body is a run of one repeated
+   * character between a short head and tail (the suite's big probes: a 10 MB request is filler).
+   */
+  private curl(method: string, url: string, headers: Record<string, string>, body: Buffer | undefined, keyVar: string | undefined): string {
+    const parts = ['curl', '-sS', '-N', '-X', method, shellQuote(this.scrub(url))];
     for (const [name, value] of Object.entries(headers)) {
       if (name === 'authorization') continue;
-      parts.push('-H', q(`${name}: ${this.scrub(value)}`));
+      parts.push('-H', shellQuote(`${name}: ${this.scrub(value)}`));
     }
     if (keyVar) parts.push('-H', `"Authorization: Bearer \$${keyVar}"`);
-    if (body !== undefined) {
-      const len = Buffer.byteLength(body);
-      if (len > EVIDENCE_LIMIT) parts.push('--data-binary', `@body.json  # ${len} bytes: write the test's body to body.json`);
-      else parts.push('--data-binary', q(this.scrub(typeof body === 'string' ? body : body.toString('utf8'))));
+    if (body === undefined) return parts.join(' ');
+    if (body.length <= EVIDENCE_LIMIT) {
+      parts.push('--data-binary', shellQuote(this.scrub(body.toString('utf8'))));
+      return parts.join(' ');
     }
-    return parts.join(' ');
+    const generator = bodyGenerator(body, (s) => this.scrub(s));
+    if (!generator) {
+      parts.push('--data-binary', `@body.json  # ${body.length} bytes: write the test's body to body.json`);
+      return parts.join(' ');
+    }
+    parts.push('--data-binary', '@-');
+    return `${generator} | ${parts.join(' ')}`;
   }
+}
+
+function currentTest(): TestInfo | undefined {
+  try {
+    return test.info();
+  } catch {
+    // Not inside a test: the global setup, discovery, a script.
+    return undefined;
+  }
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Longest head and tail a generator command carries literally. */
+const GENERATOR_LITERAL_LIMIT = 4 * 1024;
+
+/**
+ * A shell command that prints exactly `body`, when it is a head, one character repeated, and a tail (the
+ * suite's oversized probes); undefined otherwise. The head and tail pass through `scrub`, like all evidence.
+ */
+export function bodyGenerator(body: Buffer, scrub: (s: string) => string = (s) => s): string | undefined {
+  // The longest run of one byte; a body of filler has one run that is nearly all of it.
+  let best = { start: 0, length: 0 };
+  for (let i = 0; i < body.length; ) {
+    let j = i + 1;
+    while (j < body.length && body[j] === body[i]) j++;
+    if (j - i > best.length) best = { start: i, length: j - i };
+    i = j;
+  }
+  const byte = body[best.start];
+  // A multi-byte UTF-8 filler would need its own handling; the suite's probes repeat one ASCII character.
+  if (byte === undefined || byte >= 0x80 || best.length < EVIDENCE_LIMIT) return undefined;
+  const head = body.subarray(0, best.start).toString('utf8');
+  const tail = body.subarray(best.start + best.length).toString('utf8');
+  if (head.length + tail.length > GENERATOR_LITERAL_LIMIT) return undefined;
+  const program = `process.stdout.write(${JSON.stringify(scrub(head))}+${JSON.stringify(String.fromCharCode(byte))}.repeat(${best.length})+${JSON.stringify(scrub(tail))})`;
+  return `node -e ${shellQuote(program)}`;
 }

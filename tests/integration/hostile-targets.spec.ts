@@ -3,7 +3,9 @@
 // and one that answers every request with a 100 MB body. Each run (the whole suite, 2 s per-request timeout)
 // must: finish within RUN_BOUND_MS (past it the run is killed with its workers, and the test fails), never
 // crash (no error outside the tests, no test failed by an exception in the suite's code), write
-// conformance.json with failed MUST requirements, and exit 1. The six runs go at once: they mostly wait.
+// conformance.json with failed MUST requirements, exit 1, and name in its evidence what the transport saw
+// (a timeout before any response, a parse error, a cut body, a body over the cap). The six runs go at once:
+// they mostly wait.
 import { expect, test } from '@playwright/test';
 import {
   closesMidStreamTarget,
@@ -32,20 +34,34 @@ const GIGANTIC_BYTES = 100 * 1024 * 1024;
  */
 const ANY_KEY = 'sk-hostile-0123456789abcdef';
 
-const TARGETS: { name: string; start: () => Promise<HostileTarget> }[] = [
-  { name: 'hangs (accepts, never answers)', start: hangingTarget },
-  { name: 'answers garbage bytes (not HTTP)', start: garbageTarget },
+/** The suite's default body cap (CONFORMANCE_MAX_BODY_BYTES). */
+const BODY_CAP = 16 * 1024 * 1024;
+
+/**
+ * Each target, and how the transport must name what it did in the report's evidence: no response head at all
+ * (status 0: a timeout, bytes that are not HTTP), or an answer whose body was cut, too slow or over the cap.
+ */
+const TARGETS: { name: string; start: () => Promise<HostileTarget>; transport?: RegExp }[] = [
+  { name: 'hangs (accepts, never answers)', start: hangingTarget, transport: /request timed out after 2000 ms before any response/ },
+  { name: 'answers garbage bytes (not HTTP)', start: garbageTarget, transport: /Parse Error[^"]*HPE_[A-Z_]+/ },
   { name: 'answers HTML with status 200', start: htmlTarget },
-  { name: 'closes the connection mid-stream', start: closesMidStreamTarget },
-  { name: 'streams forever (never [DONE])', start: streamsForeverTarget },
-  { name: `answers a ${GIGANTIC_BYTES / 1024 / 1024} MB body to every request`, start: () => giganticBodyTarget(GIGANTIC_BYTES) },
+  { name: 'closes the connection mid-stream', start: closesMidStreamTarget, transport: /aborted \(ECONNRESET\)|the connection closed before the response body was complete/ },
+  { name: 'streams forever (never [DONE])', start: streamsForeverTarget, transport: /request timed out after 2000 ms while reading the response body/ },
+  {
+    name: `answers a ${GIGANTIC_BYTES / 1024 / 1024} MB body to every request`,
+    start: () => giganticBodyTarget(GIGANTIC_BYTES),
+    transport: new RegExp(`response larger than ${BODY_CAP} bytes`),
+  },
 ];
 
 test('hostile targets: the suite finishes in bounded time, reports failures, never crashes or hangs', async ({}, testInfo) => {
   test.setTimeout(RUN_BOUND_MS + 120_000);
   const started = Date.now();
-  const results = await pool(TARGETS, TARGETS.length, async ({ name, start }) => {
+  const results = await pool(TARGETS, TARGETS.length, async ({ name, start, transport }) => {
     const target = await start();
+    // The proxies in front of the mock answer their catalog before the run: a cold mock on a loaded machine
+    // (six runs starting at once) can miss the run's 2 s discovery timeout, and then nothing would be judged.
+    if (target.apiKey) await fetch(`${target.url}/v1/models`, { headers: { authorization: `Bearer ${target.apiKey}` } }).then((r) => r.arrayBuffer());
     try {
       const run = await runSuite({
         baseUrl: target.url,
@@ -57,7 +73,7 @@ test('hostile targets: the suite finishes in bounded time, reports failures, nev
         boundMs: RUN_BOUND_MS,
         label: `hostile-${name.split(' ')[0]}`,
       });
-      return { name, run };
+      return { name, run, transport };
     } finally {
       await target.close();
     }
@@ -75,7 +91,7 @@ test('hostile targets: the suite finishes in bounded time, reports failures, nev
   lines.push(`  total ${((Date.now() - started) / 1000).toFixed(0)} s`);
   console.log(`\n${lines.join('\n')}\n`);
 
-  for (const { name, run } of results) {
+  for (const { name, run, transport } of results) {
     const r = run.report;
     const where = `target that ${name}: log ${run.logFile}\n${run.tail.slice(-1500)}`;
     expect.soft(run.killed, `the run against the ${where}\nfinishes within ${RUN_BOUND_MS / 1000} s`).toBe(false);
@@ -86,6 +102,8 @@ test('hostile targets: the suite finishes in bounded time, reports failures, nev
     expect.soft(r.verdict.result, `the run against the ${where}\nfails`).toBe('fail');
     expect.soft(r.verdict.mustFailed.length, `the run against the ${where}\nreports failed MUST requirements`).toBeGreaterThan(0);
     expect.soft(run.code, `the run against the ${where}\nexits 1`).toBe(1);
+    // What the transport saw reaches the report (failure messages, and the evidence exchanges' error).
+    if (transport) expect.soft(JSON.stringify(r), `the run against the ${where}\nreports what the transport saw`).toMatch(transport);
     if (!run.killed && r.verdict.result === 'fail' && r.errors.length === 0 && crashes(r).length === 0 && run.code === 1) cleanup(run);
   }
   await testInfo.attach('hostile-targets', { body: lines.join('\n'), contentType: 'text/plain' });

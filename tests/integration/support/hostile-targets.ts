@@ -147,31 +147,60 @@ export async function streamsForeverTarget(): Promise<HostileTarget> {
  * `{"object":"list","data":[],"padding":"xxxx…` for `bytes` bytes (never closed as JSON).
  */
 export function giganticBodyTarget(bytes: number): Promise<HostileTarget> {
-  const block = Buffer.alloc(1024 * 1024, 'x');
   const server = http.createServer((req, res) => {
     drain(req);
-    const head = Buffer.from('{"object":"list","data":[],"padding":"');
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(bytes) });
-    let sent = 0;
-    const pump = () => {
-      if (sent === 0) {
-        res.write(head);
-        sent = head.length;
-      }
-      while (sent < bytes) {
-        const n = Math.min(block.length, bytes - sent);
-        sent += n;
-        if (!res.write(n === block.length ? block : block.subarray(0, n))) {
-          res.once('drain', pump);
-          return;
-        }
-      }
-      res.end();
-    };
-    res.on('error', () => {});
-    pump();
+    sendGigantic(res, bytes);
   });
   return listen(server);
+}
+
+/**
+ * The reference mock behind a proxy that serves the catalog intact (so every test finds its models and sends
+ * its requests) but answers every other request with a gigantic body of `bytes` bytes.
+ */
+export async function giganticAnswersTarget(bytes: number): Promise<HostileTarget> {
+  const mock = await startMockServer({ port: 0 });
+  const server = http.createServer((req, res) => {
+    if (req.method === 'GET' && req.url?.startsWith('/v1/models')) {
+      void forward(mock, req).then(
+        ({ status, headers, body }) => {
+          res.writeHead(status, headers);
+          res.end(body);
+        },
+        () => res.destroy(),
+      );
+      return;
+    }
+    drain(req);
+    sendGigantic(res, bytes);
+  });
+  return { ...(await listen(server, () => mock.close())), apiKey: MOCK_KEYS.full };
+}
+
+const GIGANTIC_BLOCK = Buffer.alloc(1024 * 1024, 'x');
+
+/** Writes a 200 answer of `bytes` bytes as fast as the client reads it. */
+function sendGigantic(res: http.ServerResponse, bytes: number): void {
+  const head = Buffer.from('{"object":"list","data":[],"padding":"');
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(bytes) });
+  let sent = 0;
+  const pump = () => {
+    if (sent === 0) {
+      res.write(head);
+      sent = head.length;
+    }
+    while (sent < bytes && !res.destroyed) {
+      const n = Math.min(GIGANTIC_BLOCK.length, bytes - sent);
+      sent += n;
+      if (!res.write(n === GIGANTIC_BLOCK.length ? GIGANTIC_BLOCK : GIGANTIC_BLOCK.subarray(0, n))) {
+        res.once('drain', pump);
+        return;
+      }
+    }
+    res.end();
+  };
+  res.on('error', () => {});
+  pump();
 }
 
 /** Whether a request body is a chat request with stream true. */
@@ -203,4 +232,109 @@ async function forward(mock: RunningMockServer, req: http.IncomingMessage): Prom
   });
   out['content-length'] = String(body.length);
   return { status: upstream.status, headers: out, body, requestBody };
+}
+
+/** What the connection-closing proxy did. */
+export interface ClosingStats {
+  connections: number;
+  /** Requests forwarded to the mock and answered. */
+  forwarded: number;
+  /** Requests that arrived on a connection about to be closed, and were never answered. */
+  dropped: number;
+}
+
+/**
+ * The reference mock behind a transport that forwards every request and answer unchanged (status, headers,
+ * body, streamed as it comes) but closes each kept-alive connection a moment (5-50 ms) after each response,
+ * without `Connection: close`: what HTTP/1.1 lets a server do to an idle connection (RFC 9112 9.5), and what
+ * short keep-alive timeouts do. A request that arrives in that moment is never answered.
+ */
+export async function closesKeptAliveTarget(): Promise<HostileTarget & { stats: ClosingStats }> {
+  const mock = await startMockServer({ port: 0 });
+  const upstream = new URL(mock.url);
+  const agent = new http.Agent({ keepAlive: true });
+  const stats: ClosingStats = { connections: 0, forwarded: 0, dropped: 0 };
+  const closing = new WeakSet<net.Socket>();
+  // Deterministic spread of delays over 5-50 ms.
+  let n = 0;
+  const nextDelay = () => 5 + ((n++ * 17) % 46);
+  const server = http.createServer((req, res) => {
+    const socket = req.socket;
+    if (closing.has(socket)) {
+      stats.dropped++;
+      drain(req);
+      return;
+    }
+    const headers = { ...req.headers };
+    delete headers.connection;
+    delete headers['keep-alive'];
+    const out = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers, agent }, (answer) => {
+      const back = { ...answer.headers };
+      for (const h of ['connection', 'keep-alive', 'transfer-encoding']) delete back[h];
+      res.writeHead(answer.statusCode ?? 502, back);
+      answer.pipe(res);
+    });
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+    res.on('finish', () => {
+      stats.forwarded++;
+      closing.add(socket);
+      setTimeout(() => socket.destroy(), nextDelay());
+    });
+  });
+  server.on('connection', () => stats.connections++);
+  // The proxy's own idle timeout must not be what closes connections.
+  server.keepAliveTimeout = 60_000;
+  const t = await listen(server, async () => {
+    agent.destroy();
+    await mock.close();
+  });
+  return { ...t, apiKey: MOCK_KEYS.full, stats };
+}
+
+/**
+ * The reference mock behind a proxy that takes `key` (a credential the mock does not know) in place of the
+ * mock's own, and echoes it into every answer: a response header, a top-level field of every JSON body, every
+ * catalog entry's name, and every streamed chunk. A run against it must leave `key` nowhere on disk.
+ */
+export async function echoesKeyTarget(key: string): Promise<HostileTarget> {
+  const mock = await startMockServer({ port: 0 });
+  const echoJson = (value: unknown): unknown => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+    const o: Record<string, unknown> = { ...(value as Record<string, unknown>), echo: `Authorization: Bearer ${key}` };
+    if (o.object === 'list' && Array.isArray(o.data)) {
+      o.data = o.data.map((m: unknown) => (typeof m === 'object' && m !== null && typeof (m as { name?: unknown }).name === 'string' ? { ...m, name: `${(m as { name: string }).name} ${key}` } : m));
+    }
+    if (o.object === 'model' && typeof o.name === 'string') o.name = `${o.name} ${key}`;
+    return o;
+  };
+  const server = http.createServer((req, res) => {
+    if (req.headers.authorization === `Bearer ${key}`) req.headers.authorization = `Bearer ${MOCK_KEYS.full}`;
+    void forward(mock, req).then(
+      ({ status, headers, body }) => {
+        let text = body.toString('utf8');
+        const type = headers['content-type'] ?? '';
+        if (type.includes('text/event-stream')) {
+          text = text.replace(/^data: ?(\{.*\})\r?$/gm, (line, json: string) => {
+            try {
+              return `data: ${JSON.stringify(echoJson(JSON.parse(json)))}`;
+            } catch {
+              return line;
+            }
+          });
+        } else if (type.includes('json')) {
+          try {
+            text = JSON.stringify(echoJson(JSON.parse(text)));
+          } catch {
+            // not JSON after all: sent as it came
+          }
+        }
+        const out = Buffer.from(text, 'utf8');
+        res.writeHead(status, { ...headers, 'content-length': String(out.length), 'x-echo': key });
+        res.end(out);
+      },
+      () => res.destroy(),
+    );
+  });
+  return listen(server, () => mock.close());
 }

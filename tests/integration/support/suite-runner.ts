@@ -51,6 +51,10 @@ export interface SuiteRunOptions {
   label: string;
   /** Further environment for the run. */
   extraEnv?: Record<string, string>;
+  /** Further arguments to `playwright test` (e.g. reporters). */
+  extraArgs?: string[];
+  /** Called with the run's pid once it started; the run leads its own process group (pgid = pid). */
+  onSpawn?: (pid: number) => void;
 }
 
 /** Environment for a fresh child run: none of this test's own Playwright variables, none of a caller's target. */
@@ -87,11 +91,12 @@ export function runSuite(opts: SuiteRunOptions): Promise<SuiteRun> {
     ...(opts.profile !== null ? { CONFORMANCE_PROFILE: opts.profile ?? MOCK_PROFILE } : {}),
     ...opts.extraEnv,
   });
-  const args = [PLAYWRIGHT_CLI, 'test', '-c', 'suites/conformance.config.ts', '--output', path.join(dir, 'test-results')];
+  const args = [PLAYWRIGHT_CLI, 'test', '-c', 'suites/conformance.config.ts', '--output', path.join(dir, 'test-results'), ...(opts.extraArgs ?? [])];
   const started = Date.now();
   return new Promise((resolve, reject) => {
     // detached: the run leads its own process group, so the bound kills its workers too.
     const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    if (child.pid !== undefined) opts.onSpawn?.(child.pid);
     const out: Buffer[] = [];
     let size = 0;
     const keep = (d: Buffer) => {

@@ -1,0 +1,114 @@
+// The kit's own connection is never the target's failure. The whole suite runs against the reference mock
+// twice, at once: directly, and behind a transport that forwards everything unchanged but closes each kept-alive
+// connection 5-50 ms after each response, without `Connection: close` (as HTTP/1.1 allows a server). Behind it
+// the verdict must be the same: 0 MUST failures, every requirement with the same status, and the requests that
+// died unanswered on a reused connection retried on a fresh one and recorded as transport events.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { startMockServer } from '../../mock/server.ts';
+import { MOCK_KEYS } from '../../mock/fixtures.ts';
+import type { Exchange } from '../../suites/lib/target.ts';
+import { closesKeptAliveTarget } from './support/hostile-targets.ts';
+import { cleanup, crashes, pool, runSuite, type SuiteRun } from './support/suite-runner.ts';
+
+const RUN_BOUND_MS = 300_000;
+const EVIDENCE = 'chatconform-evidence';
+
+interface PwJson {
+  suites: PwSuite[];
+}
+interface PwSuite {
+  suites?: PwSuite[];
+  specs?: { tests: { results: { attachments: { name: string; body?: string }[] }[] }[] }[];
+}
+
+/** Every exchange of the run, from the evidence attachments in Playwright's JSON report. */
+function exchangesOf(file: string): Exchange[] {
+  const out: Exchange[] = [];
+  const visit = (s: PwSuite) => {
+    for (const spec of s.specs ?? [])
+      for (const t of spec.tests)
+        for (const r of t.results)
+          for (const a of r.attachments) {
+            if (a.name !== EVIDENCE || !a.body) continue;
+            out.push(...(JSON.parse(Buffer.from(a.body, 'base64').toString('utf8')) as { exchanges: Exchange[] }).exchanges);
+          }
+    for (const child of s.suites ?? []) visit(child);
+  };
+  for (const s of (JSON.parse(readFileSync(file, 'utf8')) as PwJson).suites) visit(s);
+  return out;
+}
+
+function counts(run: SuiteRun): Record<string, number> {
+  const c: Record<string, number> = {};
+  for (const r of run.report?.requirements ?? []) c[r.status] = (c[r.status] ?? 0) + 1;
+  return c;
+}
+
+test('behind a transport that closes kept-alive connections without notice, the suite gives the same verdict', async () => {
+  test.setTimeout(RUN_BOUND_MS + 120_000);
+  const mock = await startMockServer({ port: 0 });
+  const closing = await closesKeptAliveTarget();
+  const jsonDir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-keepalive-'));
+  try {
+    const [direct, behind] = await pool(
+      [
+        { label: 'keepalive-direct', url: mock.url },
+        { label: 'keepalive-closing', url: closing.url },
+      ],
+      2,
+      ({ label, url }) => {
+        // Playwright's JSON report carries each test's evidence attachment, hence every exchange.
+        const jsonFile = path.join(jsonDir, `pw-${label}.json`);
+        return runSuite({
+          baseUrl: url,
+          boundMs: RUN_BOUND_MS,
+          label,
+          extraEnv: { CONFORMANCE_API_KEY: MOCK_KEYS.full, PLAYWRIGHT_JSON_OUTPUT_FILE: jsonFile },
+          extraArgs: ['--reporter=line,./suites/reporter/index.ts,json'],
+        }).then((run) => ({ ...run, jsonFile }));
+      },
+    );
+    const exchanges = exchangesOf(behind!.jsonFile);
+    const retried = exchanges.filter((e) => e.transportEvents?.some((t) => t.kind === 'retried'));
+    const unanswered = exchanges.filter((e) => e.status === 0);
+    console.log(
+      [
+        '',
+        `keep-alive closes (5-50 ms after each response): ${closing.stats.connections} connections, ${closing.stats.forwarded} requests answered, ${closing.stats.dropped} dropped unanswered`,
+        `  behind it: ${exchanges.length} exchanges, ${retried.length} retried on a fresh connection, ${unanswered.length} without a response`,
+        `  statuses direct: ${JSON.stringify(counts(direct!))}  verdict ${direct!.report?.verdict.result}`,
+        `  statuses behind: ${JSON.stringify(counts(behind!))}  verdict ${behind!.report?.verdict.result}`,
+        '',
+      ].join('\n'),
+    );
+
+    for (const [name, run] of [
+      ['direct', direct!],
+      ['behind the closing transport', behind!],
+    ] as const) {
+      const where = `${name}: log ${run.logFile}\n${run.tail.slice(-1500)}`;
+      expect(run.killed, where).toBe(false);
+      expect(run.report, where).toBeDefined();
+      expect(run.report!.errors, where).toEqual([]);
+      expect(crashes(run.report!), where).toEqual([]);
+      expect(run.report!.verdict.mustFailed, where).toEqual([]);
+      expect(run.report!.verdict.result, where).toBe('pass');
+    }
+    // The same status for every requirement, with and without the closing transport.
+    const statuses = (run: SuiteRun) => Object.fromEntries(run.report!.requirements.map((r) => [r.id, r.status]));
+    expect(statuses(behind!)).toEqual(statuses(direct!));
+    // The closes did bite, and every request they killed was sent again and answered.
+    expect(closing.stats.dropped).toBeGreaterThan(0);
+    expect(retried.length).toBeGreaterThanOrEqual(closing.stats.dropped);
+    expect(unanswered.map((e) => `${e.method} ${e.path}: ${e.error}`)).toEqual([]);
+    cleanup(direct!);
+    cleanup(behind!);
+  } finally {
+    rmSync(jsonDir, { recursive: true, force: true });
+    await closing.close();
+    await mock.close();
+  }
+});
