@@ -1,0 +1,115 @@
+// The verdict never outruns the evidence (issue 17): a run that could judge little says so instead of passing,
+// and the kit's own limits (its budget, its patience with a slow server) are never charged to the target.
+// Each case runs the suite (or the spec files it concerns) against a target on 127.0.0.1 and reads its report.
+import http from 'node:http';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { MOCK_KEYS } from '../../mock/fixtures.ts';
+import { startMockServer } from '../../mock/server.ts';
+import { cleanup, crashes, MOCK_PROFILE, runSuite } from './support/suite-runner.ts';
+
+const BOUND_MS = 420_000;
+test.describe.configure({ mode: 'parallel' });
+
+/** A server that lists one model and answers every completion 503 model_unavailable, a state section 7 allows. */
+async function unavailableStub(): Promise<{ url: string; close: () => Promise<void> }> {
+  const entry = { id: 'stub-model', name: 'Stub', min_tier: 'free', supports_images: false, supports_caching: false, supports_reasoning: false, supports_global_endpoint: true, is_featured: false };
+  const server = http.createServer((req, res) => {
+    const json = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    req.resume();
+    req.on('end', () => {
+      if (req.method === 'GET' && req.url === '/v1/models') return json(200, { object: 'list', data: [entry] });
+      if (req.method === 'GET' && req.url === '/v1/models/stub-model') return json(200, entry);
+      if (req.method === 'POST' && req.url === '/v1/chat/completions') return json(503, { error: { type: 'service_unavailable', code: 'model_unavailable', message: 'stub-model cannot be served right now' } });
+      return json(404, { error: { type: 'not_found', code: 'not_found', message: 'no such route' } });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** The mock's own profile with a budget override, written to a temp file. */
+function profileWith(budget: Record<string, number>): string {
+  const profile = JSON.parse(readFileSync(MOCK_PROFILE, 'utf8')) as { budget: Record<string, number>; $schema?: string };
+  delete profile.$schema;
+  profile.budget = { ...profile.budget, ...budget };
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'chatconform-profile-')), 'profile.json');
+  writeFileSync(file, JSON.stringify(profile));
+  return file;
+}
+
+test('a target that lists a model but never serves it gets INCOMPLETE, never PASS, with its coverage', async () => {
+  test.setTimeout(BOUND_MS + 30_000);
+  const stub = await unavailableStub();
+  try {
+    const run = await runSuite({ baseUrl: stub.url, profile: null, extraEnv: { CONFORMANCE_API_KEY: 'sk-stub-0123456789' }, fuzzRuns: 3, workers: 2, boundMs: BOUND_MS, label: 'stub-503', extraArgs: ['suites/auth.spec.ts', 'suites/chat.spec.ts', 'suites/streaming.spec.ts'] });
+    const r = run.report!;
+    const report = r as unknown as { coverage: { mustJudged: number; mustDeclared: number; coreNotJudged: string[] } };
+    console.log(`503 stub: verdict ${r.verdict.result}, exit ${run.code}, ${report.coverage.mustJudged} of ${report.coverage.mustDeclared} MUSTs judged, core not judged: ${report.coverage.coreNotJudged.join(', ')}`);
+    expect(crashes(r)).toEqual([]);
+    expect(r.verdict.result).not.toBe('pass');
+    expect(report.coverage.coreNotJudged).toEqual(expect.arrayContaining(['CHAT-004', 'CHAT-005']));
+    cleanup(run);
+  } finally {
+    await stub.close();
+  }
+});
+
+test('an exhausted budget skips what it could not send, and fails nothing', async () => {
+  test.setTimeout(BOUND_MS + 30_000);
+  const mock = await startMockServer({ port: 0 });
+  try {
+    const run = await runSuite({ baseUrl: mock.url, profile: profileWith({ maxRequests: 12 }), fuzzRuns: 3, workers: 1, boundMs: BOUND_MS, label: 'budget-12', extraArgs: ['suites/chat.spec.ts', 'suites/catalog.spec.ts'] });
+    const r = run.report!;
+    const budgetFailures = r.requirements.filter((q) => q.status === 'fail' || q.status === 'error');
+    console.log(`budget of 12 requests: verdict ${r.verdict.result}, exit ${run.code}, ${r.requirements.filter((q) => q.status === 'skip').length} skipped, ${budgetFailures.length} failed or errored`);
+    expect(budgetFailures.map((q) => `${q.id} ${q.status}: ${q.reason}`)).toEqual([]);
+    expect(r.verdict.mustFailed).toEqual([]);
+    expect(run.code).toBe(0);
+    expect(r.verdict.result).not.toBe('pass');
+    expect(r.requirements.some((q) => q.status === 'skip' && /budget/i.test(q.reason ?? ''))).toBe(true);
+    cleanup(run);
+  } finally {
+    await mock.close();
+  }
+});
+
+test('a slow but correct target (3 s before every answer) passes: its slowness is not a failure', async () => {
+  test.setTimeout(BOUND_MS + 60_000);
+  const mock = await startMockServer({ port: 0, variant: ['slow'] });
+  try {
+    // The catalog test reads every entry back (about fifty requests): the one that timed out at 60 s before.
+    const run = await runSuite({ baseUrl: mock.url, profile: profileWith({ maxSearchProbes: 1 }), fuzzRuns: 3, workers: 2, boundMs: BOUND_MS, label: 'slow-3s', extraArgs: ['suites/catalog.spec.ts'] });
+    const r = run.report!;
+    console.log(`slow target (3 s per answer): verdict ${r.verdict.result}, exit ${run.code}, ${Math.round(run.wallMs / 1000)} s`);
+    expect(crashes(r)).toEqual([]);
+    expect(r.verdict.mustFailed).toEqual([]);
+    expect(r.requirements.filter((q) => q.status === 'error').map((q) => `${q.id}: ${q.reason}`)).toEqual([]);
+    expect(run.code).toBe(0);
+    cleanup(run);
+  } finally {
+    await mock.close();
+  }
+});
+
+test('the free-tier key passes against the clean mock: a key\'s tier is never charged to a feature', async () => {
+  test.setTimeout(BOUND_MS + 30_000);
+  const mock = await startMockServer({ port: 0 });
+  try {
+    const run = await runSuite({ baseUrl: mock.url, fuzzRuns: 3, workers: 2, boundMs: BOUND_MS, label: 'free-tier', extraEnv: { CONFORMANCE_API_KEY: MOCK_KEYS.free } });
+    const r = run.report!;
+    console.log(`free-tier key: verdict ${r.verdict.result}, exit ${run.code}, MUST failed: ${r.verdict.mustFailed.join(', ') || 'none'}`);
+    expect(crashes(r)).toEqual([]);
+    expect(r.verdict.mustFailed).toEqual([]);
+    expect(run.code).toBe(0);
+    cleanup(run);
+  } finally {
+    await mock.close();
+  }
+});
