@@ -223,9 +223,7 @@ export class Checker {
     const recorded = new Set(this.records.map((r) => r.id));
     for (const id of declaredRequirements(this.testInfo)) {
       if (recorded.has(primaryOf(id))) continue;
-      const cause: RootCause = first
-        ? { ...(first.status === 'error' ? {} : { id: first.id }), ...(first.exchange !== undefined ? { exchange: first.exchange } : {}), message: `not judged: what it needed did not come back after ${first.id} ${first.status === 'error' ? 'could not be judged' : 'failed'}: ${(first.message ?? '').split('\n')[0]!.slice(0, 200)}` }
-        : { message: reason };
+      const cause: RootCause = first ? { ...(first.status === 'error' ? {} : { id: first.id }), ...(first.exchange !== undefined ? { exchange: first.exchange } : {}), message: unjudgedAfter(first, this.target) } : { message: reason };
       this.records.push({ id: primaryOf(id), status: first ? 'skip' : status, message: cause.message, cause });
     }
   }
@@ -243,6 +241,16 @@ export class Checker {
       return this.target.scrub(String(v));
     }
   }
+}
+
+/**
+ * Why a declared requirement went unjudged after `first`: the answer it needed never came (refused, no response),
+ * or, a cascade the checks should not allow, the test stopped after a check failed on an answer it got.
+ */
+function unjudgedAfter(first: CheckRecord, target: Target): string {
+  const what = `${first.id} ${first.status === 'error' ? 'could not be judged' : 'failed'}: ${(first.message ?? '').split('\n')[0]!.slice(0, 200)}`;
+  const status = first.exchange !== undefined ? target.exchanges[first.exchange]?.status : undefined;
+  return status === 200 ? `not judged: the test stopped after ${what}` : `not judged: the answer it needed never came (${what})`;
 }
 
 /** No HTTP response head arrived: the exchange says nothing about the target's behaviour. */

@@ -44,7 +44,8 @@ export interface Profile {
 
 export const DEFAULT_BUDGET = {
   maxRequests: 2000,
-  maxTokensPerRequest: 64,
+  // Room for a whole tool call; requests that name no cap carry a smaller one (DEFAULT_CAP in target.ts).
+  maxTokensPerRequest: 256,
   maxCost: 1,
   fuzzRuns: 25,
   maxSearchProbes: 4,

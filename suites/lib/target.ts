@@ -16,6 +16,9 @@ export type { TransportErrorKind, TransportEvent } from './transport.ts';
 /** Largest body kept in evidence; the rest is elided (a 10 MB probe must not bloat the report). */
 const EVIDENCE_LIMIT = 16 * 1024;
 
+/** The cap an uncapped request carries: enough for any short answer, cheap on a paid deployment. */
+export const DEFAULT_CAP = 64;
+
 export interface Exchange {
   method: string;
   /** Path relative to the base URL, e.g. /v1/models. */
@@ -127,7 +130,9 @@ export class Target {
   chat(body: Record<string, unknown>, opts: SendOptions & { uncapped?: boolean } = {}): Promise<TargetResponse> {
     const sent = { ...body };
     const caps = [sent.max_tokens, sent.max_completion_tokens].filter((v): v is number => typeof v === 'number');
-    if (caps.length === 0 && !opts.uncapped) sent.max_completion_tokens = this.maxTokens;
+    // An uncapped request gets a small cap (an answer's length rarely matters); tests that need room (tool calls)
+    // ask for up to maxTokens themselves.
+    if (caps.length === 0 && !opts.uncapped) sent.max_completion_tokens = Math.min(DEFAULT_CAP, this.maxTokens);
     for (const cap of caps) {
       if (cap > this.maxTokens) return Promise.resolve(this.refused('POST', '/v1/chat/completions', `a cap of ${cap} tokens exceeds the profile's maxTokensPerRequest (${this.maxTokens})`));
     }
