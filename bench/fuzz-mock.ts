@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { MOCK_KEYS, MOCK_MODELS } from '../mock/fixtures.ts';
+import { prng } from '../mock/core/tokens.ts';
 
 const repoRoot = fileURLToPath(new URL('../', import.meta.url));
 const HANG_MS = 15_000;
@@ -23,18 +24,6 @@ const SEED = Number(arg('seed', String(Date.now() % 2 ** 31)));
 const CONCURRENCY = Number(arg('concurrency', '8'));
 const GIVEN_URL = process.argv.includes('--url') ? arg('url', '') : undefined;
 const CUTOFFS = !process.argv.includes('--no-cutoffs');
-
-/** mulberry32: the fuzzer's own seeded source. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class Gen {
   constructor(readonly rnd: () => number) {}

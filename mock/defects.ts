@@ -39,6 +39,11 @@ export interface DefectSpec {
    * (CHATCONFORM_MATRIX=full), to keep `npm test` within its time budget; every one of them is caught too.
    */
   tier?: 'core' | 'extended';
+  /**
+   * Set when only a cooperating target can show the defect: what the suite needs from the profile to provoke it
+   * (a restricted key, an unavailable model, scenario headers). A black-box run cannot see it.
+   */
+  cooperation?: string;
 }
 
 export const DEFECTS = [
@@ -71,7 +76,7 @@ export const DEFECTS = [
   },
   {
     name: 'catalog-requires-credential',
-    breaks: 'CAT-035',
+    breaks: 'AUTH-005',
     section: 'catalog',
     description: 'GET /v1/models and GET /v1/models/{id} answer 401 without a credential (authentication middleware on every route)',
   },
@@ -113,6 +118,7 @@ export const DEFECTS = [
     breaks: 'AUTH-008',
     section: 'auth',
     description: 'a key limited to a model list asking for another model is silently served by the first model on its list',
+    cooperation: 'a key restricted to a list of models (profile.restrictedKey)',
   },
   {
     name: 'tier-not-enforced',
@@ -337,6 +343,7 @@ export const DEFECTS = [
     breaks: 'ERR-008',
     section: 'errors',
     description: 'model_unavailable is answered with status 500 instead of 503',
+    cooperation: 'a model that cannot currently be served (profile.unavailableModel)',
   },
   {
     name: 'deactivated-404',
@@ -350,12 +357,14 @@ export const DEFECTS = [
     breaks: 'ERR-001',
     section: 'errors',
     description: 'the authorization gateway in front answers its 403 refusals as text/plain ("403 Forbidden: model_not_allowed"), not as a JSON error object',
+    cooperation: 'a refusal of a restricted key (profile.restrictedKey): the only refusals the gateway answers as text',
   },
   {
     name: 'error-no-code',
     breaks: 'ERR-003',
     section: 'errors',
     description: 'upstream failures (5xx) are passed through with error.type and error.message but no error.code',
+    cooperation: 'an upstream failure, which only the scenario headers (profile.scenarioHeaders) or an unavailable model provoke',
   },
   {
     name: 'stream-error-as-200',

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFECTS } from '../mock/defects.ts';
 import { ALL_CHECKS } from '../suites/checks/registry.ts';
-import { requirements } from '../spec/requirements/index.ts';
+import { getRequirement, requirements } from '../spec/requirements/index.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -67,5 +67,7 @@ export function requirementLinks(): Map<string, RequirementLinks> {
     });
   }
   for (const d of DEFECTS) add(d.breaks, 'defects', d.name);
+  // A defect that breaks a restated rule breaks its primary.
+  for (const d of DEFECTS) if (getRequirement(d.breaks).sameAs) add(getRequirement(d.breaks).sameAs!, 'defects', d.name);
   return links;
 }

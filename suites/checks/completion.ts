@@ -8,6 +8,8 @@ export interface Completion {
   model: string;
   /** "completion" or "streamed completion", for messages. */
   what: string;
+  /** The token cap the request carried, when it carried one. */
+  cap?: number;
 }
 
 /** Seconds either side of now within which `created` counts as plausible (clock skew, slow targets). */
@@ -62,15 +64,28 @@ export const toolCallIdsDistinct = check('RESP-016', function toolCallIdsDistinc
 });
 
 /**
- * Tool-call arguments decode as JSON (2.4). A choice cut by the token cap (finish_reason "length") is not judged:
- * a call cut short by the caller's own cap is an unfinished call, not a malformed one.
+ * Whether the cap may have cut this choice: it says so (finish_reason "length"), or it reports no finish_reason
+ * (optional) and its usage either is absent or reaches the cap.
+ */
+function mayBeCutByCap(c: Completion, choice: Json): boolean {
+  if (choice.finish_reason === 'length') return true;
+  if ('finish_reason' in choice) return false;
+  const used = usageOf(c)?.completion_tokens;
+  return typeof used !== 'number' || (c.cap !== undefined && used >= c.cap);
+}
+
+/**
+ * Tool-call arguments decode as JSON (2.4). A choice the token cap may have cut is not judged: a call cut short by
+ * the caller's own cap is an unfinished call, not a malformed one.
  */
 export const toolArgumentsDecode = check('RESP-020', function toolArgumentsDecode(c: Completion) {
   const problems: string[] = [];
   let judged = false;
   choicesOf(c).forEach((choice, position) => {
     const calls = messageOf(choice).tool_calls;
-    if (!Array.isArray(calls) || choice.finish_reason === 'length') return;
+    if (!Array.isArray(calls)) return;
+    const decodes = calls.filter(isObject).every((call) => !isObject(call.function) || typeof call.function.arguments !== 'string' || parsesAsJson(call.function.arguments));
+    if (!decodes && mayBeCutByCap(c, choice)) return;
     for (const call of calls.filter(isObject)) {
       const args = isObject(call.function) ? call.function.arguments : undefined;
       if (typeof args !== 'string') continue;

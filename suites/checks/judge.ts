@@ -25,6 +25,17 @@ import { noResponse, type Checker, type RootCause } from '../lib/check.ts';
 import type { ChatStream } from '../lib/chat-stream.ts';
 import type { TargetResponse } from '../lib/target.ts';
 
+/** The completion subject with the token cap its request carried (read back from the exchange's request body). */
+function withCap(c: Completion, res: TargetResponse): Completion {
+  try {
+    const sent = JSON.parse(res.exchange.requestBody ?? '') as { max_completion_tokens?: unknown; max_tokens?: unknown };
+    const cap = typeof sent.max_completion_tokens === 'number' ? sent.max_completion_tokens : sent.max_tokens;
+    return typeof cap === 'number' ? { ...c, cap } : c;
+  } catch {
+    return c;
+  }
+}
+
 export interface JudgeOptions {
   /**
    * The requirement a 200 answer to this request is judged under when the test has not judged the exchange's
@@ -67,7 +78,7 @@ export function judgeCompletion(check: Checker, res: TargetResponse, model: stri
     return undefined;
   }
   check.apply(COMPLETION_SCHEMA_CHECKS, { values: [{ label: 'chat completion', data: body }] }, exchange);
-  check.apply(COMPLETION_CHECKS, { body, model, what: 'completion' } satisfies Completion, exchange);
+  check.apply(COMPLETION_CHECKS, withCap({ body, model, what: 'completion' }, res), exchange);
   return body;
 }
 
@@ -97,7 +108,7 @@ export function judgeStream(check: Checker, res: TargetResponse, model: string, 
   check.apply(CHUNK_SCHEMA_CHECKS, { values: stream.chunks.map((data, i) => ({ label: `chunk ${i}`, data })) }, exchange);
   const assembled = stream.outcome === 'complete' ? assembledCompletion(stream) : undefined;
   if (assembled) {
-    check.apply(COMPLETION_CHECKS, { body: assembled, model, what: 'streamed completion' } satisfies Completion, exchange);
+    check.apply(COMPLETION_CHECKS, withCap({ body: assembled, model, what: 'streamed completion' }, res), exchange);
   } else if (!opts.expectError) {
     const why =
       stream.outcome === 'error'

@@ -17,7 +17,7 @@ import { expect, test } from '@playwright/test';
 import { CORE_DEFECTS, DEFECTS, type DefectName, type DefectSection, type DefectSpec } from '../../mock/defects.ts';
 import { MOCK_KEYS } from '../../mock/fixtures.ts';
 import { startMockServer } from '../../mock/server.ts';
-import { getRequirement } from '../../spec/requirements/index.ts';
+import { getRequirement, primaryOf } from '../../spec/requirements/index.ts';
 import { requirementLinks } from '../../scripts/requirement-links.ts';
 import { VARIANTS, type VariantName } from '../../mock/variants.ts';
 import { cleanup, crashes, pool, runSuite, type SuiteRun } from './support/suite-runner.ts';
@@ -28,16 +28,20 @@ const SEED = 20261122;
 /** The black-box tier's seed: random, printed with the table, so a miss can be replayed. */
 const BLACK_BOX_SEED = Number(process.env.CHATCONFORM_MATRIX_SEED) || Math.floor(Math.random() * 2 ** 31);
 
-/** The spec files of each defect area: a defect shows in its area's tests (the response checks run in all). */
+/**
+ * The spec files of each defect area: a defect shows in the tests that send what triggers it (the response checks
+ * run in all of them). A defect often hides on one path (tool-call streams, reasoning requests, stream_options on
+ * a plain request), so an area lists every file that takes that path.
+ */
 const AREA_FILES: Record<DefectSection, string[]> = {
   catalog: ['suites/catalog.spec.ts', 'suites/auth.spec.ts'],
   auth: ['suites/auth.spec.ts', 'suites/catalog.spec.ts', 'suites/errors.spec.ts'],
   'request rules': ['suites/chat.spec.ts', 'suites/images.spec.ts', 'suites/reasoning.spec.ts', 'suites/properties/token-caps.spec.ts'],
-  'response shape': ['suites/chat.spec.ts', 'suites/tools.spec.ts'],
+  'response shape': ['suites/chat.spec.ts', 'suites/tools.spec.ts', 'suites/reasoning.spec.ts'],
   tools: ['suites/tools.spec.ts', 'suites/properties/request-fuzzing.spec.ts'],
-  'web search': ['suites/web-search.spec.ts', 'suites/properties/web-search-options.spec.ts'],
+  'web search': ['suites/web-search.spec.ts', 'suites/properties/web-search-options.spec.ts', 'suites/streaming.spec.ts'],
   routing: ['suites/routing.spec.ts'],
-  streaming: ['suites/streaming.spec.ts', 'suites/properties/streaming.spec.ts'],
+  streaming: ['suites/streaming.spec.ts', 'suites/properties/streaming.spec.ts', 'suites/tools.spec.ts', 'suites/reasoning.spec.ts'],
   errors: ['suites/errors.spec.ts', 'suites/auth.spec.ts'],
   limits: ['suites/limits.spec.ts'],
 };
@@ -50,8 +54,9 @@ function filesFor(d: DefectSpec): string[] {
   return [...new Set([...AREA_FILES[d.section], ...declaring])].sort();
 }
 
-/** Why a black box cannot see a defect: the requirement it breaks needs what only cooperation gives. */
+/** Why a black box cannot see a defect: provoking it needs what only a cooperating profile gives. */
 function blackBoxBlindSpot(d: DefectSpec): string | undefined {
+  if (d.cooperation) return `provoking it needs ${d.cooperation}`;
   const r = getRequirement(d.breaks);
   return r.check === 'black-box' ? undefined : `${d.breaks} is checked only with cooperation (${r.check}): the profile's keys, models or scenario headers`;
 }
@@ -99,7 +104,7 @@ function judge(job: Job, run: SuiteRun): Outcome {
       const ok = r.verdict.result !== 'fail' && run.code === 0 && status === 'warn';
       return { ...base, ok, result: ok ? `warned ${d.breaks} (SHOULD), verdict ${r.verdict.result}` : `${d.breaks} ${status ?? 'absent'}; verdict ${verdict}` };
     }
-    const caught = r.verdict.result === 'fail' && run.code !== 0 && mustFailed.includes(d.breaks);
+    const caught = r.verdict.result === 'fail' && run.code !== 0 && mustFailed.includes(primaryOf(d.breaks));
     if (job.blackBox) {
       // A black box may see a defect under another requirement (a deactivated model listed fails CAT-033 when a
       // completion naming it is refused); what it must never do is pass a defect of a black-box requirement.
@@ -144,7 +149,9 @@ async function runJob(job: Job): Promise<Outcome> {
 const seconds = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
 
 function table(outcomes: Outcome[], wallMs: number): string {
-  const defects = outcomes.filter((o) => o.job.kind === 'defect') as (Outcome & { job: Extract<Job, { kind: 'defect' }> })[];
+  const allDefects = outcomes.filter((o) => o.job.kind === 'defect') as (Outcome & { job: Extract<Job, { kind: 'defect' }> })[];
+  const defects = allDefects.filter((o) => !o.job.blackBox);
+  const blackBox = allDefects.filter((o) => o.job.blackBox);
   const musts = defects.filter((o) => o.job.defect.expect !== 'warn');
   const shoulds = defects.filter((o) => o.job.defect.expect === 'warn');
   const variantRuns = outcomes.filter((o) => o.job.kind === 'variants');
@@ -167,12 +174,20 @@ function table(outcomes: Outcome[], wallMs: number): string {
     lines.push(`  ${d.name.padEnd(w)}  ${d.breaks.padEnd(10)}  ${d.section.padEnd(14)}  ${(o.ok ? (d.expect === 'warn' ? 'warned' : 'caught') : 'MISSED').padEnd(10)}  ${seconds(o.run.wallMs).padStart(5)}  ${o.mustFailed.join(', ') || '-'}${o.ok ? '' : `   (${o.result})`}`);
   }
   lines.push('');
+  lines.push(`black box (no profile, only a key, seed ${BLACK_BOX_SEED}): what a certifier without cooperation sees`);
+  for (const o of blackBox) {
+    const d = o.job.defect;
+    lines.push(`  ${d.name.padEnd(w)}  ${d.breaks.padEnd(10)}  ${(o.ok ? (o.result.startsWith('not visible') ? 'blind' : 'caught') : 'MISSED').padEnd(10)}  ${seconds(o.run.wallMs).padStart(5)}  ${o.result}`);
+  }
+  lines.push('');
   for (const o of [...(clean ? [clean] : []), ...variantRuns]) {
     const label = o.job.kind === 'clean' ? 'clean mock' : `variants ${(o.job as Extract<Job, { kind: 'variants' }>).variants.join('+')}`;
     lines.push(`  ${label}: ${o.result} (${seconds(o.run.wallMs)})${o.ok ? '' : `; failed MUST IDs: ${o.mustFailed.join(', ') || '-'}; log ${o.run.logFile}`}`);
   }
   lines.push('');
   lines.push(`  defects caught: ${musts.filter((o) => o.ok).length}/${musts.length} (MUST)   SHOULD defects warned: ${shoulds.filter((o) => o.ok).length}/${shoulds.length}`);
+  const blind = blackBox.filter((o) => o.result.startsWith('not visible'));
+  lines.push(`  black box: ${blackBox.filter((o) => o.ok && !o.result.startsWith('not visible')).length}/${blackBox.length} caught, ${blind.length} not visible without cooperation (${blind.map((o) => o.job.defect.name).join(', ') || 'none'}), ${blackBox.filter((o) => !o.ok).length} missed`);
   lines.push(`  variants passed: ${variantVerdicts.filter((v) => v.passed).length}/${variantVerdicts.length}${variantVerdicts.some((v) => !v.passed) ? ` (failing: ${variantVerdicts.filter((v) => !v.passed).map((v) => v.name).join(', ')})` : ''}   clean mock: ${clean?.ok ? 'pass' : 'FAIL'}`);
   lines.push(`  ${outcomes.length} runs in ${seconds(wallMs)}`);
   if (!FULL) lines.push(`  (npm test runs the ${CORE_DEFECTS.length} core defects of ${DEFECTS.length}; CHATCONFORM_MATRIX=full runs them all and each variant alone)`);
@@ -188,6 +203,8 @@ test('defect matrix: every defect is caught with its requirement ID, every legal
     { kind: 'clean', label: 'clean' },
     ...variantJobs,
     ...defects.map((d): Job => ({ kind: 'defect', label: `defect-${d.name}`, defect: d })),
+    // The black-box tier: the MUST defects again, with no profile (only a key) and a random seed.
+    ...(defects as readonly DefectSpec[]).filter((d) => d.expect !== 'warn').map((d): Job => ({ kind: 'defect', label: `blackbox-${d.name}`, defect: d, blackBox: true })),
   ];
   // Generous: the runs share two cores with the rest of npm test (each run is bounded by RUN_BOUND_MS anyway).
   test.setTimeout(Math.max(1_800_000, Math.ceil(jobs.length / CONCURRENCY) * 90_000 + RUN_BOUND_MS));
@@ -205,7 +222,7 @@ test('defect matrix: every defect is caught with its requirement ID, every legal
   await testInfo.attach('defect-matrix', { path: file, contentType: 'text/plain' });
 
   for (const o of outcomes) {
-    const what = o.job.kind === 'defect' ? `defect ${o.job.defect.name} (breaks ${o.job.defect.breaks})` : o.job.kind === 'clean' ? 'the clean mock' : `variants ${o.job.variants.join('+')}`;
+    const what = o.job.kind === 'defect' ? `${o.job.blackBox ? 'black-box ' : ''}defect ${o.job.defect.name} (breaks ${o.job.defect.breaks})` : o.job.kind === 'clean' ? 'the clean mock' : `variants ${o.job.variants.join('+')}`;
     expect.soft(o.ok, `${what}: ${o.result}; failed MUST IDs ${o.mustFailed.join(', ') || 'none'}; run log ${o.run.logFile}, report ${path.join(o.run.reportDir, 'conformance.json')}\n${o.ok ? '' : o.run.tail.slice(-1500)}`).toBe(true);
   }
 });
