@@ -132,3 +132,20 @@ test.describe('section 7: refusals of the requested model', () => {
     },
   );
 });
+
+test.describe('a request without a body', () => {
+  /** How long a POST with no body may wait for its answer: a server that waits for a body never sends one. */
+  const PROBE_WAIT_MS = 10_000;
+
+  test('a POST with no body and no Content-Length is answered with an error, not left waiting', req('CHAT-013'), async ({ target, check, config }) => {
+    const timeoutMs = Math.min(config.requestTimeoutMs, PROBE_WAIT_MS);
+    const res = await target.send('POST', '/v1/chat/completions', undefined, { headers: { 'content-type': 'application/json' }, timeoutMs, noLengthHeaders: true });
+    // A timeout here is the deviation itself (the server waits for a body HTTP says is empty), not the kit's limit:
+    // the same wait on any other request is a fault of the connection, which is why it is judged only here.
+    if (res.exchange.errorKind === 'timeout' && res.exchange.status === 0) {
+      check.that('CHAT-013', false, `no answer within ${timeoutMs} ms to a POST with no body, no Content-Length and no Transfer-Encoding: HTTP/1.1 reads that as an empty body, yet the target is still waiting for one`);
+      return;
+    }
+    judgeRefusal(check, res, { id: 'CHAT-013', status: (s) => s !== 200, statusText: 'for a POST without a body, a non-200 status' });
+  });
+});

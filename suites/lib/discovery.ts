@@ -72,7 +72,10 @@ const BUDGET_MESSAGE = /requires an output budget of at least (\d+) tokens; (\d+
 
 /** Reads the catalog and probes hosted search on a few models, through the target client. */
 export async function discover(target: Target, profile: Profile, maxSearchProbes: number): Promise<Discovery> {
-  const res = await target.get('/v1/models');
+  // GET is idempotent: a catalog read that got no response at all is tried again (a slow or busy target must not
+  // leave the whole run without models to judge), at most twice more.
+  let res = await target.get('/v1/models');
+  for (let i = 0; i < 2 && res.exchange.status === 0 && !/budget/.test(res.exchange.error ?? ''); i++) res = await target.get('/v1/models');
   const body = res.json() as { data?: unknown } | undefined;
   if (res.status !== 200 || !body || !Array.isArray(body.data)) {
     return { catalogError: `GET /v1/models did not return a model list: ${res.describe()}`, models: [], searchProbes: [] };

@@ -51,6 +51,8 @@ export interface SendOptions {
   keyVar?: string;
   headers?: Record<string, string>;
   timeoutMs?: number;
+  /** With no body: send no Content-Length and no Transfer-Encoding (the bodiless POST probe). */
+  noLengthHeaders?: boolean;
 }
 
 /** Sent with every request, so a target's logs can tell the kit's traffic apart. */
@@ -184,6 +186,7 @@ export class Target {
       url,
       headers,
       ...(bytes !== undefined ? { body: bytes } : {}),
+      ...(opts.noLengthHeaders ? { noLengthHeaders: true } : {}),
       timeoutMs,
       maxBodyBytes: this.config.maxBodyBytes,
       maxEvents: DEFAULT_MAX_EVENTS,

@@ -35,6 +35,11 @@ export interface TransportRequest {
   url: string;
   headers: Record<string, string>;
   body?: Buffer;
+  /**
+   * Without a body, send no Content-Length and no Transfer-Encoding either (Node would add "Content-Length: 0"):
+   * the request HTTP/1.1 reads as having an empty body, which some servers wait on forever.
+   */
+  noLengthHeaders?: boolean;
   /** The whole exchange, retry included. */
   timeoutMs: number;
   maxBodyBytes?: number;
@@ -258,6 +263,10 @@ function attempt(request: TransportRequest, url: URL, agent: http.Agent, deadlin
         if (!response.complete) finish(Object.assign(new Error('the connection closed before the response body was complete'), { code: 'ECONNRESET' }));
       });
     });
+    if (request.body === undefined && request.noLengthHeaders) {
+      req.removeHeader('content-length');
+      req.removeHeader('transfer-encoding');
+    }
     req.end(request.body);
   });
 }

@@ -18,6 +18,11 @@ const SEED = '20261122';
  */
 const EXPECTED_SKIPS: Record<string, string> = {
   'CHAT-002': 'HTTPS is judged only on deployed targets; the local mock speaks plain HTTP on loopback',
+  // Judged only where the run can ask for more than an entry publishes (its caps stay at or under the budget's 256,
+  // and every mock entry publishes max_tokens of 512 or more): a capped request would pass it vacuously.
+  'LIMIT-005': 'no entry publishes a max_tokens below the budget per-request cap',
+  // Judged only with a prompt near an entry's context window, which the run never sends (its prompts are short).
+  'LIMIT-006': 'the run sends no prompt near a context window',
 };
 
 function readReport(dir: string): ConformanceReport {
