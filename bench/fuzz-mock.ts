@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { MOCK_KEYS, MOCK_MODELS } from '../mock/fixtures.ts';
+import { MOCK_KEYS, MOCK_MODELS } from '../mock/keys-and-models.ts';
 import { prng } from '../mock/core/tokens.ts';
 
 const repoRoot = fileURLToPath(new URL('../', import.meta.url));

@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import { startMockServer } from '../mock/server.ts';
-import { MOCK_KEYS, MOCK_MODELS } from '../mock/fixtures.ts';
+import { MOCK_KEYS, MOCK_MODELS } from '../mock/keys-and-models.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);

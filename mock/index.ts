@@ -2,7 +2,7 @@
 export { createHandlers, handlers, handlersFor, toResponse } from './handlers.ts';
 export { startMockServer, type RunningMockServer, type StartOptions } from './server.ts';
 export { createMockService, type MockService } from './core/service.ts';
-export { defaultCatalog, defaultKeys } from './core/fixtures.ts';
+export { defaultCatalog, defaultKeys } from './core/fixture-data.ts';
 export { toPublicEntry } from './core/catalog.ts';
 export { DEFAULT_BODY_LIMIT_BYTES } from './core/limits.ts';
 export { countTokens, tokenize } from './core/tokens.ts';
@@ -22,4 +22,4 @@ export type {
   ModelState,
   PublicCatalogEntry,
 } from './core/types.ts';
-export * from './fixtures.ts';
+export * from './keys-and-models.ts';

@@ -14,7 +14,7 @@ export default defineConfig({
   timeout: 60_000,
   retries: 0,
   reporter: [[process.env.CI ? 'line' : 'list'], ['./reporter/index.ts']],
-  // No browser, no Playwright request context: the suite's own transport (lib/transport.ts) sends everything,
+  // No browser, no Playwright request context: the suite's own transport (lib/transport/http.ts) sends everything,
   // with its user-agent. Nothing that could hold a credential is kept as an artefact.
   use: { trace: 'off', screenshot: 'off', video: 'off' },
 });

@@ -9,11 +9,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startMockServer } from '../mock/server.ts';
-import { ENV, repoRoot, runConfig, secrets } from './lib/config.ts';
-import { discover, saveDiscovery } from './lib/discovery.ts';
-import { budgetOf } from './lib/profile.ts';
-import { Target } from './lib/target.ts';
-import { closeIdleConnections } from './lib/transport.ts';
+import { ENV, repoRoot, runConfig, secrets } from './lib/discovery/config.ts';
+import { discover, saveDiscovery } from './lib/discovery/discovery.ts';
+import { budgetOf } from './lib/discovery/profile.ts';
+import { Target } from './lib/transport/target.ts';
+import { closeIdleConnections } from './lib/transport/http.ts';
 
 export const MOCK_PROFILE = path.join(repoRoot, 'fixtures/profiles/mock.json');
 

@@ -1,11 +1,11 @@
 // Limits of POST /v1/chat/completions (sections 4.3 rule 1 and 8): the 10 MB body limit, applied before
 // parsing; per-model output and context limits from the catalog; rate limits and quotas (gaps: observed).
-import { req, test } from './lib/fixtures.ts';
+import { req, test } from './lib/test-fixtures.ts';
 
-import { chatModel, completionTokensOf, LONG_ANSWER_PROMPT, errorFieldsOf, limitHeaders, noModelReason, outcomeOf, SHORT_PROMPT, usageOf, userMessage } from './lib/chat-requests.ts';
+import { chatModel, completionTokensOf, LONG_ANSWER_PROMPT, errorFieldsOf, limitHeaders, noModelReason, outcomeOf, SHORT_PROMPT, usageOf, userMessage } from './lib/requests/chat.ts';
 import { judgeCompletion } from './checks/judge.ts';
-import { usableModels } from './lib/discovery.ts';
-import type { TargetResponse } from './lib/target.ts';
+import { usableModels } from './lib/discovery/discovery.ts';
+import type { TargetResponse } from './lib/transport/target.ts';
 
 /**
  * Just over the limit under both readings of "10 MB" (10,000,000 and 10,485,760 bytes), with a margin.

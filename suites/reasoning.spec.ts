@@ -3,10 +3,10 @@
 // the entry's set is refused with 400, and a request message may carry reasoning_content.
 // Entries are picked by supports_reasoning from the live catalog. thinking_config is an unspecified block
 // (a gap): it only makes messages more helpful, it never decides a verdict.
-import { req, test } from './lib/fixtures.ts';
+import { req, test } from './lib/test-fixtures.ts';
 import { judgeRefusal } from './checks/judge.ts';
-import { pickModel, usableModels, type ModelEntry, noUsableReason } from './lib/discovery.ts';
-import { checkAccepted, refusedForAccess, checkStreamAccepted, firstMessage, isObject, probeCap, skipIfUnavailable } from './lib/request-features.ts';
+import { pickModel, usableModels, type ModelEntry, noUsableReason } from './lib/discovery/discovery.ts';
+import { checkAccepted, refusedForAccess, checkStreamAccepted, firstMessage, isObject, probeCap, skipIfUnavailable } from './lib/requests/features.ts';
 import { judgeStream } from './checks/judge.ts';
 
 /** An effort value no entry's set contains. */

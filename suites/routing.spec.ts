@@ -2,14 +2,14 @@
 // Every field is accepted; none is a guarantee (the suite never judges whether a sort or order was followed);
 // none changes the model: whatever the preferences, a 200 answer names the requested entry. An
 // allow_fallbacks refusal is judged only with the target's cooperation (see routing-probes.ts).
-import { req, test } from './lib/fixtures.ts';
+import { req, test } from './lib/test-fixtures.ts';
 import type { Checker } from './lib/check.ts';
 import { judgeCompletion, judgeRefusal } from './checks/judge.ts';
-import { pickModel, usableModels, type Discovery, type ModelEntry, noUsableReason } from './lib/discovery.ts';
-import type { Profile } from './lib/profile.ts';
-import { checkAccepted, isObject, outcomeOf, probeCap, skipIfUnavailable } from './lib/request-features.ts';
-import { allowFallbacksCooperation, noSuchRoute, orderProbes, sortProbes } from './lib/routing-probes.ts';
-import type { Target, TargetResponse } from './lib/target.ts';
+import { pickModel, usableModels, type Discovery, type ModelEntry, noUsableReason } from './lib/discovery/discovery.ts';
+import type { Profile } from './lib/discovery/profile.ts';
+import { checkAccepted, isObject, outcomeOf, probeCap, skipIfUnavailable } from './lib/requests/features.ts';
+import { allowFallbacksCooperation, noSuchRoute, orderProbes, sortProbes } from './lib/requests/routing.ts';
+import type { Target, TargetResponse } from './lib/transport/target.ts';
 
 /** How many models the "no preference changes the model" test spreads its combinations over. */
 const MODELS_FOR_COMBINATIONS = 3;

@@ -1,16 +1,16 @@
 // Streamed completions: section 6 (events), 4.3 (stream true vs false, failures before a stream opens),
 // 2.1/2.6 (stream, stream_options). Every stream is decoded by the reference consumer and judged by
 // lib/stream-checks.ts; the framing variants prove the suite accepts what section 6 allows.
-import { req, test } from './lib/fixtures.ts';
+import { req, test } from './lib/test-fixtures.ts';
 import { judgeCompletion, judgeRefusal, judgeStream } from './checks/judge.ts';
-import { streamedAnswer, streamUsage, type ChatStream } from './lib/chat-stream.ts';
-import { pickModel, searchModels, usableModels, type Discovery, type ModelEntry, noUsableReason } from './lib/discovery.ts';
-import type { Profile } from './lib/profile.ts';
-import { checkStreamProvenance } from './lib/search-checks.ts';
+import { streamedAnswer, streamUsage, type ChatStream } from './lib/decoding/chat-stream.ts';
+import { pickModel, searchModels, usableModels, type Discovery, type ModelEntry, noUsableReason } from './lib/discovery/discovery.ts';
+import type { Profile } from './lib/discovery/profile.ts';
+import { checkStreamProvenance } from './lib/requests/search.ts';
 import { warnClientNote } from './lib/check.ts';
 import { validate, formatIssues } from '../spec/validator.ts';
 import { getRequirement } from '../spec/requirements/index.ts';
-import type { TargetResponse } from './lib/target.ts';
+import type { TargetResponse } from './lib/transport/target.ts';
 
 const HELLO = [{ role: 'user', content: 'Say hello in one short sentence.' }];
 /** Small caps: a paid deployment is billed per token. */

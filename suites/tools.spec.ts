@@ -1,13 +1,13 @@
 // Tool calling (sections 2.1, 2.2, 2.3, 2.4, 4.3 rule 3, 7 rule 2): declaring function tools, tool_choice,
 // the calls a completion returns, sending calls and their results back, and the refusal of tool calls that
 // no declared tool backs.
-import { req, test } from './lib/fixtures.ts';
+import { req, test } from './lib/test-fixtures.ts';
 import { judgeCompletion, judgeRefusal } from './checks/judge.ts';
 import { judgeStream } from './checks/judge.ts';
-import { pickModel, type Discovery, noUsableReason } from './lib/discovery.ts';
+import { pickModel, type Discovery, noUsableReason } from './lib/discovery/discovery.ts';
 import type { Checker } from './lib/check.ts';
-import type { Profile } from './lib/profile.ts';
-import type { TargetResponse } from './lib/target.ts';
+import type { Profile } from './lib/discovery/profile.ts';
+import type { TargetResponse } from './lib/transport/target.ts';
 import {
   BARE_TOOL,
   TIME_TOOL,
@@ -19,7 +19,7 @@ import {
   returnedCalls,
   returnedText,
   type ReturnedCall,
-} from './lib/tools-calls.ts';
+} from './lib/requests/tools.ts';
 
 type Json = Record<string, unknown>;
 

@@ -4,7 +4,7 @@ import { indexKeys, readCredential, requireKey } from './auth.ts';
 import { Catalog } from './catalog.ts';
 import { admit, complete, streamErrorPayload, streamPieces, toChunks, toResponseBody } from './chat.ts';
 import { errorResult, MockHttpError, shapeErrorResult } from './errors.ts';
-import { catalogOf, keysOf } from './fixtures.ts';
+import { catalogOf, keysOf } from './fixture-data.ts';
 import { bodyLimitOf, checkContentLength, PARSE_FIRST_READ_LIMIT_BYTES, readBodyLimited, tooLarge } from './limits.ts';
 import { defectOn, modesOf, shapeJson, variantOn } from './modes.ts';
 import { parseChatRequest, type ChatRequest } from './request.ts';

@@ -1,6 +1,6 @@
 // Checks of the model catalog as read (2.10, 2.11, 4.1, 4.2, 9), each one requirement.
 import { check, holds, isObject, quote, type Json } from './check.ts';
-import type { TargetResponse } from '../lib/target.ts';
+import type { TargetResponse } from '../lib/transport/target.ts';
 
 /** A 200 answer to GET /v1/models: the response, its parsed body and the entries it lists. */
 export interface ModelList {

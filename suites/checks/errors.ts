@@ -1,5 +1,5 @@
 // Checks of a section 7 refusal's body: a JSON object with an `error` object holding type, code and message.
-import type { TargetResponse } from '../lib/target.ts';
+import type { TargetResponse } from '../lib/transport/target.ts';
 import { check, holds, isObject } from './check.ts';
 
 /** A refusal to judge: the non-200 response and its body parsed as JSON (undefined when it is not JSON). */

@@ -22,8 +22,8 @@ import {
   completionIsJson,
 } from './registry.ts';
 import { noResponse, type Checker, type RootCause } from '../lib/check.ts';
-import type { ChatStream } from '../lib/chat-stream.ts';
-import type { TargetResponse } from '../lib/target.ts';
+import type { ChatStream } from '../lib/decoding/chat-stream.ts';
+import type { TargetResponse } from '../lib/transport/target.ts';
 
 /** The completion subject with the token cap its request carried (read back from the exchange's request body). */
 function withCap(c: Completion, res: TargetResponse): Completion {

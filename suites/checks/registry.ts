@@ -6,7 +6,7 @@ import { ERROR_CHECKS } from './errors.ts';
 import { CATALOG_ENTRY_RULES, CHAT_CHUNK_RULES, CHAT_RESPONSE_RULES, ERROR_BODY_RULES, schemaChecks } from './schema.ts';
 import { STREAM_CHECKS } from './stream.ts';
 import { check, holds, isObject, type Check } from './check.ts';
-import type { TargetResponse } from '../lib/target.ts';
+import type { TargetResponse } from '../lib/transport/target.ts';
 
 export const COMPLETION_SCHEMA_CHECKS = schemaChecks('chat-response', CHAT_RESPONSE_RULES, { fallbackId: 'CHAT-004', nullId: 'RESP-001' });
 export const CHUNK_SCHEMA_CHECKS = schemaChecks('chat-chunk', CHAT_CHUNK_RULES, { fallbackId: 'STREAM-003', nullId: 'RESP-001' });

@@ -1,9 +1,9 @@
 // The kit's own client policy (ERR-009): on model_unavailable it retries the same model and never substitutes
 // another. Checked in npm test against the embedded mock (suites/kit.config.ts), never in a target's verdict.
-import { req, test } from '../lib/fixtures.ts';
-import { errorFieldsOf, isObject, SHORT_PROMPT, timeFor, userMessage } from '../lib/chat-requests.ts';
-import { chatRetryingUnavailable } from '../lib/kit-client.ts';
-import type { TargetResponse } from '../lib/target.ts';
+import { req, test } from '../lib/test-fixtures.ts';
+import { errorFieldsOf, isObject, SHORT_PROMPT, timeFor, userMessage } from '../lib/requests/chat.ts';
+import { chatRetryingUnavailable } from '../lib/clients/kit-policies.ts';
+import type { TargetResponse } from '../lib/transport/target.ts';
 
 const CAP = 8;
 

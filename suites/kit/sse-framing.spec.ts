@@ -1,12 +1,12 @@
 // Property: the reference SSE consumer (section 6) against generated streams. No target is needed: these
 // properties judge the kit's own consumer (STREAM-006/008/011/014 are requirements on it), which every streamed
 // check of the suite decodes through.
-import { req, test } from '../lib/fixtures.ts';
-import { CONSUMER_IDS, describeEncoderCase, describeFramingCase, encoderCase, encoderLaw, framingCase, framingLaw, type Decode } from '../lib/arb/sse.ts';
-import { checkProperty } from '../lib/property.ts';
-import { decodeSse } from '../lib/sse.ts';
+import { req, test } from '../lib/test-fixtures.ts';
+import { CONSUMER_IDS, describeEncoderCase, describeFramingCase, encoderCase, encoderLaw, framingCase, framingLaw, type Decode } from '../lib/properties/arb/sse.ts';
+import { checkProperty } from '../lib/properties/runner.ts';
+import { decodeSse } from '../lib/decoding/sse.ts';
 
-/** The consumer under test: lib/sse.ts, as every streamed check uses it. */
+/** The consumer under test: lib/decoding/sse.ts, as every streamed check uses it. */
 const decode: Decode = (chunks) => decodeSse(chunks).map((e) => e.data);
 
 /** Offline cases are cheap: eight times the run count of a property that sends requests. */

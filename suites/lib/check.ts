@@ -2,14 +2,14 @@
 // checks that apply to every response of a kind (suites/checks/) are run through `apply` and record under their
 // own IDs. Each record is pass, fail, warn (a failed SHOULD/MAY), skip (a precondition could not be met, with
 // its root cause), error (the kit could not judge), or an observation (a gap of the spec: recorded, never
-// judged). Nothing here stops a test: the fixture teardown (suites/lib/fixtures.ts) turns the failed MUSTs into
+// judged). Nothing here stops a test: the fixture teardown (suites/lib/test-fixtures.ts) turns the failed MUSTs into
 // the test's failure, in one place, after every check has run.
 import { test, type TestInfo } from '@playwright/test';
 import { getRequirement, isKnownRequirement, primaryOf, type Requirement } from '../../spec/requirements/index.ts';
 import { formatIssues, validate, type SchemaName } from '../../spec/validator.ts';
 import type { Check } from '../checks/check.ts';
 import { CHECKED_IDS } from '../checks/registry.ts';
-import type { Target, TargetResponse } from './target.ts';
+import type { Target, TargetResponse } from './transport/target.ts';
 
 /**
  * What one check found. `error` is the kit's own inability to judge (a transport failure that did not

@@ -15,14 +15,14 @@
 // - odd but legal-looking requests (unknown roles, a few thousand messages, deep nesting in an unread field):
 //   no 5xx (CHAT-001); roles are a gap of the spec (OBS-011), so the answer is recorded.
 // Every non-200 answer is judged for the section 7 error body (ERR-001..004).
-import { req, test } from '../lib/fixtures.ts';
-import { describeFuzzCase, malformedRequest, type FuzzCase, type RequestFault } from '../lib/arb/requests.ts';
+import { req, test } from '../lib/test-fixtures.ts';
+import { describeFuzzCase, malformedRequest, type FuzzCase, type RequestFault } from '../lib/properties/arb/requests.ts';
 import { judgeRefusal } from '../checks/judge.ts';
-import { chatModel, noModelReason } from '../lib/chat-requests.ts';
-import { CaseSkipped, checkProperty, type CaseChecker } from '../lib/property.ts';
-import { errorOf } from '../lib/search-checks.ts';
-import type { TargetResponse } from '../lib/target.ts';
-import { blamesUpstream } from '../lib/tools-calls.ts';
+import { chatModel, noModelReason } from '../lib/requests/chat.ts';
+import { CaseSkipped, checkProperty, type CaseChecker } from '../lib/properties/runner.ts';
+import { errorOf } from '../lib/requests/search.ts';
+import type { TargetResponse } from '../lib/transport/target.ts';
+import { blamesUpstream } from '../lib/requests/tools.ts';
 
 /** The cap of every generated request: small, within the budget. */
 const FUZZ_CAP = 8;

@@ -2,11 +2,11 @@
 // absent; either cap) against the live target: every stream decodes through the reference consumer, every chunk
 // validates, and the stream invariants judgeStream judges hold.
 import fc from 'fast-check';
-import { req, test } from '../lib/fixtures.ts';
-import { capPair, describeCaps } from '../lib/arb/caps.ts';
-import { streamedRequest } from '../lib/arb/requests.ts';
-import { chatModel, noModelReason } from '../lib/chat-requests.ts';
-import { checkProperty } from '../lib/property.ts';
+import { req, test } from '../lib/test-fixtures.ts';
+import { capPair, describeCaps } from '../lib/properties/arb/caps.ts';
+import { streamedRequest } from '../lib/properties/arb/requests.ts';
+import { chatModel, noModelReason } from '../lib/requests/chat.ts';
+import { checkProperty } from '../lib/properties/runner.ts';
 import { judgeStream } from '../checks/judge.ts';
 
 test.describe('property: streamed completions', () => {

@@ -4,12 +4,12 @@
 // finish_reason values are a gap of the spec (OBS-001): recorded against whether the answer hit the cap, never
 // judged.
 import fc from 'fast-check';
-import { req, test } from '../lib/fixtures.ts';
-import { capPair, capRequirements, describeCaps, winningCap, type CapPair } from '../lib/arb/caps.ts';
-import { chatModel, completionTokensOf, finishReasonsOf, isObject, LONG_ANSWER_PROMPT, noModelReason } from '../lib/chat-requests.ts';
-import { CaseSkipped, checkProperty } from '../lib/property.ts';
-import { streamUsage } from '../lib/chat-stream.ts';
-import type { TargetResponse } from '../lib/target.ts';
+import { req, test } from '../lib/test-fixtures.ts';
+import { capPair, capRequirements, describeCaps, winningCap, type CapPair } from '../lib/properties/arb/caps.ts';
+import { chatModel, completionTokensOf, finishReasonsOf, isObject, LONG_ANSWER_PROMPT, noModelReason } from '../lib/requests/chat.ts';
+import { CaseSkipped, checkProperty } from '../lib/properties/runner.ts';
+import { streamUsage } from '../lib/decoding/chat-stream.ts';
+import type { TargetResponse } from '../lib/transport/target.ts';
 
 interface CapCase {
   caps: CapPair;

@@ -2,14 +2,14 @@
 // hosted search. Valid user_location objects from the spec's grammar are accepted; invalid ones, each with one
 // labelled fault, are refused with 400 invalid_web_search_options and the fixed message of its row; the same
 // for search_context_size.
-import { req, test } from '../lib/fixtures.ts';
+import { req, test } from '../lib/test-fixtures.ts';
 import { judgeRefusal } from '../checks/judge.ts';
 import type { Checker } from '../lib/check.ts';
-import type { Discovery } from '../lib/discovery.ts';
-import { contextSize, invalidLocation, validLocation, type LocationFault } from '../lib/arb/location.ts';
-import { CaseChecker, checkProperty } from '../lib/property.ts';
-import { errorOf, searchTakers, SEARCH_MESSAGES, SEARCH_PROMPT } from '../lib/search-checks.ts';
-import type { Target, TargetResponse } from '../lib/target.ts';
+import type { Discovery } from '../lib/discovery/discovery.ts';
+import { contextSize, invalidLocation, validLocation, type LocationFault } from '../lib/properties/arb/location.ts';
+import { CaseChecker, checkProperty } from '../lib/properties/runner.ts';
+import { errorOf, searchTakers, SEARCH_MESSAGES, SEARCH_PROMPT } from '../lib/requests/search.ts';
+import type { Target, TargetResponse } from '../lib/transport/target.ts';
 
 const INVALID_OPTIONS = 'invalid_web_search_options';
 

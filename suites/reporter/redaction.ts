@@ -4,7 +4,7 @@
 // every form a writer can give them (raw, HTML- or XML-escaped, JSON-escaped): running the bearer heuristic again
 // over rendered text would read `Bearer &quot;$CONFORMANCE_API_KEY` as a credential, break the replay curls and
 // raise an alarm about a leak that never happened.
-import { redact, REDACTION_MASK } from '../lib/redact.ts';
+import { redact, REDACTION_MASK } from '../lib/transport/redact.ts';
 import { esc } from './html.ts';
 import { xmlEscape } from './junit.ts';
 

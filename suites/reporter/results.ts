@@ -6,7 +6,7 @@
 // target's results. Pure functions of plain data (no Playwright types), so hand-made outcomes exercise exactly
 // the code a run uses.
 import type { CheckRecord } from '../lib/check.ts';
-import type { Exchange } from '../lib/target.ts';
+import type { Exchange } from '../lib/transport/target.ts';
 import { compareSections, requirements as catalog, type Requirement } from '../../spec/requirements/index.ts';
 
 export type RequirementStatus = 'pass' | 'fail' | 'warn' | 'error' | 'skip' | 'observed' | 'untested';

@@ -4,9 +4,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ENV, normaliseBaseUrl, repoRoot, runConfig, secrets, type RunConfig } from '../lib/config.ts';
-import { Ledger } from '../lib/ledger.ts';
-import { loadProfile, type Profile } from '../lib/profile.ts';
+import { ENV, normaliseBaseUrl, repoRoot, runConfig, secrets, type RunConfig } from '../lib/discovery/config.ts';
+import { Ledger } from '../lib/transport/ledger.ts';
+import { loadProfile, type Profile } from '../lib/discovery/profile.ts';
 import { requirements } from '../../spec/requirements/index.ts';
 import { targetRequirements } from './results.ts';
 

@@ -7,8 +7,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { startMockServer } from '../../mock/server.ts';
-import { repoRoot } from '../lib/config.ts';
-import type { Exchange } from '../lib/target.ts';
+import { repoRoot } from '../lib/discovery/config.ts';
+import type { Exchange } from '../lib/transport/target.ts';
 import { buildReport, type ConformanceReport, type RunStatus } from './json.ts';
 import { requirements as catalog } from '../../spec/requirements/index.ts';
 import { aggregate, targetRequirements, type TestOutcome } from './results.ts';
@@ -49,7 +49,7 @@ function exchange(over: Partial<Exchange> = {}): Exchange {
 /** Raw control bytes a target can send: BEL, NUL, an ANSI escape sequence, a C1 byte, a lone surrogate. */
 export const CONTROL_BYTES = 'ding\u0007 nul\u0000 \u001b[31mred\u001b[0m c1\u0085 half\ud800';
 
-/** A property test's replay curl: the key variable stands outside the quotes (suites/lib/property.ts). */
+/** A property test's replay curl: the key variable stands outside the quotes (suites/lib/properties/runner.ts). */
 export const REPLAY_CURL = `curl -sS -N -X POST 'http://127.0.0.1:9/v1/chat/completions' -H 'content-type: application/json' -H "Authorization: Bearer "$CONFORMANCE_API_KEY --data-binary '{"model":"m","messages":[{"role":"user","content":"it's"}]}'`;
 
 /**

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { repoRoot } from '../../suites/lib/config.ts';
+import { repoRoot } from '../../suites/lib/discovery/config.ts';
 import { runConformance } from '../../suites/reporter/testing.ts';
 import type { ConformanceReport } from '../../suites/reporter/json.ts';
 

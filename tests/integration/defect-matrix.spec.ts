@@ -15,7 +15,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { CORE_DEFECTS, DEFECTS, type DefectName, type DefectSection, type DefectSpec } from '../../mock/defects.ts';
-import { MOCK_KEYS } from '../../mock/fixtures.ts';
+import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
 import { startMockServer } from '../../mock/server.ts';
 import { getRequirement, primaryOf } from '../../spec/requirements/index.ts';
 import { requirementLinks } from '../../scripts/requirement-links.ts';

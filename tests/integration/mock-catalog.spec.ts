@@ -2,7 +2,7 @@
 import { expect, test } from '@playwright/test';
 import { assertValid } from '../../spec/validator.ts';
 import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
-import { fixtureEntries, MOCK_KEYS, MOCK_MODELS, MOCK_RESTRICTED_MODELS } from '../../mock/fixtures.ts';
+import { fixtureEntries, MOCK_KEYS, MOCK_MODELS, MOCK_RESTRICTED_MODELS } from '../../mock/keys-and-models.ts';
 import { PUBLIC_FIELDS } from '../../mock/core/catalog.ts';
 
 let server: RunningMockServer;

@@ -4,7 +4,7 @@ import { expect, test } from '@playwright/test';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { assertValid } from '../../spec/validator.ts';
 import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
-import { MOCK_KEYS, MOCK_MODELS } from '../../mock/fixtures.ts';
+import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
 
 let server: RunningMockServer;
 test.beforeAll(async () => {

@@ -6,7 +6,7 @@ import net from 'node:net';
 import { readFileSync } from 'node:fs';
 import { assertValid } from '../../spec/validator.ts';
 import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
-import { MOCK_KEYS, MOCK_MODELS } from '../../mock/fixtures.ts';
+import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../mock/core/limits.ts';
 
 let server: RunningMockServer;

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { assertValid } from '../../spec/validator.ts';
-import { MOCK_KEYS, MOCK_MODELS } from '../../mock/fixtures.ts';
+import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const RUNS = Number(process.env.CHATCONFORM_HOSTILE_RUNS ?? 60);

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type TestInfo } from '@playwright/test';
 import { formatIssues, validate } from '../../spec/validator.ts';
-import { repoRoot } from '../../suites/lib/config.ts';
+import { repoRoot } from '../../suites/lib/discovery/config.ts';
 import type { ConformanceReport } from '../../suites/reporter/json.ts';
 import { esc } from '../../suites/reporter/html.ts';
 import { MOCK_PROFILE, mockKeys, runConformance, startBrokenTarget } from '../../suites/reporter/testing.ts';

@@ -8,8 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startMockServer } from '../../mock/server.ts';
-import { MOCK_KEYS } from '../../mock/fixtures.ts';
-import type { Exchange } from '../../suites/lib/target.ts';
+import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
+import type { Exchange } from '../../suites/lib/transport/target.ts';
 import { closesKeptAliveTarget } from './support/hostile-targets.ts';
 import { cleanup, crashes, pool, runSuite, type SuiteRun } from './support/suite-runner.ts';
 

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { MOCK_KEYS } from '../../mock/fixtures.ts';
+import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
 import { startMockServer } from '../../mock/server.ts';
 import { cleanup, crashes, MOCK_PROFILE, runSuite } from './support/suite-runner.ts';
 

@@ -3,7 +3,7 @@
 import { expect, test } from '@playwright/test';
 import { judgeCompletion, judgeRefusal, judgeStream } from '../../suites/checks/judge.ts';
 import { Checker, type CheckRecord } from '../../suites/lib/check.ts';
-import { TargetResponse, type Exchange, type Target } from '../../suites/lib/target.ts';
+import { TargetResponse, type Exchange, type Target } from '../../suites/lib/transport/target.ts';
 
 type Json = Record<string, unknown>;
 const NOW = () => Math.floor(Date.now() / 1000);

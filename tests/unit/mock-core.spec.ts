@@ -2,12 +2,12 @@
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
 import Ajv2020 from 'ajv/dist/2020.js';
-import { decodeSse } from '../../suites/lib/sse.ts';
+import { decodeSse } from '../../suites/lib/decoding/sse.ts';
 import { countTokens, tokenize } from '../../mock/core/tokens.ts';
 import { answerTokens } from '../../mock/core/text.ts';
 import { complete, requestSeed, toChunks, toResponseBody, streamPieces } from '../../mock/core/chat.ts';
 import { Catalog } from '../../mock/core/catalog.ts';
-import { defaultCatalog } from '../../mock/core/fixtures.ts';
+import { defaultCatalog } from '../../mock/core/fixture-data.ts';
 import { PromptCache } from '../../mock/core/usage.ts';
 import { buildToolCalls } from '../../mock/core/tools.ts';
 import { generateArguments } from '../../mock/core/tool-arguments.ts';
@@ -149,7 +149,7 @@ test.describe('SSE encoder', () => {
   const chunks = toChunks(run(req({ messages: [{ role: 'user', content: '你好 🚀 encoder' }] })), { id: 'chatcmpl-1', created: 1 }, true, {});
   const framingSet = fc.subarray([...FRAMINGS] as Framing[]).map((a) => new Set(a));
 
-  test('every framing, cut into arbitrary network chunks, round-trips through suites/lib/sse.ts', () => {
+  test('every framing, cut into arbitrary network chunks, round-trips through suites/lib/decoding/sse.ts', () => {
     fc.assert(
       fc.property(framingSet, fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 20 }), (framing, cuts) => {
         const pieces = streamPieces(chunks, { framing, chunkDelayMs: 0, writeDelayMs: 0 });

@@ -2,7 +2,7 @@
 // with the tests it touched, ranked by impact, linked to what it left unjudged, and carried into the reports.
 import { expect, test } from '@playwright/test';
 import type { CheckRecord } from '../../suites/lib/check.ts';
-import type { Exchange } from '../../suites/lib/target.ts';
+import type { Exchange } from '../../suites/lib/transport/target.ts';
 import { renderHtml } from '../../suites/reporter/html.ts';
 import { aggregate, type TestOutcome } from '../../suites/reporter/results.ts';
 import { impactOf, normaliseMessage, rootCauses } from '../../suites/reporter/root-causes.ts';

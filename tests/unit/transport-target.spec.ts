@@ -1,4 +1,4 @@
-// The target client over the transport (suites/lib/target.ts): what it sends, what it records, and the kit's
+// The target client over the transport (suites/lib/transport/target.ts): what it sends, what it records, and the kit's
 // own limits kept off the target: a request extends the test's timeout, a budget refusal skips the test
 // (inside a test) or comes back as a reason (outside one), big bodies get a curl that rebuilds them, and the
 // scratch folder's discovery.json is redacted.
@@ -10,11 +10,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
-import { repoRoot, type RunConfig } from '../../suites/lib/config.ts';
-import { saveDiscovery } from '../../suites/lib/discovery.ts';
-import { BudgetExhausted } from '../../suites/lib/ledger.ts';
-import { bodyGenerator, Target } from '../../suites/lib/target.ts';
-import type { Profile } from '../../suites/lib/profile.ts';
+import { repoRoot, type RunConfig } from '../../suites/lib/discovery/config.ts';
+import { saveDiscovery } from '../../suites/lib/discovery/discovery.ts';
+import { BudgetExhausted } from '../../suites/lib/transport/ledger.ts';
+import { bodyGenerator, Target } from '../../suites/lib/transport/target.ts';
+import type { Profile } from '../../suites/lib/discovery/profile.ts';
 
 const KEY = 'sk-unit-target-0123456789';
 
@@ -132,7 +132,7 @@ test('outside a test (global setup, discovery) a budget refusal comes back as a 
   const script = path.join(dir, 'outside.mts');
   writeFileSync(
     script,
-    `import { Target } from ${JSON.stringify(path.join(repoRoot, 'suites/lib/target.ts'))};
+    `import { Target } from ${JSON.stringify(path.join(repoRoot, 'suites/lib/transport/target.ts'))};
 const target = new Target(${JSON.stringify(config({ budget: { maxRequests: 1, maxTokensPerRequest: 10 } }))});
 const a = await target.get('/v1/models');
 const b = await target.get('/v1/models');

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { MOCK_KEYS } from '../../../mock/fixtures.ts';
+import { MOCK_KEYS } from '../../../mock/keys-and-models.ts';
 import { startMockServer, type RunningMockServer } from '../../../mock/server.ts';
 
 export interface HostileTarget {

@@ -1,5 +1,5 @@
 // Small helpers the SDK client tests share.
-import { MOCK_MODELS, fixtureEntry } from '../../../mock/fixtures.ts';
+import { MOCK_MODELS, fixtureEntry } from '../../../mock/keys-and-models.ts';
 
 /** What the call threw (fails the test when it resolved). */
 export async function thrown(p: Promise<unknown>): Promise<unknown> {

@@ -8,7 +8,7 @@
 // unit test that shows a broken consumer is caught (tests/unit/sse-properties.spec.ts).
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
-import { encodeStream, FRAMINGS, type Framing } from '../../../mock/index.ts';
+import { encodeStream, FRAMINGS, type Framing } from '../../../../mock/index.ts';
 
 const utf8 = new TextEncoder();
 

@@ -1,6 +1,6 @@
 // What the kit's client does for its caller beyond sending a request (section 2.9, 7): the conversation
 // hygiene and the retry policy the contract asks of a client. Built on the one target client; no HTTP here.
-import type { Target, TargetResponse } from './target.ts';
+import type { Target, TargetResponse } from '../transport/target.ts';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,7 +1,7 @@
 // The target profile (CONFORMANCE_PROFILE): what a target can be asked beyond the black box.
 // Its JSON Schema is spec/schemas/profile.schema.json; the README documents every field.
 import { readFileSync } from 'node:fs';
-import { formatIssues, validate } from '../../spec/validator.ts';
+import { formatIssues, validate } from '../../../spec/validator.ts';
 
 export interface Profile {
   name?: string;

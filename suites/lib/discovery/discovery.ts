@@ -4,8 +4,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Profile } from './profile.ts';
-import { redact } from './redact.ts';
-import type { Target } from './target.ts';
+import { redact } from '../transport/redact.ts';
+import type { Target } from '../transport/target.ts';
 
 export interface ModelEntry {
   id: string;

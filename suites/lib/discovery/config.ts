@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_MAX_BODY_BYTES } from './transport.ts';
+import { DEFAULT_MAX_BODY_BYTES } from '../transport/http.ts';
 import { loadProfile, type Profile } from './profile.ts';
 
 export interface RunConfig {
@@ -42,7 +42,7 @@ export const ENV = {
   embeddedMock: 'CONFORMANCE_EMBEDDED_MOCK',
 } as const;
 
-export const repoRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+export const repoRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
 
 let cached: RunConfig | undefined;
 

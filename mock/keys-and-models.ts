@@ -1,5 +1,5 @@
 // Named handles on the default fixtures (fixtures/mock/*.json), for tests, the suite's mock profile and docs.
-import { defaultCatalog, defaultKeys } from './core/fixtures.ts';
+import { defaultCatalog, defaultKeys } from './core/fixture-data.ts';
 import { toPublicEntry } from './core/catalog.ts';
 import type { FixtureEntry, PublicCatalogEntry } from './core/types.ts';
 

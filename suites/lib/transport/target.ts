@@ -5,13 +5,13 @@
 // by its own, and a request the budget refuses skips the test with the reason.
 import { test, type TestInfo } from '@playwright/test';
 import { BudgetExhausted, Ledger, markBudgetSkip } from './ledger.ts';
-import { budgetOf } from './profile.ts';
+import { budgetOf } from '../discovery/profile.ts';
 import { redact, redactHeaders } from './redact.ts';
-import { secrets, type RunConfig } from './config.ts';
-import { readChatStream, type ChatStream } from './chat-stream.ts';
-import { DEFAULT_MAX_EVENTS, sendRequest, type TransportErrorKind, type TransportEvent } from './transport.ts';
+import { secrets, type RunConfig } from '../discovery/config.ts';
+import { readChatStream, type ChatStream } from '../decoding/chat-stream.ts';
+import { DEFAULT_MAX_EVENTS, sendRequest, type TransportErrorKind, type TransportEvent } from './http.ts';
 
-export type { TransportErrorKind, TransportEvent } from './transport.ts';
+export type { TransportErrorKind, TransportEvent } from './http.ts';
 
 /** Largest body kept in evidence; the rest is elided (a 10 MB probe must not bloat the report). */
 const EVIDENCE_LIMIT = 16 * 1024;

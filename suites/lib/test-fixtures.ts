@@ -3,9 +3,9 @@
 // the reporter turns into per-requirement results; a failed MUST record fails the test there, and only there.
 import { test as base } from '@playwright/test';
 import { Checker, EVIDENCE_ATTACHMENT, failureSummary } from './check.ts';
-import { runConfig, type RunConfig } from './config.ts';
-import { loadDiscovery, type Discovery } from './discovery.ts';
-import { Target } from './target.ts';
+import { runConfig, type RunConfig } from './discovery/config.ts';
+import { loadDiscovery, type Discovery } from './discovery/discovery.ts';
+import { Target } from './transport/target.ts';
 
 export interface Evidence {
   checks: Checker['records'];

@@ -14,10 +14,10 @@
 import path from 'node:path';
 import fc from 'fast-check';
 import { test, type TestInfo } from '@playwright/test';
-import { Checker, type CheckRecord } from './check.ts';
-import { repoRoot, type RunConfig } from './config.ts';
-import { BudgetExhausted } from './ledger.ts';
-import type { Target } from './target.ts';
+import { Checker, type CheckRecord } from '../check.ts';
+import { repoRoot, type RunConfig } from '../discovery/config.ts';
+import { BudgetExhausted } from '../transport/ledger.ts';
+import type { Target } from '../transport/target.ts';
 
 /** Thrown by a case that cannot be judged (e.g. the target was rate limited); the case counts as neither pass nor fail. */
 export class CaseSkipped extends Error {
