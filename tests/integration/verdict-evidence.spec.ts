@@ -113,3 +113,26 @@ test('the free-tier key passes against the clean mock: a key\'s tier is never ch
     await mock.close();
   }
 });
+
+test('a field null in every stream chunk is one root cause, and the tests it touched judge everything else', async () => {
+  test.setTimeout(BOUND_MS + 30_000);
+  const mock = await startMockServer({ port: 0, defect: 'stream-finish-reason-null' });
+  try {
+    const run = await runSuite({ baseUrl: mock.url, fuzzRuns: 3, workers: 1, boundMs: BOUND_MS, label: 'root-cause', extraArgs: ['suites/tools.spec.ts', 'suites/streaming.spec.ts'] });
+    const r = run.report! as unknown as {
+      verdict: { mustFailed: string[] };
+      rootCauses: { id: string; tests: unknown[] }[];
+      requirements: { id: string; status: string; reason?: string }[];
+    };
+    const causes = r.rootCauses.filter((c) => c.id === 'RESP-001');
+    console.log(`null finish_reason in every chunk: MUST failed ${r.verdict.mustFailed.join(', ')}; root causes ${r.rootCauses.map((c) => `${c.id} (${c.tests.length} test(s))`).join(', ')}`);
+    expect(r.verdict.mustFailed).toEqual(['RESP-001']);
+    expect(causes).toHaveLength(1);
+    expect(r.rootCauses).toHaveLength(1);
+    // The tests that met the nulls still judged everything else they declare: nothing skipped for it.
+    expect(r.requirements.filter((q) => q.status === 'skip' && /stopped after|not reached/.test(q.reason ?? '')).map((q) => q.id)).toEqual([]);
+    cleanup(run);
+  } finally {
+    await mock.close();
+  }
+});
