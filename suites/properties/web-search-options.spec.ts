@@ -7,7 +7,7 @@ import { judgeRefusal } from '../checks/judge.ts';
 import type { Checker } from '../lib/check.ts';
 import type { Discovery } from '../lib/discovery/discovery.ts';
 import { contextSize, invalidLocation, validLocation, type LocationFault } from '../lib/properties/arb/location.ts';
-import { CaseChecker, checkProperty } from '../lib/properties/runner.ts';
+import { checkProperty, type CaseChecker } from '../lib/properties/runner.ts';
 import { errorOf, searchTakers, SEARCH_MESSAGES, SEARCH_PROMPT } from '../lib/requests/search.ts';
 import type { Target, TargetResponse } from '../lib/transport/target.ts';
 

@@ -1,6 +1,6 @@
 // The property runner: fast-check on top of the suite. A property states one law over generated inputs. Each
 // generated case sends its requests through the target client and is judged by the suite's own checks
-// (judgeStream, judgeRefusal, …) into a CaseChecker, which records without failing the test; the
+// (judgeStream, judgeRefusal, …) into a Checker of its own, which only records (it never fails the test); the
 // runner then turns the whole run into the test's check records:
 // - a pass for every requirement the passing cases exercised;
 // - a failed MUST shrinks to the minimal failing input, reported with the checks it failed, the curl that
@@ -27,18 +27,15 @@ export class CaseSkipped extends Error {
   }
 }
 
-/**
- * The checker of one generated case: the test's Checker (it only records, so a failed MUST does not fail the
- * test here: the runner decides), whose `skip()` skips the case, not the test.
- */
-export class CaseChecker extends Checker {
-  constructor(info: TestInfo, via: Target) {
-    super(info, via, {
-      onSkip: (reason) => {
-        throw new CaseSkipped(reason);
-      },
-    });
-  }
+/** The checker of one generated case: the test's own kind of Checker, whose `skip()` skips the case, not the test. */
+export type CaseChecker = Checker;
+
+function caseChecker(info: TestInfo, via: Target): CaseChecker {
+  return new Checker(info, via, {
+    onSkip: (reason) => {
+      throw new CaseSkipped(reason);
+    },
+  });
 }
 
 export interface PropertySpec<T> {
@@ -111,7 +108,7 @@ export async function checkProperty<T>(ctx: PropertyContext, spec: PropertySpec<
     // Shrinking past the limit: the minimal input so far stands (a candidate not tried counts as passing).
     if (failure && ++shrinkCases > shrinkLimit) return true;
     casesRun++;
-    const cc = new CaseChecker(info, target);
+    const cc = caseChecker(info, target);
     const lastExchange = () => (target.exchanges.length > 0 ? target.exchanges.length - 1 : undefined);
     try {
       await spec.run(input, cc);
