@@ -86,7 +86,7 @@ test.describe('GET /v1/models', () => {
       // says nothing against the id: the id is accepted as a model, this caller just may not use it now.
       const aboutAccess = typeof code === 'string' && (ACCESS_REFUSALS.test(code) || code === 'model_unavailable');
       if (res.status !== 200 && (aboutAccess || res.status === 429 || res.status === 503)) {
-        check.cannotJudge(['CAT-004'], { message: `the run's key may not use listed model ${m.id} now: ${res.describe()}`, ...(check.exchangeIndex(res) !== undefined ? { exchange: check.exchangeIndex(res)! } : {}) });
+        check.cannotJudge(['CAT-004'], { message: `the run's key may not use listed model ${m.id} now: ${res.describe()}`, on: res });
         continue;
       }
       check.that('CAT-004', res.status === 200, () => `listed id ${m.id} not accepted as model: ${res.describe()}`);

@@ -138,7 +138,7 @@ test.describe('failures', () => {
       // ERR-005 is about the shape of a refusal. A target that did not refuse at all broke the rule of the case
       // (a credential is required, search_context_size is validated), which its own test judges: not this one.
       if (res.exchange.status === 200) {
-        check.cannotJudge(['ERR-005'], { message: `${c.what}: the target did not refuse (HTTP 200), so there is no failure before the stream to judge`, ...(check.exchangeIndex(res) !== undefined ? { exchange: check.exchangeIndex(res)! } : {}) });
+        check.cannotJudge(['ERR-005'], { message: `${c.what}: the target did not refuse (HTTP 200), so there is no failure before the stream to judge`, on: res });
         continue;
       }
       judgeRefusal(check, res, { id: 'ERR-005', status: (s) => s !== 200, statusText: `${c.what}: status` });

@@ -21,7 +21,7 @@ import {
   STREAM_IDS,
   completionIsJson,
 } from './registry.ts';
-import { noResponse, type Checker, type RootCause } from '../lib/check.ts';
+import { noResponse, type Checker } from '../lib/check.ts';
 import type { ChatStream } from '../lib/decoding/chat-stream.ts';
 import type { TargetResponse } from '../lib/transport/target.ts';
 
@@ -36,6 +36,9 @@ function withCap(c: Completion, res: TargetResponse): Completion {
   }
 }
 
+/** What `Checker.cannotJudge` is told: why, the requirement that failed, and the exchange it was on. */
+type Cause = Parameters<Checker['cannotJudge']>[1];
+
 export interface JudgeOptions {
   /**
    * The requirement a 200 answer to this request is judged under when the test has not judged the exchange's
@@ -49,13 +52,12 @@ export interface JudgeOptions {
  * Judges the status under `statusId` unless the test already judged this exchange; then says why the exchange
  * gives no completion to judge (no response, or not 200), naming the requirement that failed on it.
  */
-function notAnswered(check: Checker, res: TargetResponse, statusId: string, exchange: number | undefined, what: string): RootCause | undefined {
+function notAnswered(check: Checker, res: TargetResponse, statusId: string, exchange: number | undefined, what: string): Cause | undefined {
   if (!check.judgedExchange(exchange)) check.status(statusId, res, 200, `for a ${what} request, status`);
-  const at = exchange !== undefined ? { exchange } : {};
-  if (noResponse(res)) return { message: `no HTTP response to the ${what} request (${res.exchange.error ?? 'transport'})`, ...at };
+  if (noResponse(res)) return { message: `no HTTP response to the ${what} request (${res.exchange.error ?? 'transport'})`, on: res };
   if (res.status !== 200) {
     const failed = check.firstFailureOn(exchange);
-    return { message: `the ${what} request was not answered with 200: ${res.describe()}`, ...(failed ? { id: failed } : {}), ...at };
+    return { message: `the ${what} request was not answered with 200: ${res.describe()}`, ...(failed ? { id: failed } : {}), on: res };
   }
   return undefined;
 }
@@ -74,7 +76,7 @@ export function judgeCompletion(check: Checker, res: TargetResponse, model: stri
   const body = res.json();
   check.apply([completionIsJson], { res, body }, exchange);
   if (!isObject(body)) {
-    check.cannotJudge(COMPLETION_IDS.filter((id) => id !== 'CHAT-004'), { id: 'CHAT-004', message: `the 200 answer is not a JSON object: ${res.describe()}`, ...(exchange !== undefined ? { exchange } : {}) });
+    check.cannotJudge(COMPLETION_IDS.filter((id) => id !== 'CHAT-004'), { id: 'CHAT-004', message: `the 200 answer is not a JSON object: ${res.describe()}`, on: res });
     return undefined;
   }
   check.apply(COMPLETION_SCHEMA_CHECKS, { values: [{ label: 'chat completion', data: body }] }, exchange);
@@ -116,7 +118,7 @@ export function judgeStream(check: Checker, res: TargetResponse, model: string, 
         : stream.outcome === 'truncated'
           ? 'the stream ended without [DONE], so no completion could be assembled'
           : 'the stream carried no chunk';
-    check.cannotJudge(MEANING_IDS, { message: why, ...(stream.outcome === 'truncated' ? { id: 'STREAM-004' } : {}), ...(exchange !== undefined ? { exchange } : {}) });
+    check.cannotJudge(MEANING_IDS, { message: why, ...(stream.outcome === 'truncated' ? { id: 'STREAM-004' } : {}), on: res });
   }
   return stream;
 }
@@ -141,13 +143,13 @@ export function judgeRefusal(check: Checker, res: TargetResponse, expected: Expe
   const exchange = check.exchangeIndex(res);
   if (noResponse(res)) {
     check.couldNotJudge(expected.id, res);
-    check.cannotJudge(REFUSAL_IDS, { message: `no HTTP response (${res.exchange.error ?? 'transport'})`, ...(exchange !== undefined ? { exchange } : {}) });
+    check.cannotJudge(REFUSAL_IDS, { message: `no HTTP response (${res.exchange.error ?? 'transport'})`, on: res });
     return undefined;
   }
   const refused = res.status !== 200;
   check.that(expected.id, refused, () => `expected a refusal; received ${res.describe()}`);
   if (!refused) {
-    check.cannotJudge(REFUSAL_IDS, { id: expected.id, message: `the target did not refuse, so there is no error body to judge: ${res.describe()}`, ...(exchange !== undefined ? { exchange } : {}) });
+    check.cannotJudge(REFUSAL_IDS, { id: expected.id, message: `the target did not refuse, so there is no error body to judge: ${res.describe()}`, on: res });
     return undefined;
   }
   if (expected.status !== undefined) check.status(expected.id, res, expected.status, expected.statusText ?? 'status');
@@ -170,9 +172,8 @@ export function judgeRefusal(check: Checker, res: TargetResponse, expected: Expe
  */
 export function judgeModelList(check: Checker, res: TargetResponse, statusId: string): Json[] {
   const exchange = check.exchangeIndex(res);
-  const at = exchange !== undefined ? { exchange } : {};
   if (!check.status(statusId, res, 200)) {
-    check.cannotJudge(CATALOG_IDS, { message: `GET /v1/models gave no model list: ${res.describe()}`, ...(noResponse(res) ? {} : { id: statusId }), ...at });
+    check.cannotJudge(CATALOG_IDS, { message: `GET /v1/models gave no model list: ${res.describe()}`, ...(noResponse(res) ? {} : { id: statusId }), on: res });
     return [];
   }
   const body = res.json();
@@ -188,13 +189,12 @@ export function judgeModelList(check: Checker, res: TargetResponse, statusId: st
  */
 export function judgeModelEntry(check: Checker, res: TargetResponse, id: string, what: string): Json | undefined {
   const exchange = check.exchangeIndex(res);
-  const at = exchange !== undefined ? { exchange } : {};
   if (!check.status('CAT-036', res, 200, `${what}, status`)) return undefined;
   const body = res.json();
   const isEntry = isObject(body) && !Array.isArray(body.data) && body.id === id;
   check.that('CAT-036', isEntry, () => `${what} returns the entry with id ${JSON.stringify(id)}; received ${res.describe()}`);
   if (!isEntry) {
-    check.cannotJudge(MODEL_ENTRY_SCHEMA_CHECKS.map((c) => c.id).filter((c) => c !== 'CAT-036'), { id: 'CAT-036', message: `${what} did not return one catalog entry`, ...at });
+    check.cannotJudge(MODEL_ENTRY_SCHEMA_CHECKS.map((c) => c.id).filter((c) => c !== 'CAT-036'), { id: 'CAT-036', message: `${what} did not return one catalog entry`, on: res });
     return undefined;
   }
   check.apply(MODEL_ENTRY_SCHEMA_CHECKS, { values: [{ label: what, data: body }] }, exchange);

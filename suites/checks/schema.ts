@@ -97,10 +97,6 @@ export function schemaChecks(schema: SchemaName, rules: readonly PointerRule[], 
   });
 }
 
-export function ruleIds(rules: readonly PointerRule[], ...more: string[]): string[] {
-  return [...new Set([...rules.map((r) => r.id), ...more])];
-}
-
 // ---------------------------------------------------------------------------------------------------------
 // Rule tables: most specific first.
 

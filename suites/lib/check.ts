@@ -6,7 +6,6 @@
 // the test's failure, in one place, after every check has run.
 import { test, type TestInfo } from '@playwright/test';
 import { getRequirement, isKnownRequirement, primaryOf, type Requirement } from '../../spec/requirements/index.ts';
-import { formatIssues, validate, type SchemaName } from '../../spec/validator.ts';
 import type { Check } from '../checks/check.ts';
 import { CHECKED_IDS } from '../checks/registry.ts';
 import type { Target, TargetResponse } from './transport/target.ts';
@@ -146,12 +145,6 @@ export class Checker {
     }
   }
 
-  /** The value validates against the schema; the failure lists each offending field by JSON pointer. */
-  schema(id: string, name: SchemaName, data: unknown, what = name): boolean {
-    const result = validate(name, data);
-    return this.that(id, result.valid, () => `${what} does not match the ${name} schema:\n${formatIssues(result.errors)}`);
-  }
-
   /**
    * The response has one of the expected statuses. With no HTTP response at all (refused, reset, timed out
    * before any byte) the kit could not judge: an `error` record, never a failure of the requirement.
@@ -175,15 +168,16 @@ export class Checker {
   }
 
   /**
-   * Records `skip` with its root cause for requirements that needed something this exchange did not give (a
+   * Records `skip` with its root cause (`on`: the exchange that did not give what they needed) for requirements that needed something this exchange did not give (a
    * completion to judge, a refusal to read). Requirements the test already judged are left as they are.
    */
-  cannotJudge(ids: readonly string[], cause: RootCause): void {
+  cannotJudge(ids: readonly string[], cause: { id?: string; message: string; on?: TargetResponse }): void {
     const message = this.target.scrub(cause.message);
+    const exchange = cause.on ? this.exchangeIndex(cause.on) : undefined;
+    const scrubbed: RootCause = { ...(cause.id ? { id: cause.id } : {}), message, ...(exchange !== undefined ? { exchange } : {}) };
     for (const id of new Set(ids)) {
       if (!isKnownRequirement(id)) continue;
-      const scrubbed: RootCause = { ...cause, message };
-      this.push({ id: primaryOf(id), status: 'skip', message, cause: scrubbed }, cause.exchange);
+      this.push({ id: primaryOf(id), status: 'skip', message, cause: scrubbed }, exchange);
     }
   }
 

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Profile } from './profile.ts';
+import { searched, searchReport } from '../requests/search.ts';
 import { redact } from '../transport/redact.ts';
 import type { Target } from '../transport/target.ts';
 
@@ -114,7 +115,7 @@ async function probeSearch(target: Target, model: string): Promise<SearchProbe> 
   const code = typeof err?.code === 'string' ? err.code : undefined;
   const probe: SearchProbe = { model, status: res.status, result: 'other' };
   if (code) probe.code = code;
-  if (res.status === 200) probe.result = reportsSearch(res.json()) ? 'capable' : 'ignored';
+  if (res.status === 200) probe.result = searched(searchReport(res.json() as Record<string, unknown> | undefined)) ? 'capable' : 'ignored';
   else if (code === 'web_search_not_supported') probe.result = 'unsupported';
   else if (code === 'web_search_output_budget_too_small') {
     probe.result = 'budget';
@@ -128,14 +129,6 @@ async function probeAccess(target: Target, model: string): Promise<AccessProbe> 
   const res = await target.chat({ model, messages: [{ role: 'user', content: 'Say hello.' }], max_completion_tokens: 1 });
   const code = (res.json() as { error?: { code?: unknown } } | undefined)?.error?.code;
   return { model, status: res.status, ...(typeof code === 'string' ? { code } : {}) };
-}
-
-/** A 200 answer that shows a hosted search happened: citations, search actions, or a count of searches. */
-function reportsSearch(body: unknown): boolean {
-  const b = body as { choices?: { message?: { annotations?: unknown[]; service_web_search?: unknown[] } }[]; usage?: { service_web_search_calls?: unknown } } | undefined;
-  const message = Array.isArray(b?.choices) ? b.choices[0]?.message : undefined;
-  const calls = b?.usage?.service_web_search_calls;
-  return (Array.isArray(message?.annotations) && message.annotations.length > 0) || (Array.isArray(message?.service_web_search) && message.service_web_search.length > 0) || (typeof calls === 'number' && calls > 0);
 }
 
 /**

@@ -35,20 +35,22 @@ const ACCESS_CODES = /^(insufficient_tier|model_not_allowed|model_not_found)$/;
  * refusal as its cause, and the test goes on.
  */
 export function refusedForAccess(check: Checker, id: string, res: TargetResponse, model: string): boolean {
-  if (isAccessRefusal(res)) {
-    const code = (res.json() as { error?: { code?: unknown } } | undefined)?.error?.code;
-    const exchange = check.exchangeIndex(res);
-    check.cannotJudge([id], { message: `the run's key may not use ${model} (HTTP ${res.status} ${code}), so the feature could not be tried on it`, ...(exchange !== undefined ? { exchange } : {}) });
-    return true;
-  }
-  return false;
+  const code = accessRefusalCode(res);
+  if (code === undefined) return false;
+  check.cannotJudge([id], { message: `the run's key may not use ${model} (HTTP ${res.status} ${code}), so the feature could not be tried on it`, on: res });
+  return true;
 }
 
-/** The response refuses the caller's access to the model (its tier, its model list), not the request. */
-export function isAccessRefusal(res: TargetResponse): boolean {
+/** The error code of a refusal of the caller's access to the model (its tier, its model list), not of the request. */
+function accessRefusalCode(res: TargetResponse): string | undefined {
   const body = res.json();
   const code = isObject(body) && isObject(body.error) ? body.error.code : undefined;
-  return (res.status === 401 || res.status === 403) && typeof code === 'string' && ACCESS_CODES.test(code);
+  return (res.status === 401 || res.status === 403) && typeof code === 'string' && ACCESS_CODES.test(code) ? code : undefined;
+}
+
+/** The response refuses the caller's access to the model, not the request. */
+export function isAccessRefusal(res: TargetResponse): boolean {
+  return accessRefusalCode(res) !== undefined;
 }
 
 /** The smallest useful cap for a probe whose answer is not read: at most 8 tokens, never above the budget's. */
