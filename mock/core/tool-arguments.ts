@@ -389,6 +389,10 @@ function fits(v: unknown, s: Schema): boolean {
     if (!allowed.includes(t) && !(t === 'integer' && allowed.includes('number'))) return false;
   }
   if ('const' in s && stableStringify(s.const) !== stableStringify(v)) return false;
+  // A const or enum member merged in from allOf must also meet the node's anyOf / oneOf (a $ref inside a branch
+  // is not followed here).
+  if (Array.isArray(s.anyOf) && !s.anyOf.some((b) => fits(v, asSchema(b)))) return false;
+  if (Array.isArray(s.oneOf) && s.oneOf.filter((b) => fits(v, asSchema(b))).length !== 1) return false;
   const within = (n: number, lo: unknown, hi: unknown): boolean => !(typeof lo === 'number' && n < lo) && !(typeof hi === 'number' && n > hi);
   if (typeof v === 'string') return within(Array.from(v).length, s.minLength, s.maxLength) && typeof s.pattern !== 'string';
   if (typeof v === 'number') {
