@@ -1,0 +1,69 @@
+// Issue 12, item 4: every golden exchange (mock/golden/<area>/<name>.json) against both adapters of the mock,
+// node:http (startMockServer) and MSW (setupServer over createHandlers). The files describe wire behaviour only,
+// so they hold while the mock's internals change. One mock instance per distinct options set and adapter.
+import { expect, test } from '@playwright/test';
+import { setupServer } from 'msw/node';
+import { createHandlers } from '../../mock/handlers.ts';
+import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
+import { compareExchange } from '../support/golden/compare.ts';
+import { mockOptionsOf, send } from '../support/golden/exchange.ts';
+import { loadGoldenFiles, optionsKey, type GoldenFile } from '../support/golden/format.ts';
+
+const files = loadGoldenFiles();
+
+/** The files grouped by options set, in file order. */
+const groups = new Map<string, GoldenFile[]>();
+for (const f of files) {
+  const k = optionsKey(f.exchange.options);
+  groups.set(k, [...(groups.get(k) ?? []), f]);
+}
+
+/** Where the MSW adapter sends its requests: a host that does not resolve, so an escaped request fails. */
+const MSW_ORIGIN = 'http://golden.test';
+
+function verdict(f: GoldenFile, problems: string[]): void {
+  expect(problems, `${f.name} (${f.file}): the answer departs from the golden file:\n  ${problems.join('\n  ')}\n`).toEqual([]);
+}
+
+test.describe('golden exchanges over node:http', () => {
+  for (const [key, group] of groups) {
+    test.describe(`options ${key}`, () => {
+      let server: RunningMockServer;
+      test.beforeAll(async () => {
+        server = await startMockServer({ port: 0, ...mockOptionsOf(group[0]!.exchange.options) });
+      });
+      test.afterAll(async () => {
+        await server?.close();
+      });
+      for (const f of group) {
+        test(`${f.name} [node:http]`, async () => {
+          verdict(f, compareExchange(f.exchange.expect, await send(f.exchange, server.url)));
+        });
+      }
+    });
+  }
+});
+
+test.describe('golden exchanges over MSW', () => {
+  // setupServer patches this worker's globals (fetch): one interception at a time, in order.
+  test.describe.configure({ mode: 'serial' });
+  for (const [key, group] of groups) {
+    test.describe(`options ${key}`, () => {
+      const server = setupServer(...createHandlers(mockOptionsOf(group[0]!.exchange.options)));
+      let originalFetch: typeof fetch;
+      test.beforeAll(() => {
+        originalFetch = globalThis.fetch;
+        server.listen({ onUnhandledRequest: 'error' });
+      });
+      test.afterAll(() => {
+        server.close();
+        expect(globalThis.fetch, 'the global fetch is restored after server.close()').toBe(originalFetch);
+      });
+      for (const f of group) {
+        test(`${f.name} [msw]`, async () => {
+          verdict(f, compareExchange(f.exchange.expect, await send(f.exchange, MSW_ORIGIN, f.exchange.request.mountPrefix ?? '')));
+        });
+      }
+    });
+  }
+});
