@@ -38,7 +38,8 @@ export interface GoldenExpect {
 export interface GoldenExchange {
   $schema?: string;
   narrative: string;
-  readme?: boolean;
+  /** position of the curl example in mock/README.md */
+  readme?: number;
   options?: GoldenOptions;
   request: GoldenRequest;
   expect: GoldenExpect;

@@ -1,0 +1,154 @@
+// Renders the golden exchanges marked `readme` (mock/golden/<area>/<name>.json) as curl examples into
+// mock/README.md, between the golden:begin and golden:end markers, so the examples cannot drift from what the
+// golden runner checks against both adapters.
+//   npm run golden:readme             rewrite the block
+//   npm run golden:readme -- --check  exit 1 when the block is stale
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { GOLDEN_ID, GOLDEN_NOW_MS } from '../tests/support/golden/exchange.ts';
+import { isStreamRequest, KEY_PLACEHOLDERS, loadGoldenFiles, REPO_ROOT, type GoldenFile, type Json } from '../tests/support/golden/format.ts';
+
+export const MOCK_README_PATH = path.join(REPO_ROOT, 'mock/README.md');
+export const BEGIN_MARKER = '<!-- golden:begin -->';
+export const END_MARKER = '<!-- golden:end -->';
+
+/** Where the README tells readers to start the mock. */
+const BASE = 'http://127.0.0.1:8787';
+/** Bounds of an excerpt: longer strings, arrays and objects are shortened, marked with an ellipsis. */
+const EXCERPT = { string: 140, items: 3, keys: 10 } as const;
+
+/** A shell word in single quotes (a ' inside becomes '\''). */
+function sq(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A header argument: double quotes when it uses a $KEY_... variable (the shell expands it), else single. */
+function headerArg(name: string, value: string): string {
+  const display = name === 'authorization' ? 'Authorization' : name;
+  const word = `${display}: ${value}`;
+  return /\$KEY_/.test(value) ? `"${word}"` : sq(word);
+}
+
+/**
+ * A JSON value shortened for reading: long strings cut (by code point), long arrays keep their first items and
+ * say how many more, big objects keep their first keys. The golden file holds the whole value.
+ */
+export function excerpt(value: Json): Json {
+  if (typeof value === 'string') {
+    const cps = [...value];
+    return cps.length > EXCERPT.string ? `${cps.slice(0, EXCERPT.string - 1).join('')}…` : value;
+  }
+  if (Array.isArray(value)) {
+    if (value.length <= EXCERPT.items) return value.map(excerpt);
+    return [...value.slice(0, EXCERPT.items - 1).map(excerpt), `… ${value.length - EXCERPT.items + 1} more`];
+  }
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value);
+    const kept = entries.slice(0, EXCERPT.keys).map(([k, v]) => [k, excerpt(v)] as const);
+    if (entries.length > EXCERPT.keys) kept.push(['…', `${entries.length - EXCERPT.keys} more fields`]);
+    return Object.fromEntries(kept);
+  }
+  return value;
+}
+
+/** The curl command of one exchange (continuation lines indented by two spaces). */
+export function curlOf(f: GoldenFile): string {
+  const r = f.exchange.request;
+  const flags = ['-sS', '-i'];
+  if (isStreamRequest(r)) flags.push('-N');
+  const hasBody = r.body !== undefined || r.rawBody !== undefined;
+  if (r.method !== 'GET' && !(r.method === 'POST' && hasBody)) flags.push('-X', r.method);
+  const first = `curl ${flags.join(' ')} ${BASE}${r.path}`;
+  const headers = Object.entries(r.headers ?? {}).map(([n, v]) => `-H ${headerArg(n, v)}`);
+  if (hasBody) headers.push(`-H ${sq('content-type: application/json')}`);
+  const parts = [first, ...headers];
+  let line = parts.join(' ');
+  if (r.rawBody !== undefined) line += ` \\\n  -d ${sq(r.rawBody)}`;
+  else if (r.body !== undefined) {
+    const json = JSON.stringify(r.body);
+    if (r.padTo !== undefined) {
+      const pad = r.padTo - Buffer.byteLength(json);
+      return `{ printf '%s' ${sq(json)}; head -c ${pad} /dev/zero | tr '\\0' ' '; } \\\n  | ${line} --data-binary @-`;
+    }
+    line += ` \\\n  -d ${sq(json)}`;
+  }
+  return line;
+}
+
+/** The expected answer as raw HTTP: status, the headers that matter, and an excerpt of the body. */
+export function expectedHttpOf(f: GoldenFile): string {
+  const e = f.exchange.expect;
+  const lines = [`HTTP/1.1 ${e.status}`];
+  for (const [name, value] of Object.entries(e.headers)) if (value !== null) lines.push(`${name}: ${value}`);
+  lines.push('');
+  if (e.body !== undefined) lines.push(JSON.stringify(excerpt(e.body)));
+  if (e.events !== undefined) {
+    const data = (p: Json): string => `data: ${typeof p === 'string' ? p : JSON.stringify(excerpt(p))}`;
+    const ev = e.events;
+    const shown = ev.length <= 5 ? ev.map(data) : [...ev.slice(0, 2).map(data), `… (${ev.length - 4} more events)`, ...ev.slice(-2).map(data)];
+    lines.push(shown.join('\n\n'));
+  }
+  return lines.join('\n');
+}
+
+/** The generated block, markers included. */
+export function renderGoldenBlock(files: GoldenFile[] = loadGoldenFiles()): string {
+  const chosen = files.filter((f) => f.exchange.readme !== undefined).sort((a, b) => a.exchange.readme! - b.exchange.readme!);
+  const keys = Object.entries(KEY_PLACEHOLDERS).map(([name, key]) => `${name}=${key}`).join('\n');
+  const out = [
+    BEGIN_MARKER,
+    '<!-- Generated by npm run golden:readme from the golden files marked "readme" in mock/golden/: do not edit by hand. -->',
+    '',
+    `Each example is a golden exchange (\`mock/golden/<area>/<name>.json\`, format in \`mock/golden/README.md\`) that`,
+    '`tests/integration/golden.spec.ts` checks against both adapters, node:http and MSW; long values are shortened here (`…`),',
+    'the files hold them whole. The golden runner fixes the clock and the completion id, so on a live mock `id` and',
+    `\`created\` differ from \`${GOLDEN_ID}\` and \`${Math.floor(GOLDEN_NOW_MS / 1000)}\`. Start the mock with \`npm run mock -- --port 8787\`, then set the`,
+    'keys of `fixtures/mock/keys.json`:',
+    '',
+    '```sh',
+    keys,
+    '```',
+  ];
+  for (const f of chosen) {
+    out.push('', `**\`${f.name}\`**: ${f.exchange.narrative}`, '', '```sh', curlOf(f), '```', '', '```http', expectedHttpOf(f), '```');
+  }
+  out.push(END_MARKER);
+  return out.join('\n');
+}
+
+/** `readme` with its golden block replaced by `block` (the markers must be there, once each, in order). */
+export function spliceGoldenBlock(readme: string, block: string): string {
+  const begin = readme.indexOf(BEGIN_MARKER);
+  const end = readme.indexOf(END_MARKER);
+  if (begin < 0 || end < begin || readme.indexOf(BEGIN_MARKER, begin + 1) >= 0) {
+    throw new Error(`mock/README.md must hold ${BEGIN_MARKER} once, followed by ${END_MARKER}`);
+  }
+  return readme.slice(0, begin) + block + readme.slice(end + END_MARKER.length);
+}
+
+/** The README as the golden files render it. */
+export function renderedReadme(current: string = readFileSync(MOCK_README_PATH, 'utf8')): string {
+  return spliceGoldenBlock(current, renderGoldenBlock());
+}
+
+function main(args: string[]): number {
+  const current = readFileSync(MOCK_README_PATH, 'utf8');
+  const expected = renderedReadme(current);
+  const rel = path.relative(process.cwd(), MOCK_README_PATH);
+  if (args.includes('--check')) {
+    if (current !== expected) {
+      console.error(`${rel}: the golden examples are stale: run npm run golden:readme`);
+      return 1;
+    }
+    console.log(`${rel}: the golden examples are up to date`);
+    return 0;
+  }
+  writeFileSync(MOCK_README_PATH, expected, 'utf8');
+  console.log(`wrote the golden examples of ${rel}`);
+  return 0;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = main(process.argv.slice(2));
+}
