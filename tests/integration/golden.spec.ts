@@ -9,6 +9,11 @@ import { compareExchange } from '../support/golden/compare.ts';
 import { mockOptionsOf, send } from '../support/golden/exchange.ts';
 import { loadGoldenFiles, optionsKey, type GoldenFile } from '../support/golden/format.ts';
 
+// In order, in one worker, even under --fully-parallel: the MSW groups patch this worker's globals (fetch) from
+// their beforeAll to their afterAll, so no node:http test may run in between. Not 'serial': one mismatch must
+// not skip the files after it.
+test.describe.configure({ mode: 'default' });
+
 const files = loadGoldenFiles();
 
 /** The files grouped by options set, in file order. */
@@ -45,8 +50,7 @@ test.describe('golden exchanges over node:http', () => {
 });
 
 test.describe('golden exchanges over MSW', () => {
-  // setupServer patches this worker's globals (fetch): one interception at a time, in order.
-  test.describe.configure({ mode: 'serial' });
+  // One options set listens at a time: each group listens in its beforeAll and closes in its afterAll.
   for (const [key, group] of groups) {
     test.describe(`options ${key}`, () => {
       const server = setupServer(...createHandlers(mockOptionsOf(group[0]!.exchange.options)));

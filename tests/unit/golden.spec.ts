@@ -134,6 +134,7 @@ test.describe('golden files: the laws the recordings must obey', () => {
       expect(file(`scenarios/framing-${name}`).exchange.expect.events, name).toEqual(hello);
     }
     expect(file('variants/sse-fields-stream').exchange.expect.events).toEqual(hello);
+    expect(file('variants/crlf-with-framing-header').exchange.expect.events).toEqual(hello);
     const bonjour = file('scenarios/framing-bytewise').exchange.expect.events;
     for (const v of ['crlf', 'multiline', 'bytewise', 'no-final-blank', 'comments', 'no-space']) expect(file(`variants/${v}-stream`).exchange.expect.events, v).toEqual(bonjour);
     // the raw bodies really differ: each file asserts a framing, not the same bytes under another name
