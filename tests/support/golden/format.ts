@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Ajv2020 from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv';
 import { MOCK_KEYS } from '../../../mock/keys-and-models.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -60,7 +61,7 @@ export const GOLDEN_SCHEMA_PATH = path.join(GOLDEN_DIR, 'golden.schema.json');
 /** The areas, in the order the runner and the README list them. */
 export const AREAS = ['catalog', 'chat', 'stream', 'errors', 'scenarios', 'variants'] as const;
 
-let validator: ((data: unknown) => boolean) & { errors?: unknown } | undefined;
+let validator: ValidateFunction | undefined;
 
 /** Problems of one parsed file against golden.schema.json (empty when valid). */
 export function schemaProblems(data: unknown): string[] {
@@ -70,8 +71,7 @@ export function schemaProblems(data: unknown): string[] {
     validator = ajv.compile(JSON.parse(readFileSync(GOLDEN_SCHEMA_PATH, 'utf8')) as object);
   }
   if (validator(data)) return [];
-  const errors = (validator.errors ?? []) as Array<{ instancePath: string; message?: string }>;
-  return errors.map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`);
+  return (validator.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`);
 }
 
 function areaRank(name: string): number {

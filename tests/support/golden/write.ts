@@ -1,6 +1,6 @@
 // The one way a golden file is written: fixed key order, two-space indentation, and each event payload on one
 // line (a stream of thirty chunks stays readable and diffs one line per chunk).
-import type { GoldenExchange, GoldenExpect } from './format.ts';
+import type { GoldenExchange } from './format.ts';
 
 export function formatGolden(exchange: GoldenExchange): string {
   const e = exchange.expect;
@@ -24,5 +24,3 @@ export function formatGolden(exchange: GoldenExchange): string {
 
 /** The headers a recording keeps: those the file already lists, and these whenever the answer carries them. */
 export const RECORDED_HEADERS = ['content-type', 'cache-control', 'retry-after', 'x-should-retry', 'allow', 'x-mock-route'] as const;
-
-export type { GoldenExpect };
