@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_MAX_BODY_BYTES } from '../transport/http.ts';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../transport/transient.ts';
 import { loadProfile, type Profile } from './profile.ts';
 
 export interface RunConfig {
@@ -25,6 +26,10 @@ export interface RunConfig {
   keepScratch: boolean;
   /** True when the run started the embedded mock itself. */
   embeddedMock: boolean;
+  /** How a transient refusal (429, 503 with Retry-After) of a request that is not about it is retried. */
+  retry: RetryPolicy;
+  /** Most requests per second of the whole run (all workers); undefined: no throttle. */
+  maxRps?: number;
 }
 
 export const ENV = {
@@ -37,6 +42,9 @@ export const ENV = {
   requestTimeoutMs: 'CONFORMANCE_REQUEST_TIMEOUT_MS',
   maxBodyBytes: 'CONFORMANCE_MAX_BODY_BYTES',
   keepScratch: 'CONFORMANCE_KEEP_SCRATCH',
+  maxRetries: 'CONFORMANCE_MAX_RETRIES',
+  maxRetryWaitMs: 'CONFORMANCE_MAX_RETRY_WAIT_MS',
+  maxRps: 'CONFORMANCE_MAX_RPS',
   // Set by the global setup for the workers; not meant to be set by people.
   runDir: 'CONFORMANCE_RUN_DIR',
   embeddedMock: 'CONFORMANCE_EMBEDDED_MOCK',
@@ -68,7 +76,13 @@ export function runConfig(): RunConfig {
     maxBodyBytes: positiveInt(env[ENV.maxBodyBytes], DEFAULT_MAX_BODY_BYTES),
     keepScratch: env[ENV.keepScratch] === '1',
     embeddedMock: env[ENV.embeddedMock] === '1',
+    retry: {
+      maxRetries: nonNegativeInt(env[ENV.maxRetries], DEFAULT_RETRY_POLICY.maxRetries),
+      maxWaitMs: nonNegativeInt(env[ENV.maxRetryWaitMs], DEFAULT_RETRY_POLICY.maxWaitMs),
+    },
   };
+  const maxRps = maxRpsOf(env[ENV.maxRps], profile.budget?.requestsPerMinute);
+  if (maxRps !== undefined) cached.maxRps = maxRps;
   if (profilePath) cached.profilePath = profilePath;
   return cached;
 }
@@ -77,6 +91,21 @@ export function normaliseBaseUrl(raw: string): string {
   const u = new URL(raw);
   if (u.username || u.password) throw new Error(`${ENV.baseUrl} must not carry credentials; use ${ENV.apiKey}`);
   return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+}
+
+function nonNegativeInt(raw: string | undefined, fallback: number): number {
+  const n = Number(raw);
+  return raw !== undefined && raw !== '' && Number.isSafeInteger(n) && n >= 0 ? n : fallback;
+}
+
+/** The run's rate: CONFORMANCE_MAX_RPS (requests per second, decimals allowed), else the profile's requests per minute. */
+export function maxRpsOf(raw: string | undefined, requestsPerMinute: number | undefined): number | undefined {
+  if (raw !== undefined && raw !== '') {
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n <= 0) throw new Error(`${ENV.maxRps} must be a number of requests per second above 0 (got "${raw}")`);
+    return n;
+  }
+  return requestsPerMinute !== undefined ? requestsPerMinute / 60 : undefined;
 }
 
 function positiveInt(raw: string | undefined, fallback: number): number {
