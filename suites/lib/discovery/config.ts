@@ -45,6 +45,8 @@ export const ENV = {
   maxRetries: 'CONFORMANCE_MAX_RETRIES',
   maxRetryWaitMs: 'CONFORMANCE_MAX_RETRY_WAIT_MS',
   maxRps: 'CONFORMANCE_MAX_RPS',
+  expectedFailures: 'CONFORMANCE_EXPECTED_FAILURES',
+  failOn: 'CONFORMANCE_FAIL_ON',
   // Set by the global setup for the workers; not meant to be set by people.
   runDir: 'CONFORMANCE_RUN_DIR',
   embeddedMock: 'CONFORMANCE_EMBEDDED_MOCK',
@@ -111,6 +113,21 @@ export function maxRpsOf(raw: string | undefined, requestsPerMinute: number | un
 function positiveInt(raw: string | undefined, fallback: number): number {
   const n = Number(raw);
   return raw !== undefined && raw !== '' && Number.isSafeInteger(n) && n > 0 ? n : fallback;
+}
+
+/** What decides the exit code beyond a MUST failure: a baseline of expected failures, and whether warnings fail. */
+export interface Gate {
+  /** Path of the expected-failures file (YAML or JSON), resolved. */
+  expectedFailures?: string;
+  failOn: 'must' | 'warn';
+}
+
+/** The run's gate from the environment; a bad CONFORMANCE_FAIL_ON is a clear error. */
+export function gateOf(env: NodeJS.ProcessEnv = process.env): Gate {
+  const raw = env[ENV.failOn];
+  if (raw !== undefined && raw !== '' && raw !== 'must' && raw !== 'warn') throw new Error(`${ENV.failOn} must be "must" or "warn" (got "${raw}")`);
+  const file = env[ENV.expectedFailures];
+  return { failOn: raw === 'warn' ? 'warn' : 'must', ...(file ? { expectedFailures: path.resolve(file) } : {}) };
 }
 
 /** Every credential the run knows: the key, and every key the profile names. Redaction masks them all. */
