@@ -30,6 +30,7 @@ export type SchemaName =
   | 'model-list'
   | 'error'
   | 'profile'
+  | 'expected-failures'
   | 'conformance-report';
 
 export const schemaNames: readonly SchemaName[] = Object.freeze([
@@ -55,6 +56,7 @@ export const schemaNames: readonly SchemaName[] = Object.freeze([
   'model-list',
   'error',
   'profile',
+  'expected-failures',
   'conformance-report',
 ] as const);
 

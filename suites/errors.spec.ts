@@ -109,7 +109,8 @@ test.describe('section 7: refusals of the requested model', () => {
     async ({ target, check, discovery, config }) => {
       const id = config.profile.deactivatedModel;
       if (!id) return check.skip('the profile names no deactivated model (deactivatedModel)');
-      const res = await target.chat({ model: id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAP });
+      // The 503 is this test's subject: handed back as it is, never retried away.
+      const res = await target.chat({ model: id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAP }, { subjectStatus: 503 });
       const problem = notARefusal(res);
       check.that('CHAT-012', problem === undefined, () => `the deactivated model ${id}: ${problem}; a refusal to serve it is a section 7 error, never a 200 answer`);
       judgeRefusal(check, res, { id: 'ERR-007', status: 403, statusText: `for the deactivated model ${id}, status`, code: 'model_not_found' });
@@ -123,7 +124,8 @@ test.describe('section 7: refusals of the requested model', () => {
     async ({ target, check, discovery, config }) => {
       const id = config.profile.unavailableModel;
       if (!id) return check.skip('the profile names no unavailable model (unavailableModel)');
-      const res = await target.chat({ model: id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAP });
+      // The 503 is this test's subject: handed back as it is, never retried away.
+      const res = await target.chat({ model: id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAP }, { subjectStatus: 503 });
       const problem = notARefusal(res);
       check.that('CHAT-012', problem === undefined, () => `the unavailable model ${id}: ${problem}; a refusal to serve it is a section 7 error, never a 200 answer`);
       judgeRefusal(check, res, { id: 'ERR-008', status: 503, statusText: `for the unavailable model ${id}, status`, code: 'model_unavailable' });

@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startMockServer } from '../mock/server.ts';
-import { ENV, repoRoot, runConfig, secrets } from './lib/discovery/config.ts';
+import { ENV, gateOf, repoRoot, runConfig, secrets } from './lib/discovery/config.ts';
+import { loadBaseline } from './reporter/baseline.ts';
 import { discover, saveDiscovery } from './lib/discovery/discovery.ts';
 import { budgetOf } from './lib/discovery/profile.ts';
 import { Target } from './lib/transport/target.ts';
@@ -38,6 +39,9 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   });
 
   const config = runConfig();
+  // A bad baseline or gate setting stops the run before it sends anything.
+  const gate = gateOf();
+  if (gate.expectedFailures) loadBaseline(gate.expectedFailures);
   process.stderr.write(`chatconform: target ${config.embeddedMock ? `${config.baseUrl} (embedded mock)` : config.baseUrl}; seed ${config.seed}` +
     (config.profilePath ? `; profile ${path.relative(process.cwd(), config.profilePath)}` : '; no profile') + `; scratch ${scratch}\n`);
 

@@ -131,7 +131,7 @@ test.describe('failures', () => {
       cases.push({ what: `deactivated model ${deactivated}`, send: () => target.chat({ model: deactivated, messages: HELLO, stream: true }) });
     }
     if (config.profile.scenarioHeaders) {
-      cases.push({ what: 'x-mock-status: 503', send: () => target.chat({ model: model.id, messages: HELLO, stream: true }, { headers: { 'x-mock-status': '503' } }) });
+      cases.push({ what: 'x-mock-status: 503', send: () => target.chat({ model: model.id, messages: HELLO, stream: true }, { headers: { 'x-mock-status': '503' }, subjectStatus: 503 }) });
     }
     for (const c of cases) {
       const res = await c.send();

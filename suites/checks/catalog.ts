@@ -10,7 +10,8 @@ export interface ModelList {
 }
 
 /** Field names that would name the serving backend, which the catalog deliberately removes (2.10). */
-export const BACKEND_FIELD = /^(provider|providers|backend|upstream|route|routes|serving_provider|provider_name|host|endpoint_provider)$/i;
+export const BACKEND_FIELD_NAMES = ['provider', 'providers', 'backend', 'upstream', 'route', 'routes', 'serving_provider', 'provider_name', 'host', 'endpoint_provider'] as const;
+export const BACKEND_FIELD = new RegExp(`^(?:${BACKEND_FIELD_NAMES.join('|')})$`, 'i');
 
 export const listServedAsJson = check('CAT-032', function listServedAsJson(l: ModelList) {
   return holds(isObject(l.body) && /json/i.test(l.res.headers['content-type'] ?? ''), () => `GET /v1/models answers a JSON model list object; received content-type ${quote(l.res.headers['content-type'] ?? '(none)')} and ${l.res.describe()}`);
@@ -35,8 +36,9 @@ export const noNullPlaceholders = check('CAT-041', function noNullPlaceholders(l
   return holds(nulls.length === 0, () => `optional fields sent as null placeholders: ${nulls.slice(0, 10).join(', ')}`);
 });
 
+// A null is not a value carried: it is charged to CAT-027 (no null placeholders) alone.
 const featuredOnly = (field: 'featured_label' | 'featured_tab') => (l: ModelList) => {
-  const carrying = l.entries.filter((m) => field in m);
+  const carrying = l.entries.filter((m) => field in m && m[field] !== null);
   if (carrying.length === 0) return undefined;
   return carrying.filter((m) => m.is_featured !== true).map((m) => `${quote(m.id)} carries ${field} ${quote(m[field])} but is_featured is ${quote(m.is_featured)}; the field is present only on featured entries`);
 };

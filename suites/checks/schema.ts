@@ -5,6 +5,7 @@
 // The value is validated once per subject, whichever check asks first.
 import { formatIssues, validate, type SchemaName, type ValidationIssue } from '../../spec/validator.ts';
 import { check, type Check } from './check.ts';
+import { BACKEND_FIELD_NAMES } from './catalog.ts';
 
 export interface PointerRule {
   id: string;
@@ -185,6 +186,8 @@ export const CATALOG_ENTRY_RULES: readonly PointerRule[] = [
   catalogField('featured_tab', 'CAT-024'),
   catalogField('display_order', 'CAT-025'),
   catalogField('credit_tier', 'CAT-026'),
+  // A field naming the backend is the deviation CAT-002 states (the field the contract removed), charged there alone.
+  { id: 'CAT-002', scope: new RegExp(`^${entry}/(?:${BACKEND_FIELD_NAMES.join('|')})$`, 'i') },
   // Anything else on an entry is a field the catalog does not list.
   { id: 'CAT-001', scope: new RegExp(`^${entry}/[^/]+$`) },
   { id: 'CAT-029', scope: /^\/data(?:\/\d+)?$/ },

@@ -163,7 +163,8 @@ export class Checker {
   /** `error` for `id`: the exchange got no HTTP response, so nothing about the target can be said from it. */
   couldNotJudge(id: string, res: TargetResponse): void {
     const exchange = this.exchangeIndex(res);
-    const message = this.target.scrub(`no HTTP response to judge (${res.exchange.errorKind ?? 'transport'}: ${res.exchange.error ?? 'unknown'})`);
+    const what = res.exchange.status === 0 ? 'no HTTP response to judge' : `no answer to judge (HTTP ${res.exchange.status})`;
+    const message = this.target.scrub(`${what} (${res.exchange.errorKind ?? 'transport'}: ${res.exchange.error ?? 'unknown'})`);
     this.push({ id: primaryOf(id), status: 'error', message, cause: { message, ...(exchange !== undefined ? { exchange } : {}) } }, exchange);
   }
 
@@ -247,9 +248,13 @@ function unjudgedAfter(first: CheckRecord, target: Target): string {
   return status === 200 ? `not judged: the test stopped after ${what}` : `not judged: the answer it needed never came (${what})`;
 }
 
-/** No HTTP response head arrived: the exchange says nothing about the target's behaviour. */
+/**
+ * No answer to judge: no HTTP response head arrived, or a transient refusal (429, 503 with Retry-After) outlasted
+ * the run's retries on a request that was not about it. Either way the exchange says nothing about the rule the
+ * request was sent for.
+ */
 export function noResponse(res: TargetResponse): boolean {
-  return res.exchange.status === 0;
+  return res.exchange.status === 0 || res.exchange.errorKind === 'rate-limited';
 }
 
 function quoteProblems(problems: readonly string[]): string {

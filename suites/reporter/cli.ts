@@ -1,17 +1,22 @@
 // `npm run report -- --compare old.json new.json`: what regressed and what improved between two runs.
-// Exit status: 0 nothing regressed, 1 something regressed, 2 the command could not compare (usage, a file
-// that cannot be read or is not a conformance report).
+// `npm run report -- --baseline conformance.json`: a baseline of expected failures from a run (baseline.ts).
+// Exit status: 0 nothing regressed (or the baseline was printed), 1 something regressed, 2 the command could not
+// run (usage, a file that cannot be read or is not a conformance report).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { compareReports, formatComparison } from './compare.ts';
+import { baselineFromResults } from './baseline.ts';
 import { formatReportIssues, validateReport, type ConformanceReport } from './json.ts';
 
 const USAGE = `usage: npm run report -- --compare <old conformance.json> <new conformance.json> [--json]
+       npm run report -- --baseline <conformance.json>
 
   --compare A B   list the requirements that regressed and improved from run A to run B;
                   exit 1 when something regressed
   --json          print the comparison as JSON instead of text
+  --baseline R    print a baseline of expected failures (YAML) from run R: every failed or warned
+                  requirement, its first failure message as the reason (CONFORMANCE_EXPECTED_FAILURES reads it)
 `;
 
 export interface Io {
@@ -37,6 +42,12 @@ export function main(argv: string[], io: Io = { out: (s) => process.stdout.write
   try {
     if (argv.includes('--help') || argv.includes('-h')) {
       io.out(USAGE);
+      return 0;
+    }
+    if (argv[0] === '--baseline') {
+      if (argv.length !== 2) throw new UsageError(`--baseline takes one report: ${argv.slice(1).join(' ') || '(none)'}`);
+      const report = load(argv[1]!);
+      io.out(baselineFromResults(report.requirements, report.target.url));
       return 0;
     }
     const json = argv.includes('--json');

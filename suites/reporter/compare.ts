@@ -30,7 +30,8 @@ export interface Comparison {
   other: Change[];
 }
 
-const RANK: Partial<Record<RequirementStatus, number>> = { fail: 0, warn: 1, pass: 2 };
+// An expected failure is still a failure: a baseline changes the exit code, not what the target did.
+const RANK: Partial<Record<RequirementStatus, number>> = { fail: 0, 'expected-fail': 0, warn: 1, pass: 2 };
 const judged = (s: RequirementStatus | 'absent') => s !== 'absent' && RANK[s] !== undefined;
 
 function observedOf(r: RequirementResult): string {
@@ -46,9 +47,12 @@ function classify(before: RequirementResult | undefined, after: RequirementResul
     return from === to ? undefined : 'observation';
   }
   if (from === to) return undefined;
-  if (judged(from) && judged(to)) return RANK[to as RequirementStatus]! < RANK[from as RequirementStatus]! ? 'regressed' : 'improved';
-  if (judged(from)) return from === 'fail' ? 'unchecked' : 'regressed'; // pass/warn → no longer checked
-  if (judged(to)) return to === 'fail' ? 'regressed' : 'improved'; // newly checked
+  if (judged(from) && judged(to)) {
+    const [a, b] = [RANK[from as RequirementStatus]!, RANK[to as RequirementStatus]!];
+    return b === a ? undefined : b < a ? 'regressed' : 'improved';
+  }
+  if (judged(from)) return RANK[from as RequirementStatus] === 0 ? 'unchecked' : 'regressed'; // pass/warn → no longer checked
+  if (judged(to)) return RANK[to as RequirementStatus] === 0 ? 'regressed' : 'improved'; // newly checked
   if (from === 'absent') return 'added';
   if (to === 'absent') return 'removed';
   return undefined; // skip ↔ untested: neither run judged it

@@ -26,6 +26,7 @@ const STATUS_LABEL: Record<RequirementStatus, string> = {
   fail: 'fail',
   warn: 'warn',
   error: 'error',
+  'expected-fail': 'expected fail',
   pass: 'pass',
   observed: 'observed',
   skip: 'skip',
@@ -121,6 +122,7 @@ function requirementHtml(r: RequirementResult): string {
     if (r.status === 'skip' && r.skipReasons && r.skipReasons.length > 1) body.push(`<div class="reason"><b>${label}:</b><ul>${r.skipReasons.map((s) => `<li>${esc(s)}</li>`).join('')}</ul></div>`);
     else body.push(`<div class="reason"><b>${label}:</b> <span>${esc(oneLine(r.reason))}</span></div>`);
   }
+  if (r.baselineReason) body.push(`<div class="reason"><b>${r.status === 'expected-fail' ? 'Expected failure (baseline)' : r.status === 'pass' ? 'Stale baseline entry (it passes now; delete it)' : 'Listed in the baseline'}:</b> <span>${esc(oneLine(r.baselineReason))}</span></div>`);
   body.push(
     `<p class="facts">${esc(r.kind)} · ${esc(r.check)} · cases: ${r.cases.judged} judged, ${r.cases.unjudged} not judged · records: ${(['pass', 'fail', 'warn', 'error', 'skip', 'observed'] as const)
       .filter((k) => r.records[k] > 0)
@@ -277,7 +279,7 @@ function mustFailuresHtml(report: ConformanceReport): string {
 }
 
 const CSS = `
-:root{--pass:#1a7f37;--fail:#cf222e;--warn:#9a6700;--error:#bc4c00;--skip:#6e7781;--observed:#0969da;--untested:#8250df;--bg:#fff;--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--soft:#f6f8fa}
+:root{--pass:#1a7f37;--fail:#cf222e;--warn:#9a6700;--error:#bc4c00;--skip:#6e7781;--observed:#0969da;--untested:#8250df;--expected-fail:#953800;--bg:#fff;--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--soft:#f6f8fa}
 *{box-sizing:border-box}
 [hidden]{display:none!important}
 body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:var(--fg);background:var(--bg)}
@@ -306,9 +308,9 @@ a{color:var(--observed)}
 .tile{flex:1 1 120px;border:1px solid var(--line);border-radius:8px;padding:10px 12px;cursor:pointer;background:var(--bg);text-align:left;font:inherit;color:inherit}
 .tile:hover{background:var(--soft)}
 .tile b{display:block;font-size:26px;line-height:1.1}
-.tile.t-fail b{color:var(--fail)}.tile.t-warn b{color:var(--warn)}.tile.t-pass b{color:var(--pass)}.tile.t-observed b{color:var(--observed)}.tile.t-skip b{color:var(--skip)}.tile.t-error b{color:var(--error)}.tile.t-untested b{color:var(--untested)}
+.tile.t-fail b{color:var(--fail)}.tile.t-warn b{color:var(--warn)}.tile.t-pass b{color:var(--pass)}.tile.t-observed b{color:var(--observed)}.tile.t-skip b{color:var(--skip)}.tile.t-error b{color:var(--error)}.tile.t-untested b{color:var(--untested)}.tile.t-expected-fail b{color:var(--expected-fail)}
 .pill{display:inline-block;min-width:62px;text-align:center;padding:1px 8px;border-radius:10px;font-size:11px;font-weight:700;text-transform:uppercase;letter-spacing:.03em;color:#fff;background:var(--skip)}
-.s-pass,.s-passed{background:var(--pass)}.s-fail,.s-failed,.s-timedOut{background:var(--fail)}.s-warn{background:var(--warn)}.s-observed{background:var(--observed)}.s-skip,.s-skipped,.s-notRun,.s-interrupted{background:var(--skip)}.s-untested{background:var(--untested)}.s-error{background:var(--error)}
+.s-pass,.s-passed{background:var(--pass)}.s-fail,.s-failed,.s-timedOut{background:var(--fail)}.s-warn{background:var(--warn)}.s-observed{background:var(--observed)}.s-skip,.s-skipped,.s-notRun,.s-interrupted{background:var(--skip)}.s-untested{background:var(--untested)}.s-expected-fail{background:var(--expected-fail)}.s-error{background:var(--error)}
 table{border-collapse:collapse;width:100%}
 th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 thead th{background:var(--soft);font-size:12px}
@@ -318,7 +320,7 @@ td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;width:70px}
 .matrix tr.sub td.title{color:var(--muted)}
 .matrix tr.sum th,.matrix tr.sum td{font-weight:800;border-top:2px solid var(--fg)}
 .matrix td.n{color:#b0b8c1}
-.matrix td.c-fail{color:var(--fail);font-weight:800;background:#ffebe9}.matrix td.c-warn{color:var(--warn);font-weight:700;background:#fff8c5}.matrix td.c-pass{color:var(--pass);font-weight:700}.matrix td.c-observed{color:var(--observed);font-weight:700}.matrix td.c-skip{color:var(--fg)}.matrix td.c-untested{color:var(--untested)}.matrix td.c-error{color:var(--error);font-weight:700}
+.matrix td.c-fail{color:var(--fail);font-weight:800;background:#ffebe9}.matrix td.c-warn{color:var(--warn);font-weight:700;background:#fff8c5}.matrix td.c-pass{color:var(--pass);font-weight:700}.matrix td.c-observed{color:var(--observed);font-weight:700}.matrix td.c-skip{color:var(--fg)}.matrix td.c-untested{color:var(--untested)}.matrix td.c-expected-fail{color:var(--expected-fail);font-weight:700}.matrix td.c-error{color:var(--error);font-weight:700}
 .matrix td.total{color:var(--fg)}
 .filters{background:var(--bg);border-bottom:1px solid var(--line);padding:8px 0;display:flex;flex-wrap:wrap;gap:8px 16px}
 fieldset{border:0;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:6px;align-items:center}
@@ -329,7 +331,7 @@ legend{float:left;font-size:11px;text-transform:uppercase;letter-spacing:.05em;c
 button{font:inherit;font-size:12px;padding:3px 10px;border:1px solid var(--line);border-radius:6px;background:var(--soft);cursor:pointer}
 .shown{color:var(--muted);font-size:12px}
 details.req{scroll-margin-top:12px;border:1px solid var(--line);border-left:4px solid var(--skip);border-radius:6px;margin:6px 0;background:var(--bg)}
-details.req.st-pass{border-left-color:var(--pass)}details.req.st-fail{border-left-color:var(--fail)}details.req.st-warn{border-left-color:var(--warn)}details.req.st-observed{border-left-color:var(--observed)}details.req.st-untested{border-left-color:var(--untested)}details.req.st-error{border-left-color:var(--error)}
+details.req.st-pass{border-left-color:var(--pass)}details.req.st-fail{border-left-color:var(--fail)}details.req.st-warn{border-left-color:var(--warn)}details.req.st-observed{border-left-color:var(--observed)}details.req.st-untested{border-left-color:var(--untested)}details.req.st-expected-fail{border-left-color:var(--expected-fail)}details.req.st-error{border-left-color:var(--error)}
 details.req>summary{cursor:pointer;padding:6px 10px;display:flex;gap:10px;align-items:baseline;list-style:none}
 details.req>summary::-webkit-details-marker{display:none}
 details.req>summary::before{content:"\\25B8";color:var(--muted);width:10px}

@@ -12,7 +12,8 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError } from '@playwright/test/reporter';
 import { EVIDENCE_ATTACHMENT, REQUIREMENT_ANNOTATION, type CheckRecord } from '../lib/check.ts';
-import { repoRoot } from '../lib/discovery/config.ts';
+import { gateOf, repoRoot } from '../lib/discovery/config.ts';
+import { applyBaseline, loadBaseline, type BaselineOutcome } from './baseline.ts';
 import type { Exchange } from '../lib/transport/target.ts';
 import { renderBadge } from './badge.ts';
 import { renderHtml } from './html.ts';
@@ -145,9 +146,15 @@ export default class ConformanceReporter implements Reporter {
       info = collectRunInfo();
       const outcomes = (this.root?.allTests() ?? []).map(outcomeOf);
       if (!this.root && this.errors.length === 0) this.errors.push('the run ended before any test was loaded');
+      const gate = gateOf();
+      let results = aggregate(outcomes);
+      let baseline: BaselineOutcome | undefined;
+      if (gate.expectedFailures) ({ results, outcome: baseline } = applyBaseline(results, loadBaseline(gate.expectedFailures)));
       const report = buildReport({
         info,
-        results: aggregate(outcomes),
+        results,
+        ...(baseline ? { baseline } : {}),
+        failOn: gate.failOn,
         outcomes,
         startedAt: result.startTime ?? this.constructedAt,
         durationMs: result.duration,

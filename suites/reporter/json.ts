@@ -19,11 +19,14 @@ import {
 } from './results.ts';
 import { redactDeep } from './redaction.ts';
 import type { RunInfo } from './run-info.ts';
+import { staleLines, type BaselineOutcome } from './baseline.ts';
 
 export const REPORT_SCHEMA_ID = 'https://chatconform.dev/schemas/conformance-report.schema.json';
 export const REPORT_VERSION = 1;
 
 export type RunStatus = 'passed' | 'failed' | 'timedout' | 'interrupted';
+/** What fails the run: a MUST failure (default), or also a SHOULD/MAY warning. */
+export type FailOn = 'must' | 'warn';
 export type Verdict = 'pass' | 'fail' | 'incomplete';
 
 export interface FailedTest {
@@ -64,6 +67,10 @@ export interface ConformanceReport {
     /** Requirements (not observations) that passed, out of all requirements the target is judged on. */
     requirementsPassed: number;
     requirementsTotal: number;
+    /** What fails the run (CONFORMANCE_FAIL_ON); omitted for the default, must. */
+    failOn?: FailOn;
+    /** The run's expected failures and what became of each entry; omitted without a baseline. */
+    baseline?: BaselineOutcome;
   };
   /** Judged MUSTs out of the MUSTs the run declared; a pass needs at least half, and every core one. */
   coverage: Coverage;
@@ -89,13 +96,21 @@ export interface ReportInput {
   durationMs: number;
   playwrightStatus: RunStatus;
   errors: string[];
+  /** The baseline applied to `results` (baseline.ts). */
+  baseline?: BaselineOutcome;
+  failOn?: FailOn;
 }
 
-/** The run status the reporter returns: a MUST failure alone decides, unless the run could not complete. */
-export function decideExitStatus(playwrightStatus: RunStatus, mustFailedCount: number, incomplete: boolean): RunStatus {
+/**
+ * The run status the reporter returns: a MUST failure outside the baseline decides, unless the run could not
+ * complete; a stale baseline entry fails the run too (the list must be kept current), and with failOn 'warn' so
+ * does a warning.
+ */
+export function decideExitStatus(playwrightStatus: RunStatus, mustFailedCount: number, incomplete: boolean, more: { stale?: number; warnings?: number; failOn?: FailOn } = {}): RunStatus {
   if (playwrightStatus === 'interrupted' || playwrightStatus === 'timedout') return playwrightStatus;
   if (incomplete) return 'failed';
-  return mustFailedCount > 0 ? 'failed' : 'passed';
+  if (mustFailedCount > 0 || (more.stale ?? 0) > 0) return 'failed';
+  return more.failOn === 'warn' && (more.warnings ?? 0) > 0 ? 'failed' : 'passed';
 }
 
 function plural(n: number, one: string, many = `${one}s`): string {
@@ -125,10 +140,12 @@ export function headline(report: ConformanceReport): string {
 
 /** Builds the report (every string redacted with the run's secrets). */
 export function buildReport(input: ReportInput): ConformanceReport {
-  const { info, results, outcomes, playwrightStatus, errors } = input;
+  const { info, results, outcomes, playwrightStatus, errors, baseline } = input;
+  const failOn = input.failOn ?? 'must';
   const failed = mustFailures(results).map((r) => r.id);
   const unfinished = playwrightStatus === 'interrupted' || playwrightStatus === 'timedout' || errors.length > 0;
-  const exitStatus = decideExitStatus(playwrightStatus, failed.length, errors.length > 0);
+  const warnings = results.filter((r) => r.status === 'warn').length;
+  const exitStatus = decideExitStatus(playwrightStatus, failed.length, errors.length > 0, { stale: baseline?.stale.length ?? 0, warnings, failOn });
   const reqs = results.filter((r) => r.kind === 'requirement');
   const passed = reqs.filter((r) => r.status === 'pass').length;
   const coverage = coverageOf(results);
@@ -136,6 +153,9 @@ export function buildReport(input: ReportInput): ConformanceReport {
   // A failed MUST is evidence whatever else happened; a pass needs enough evidence behind it.
   const result: Verdict = failed.length > 0 ? 'fail' : unfinished || insufficient(coverage) ? 'incomplete' : 'pass';
   const parts = [headlineOf({ result, mustFailed: failed, playwrightStatus, errors })];
+  if (baseline && baseline.expected.length > 0) parts.push(`${plural(baseline.expected.length, 'expected failure')} of the baseline (${baseline.expected.map((e) => e.id).join(', ')})`);
+  if (baseline) parts.push(...staleLines(baseline));
+  if (failOn === 'warn' && warnings > 0) parts.push(`${plural(warnings, 'warning')}, which fail the run (fail on warn)`);
   parts.push(coverageSentence(coverage));
   if (coverage.coreNotJudged.length > 0) parts.push(`core requirements not judged: ${coverage.coreNotJudged.join(', ')}`);
   parts.push(`${passed} of ${reqs.length} requirements pass`);
@@ -175,7 +195,16 @@ export function buildReport(input: ReportInput): ConformanceReport {
       playwrightStatus,
       tests,
     },
-    verdict: { result, exitStatus, summary, mustFailed: failed, requirementsPassed: passed, requirementsTotal: reqs.length },
+    verdict: {
+      result,
+      exitStatus,
+      summary,
+      mustFailed: failed,
+      requirementsPassed: passed,
+      requirementsTotal: reqs.length,
+      ...(failOn !== 'must' ? { failOn } : {}),
+      ...(baseline ? { baseline } : {}),
+    },
     coverage,
     rootCauses: rootCauses(outcomes),
     transport,

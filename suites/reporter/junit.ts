@@ -81,6 +81,9 @@ function testcase(r: RequirementResult): string {
     case 'skip':
     case 'untested':
       return `${open}>\n${props}      <skipped message="${attr(`${r.status}: ${r.reason ?? ''}`)}"/>\n    </testcase>`;
+    case 'expected-fail':
+      // Known and listed in the baseline: not a failure of this run, but never shown as a pass either.
+      return `${open}>\n${props}      <skipped message="${attr(oneLine(`expected failure (baseline: ${r.baselineReason ?? ''}): ${r.reason ?? 'failed'}`))}"/>\n      <system-out>${xmlEscape(`EXPECTED FAILURE, listed in the baseline: ${r.baselineReason ?? ''}\n${requirementDetails(r)}`)}</system-out>\n    </testcase>`;
     case 'warn':
     case 'observed':
       return `${open}>\n${props}      <system-out>${xmlEscape(`${r.status === 'warn' ? `WARNING (${r.level} not met)` : 'OBSERVED (a gap of the spec: recorded, never judged)'}\n${requirementDetails(r)}`)}</system-out>\n    </testcase>`;
@@ -113,7 +116,7 @@ export function renderJunit(report: ConformanceReport): string {
     const title = report.sections.find((s) => s.section === top)?.title;
     const failures = list.filter((r) => r.status === 'fail').length;
     const errors = list.filter((r) => r.status === 'error').length;
-    const skipped = list.filter((r) => r.status === 'skip' || r.status === 'untested').length;
+    const skipped = list.filter((r) => r.status === 'skip' || r.status === 'untested' || r.status === 'expected-fail').length;
     const name = `§${top}${title ? ` ${title}` : ''}`;
     return `  <testsuite name="${attr(name)}" tests="${list.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="0" timestamp="${attr(report.run.startedAt.replace(/Z$/, ''))}">\n${properties}\n${list.map(testcase).join('\n')}\n  </testsuite>`;
   });

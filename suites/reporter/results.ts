@@ -9,9 +9,10 @@ import type { CheckRecord } from '../lib/check.ts';
 import type { Exchange } from '../lib/transport/target.ts';
 import { compareSections, requirements as catalog, type Requirement } from '../../spec/requirements/index.ts';
 
-export type RequirementStatus = 'pass' | 'fail' | 'warn' | 'error' | 'skip' | 'observed' | 'untested';
+/** `expected-fail`: failed (or warned), and listed in the run's baseline of expected failures (baseline.ts). */
+export type RequirementStatus = 'pass' | 'fail' | 'warn' | 'error' | 'expected-fail' | 'skip' | 'observed' | 'untested';
 /** Display order: the worst first. */
-export const STATUSES: readonly RequirementStatus[] = ['fail', 'warn', 'error', 'pass', 'observed', 'skip', 'untested'];
+export const STATUSES: readonly RequirementStatus[] = ['fail', 'warn', 'error', 'expected-fail', 'pass', 'observed', 'skip', 'untested'];
 /** Escalation order of the statuses a record can carry (higher wins). */
 const PRECEDENCE: Record<CheckRecord['status'], number> = { skip: 0, observed: 1, error: 2, pass: 3, warn: 4, fail: 5 };
 
@@ -122,6 +123,8 @@ export interface RequirementResult {
   evidence: EvidenceItem[];
   /** Evidence items left out past MAX_EVIDENCE. */
   evidenceOmitted: number;
+  /** The reason the run's baseline gives, when it lists this requirement as an expected failure. */
+  baselineReason?: string;
 }
 
 export type StatusCounts = Record<RequirementStatus, number> & { total: number };
@@ -328,7 +331,7 @@ export function aggregate(outcomes: readonly TestOutcome[], requirements: readon
 }
 
 export function emptyCounts(): StatusCounts {
-  return { pass: 0, fail: 0, warn: 0, error: 0, skip: 0, observed: 0, untested: 0, total: 0 };
+  return { pass: 0, fail: 0, warn: 0, error: 0, 'expected-fail': 0, skip: 0, observed: 0, untested: 0, total: 0 };
 }
 
 export function countStatuses(results: readonly Pick<RequirementResult, 'status'>[]): StatusCounts {

@@ -7,7 +7,9 @@ import { escapeControls } from './control-chars.ts';
 import { headline, type ConformanceReport } from './json.ts';
 import { firstLine, oneLine, type SectionCounts } from './results.ts';
 
-const COLUMNS = ['pass', 'fail', 'warn', 'error', 'skip', 'observed', 'untested'] as const;
+const COLUMNS = ['pass', 'fail', 'warn', 'error', 'expected-fail', 'skip', 'observed', 'untested'] as const;
+/** Wider columns for the longer headings. */
+const width = (k: (typeof COLUMNS)[number]): number => (k === 'expected-fail' ? 14 : k === 'observed' || k === 'untested' ? 9 : 6);
 /** Root causes listed in the terminal; the rest are in the reports. */
 const MAX_ROOT_CAUSES = 15;
 
@@ -64,7 +66,8 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
   if (report.rootCauses.length > 0) {
     out.push(paint.bold(`  Root causes (${report.rootCauses.length}), by impact:`));
     for (const rc of report.rootCauses.slice(0, MAX_ROOT_CAUSES)) {
-      const mark = rc.status === 'fail' ? paint.red('FAIL') : paint.yellow('WARN');
+      const expected = report.verdict.baseline?.expected.some((e) => e.id === rc.id) === true;
+      const mark = expected ? paint.yellow('XFAIL') : rc.status === 'fail' ? paint.red('FAIL') : paint.yellow('WARN');
       const reach = `${rc.tests.length} test${rc.tests.length === 1 ? '' : 's'}${rc.blocked.length > 0 ? `, left ${rc.blocked.length} unjudged` : ''}`;
       out.push(`  ${String(rc.rank).padStart(3)}. ${mark} ${paint.bold(rc.id.padEnd(11))}${paint.dim(`§${rc.section}`.padEnd(7))}${paint.dim(rc.tier.padEnd(19))}${truncate(rc.message, 120)} ${paint.dim(`(${reach})`)}`);
     }
@@ -74,7 +77,7 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
   const titleWidth = 34;
   const row = (label: string, c: Pick<SectionCounts, (typeof COLUMNS)[number]>, bold = false) => {
     const cells = COLUMNS.map((k) => {
-      const text = String(c[k]).padStart(k === 'observed' || k === 'untested' ? 9 : 6);
+      const text = String(c[k]).padStart(width(k));
       if (c[k] === 0) return paint.dim(text);
       if (k === 'fail') return paint.red(text);
       if (k === 'warn') return paint.yellow(text);
@@ -84,7 +87,7 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
     const l = label.padEnd(titleWidth);
     return `  ${bold ? paint.bold(l) : l}${cells.join('')}`;
   };
-  out.push(paint.bold(`  ${'section'.padEnd(titleWidth)}${COLUMNS.map((k) => k.padStart(k === 'observed' || k === 'untested' ? 9 : 6)).join('')}`));
+  out.push(paint.bold(`  ${'section'.padEnd(titleWidth)}${COLUMNS.map((k) => k.padStart(width(k))).join('')}`));
   for (const s of report.sections) out.push(row(truncate(`§${s.section} ${s.title ?? ''}`.trim(), titleWidth - 1), s));
   out.push(row('total', report.counts, true));
   const failures = report.requirements.filter((r) => r.level === 'MUST' && r.status === 'fail');
@@ -93,7 +96,13 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
     for (const r of failures) out.push(`    ${paint.bold(r.id.padEnd(11))}${paint.dim(`§${r.section}`.padEnd(8))}${truncate(oneLine(r.reason ?? ''), 150)}`);
   }
   const warnings = report.requirements.filter((r) => r.status === 'warn').length;
-  if (warnings > 0) out.push(paint.yellow(`  ${warnings} SHOULD/MAY warning(s): see the report`));
+  if (warnings > 0) out.push(paint.yellow(`  ${warnings} SHOULD/MAY warning(s): see the report${report.verdict.failOn === 'warn' ? ' (they fail the run: fail on warn)' : ''}`));
+  const baseline = report.verdict.baseline;
+  if (baseline) {
+    if (baseline.expected.length > 0) out.push(paint.yellow(`  ${baseline.expected.length} expected failure(s) of the baseline ${baseline.file}: ${baseline.expected.map((e) => e.id).join(', ')}`));
+    for (const e of baseline.stale) out.push(paint.red(`  stale baseline: ${e.listedAs ?? e.id} now passes; delete its entry from ${baseline.file}`));
+    if (baseline.unjudged.length > 0) out.push(paint.dim(`  listed in the baseline but not judged by this run: ${baseline.unjudged.map((e) => e.id).join(', ')}`));
+  }
   const uncharged = report.failedTests.filter((t) => t.failed.length === 0);
   if (uncharged.length > 0) {
     out.push(paint.yellow(`  ${uncharged.length} failed test(s) charged to no requirement (the kit could not judge; they do not decide the exit code):`));

@@ -1,7 +1,7 @@
 // The checks judge what they are given, each under its own requirement, and none stops another: hand-made
 // exchanges, judged by the same functions a run uses (suites/checks/judge.ts), through a real Checker.
 import { expect, test } from '@playwright/test';
-import { judgeCompletion, judgeRefusal, judgeStream } from '../../suites/checks/judge.ts';
+import { judgeCompletion, judgeModelList, judgeRefusal, judgeStream } from '../../suites/checks/judge.ts';
 import { Checker, type CheckRecord } from '../../suites/lib/check.ts';
 import { TargetResponse, type Exchange, type Target } from '../../suites/lib/transport/target.ts';
 
@@ -9,10 +9,10 @@ type Json = Record<string, unknown>;
 const NOW = () => Math.floor(Date.now() / 1000);
 
 /** A checker over a scratch target that holds the given exchanges (no network). */
-function scratch(): { check: Checker; respond: (status: number, body: string | Json, headers?: Record<string, string>) => TargetResponse } {
+function scratch(declared: string[] = []): { check: Checker; respond: (status: number, body: string | Json, headers?: Record<string, string>) => TargetResponse } {
   const exchanges: Exchange[] = [];
   const target = { exchanges, scrub: (s: string) => s } as unknown as Target;
-  const check = new Checker({ annotations: [] }, target);
+  const check = new Checker({ annotations: declared.map((description) => ({ type: 'requirement', description })) }, target);
   const respond = (status: number, body: string | Json, headers: Record<string, string> = {}) => {
     const text = typeof body === 'string' ? body : JSON.stringify(body);
     const exchange: Exchange = {
@@ -47,6 +47,30 @@ test.describe('one deviation, one requirement; the others still judged', () => {
     expect(statusOf(check.records, 'RESP-001')).toBe('fail');
     expect(statusOf(check.records, 'RESP-013'), 'content null is one deviation, charged once').not.toBe('fail');
     for (const id of ['RESP-002', 'RESP-005', 'RESP-009', 'RESP-023', 'CHAT-009']) expect(statusOf(check.records, id), id).toBe('pass');
+  });
+
+  test('catalog deviations are charged once: a null to CAT-027 alone, a backend field to CAT-002 alone', () => {
+    const { check, respond } = scratch(['CAT-031']);
+    const entry = { id: 'm', name: 'M', min_tier: 'free', supports_images: false, supports_caching: false, supports_reasoning: false, supports_global_endpoint: true, is_featured: false };
+    judgeModelList(check, respond(200, { object: 'list', data: [{ ...entry, featured_label: null, featured_tab: null, description: null }] }), 'CAT-031');
+    expect(statusOf(check.records, 'CAT-027')).toBe('fail');
+    for (const id of ['CAT-023', 'CAT-024', 'CAT-016']) expect(statusOf(check.records, id), id).not.toBe('fail');
+    // CAT-041 states the same rule (section 9): its check records under CAT-027.
+    expect(check.records.some((r) => r.id === 'CAT-041')).toBe(false);
+    // A label carried by an entry that is not featured is still CAT-023's.
+    const other = scratch(['CAT-031']);
+    judgeModelList(other.check, other.respond(200, { object: 'list', data: [{ ...entry, featured_label: 'New' }] }), 'CAT-031');
+    expect(statusOf(other.check.records, 'CAT-023')).toBe('fail');
+    expect(statusOf(other.check.records, 'CAT-027')).toBe('pass');
+    // A field naming the backend is CAT-002's deviation; an unknown field that names none is CAT-001's.
+    const backend = scratch(['CAT-031']);
+    judgeModelList(backend.check, backend.respond(200, { object: 'list', data: [{ ...entry, provider: 'upstream-a' }] }), 'CAT-031');
+    expect(statusOf(backend.check.records, 'CAT-002')).toBe('fail');
+    expect(statusOf(backend.check.records, 'CAT-001')).toBe('pass');
+    const unknown = scratch(['CAT-031']);
+    judgeModelList(unknown.check, unknown.respond(200, { object: 'list', data: [{ ...entry, object: 'model' }] }), 'CAT-031');
+    expect(statusOf(unknown.check.records, 'CAT-001')).toBe('fail');
+    expect(statusOf(unknown.check.records, 'CAT-002')).toBe('pass');
   });
 
   test('a url on a "search" action is charged to SEARCH-035 by the schema node that states it', () => {

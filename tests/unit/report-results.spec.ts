@@ -471,7 +471,7 @@ test.describe('writers', () => {
   test('terminal: per-section table, MUST failures with their one-line reason, seed, requests, cost, report folder', () => {
     const text = renderSummary(sampleReport(), ['/r/conformance.json', '/r/junit.xml'], undefined, '/elsewhere');
     expect(text).toMatch(/FAIL — 3 MUST requirements failed/);
-    expect(text).toMatch(/section\s+pass\s+fail\s+warn\s+error\s+skip\s+observed\s+untested/);
+    expect(text).toMatch(/section\s+pass\s+fail\s+warn\s+error\s+expected-fail\s+skip\s+observed\s+untested/);
     expect(text).toMatch(/§2 Resources and their fields\s+\d+\s+3\s+/);
     // The root causes come first, ranked; the matrix after them.
     expect(text.indexOf('Root causes (4), by impact:')).toBeGreaterThan(0);

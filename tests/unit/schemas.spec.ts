@@ -237,6 +237,9 @@ const examples: Record<SchemaName, { data: unknown; freeForm?: string[] }> = {
   model: { data: fullModel, freeForm: modelFreeForm },
   'model-list': { data: modelList, freeForm: ['/data/0/thinking_config', '/data/0/tiers'] },
   error: { data: { error: { type: 'invalid_request_error', code: 'model_unavailable', message: 'retry later' } } },
+  'expected-failures': {
+    data: { target: 'https://api.example.com', expectedFailures: [{ id: 'STREAM-004', reason: 'the stream ends without [DONE] (ticket 12)' }] },
+  },
   profile: {
     data: {
       name: 'example',
@@ -246,7 +249,7 @@ const examples: Record<SchemaName, { data: unknown; freeForm?: string[] }> = {
       unavailableModel: 'm4',
       scenarioHeaders: true,
       webSearch: { models: ['m1'], unsupportedModels: ['m2'] },
-      budget: { maxRequests: 10, maxTokensPerRequest: 16, maxCost: 0.5, fuzzRuns: 5, maxSearchProbes: 1 },
+      budget: { maxRequests: 10, maxTokensPerRequest: 16, maxCost: 0.5, fuzzRuns: 5, maxSearchProbes: 1, requestsPerMinute: 30 },
       secrets: ['s'],
     },
     freeForm: ['/restrictedKey/allowedModels', '/lowTierKey/deniedModels', '/webSearch/models', '/webSearch/unsupportedModels', '/secrets'],

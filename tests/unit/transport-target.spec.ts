@@ -58,6 +58,7 @@ function config(profile: Profile = {}, extra: Partial<RunConfig> = {}): RunConfi
     maxBodyBytes: 16 * 1024 * 1024,
     keepScratch: false,
     embeddedMock: false,
+    retry: { maxRetries: 3, maxWaitMs: 5_000 },
     ...extra,
   };
 }

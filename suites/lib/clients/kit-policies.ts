@@ -1,6 +1,7 @@
 // What the kit's client does for its caller beyond sending a request (section 2.9, 7): the conversation
 // hygiene and the retry policy the contract asks of a client. Built on the one target client; no HTTP here.
 import type { Target, TargetResponse } from '../transport/target.ts';
+import { retryAfterMs } from '../transport/transient.ts';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -52,18 +53,6 @@ function errorCode(res: TargetResponse): unknown {
   return isObject(body) && isObject(body.error) ? body.error.code : undefined;
 }
 
-/** retry-after (seconds or an HTTP date) or retry-after-ms, in milliseconds. */
-function retryAfterMs(res: TargetResponse): number | undefined {
-  const ms = Number(res.headers['retry-after-ms']);
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  const raw = res.headers['retry-after'];
-  if (raw === undefined) return undefined;
-  const s = Number(raw);
-  if (Number.isFinite(s) && s >= 0) return s * 1000;
-  const at = Date.parse(raw);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
-}
-
 /**
  * A chat completion that, refused with model_unavailable (7: "Retry; do not substitute another model
  * automatically"), is retried for the SAME model, and whose final refusal is returned to the caller as it is
@@ -72,12 +61,14 @@ function retryAfterMs(res: TargetResponse): number | undefined {
 export async function chatRetryingUnavailable(target: Target, body: Json, opts: RetryOptions = {}): Promise<RetryOutcome> {
   const attempts = Math.max(1, opts.attempts ?? 3);
   const maxWait = opts.maxWaitMs ?? 2000;
-  let res = await target.chat(body);
+  // The refusal is this policy's subject: the transport hands it back as it is, the retries are counted here.
+  const send = () => target.chat(body, { subjectStatus: 503 });
+  let res = await send();
   let n = 1;
   while (n < attempts && res.status === 503 && errorCode(res) === UNAVAILABLE) {
-    const wait = Math.min(maxWait, retryAfterMs(res) ?? opts.defaultWaitMs ?? 250);
+    const wait = Math.min(maxWait, retryAfterMs(res.headers) ?? opts.defaultWaitMs ?? 250);
     await new Promise((resolve) => setTimeout(resolve, wait));
-    res = await target.chat(body);
+    res = await send();
     n++;
   }
   return { res, attempts: n };

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_MAX_BODY_BYTES } from '../transport/http.ts';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../transport/transient.ts';
 import { loadProfile, type Profile } from './profile.ts';
 
 export interface RunConfig {
@@ -25,6 +26,10 @@ export interface RunConfig {
   keepScratch: boolean;
   /** True when the run started the embedded mock itself. */
   embeddedMock: boolean;
+  /** How a transient refusal (429, 503 with Retry-After) of a request that is not about it is retried. */
+  retry: RetryPolicy;
+  /** Most requests per second of the whole run (all workers); undefined: no throttle. */
+  maxRps?: number;
 }
 
 export const ENV = {
@@ -37,6 +42,11 @@ export const ENV = {
   requestTimeoutMs: 'CONFORMANCE_REQUEST_TIMEOUT_MS',
   maxBodyBytes: 'CONFORMANCE_MAX_BODY_BYTES',
   keepScratch: 'CONFORMANCE_KEEP_SCRATCH',
+  maxRetries: 'CONFORMANCE_MAX_RETRIES',
+  maxRetryWaitMs: 'CONFORMANCE_MAX_RETRY_WAIT_MS',
+  maxRps: 'CONFORMANCE_MAX_RPS',
+  expectedFailures: 'CONFORMANCE_EXPECTED_FAILURES',
+  failOn: 'CONFORMANCE_FAIL_ON',
   // Set by the global setup for the workers; not meant to be set by people.
   runDir: 'CONFORMANCE_RUN_DIR',
   embeddedMock: 'CONFORMANCE_EMBEDDED_MOCK',
@@ -68,7 +78,13 @@ export function runConfig(): RunConfig {
     maxBodyBytes: positiveInt(env[ENV.maxBodyBytes], DEFAULT_MAX_BODY_BYTES),
     keepScratch: env[ENV.keepScratch] === '1',
     embeddedMock: env[ENV.embeddedMock] === '1',
+    retry: {
+      maxRetries: nonNegativeInt(env[ENV.maxRetries], DEFAULT_RETRY_POLICY.maxRetries),
+      maxWaitMs: nonNegativeInt(env[ENV.maxRetryWaitMs], DEFAULT_RETRY_POLICY.maxWaitMs),
+    },
   };
+  const maxRps = maxRpsOf(env[ENV.maxRps], profile.budget?.requestsPerMinute);
+  if (maxRps !== undefined) cached.maxRps = maxRps;
   if (profilePath) cached.profilePath = profilePath;
   return cached;
 }
@@ -79,9 +95,39 @@ export function normaliseBaseUrl(raw: string): string {
   return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
 }
 
+function nonNegativeInt(raw: string | undefined, fallback: number): number {
+  const n = Number(raw);
+  return raw !== undefined && raw !== '' && Number.isSafeInteger(n) && n >= 0 ? n : fallback;
+}
+
+/** The run's rate: CONFORMANCE_MAX_RPS (requests per second, decimals allowed), else the profile's requests per minute. */
+export function maxRpsOf(raw: string | undefined, requestsPerMinute: number | undefined): number | undefined {
+  if (raw !== undefined && raw !== '') {
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n <= 0) throw new Error(`${ENV.maxRps} must be a number of requests per second above 0 (got "${raw}")`);
+    return n;
+  }
+  return requestsPerMinute !== undefined ? requestsPerMinute / 60 : undefined;
+}
+
 function positiveInt(raw: string | undefined, fallback: number): number {
   const n = Number(raw);
   return raw !== undefined && raw !== '' && Number.isSafeInteger(n) && n > 0 ? n : fallback;
+}
+
+/** What decides the exit code beyond a MUST failure: a baseline of expected failures, and whether warnings fail. */
+export interface Gate {
+  /** Path of the expected-failures file (YAML or JSON), resolved. */
+  expectedFailures?: string;
+  failOn: 'must' | 'warn';
+}
+
+/** The run's gate from the environment; a bad CONFORMANCE_FAIL_ON is a clear error. */
+export function gateOf(env: NodeJS.ProcessEnv = process.env): Gate {
+  const raw = env[ENV.failOn];
+  if (raw !== undefined && raw !== '' && raw !== 'must' && raw !== 'warn') throw new Error(`${ENV.failOn} must be "must" or "warn" (got "${raw}")`);
+  const file = env[ENV.expectedFailures];
+  return { failOn: raw === 'warn' ? 'warn' : 'must', ...(file ? { expectedFailures: path.resolve(file) } : {}) };
 }
 
 /** Every credential the run knows: the key, and every key the profile names. Redaction masks them all. */

@@ -37,6 +37,8 @@ export interface Profile {
     fuzzRuns?: number;
     /** How many models the suite may probe for hosted search. */
     maxSearchProbes?: number;
+    /** Most requests per minute of the whole run, all workers together (CONFORMANCE_MAX_RPS wins). */
+    requestsPerMinute?: number;
   };
   /** Further strings to mask in every output. */
   secrets?: string[];
@@ -64,6 +66,9 @@ export function loadProfile(file: string | undefined): Profile {
   return data as Profile;
 }
 
-export function budgetOf(p: Profile): Required<NonNullable<Profile['budget']>> {
+/** The budget with its defaults; the rate limit has none (unthrottled). */
+export type Budget = Required<Omit<NonNullable<Profile['budget']>, 'requestsPerMinute'>> & { requestsPerMinute?: number };
+
+export function budgetOf(p: Profile): Budget {
   return { ...DEFAULT_BUDGET, ...(p.budget ?? {}) };
 }

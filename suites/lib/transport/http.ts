@@ -18,10 +18,11 @@ export type TransportErrorKind = 'timeout' | 'reset' | 'refused' | 'tls' | 'too-
 
 /**
  * A transport event: the kit's connection, not the target's answer. `retried` is a request that failed before
- * any response byte on a reused kept-alive connection and was sent again on a fresh one (RFC 9110 9.2.2).
+ * any response byte on a reused kept-alive connection and was sent again on a fresh one (RFC 9110 9.2.2);
+ * `rate-limited` one sent again after a transient refusal (429, 503 with Retry-After: transient.ts).
  */
 export interface TransportEvent {
-  kind: 'retried' | TransportErrorKind;
+  kind: 'retried' | 'rate-limited' | TransportErrorKind;
   message: string;
 }
 

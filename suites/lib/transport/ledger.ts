@@ -1,7 +1,9 @@
 // The run's spending ledger, shared by every worker of one run through a file in the run folder:
 // Playwright restarts workers after a failure, so an in-memory counter would forget what was spent.
-// One line per request (reserved before it is sent) and one per reported cost.
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+// One line per request (reserved before it is sent) and one per reported cost. With a rate limit (--max-rps,
+// the profile's budget.requestsPerMinute) it also hands out send times, spaced by the limit's interval across
+// every worker of the run: the next free slot is kept in a file beside the ledger, taken under a lock.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 export interface LedgerTotals {
@@ -35,13 +37,24 @@ export function markBudgetSkip(skip: unknown, reason: string): unknown {
   return skip;
 }
 
+export interface LedgerLimits {
+  maxRequests: number;
+  maxCost: number;
+  /** Least time between two requests of the run (all workers together); 0 or absent: no throttle. */
+  minIntervalMs?: number;
+}
+
+/** A lock is held for a file read and write; one older than this was left by a worker that died holding it. */
+const STALE_LOCK_MS = 2_000;
+const LOCK_WAIT_MS = 10_000;
+
 export class Ledger {
   constructor(
     private readonly file: string,
-    private readonly limits: { maxRequests: number; maxCost: number },
+    private readonly limits: LedgerLimits,
   ) {}
 
-  static in(runDir: string, limits: { maxRequests: number; maxCost: number }): Ledger {
+  static in(runDir: string, limits: LedgerLimits): Ledger {
     return new Ledger(path.join(runDir, 'ledger.jsonl'), limits);
   }
 
@@ -61,13 +74,55 @@ export class Ledger {
     return t;
   }
 
-  /** Reserve one request, or throw BudgetExhausted when the profile's budget is spent. */
-  reserve(): void {
+  /**
+   * Reserve one request, or throw BudgetExhausted when the profile's budget is spent. Returns how long to wait
+   * before sending it (0 without a rate limit).
+   */
+  reserve(now = Date.now()): number {
     const t = this.totals();
     if (t.requests >= this.limits.maxRequests) throw new BudgetExhausted(`request budget spent (${t.requests} of ${this.limits.maxRequests})`);
     if (t.cost >= this.limits.maxCost) throw new BudgetExhausted(`cost budget spent (${t.cost} of ${this.limits.maxCost})`);
     // Appends of a few bytes are atomic on a local file system, so workers never interleave a line.
     appendFileSync(this.file, 'r\n');
+    return this.limits.minIntervalMs ? this.nextSlot(now) - now : 0;
+  }
+
+  /** The run's next send time at or after `now`, spaced by the interval from the last one handed out (any worker's). */
+  nextSlot(now: number): number {
+    const interval = this.limits.minIntervalMs ?? 0;
+    const slots = `${this.file}.slot`;
+    return this.locked(() => {
+      const last = existsSync(slots) ? Number(readFileSync(slots, 'utf8')) : Number.NEGATIVE_INFINITY;
+      const slot = Math.max(now, (Number.isFinite(last) ? last : Number.NEGATIVE_INFINITY) + interval);
+      writeFileSync(slots, String(slot));
+      return slot;
+    });
+  }
+
+  /** Runs `fn` holding the run's lock (a directory: mkdir is atomic across processes). */
+  private locked<T>(fn: () => T): T {
+    const lock = `${this.file}.lock`;
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      try {
+        mkdirSync(lock);
+        break;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        try {
+          if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) rmSync(lock, { recursive: true, force: true });
+        } catch {
+          // Released meanwhile.
+        }
+        if (Date.now() > deadline) throw new Error(`the run's rate-limit lock ${lock} was not free within ${LOCK_WAIT_MS} ms`);
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+      }
+    }
+    try {
+      return fn();
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
   }
 
   recordCost(cost: number): void {

@@ -9,9 +9,16 @@ import { budgetOf } from '../discovery/profile.ts';
 import { redact, redactHeaders } from './redact.ts';
 import { secrets, type RunConfig } from '../discovery/config.ts';
 import { readChatStream, type ChatStream } from '../decoding/chat-stream.ts';
-import { DEFAULT_MAX_EVENTS, sendRequest, type TransportErrorKind, type TransportEvent } from './http.ts';
+import { DEFAULT_MAX_EVENTS, sendRequest, type TransportErrorKind, type TransportEvent, type TransportResult } from './http.ts';
+import { nextRetry, retryAfterMs } from './transient.ts';
 
 export type { TransportErrorKind, TransportEvent } from './http.ts';
+
+/**
+ * Why an exchange gave no answer to judge: a transport failure, or `rate-limited`, a transient refusal (429, 503
+ * with Retry-After) that outlasted the run's retries on a request that was not about it.
+ */
+export type ExchangeErrorKind = TransportErrorKind | 'rate-limited';
 
 /** Largest body kept in evidence; the rest is elided (a 10 MB probe must not bloat the report). */
 const EVIDENCE_LIMIT = 16 * 1024;
@@ -36,8 +43,8 @@ export interface Exchange {
    * not judge); with a status, the body was cut, over the cap, or too slow (the target's answer, judged).
    */
   error?: string;
-  /** What kind of transport failure `error` is. */
-  errorKind?: TransportErrorKind;
+  /** What kind of failure `error` is. */
+  errorKind?: ExchangeErrorKind;
   /** What happened on the way that is not the target's answer, e.g. a retry on a fresh connection. */
   transportEvents?: TransportEvent[];
   durationMs: number;
@@ -53,7 +60,16 @@ export interface SendOptions {
   timeoutMs?: number;
   /** With no body: send no Content-Length and no Transfer-Encoding (the bodiless POST probe). */
   noLengthHeaders?: boolean;
+  /**
+   * A 429, or a 503 with Retry-After, is the target asking the kit to wait: the request is sent again after the
+   * delay (RunConfig.retry), and when that does not end it the exchange is `rate-limited`, never judged. Unless
+   * that status is the request's subject (a model_unavailable probe is about its 503): then the refusal is handed
+   * back as it is, neither retried nor marked, so it is never retried into a pass.
+   */
+  subjectStatus?: 429 | 503;
 }
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Sent with every request, so a target's logs can tell the kit's traffic apart. */
 const USER_AGENT = 'chatconform';
@@ -111,7 +127,7 @@ export class Target {
 
   constructor(readonly config: RunConfig) {
     const budget = budgetOf(config.profile);
-    this.ledger = Ledger.in(config.runDir, budget);
+    this.ledger = Ledger.in(config.runDir, { ...budget, ...(config.maxRps ? { minIntervalMs: 1000 / config.maxRps } : {}) });
     this.maxTokens = budget.maxTokensPerRequest;
     this.secretList = secrets(config);
   }
@@ -150,16 +166,14 @@ export class Target {
   }
 
   async send(method: string, path: string, body: string | Buffer | undefined, opts: SendOptions = {}): Promise<TargetResponse> {
+    let wait: number;
     try {
-      this.ledger.reserve();
+      wait = this.ledger.reserve();
     } catch (err) {
       if (err instanceof BudgetExhausted) return this.refused(method, path, err.message);
       throw err;
     }
     const timeoutMs = opts.timeoutMs ?? this.config.requestTimeoutMs;
-    // A slow but correct target never times a test out while each of its requests is within its own bound.
-    const info = currentTest();
-    if (info && info.timeout > 0) info.setTimeout(info.timeout + timeoutMs);
     const key = opts.key === undefined ? this.config.apiKey : opts.key;
     const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: 'application/json, text/event-stream', ...(opts.headers ?? {}) };
     if (key) headers.authorization = `Bearer ${key}`;
@@ -181,16 +195,45 @@ export class Target {
     if (bytes !== undefined) exchange.requestBody = this.evidence(bytes);
     this.exchanges.push(exchange);
     const started = Date.now();
-    const result = await sendRequest({
-      method,
-      url,
-      headers,
-      ...(bytes !== undefined ? { body: bytes } : {}),
-      ...(opts.noLengthHeaders ? { noLengthHeaders: true } : {}),
-      timeoutMs,
-      maxBodyBytes: this.config.maxBodyBytes,
-      maxEvents: DEFAULT_MAX_EVENTS,
-    });
+    const policy = this.config.retry;
+    const events: TransportEvent[] = [];
+    const done = { retries: 0, waitedMs: 0 };
+    let result: TransportResult;
+    for (;;) {
+      // A slow but correct target never times a test out while each of its requests is within its own bound;
+      // the run's own throttle and the waits a target asks for are the kit's time, not the test's.
+      extendTestTimeout(timeoutMs + wait);
+      if (wait > 0) await sleep(wait);
+      result = await sendRequest({
+        method,
+        url,
+        headers,
+        ...(bytes !== undefined ? { body: bytes } : {}),
+        ...(opts.noLengthHeaders ? { noLengthHeaders: true } : {}),
+        timeoutMs,
+        maxBodyBytes: this.config.maxBodyBytes,
+        maxEvents: DEFAULT_MAX_EVENTS,
+      });
+      events.push(...result.events);
+      const next = result.status === opts.subjectStatus ? undefined : nextRetry(policy, result.status, result.headers, done);
+      if (next === undefined) break;
+      if ('stop' in next) {
+        exchange.errorKind = 'rate-limited';
+        exchange.error = `rate limited: ${next.stop}; the request was not about it, so it is not judged`;
+        break;
+      }
+      try {
+        wait = Math.max(next.waitMs, this.ledger.reserve());
+      } catch (err) {
+        if (!(err instanceof BudgetExhausted)) throw err;
+        exchange.errorKind = 'rate-limited';
+        exchange.error = `rate limited: HTTP ${result.status}, and the budget has no request left to retry it (${err.message})`;
+        break;
+      }
+      done.retries++;
+      done.waitedMs += next.waitMs;
+      events.push({ kind: 'rate-limited', message: `HTTP ${result.status}${describeRetryAfter(result.headers)} to a request not about it: sent again after ${next.waitMs} ms (retry ${done.retries} of at most ${policy.maxRetries})` });
+    }
     exchange.durationMs = Date.now() - started;
     exchange.status = result.status;
     exchange.responseHeaders = redactHeaders(result.headers, this.secretList);
@@ -198,7 +241,7 @@ export class Target {
     exchange.responseBody = this.evidence(result.body);
     if (result.error !== undefined) exchange.error = this.scrub(result.error);
     if (result.errorKind) exchange.errorKind = result.errorKind;
-    if (result.events.length > 0) exchange.transportEvents = result.events.map((e) => ({ kind: e.kind, message: this.scrub(e.message) }));
+    if (events.length > 0) exchange.transportEvents = events.map((e) => ({ kind: e.kind, message: this.scrub(e.message) }));
     const response = new TargetResponse(exchange, result.body);
     this.recordCost(response);
     return response;
@@ -298,6 +341,19 @@ export class Target {
     parts.push('--data-binary', '@-');
     return `${generator} | ${parts.join(' ')}`;
   }
+}
+
+/** Lets the current test (if any) run `ms` longer: the request's own bound, never the target's failure. */
+function extendTestTimeout(ms: number): void {
+  const info = currentTest();
+  if (info && info.timeout > 0) info.setTimeout(info.timeout + ms);
+}
+
+/** ` (retry-after: 2)` for the evidence; empty when the refusal named no delay. */
+function describeRetryAfter(headers: Record<string, string>): string {
+  const named = retryAfterMs(headers);
+  if (named === undefined) return ' (no retry-after: backing off)';
+  return headers['retry-after-ms'] !== undefined ? ` (retry-after-ms: ${headers['retry-after-ms']})` : ` (retry-after: ${headers['retry-after']})`;
 }
 
 function currentTest(): TestInfo | undefined {

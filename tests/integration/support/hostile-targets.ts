@@ -234,6 +234,62 @@ async function forward(mock: RunningMockServer, req: http.IncomingMessage): Prom
   return { status: upstream.status, headers: out, body, requestBody };
 }
 
+/**
+ * Forwards a request to `upstream` and its answer back unchanged (status, headers, body streamed as it comes),
+ * apart from the hop-by-hop headers each side sets for itself.
+ */
+function forwarder(upstream: URL, agent: http.Agent): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+  return (req, res) => {
+    const headers = { ...req.headers };
+    delete headers.connection;
+    delete headers['keep-alive'];
+    const out = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers, agent }, (answer) => {
+      const back = { ...answer.headers };
+      for (const h of ['connection', 'keep-alive', 'transfer-encoding']) delete back[h];
+      res.writeHead(answer.statusCode ?? 502, back);
+      answer.pipe(res);
+    });
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  };
+}
+
+/** What the rate-limiting proxy did. */
+export interface RateLimitStats {
+  forwarded: number;
+  /** Requests answered 429 by the proxy itself. */
+  limited: number;
+}
+
+/**
+ * The reference mock behind a proxy that answers every `every`-th request with 429, `Retry-After: 0` and a JSON
+ * error (a rate limit, as paid APIs send it) and forwards the others unchanged. The suite must retry each such
+ * request and reach the mock's own verdict.
+ */
+export async function rateLimitingTarget(every = 5): Promise<HostileTarget & { stats: RateLimitStats }> {
+  const mock = await startMockServer({ port: 0 });
+  const agent = new http.Agent({ keepAlive: true });
+  const forward = forwarder(new URL(mock.url), agent);
+  const stats: RateLimitStats = { forwarded: 0, limited: 0 };
+  let n = 0;
+  const server = http.createServer((req, res) => {
+    if (++n % every === 0) {
+      stats.limited++;
+      drain(req);
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' });
+      res.end(JSON.stringify({ error: { type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'too many requests; retry after 0 s' } }));
+      return;
+    }
+    stats.forwarded++;
+    forward(req, res);
+  });
+  const t = await listen(server, async () => {
+    agent.destroy();
+    await mock.close();
+  });
+  return { ...t, apiKey: MOCK_KEYS.full, stats };
+}
+
 /** What the connection-closing proxy did. */
 export interface ClosingStats {
   connections: number;
@@ -258,6 +314,7 @@ export async function closesKeptAliveTarget(): Promise<HostileTarget & { stats: 
   // Deterministic spread of delays over 5-50 ms.
   let n = 0;
   const nextDelay = () => 5 + ((n++ * 17) % 46);
+  const forward = forwarder(upstream, agent);
   const server = http.createServer((req, res) => {
     const socket = req.socket;
     if (closing.has(socket)) {
@@ -265,17 +322,7 @@ export async function closesKeptAliveTarget(): Promise<HostileTarget & { stats: 
       drain(req);
       return;
     }
-    const headers = { ...req.headers };
-    delete headers.connection;
-    delete headers['keep-alive'];
-    const out = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers, agent }, (answer) => {
-      const back = { ...answer.headers };
-      for (const h of ['connection', 'keep-alive', 'transfer-encoding']) delete back[h];
-      res.writeHead(answer.statusCode ?? 502, back);
-      answer.pipe(res);
-    });
-    out.on('error', () => res.destroy());
-    req.pipe(out);
+    forward(req, res);
     res.on('finish', () => {
       stats.forwarded++;
       closing.add(socket);

@@ -1,8 +1,9 @@
-// The kit's own connection is never the target's failure. The whole suite runs against the reference mock
-// twice, at once: directly, and behind a transport that forwards everything unchanged but closes each kept-alive
-// connection 5-50 ms after each response, without `Connection: close` (as HTTP/1.1 allows a server). Behind it
-// the verdict must be the same: 0 MUST failures, every requirement with the same status, and the requests that
-// died unanswered on a reused connection retried on a fresh one and recorded as transport events.
+// Nothing is charged to the target that the target did not do. The whole suite runs against the reference mock
+// three times: directly; behind a transport that forwards everything unchanged but closes each kept-alive
+// connection 5-50 ms after each response, without `Connection: close` (as HTTP/1.1 allows a server); and behind a
+// rate limit that answers every fifth request with 429 and `Retry-After: 0` (as paid APIs do). Behind either the
+// verdict must be the same as direct: 0 MUST failures, every requirement with the same status, and the requests
+// that met the transport's behaviour sent again and recorded as transport events.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +11,7 @@ import { expect, test } from '@playwright/test';
 import { startMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
 import type { Exchange } from '../../suites/lib/transport/target.ts';
-import { closesKeptAliveTarget } from './support/hostile-targets.ts';
+import { closesKeptAliveTarget, rateLimitingTarget } from './support/hostile-targets.ts';
 import { cleanup, crashes, pool, runSuite, type SuiteRun } from './support/suite-runner.ts';
 
 const RUN_BOUND_MS = 300_000;
@@ -47,16 +48,18 @@ function counts(run: SuiteRun): Record<string, number> {
   return c;
 }
 
-test('behind a transport that closes kept-alive connections without notice, the suite gives the same verdict', async () => {
-  test.setTimeout(RUN_BOUND_MS + 120_000);
+test('behind a transport that closes kept-alive connections, or a rate limit that refuses one request in five, the suite gives the same verdict', async () => {
+  test.setTimeout(2 * RUN_BOUND_MS + 120_000);
   const mock = await startMockServer({ port: 0 });
   const closing = await closesKeptAliveTarget();
+  const limiting = await rateLimitingTarget(5);
   const jsonDir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-keepalive-'));
   try {
-    const [direct, behind] = await pool(
+    const [direct, behind, limited] = await pool(
       [
         { label: 'keepalive-direct', url: mock.url },
         { label: 'keepalive-closing', url: closing.url },
+        { label: 'rate-limited', url: limiting.url },
       ],
       2,
       ({ label, url }) => {
@@ -74,6 +77,8 @@ test('behind a transport that closes kept-alive connections without notice, the 
     const exchanges = exchangesOf(behind!.jsonFile);
     const retried = exchanges.filter((e) => e.transportEvents?.some((t) => t.kind === 'retried'));
     const unanswered = exchanges.filter((e) => e.status === 0);
+    const limitedExchanges = exchangesOf(limited!.jsonFile);
+    const rateRetries = limitedExchanges.flatMap((e) => (e.transportEvents ?? []).filter((t) => t.kind === 'rate-limited'));
     console.log(
       [
         '',
@@ -81,6 +86,9 @@ test('behind a transport that closes kept-alive connections without notice, the 
         `  behind it: ${exchanges.length} exchanges, ${retried.length} retried on a fresh connection, ${unanswered.length} without a response`,
         `  statuses direct: ${JSON.stringify(counts(direct!))}  verdict ${direct!.report?.verdict.result}`,
         `  statuses behind: ${JSON.stringify(counts(behind!))}  verdict ${behind!.report?.verdict.result}`,
+        `rate limit (every 5th request 429, Retry-After: 0): ${limiting.stats.forwarded} forwarded, ${limiting.stats.limited} refused`,
+        `  behind it: ${limitedExchanges.length} exchanges, ${rateRetries.length} retries recorded in the evidence`,
+        `  statuses rate-limited: ${JSON.stringify(counts(limited!))}  verdict ${limited!.report?.verdict.result}`,
         '',
       ].join('\n'),
     );
@@ -88,6 +96,7 @@ test('behind a transport that closes kept-alive connections without notice, the 
     for (const [name, run] of [
       ['direct', direct!],
       ['behind the closing transport', behind!],
+      ['behind the rate limit', limited!],
     ] as const) {
       const where = `${name}: log ${run.logFile}\n${run.tail.slice(-1500)}`;
       expect(run.killed, where).toBe(false);
@@ -100,14 +109,24 @@ test('behind a transport that closes kept-alive connections without notice, the 
     // The same status for every requirement, with and without the closing transport.
     const statuses = (run: SuiteRun) => Object.fromEntries(run.report!.requirements.map((r) => [r.id, r.status]));
     expect(statuses(behind!)).toEqual(statuses(direct!));
+    expect(statuses(limited!)).toEqual(statuses(direct!));
     // The closes did bite, and every request they killed was sent again and answered.
     expect(closing.stats.dropped).toBeGreaterThan(0);
     expect(retried.length).toBeGreaterThanOrEqual(closing.stats.dropped);
     expect(unanswered.map((e) => `${e.method} ${e.path}: ${e.error}`)).toEqual([]);
+    // The rate limit did bite, the refusals the tests met were retried (recorded in their evidence; discovery's
+    // own, in the global setup, carry none), and none outlasted the retries.
+    expect(limiting.stats.limited).toBeGreaterThan(0);
+    expect(rateRetries.length).toBeGreaterThan(0);
+    expect(rateRetries.length).toBeLessThanOrEqual(limiting.stats.limited);
+    expect(rateRetries[0]!.message).toMatch(/^HTTP 429 \(retry-after: 0\) to a request not about it: sent again after 0 ms/);
+    expect(limitedExchanges.filter((e) => e.errorKind === 'rate-limited')).toEqual([]);
     cleanup(direct!);
     cleanup(behind!);
+    cleanup(limited!);
   } finally {
     rmSync(jsonDir, { recursive: true, force: true });
+    await limiting.close();
     await closing.close();
     await mock.close();
   }

@@ -1,0 +1,96 @@
+// Gating CI on a baseline, end to end against the reference mock in defect modes: a baseline written from a run
+// with one defect passes that run (the requirement is `expected-fail`, exit 0); a second defect fails the run
+// (exit 1, only the new requirement charged); with the defect switched off the baseline is stale (exit 1, the
+// entry to delete named). Fail-on-warn turns a SHOULD warning into exit 1. The catalog and chat files are enough
+// to show these defects and keep the runs short.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
+import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
+import { repoRoot } from '../../suites/lib/discovery/config.ts';
+import { cleanup, pool, runSuite, type SuiteRun } from './support/suite-runner.ts';
+import type { DefectName } from '../../mock/defects.ts';
+
+const FILES = ['suites/catalog.spec.ts', 'suites/chat.spec.ts'];
+const BOUND_MS = 180_000;
+const TSX = path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs');
+
+interface Gated extends SuiteRun {
+  full?: { verdict: { exitStatus: string; mustFailed: string[]; baseline?: { expected: { id: string }[]; stale: { id: string }[] } }; requirements: { id: string; status: string; baselineReason?: string }[] };
+}
+
+let scratch: string;
+const mocks: RunningMockServer[] = [];
+
+test.beforeAll(() => {
+  scratch = mkdtempSync(path.join(os.tmpdir(), 'chatconform-gating-'));
+});
+test.afterAll(async () => {
+  await Promise.all(mocks.map((m) => m.close()));
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+async function gatedRun(label: string, defect: DefectName[], env: Record<string, string>): Promise<Gated> {
+  const mock = await startMockServer({ port: 0, defect });
+  mocks.push(mock);
+  const run = await runSuite({ baseUrl: mock.url, boundMs: BOUND_MS, label, extraEnv: { CONFORMANCE_API_KEY: MOCK_KEYS.full, ...env }, extraArgs: FILES });
+  const file = path.join(run.reportDir, 'conformance.json');
+  return { ...run, full: JSON.parse(readFileSync(file, 'utf8')) as Gated['full'] };
+}
+
+test('a baseline excuses the failures it lists, fails a new one, and goes stale when a listed one passes', async () => {
+  test.setTimeout(4 * BOUND_MS);
+  // The baseline, written from a run with the defect on (the report CLI, as a team would).
+  const first = await gatedRun('gating-record', ['catalog-null-optional'], {});
+  expect(first.code, first.tail).toBe(1);
+  expect(first.full!.verdict.mustFailed).toEqual(['CAT-027']);
+  const baselineFile = path.join(scratch, 'expected-failures.yaml');
+  const text = execFileSync(process.execPath, [TSX, 'suites/reporter/cli.ts', '--baseline', path.join(first.reportDir, 'conformance.json')], { cwd: repoRoot, encoding: 'utf8' });
+  writeFileSync(baselineFile, text);
+  expect(text).toMatch(/- id: CAT-027\n\s+reason: .+/);
+  cleanup(first);
+
+  const gate = { CONFORMANCE_EXPECTED_FAILURES: baselineFile };
+  const [same, second, fixed] = await pool(
+    [
+      { label: 'gating-same', defect: ['catalog-null-optional'] as DefectName[] },
+      { label: 'gating-second', defect: ['catalog-null-optional', 'catalog-backend-field'] as DefectName[] },
+      { label: 'gating-fixed', defect: [] as DefectName[] },
+    ],
+    2,
+    (j) => gatedRun(j.label, j.defect, gate),
+  );
+
+  // The listed failure: expected-fail, exit 0.
+  expect(same!.code, same!.tail).toBe(0);
+  expect(same!.full!.requirements.find((r) => r.id === 'CAT-027')).toMatchObject({ status: 'expected-fail', baselineReason: expect.any(String) });
+  expect(same!.full!.verdict.mustFailed).toEqual([]);
+  expect(same!.full!.verdict.baseline!.expected.map((e) => e.id)).toEqual(['CAT-027']);
+  expect(same!.tail).toContain('1 expected failure(s) of the baseline');
+
+  // A second defect: exit 1, and only its requirement is charged.
+  expect(second!.code, second!.tail).toBe(1);
+  expect(second!.full!.verdict.mustFailed).toEqual(['CAT-002']);
+  expect(second!.full!.requirements.find((r) => r.id === 'CAT-027')!.status).toBe('expected-fail');
+
+  // The defect switched off: the baseline is stale, exit 1, the entry named.
+  expect(fixed!.code, fixed!.tail).toBe(1);
+  expect(fixed!.full!.verdict.mustFailed).toEqual([]);
+  expect(fixed!.full!.verdict.baseline!.stale.map((e) => e.id)).toEqual(['CAT-027']);
+  expect(fixed!.tail).toContain(`stale baseline: CAT-027 now passes; delete its entry from ${baselineFile}`);
+  for (const r of [same!, second!, fixed!]) cleanup(r);
+});
+
+test('a bad baseline stops the run before it sends anything, with the problem named', async () => {
+  const bad = path.join(scratch, 'bad.yaml');
+  writeFileSync(bad, 'expectedFailures:\n  - id: NOPE-001\n    reason: x\n');
+  const mock = await startMockServer({ port: 0 });
+  mocks.push(mock);
+  const run = await runSuite({ baseUrl: mock.url, boundMs: BOUND_MS, label: 'gating-bad', extraEnv: { CONFORMANCE_API_KEY: MOCK_KEYS.full, CONFORMANCE_EXPECTED_FAILURES: bad }, extraArgs: FILES });
+  expect(run.code).not.toBe(0);
+  expect(run.tail).toContain('NOPE-001 is not a requirement of the catalog');
+  cleanup(run);
+});
