@@ -1,5 +1,6 @@
 // `npm run conformance`: the suite against CONFORMANCE_BASE_URL, or the embedded mock when it is unset.
 import { defineConfig } from '@playwright/test';
+import { selectionGrep, selectionOf } from './lib/discovery/selection.ts';
 
 export default defineConfig({
   testDir: '.',
@@ -14,6 +15,9 @@ export default defineConfig({
   timeout: 60_000,
   retries: 0,
   reporter: [[process.env.CI ? 'line' : 'list'], ['./reporter/index.ts']],
+  // A partial run (CONFORMANCE_REQUIREMENTS, _SECTIONS, _LEVELS, _EXCLUDE_REQUIREMENTS): the tests tagged with the
+  // selected requirement IDs. The reporter reads the same variables and calls the verdict partial.
+  ...selectionGrep(selectionOf()),
   // No browser, no Playwright request context: the suite's own transport (lib/transport/http.ts) sends everything,
   // with its user-agent. Nothing that could hold a credential is kept as an artefact.
   use: { trace: 'off', screenshot: 'off', video: 'off' },

@@ -7,6 +7,7 @@
 import { test, type TestInfo } from '@playwright/test';
 import { getRequirement, isKnownRequirement, primaryOf, type Requirement } from '../../spec/requirements/index.ts';
 import type { Check } from '../checks/check.ts';
+import { tagOf } from './discovery/selection.ts';
 import { CHECKED_IDS } from '../checks/registry.ts';
 import type { Target, TargetResponse } from './transport/target.ts';
 
@@ -40,10 +41,14 @@ export interface CheckRecord {
 export const REQUIREMENT_ANNOTATION = 'requirement';
 export const EVIDENCE_ATTACHMENT = 'chatconform-evidence';
 
-/** Test details declaring the requirement IDs a test checks: `test('…', req('CAT-001'), async …)`. */
-export function req(...ids: string[]): { annotation: { type: string; description: string }[] } {
+/**
+ * Test details declaring the requirement IDs a test checks: `test('…', req('CAT-001'), async …)`. Each ID is an
+ * annotation (the reporter folds results by it) and a tag (`@CAT-001`: a partial run selects tests by it).
+ */
+export function req(...ids: string[]): { annotation: { type: string; description: string }[]; tag: string[] } {
   for (const id of ids) if (!isKnownRequirement(id)) throw new Error(`req(): unknown requirement ID ${id}`);
-  return { annotation: [...new Set(ids)].map((id) => ({ type: REQUIREMENT_ANNOTATION, description: id })) };
+  const unique = [...new Set(ids)];
+  return { annotation: unique.map((id) => ({ type: REQUIREMENT_ANNOTATION, description: id })), tag: unique.map(tagOf) };
 }
 
 export function declaredRequirements(testInfo: Pick<TestInfo, 'annotations'>): string[] {

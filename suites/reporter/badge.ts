@@ -1,9 +1,9 @@
 // badge.svg: the verdict and the pass count, in the flat style READMEs use; grey "incomplete" with the share of
-// MUSTs judged when too little was judged for a pass.
+// MUSTs judged when too little was judged for a pass; blue "partial" for a run of some of the tests.
 import type { ConformanceReport } from './json.ts';
 import { xmlEscape } from './junit.ts';
 
-const COLORS = { pass: '#2e7d32', fail: '#c62828', incomplete: '#757575' } as const;
+const COLORS = { pass: '#2e7d32', fail: '#c62828', incomplete: '#757575', partial: '#0969da' } as const;
 /** A pass with expected failures of a baseline. */
 const PASS_WITH_EXPECTED = '#9a6700';
 
@@ -24,6 +24,8 @@ export function badgeMessage(report: ConformanceReport): string {
   const v = report.verdict;
   if (v.result === 'fail') return `${v.mustFailed.length} MUST failed`;
   if (v.result === 'incomplete') return `incomplete: ${Math.floor(report.coverage.percent)}% judged`;
+  // A partial run never shows the full-pass message: it says partial and how much of the run passed.
+  if (v.result === 'partial') return `partial: ${v.requirementsPassed} pass, ${report.counts.untested} not run`;
   const expected = v.baseline?.expected.length ?? 0;
   // A pass with excused failures never looks like a clean pass.
   return expected > 0 ? `${v.requirementsPassed}/${v.requirementsTotal} pass, ${expected} expected fail` : `${v.requirementsPassed}/${v.requirementsTotal} pass`;

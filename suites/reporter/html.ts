@@ -299,7 +299,7 @@ a{color:var(--observed)}
 .banner .coverage{font-size:15px;margin-top:4px}
 .banner .loud{font-size:17px;font-weight:800;margin-top:6px;padding:4px 10px;background:rgba(0,0,0,.25);border-radius:6px;display:inline-block}
 .banner .transport{font-size:13px;margin-top:4px}
-.v-pass{background:var(--pass)}.v-fail{background:var(--fail)}.v-incomplete{background:#57606a}
+.v-pass{background:var(--pass)}.v-fail{background:var(--fail)}.v-incomplete{background:#57606a}.v-partial{background:#0969da}
 .meta{display:grid;grid-template-columns:repeat(auto-fill,minmax(260px,1fr));gap:6px 18px;margin:16px 0}
 .meta div{border-left:3px solid var(--line);padding-left:8px}
 .meta dt{font-size:11px;text-transform:uppercase;letter-spacing:.05em;color:var(--muted)}
@@ -479,13 +479,15 @@ export function contentSecurityPolicy(): string {
 
 export function renderHtml(report: ConformanceReport): string {
   const v = report.verdict;
-  const verdictWord = v.result === 'pass' ? 'PASS' : v.result === 'fail' ? 'FAIL' : 'INCOMPLETE';
+  const verdictWord = v.result === 'pass' ? 'PASS' : v.result === 'fail' ? 'FAIL' : v.result === 'partial' ? 'PARTIAL' : 'INCOMPLETE';
   const c = report.coverage;
   const coverageLine = `${c.mustJudged} of ${c.mustDeclared} MUST requirements judged (${c.percent} %)`;
   const loud =
     v.result === 'incomplete'
       ? `<div class="loud">${esc(`INCOMPLETE — NOT A PASS: ${coverageLine}${c.coreNotJudged.length > 0 ? `; core requirements not judged: ${c.coreNotJudged.join(', ')}` : ''}`)}</div>`
-      : `<div class="coverage">${esc(`Coverage: ${coverageLine} · ${v.requirementsPassed} of ${v.requirementsTotal} requirements pass`)}</div>`;
+      : v.result === 'partial'
+        ? `<div class="loud">${esc(`PARTIAL RUN — NOT A CERTIFICATION: ${v.selection ?? 'some tests only'}; ${coverageLine}`)}</div>`
+        : `<div class="coverage">${esc(`Coverage: ${coverageLine} · ${v.requirementsPassed} of ${v.requirementsTotal} requirements pass`)}</div>`;
   const t = report.transport;
   const transport =
     t.failed + t.withEvents > 0

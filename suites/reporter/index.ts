@@ -14,6 +14,7 @@ import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError } fro
 import { EVIDENCE_ATTACHMENT, REQUIREMENT_ANNOTATION, type CheckRecord } from '../lib/check.ts';
 import { gateOf, repoRoot } from '../lib/discovery/config.ts';
 import { applyBaseline, loadBaseline, type BaselineOutcome } from './baseline.ts';
+import { describeSelection, selectionOf } from '../lib/discovery/selection.ts';
 import type { Exchange } from '../lib/transport/target.ts';
 import { renderBadge } from './badge.ts';
 import { renderHtml } from './html.ts';
@@ -124,6 +125,18 @@ export function writeReports(report: ConformanceReport, dir: string, secrets: re
   return written;
 }
 
+/**
+ * Whether this run is partial, and what it selected: a selection (CONFORMANCE_REQUIREMENTS, …), or tests left out
+ * by Playwright's own filters (file arguments, --grep), seen as requirements no test of the run declares. A full
+ * run declares every requirement of the catalog in scope.
+ */
+function partialRun(results: readonly { status: string }[]): { selection?: string } {
+  const sel = selectionOf();
+  if (sel) return { selection: describeSelection(sel) };
+  const untested = results.filter((r) => r.status === 'untested').length;
+  return untested > 0 ? { selection: `tests left out by the runner's filters (${untested} requirements declared by no test of this run)` } : {};
+}
+
 export default class ConformanceReporter implements Reporter {
   private root: Suite | undefined;
   private readonly errors: string[] = [];
@@ -153,6 +166,7 @@ export default class ConformanceReporter implements Reporter {
       const report = buildReport({
         info,
         results,
+        ...partialRun(results),
         ...(baseline ? { baseline } : {}),
         failOn: gate.failOn,
         outcomes,

@@ -3,6 +3,7 @@
 // Its JSON Schema is spec/schemas/conformance-report.schema.json; a report that does not validate is never
 // written as conformance.json (it is a bug of the kit, and the run fails loudly).
 import { formatIssues, validate, type ValidationIssue } from '../../spec/validator.ts';
+import { CORE_REQUIREMENTS } from '../../spec/requirements/index.ts';
 import { coverageOf, coverageSentence, insufficient, type Coverage } from './coverage.ts';
 import { rootCauses, type RootCause } from './root-causes.ts';
 import { transportSentence, transportSummary, type TransportSummary } from './transport.ts';
@@ -27,7 +28,8 @@ export const REPORT_VERSION = 1;
 export type RunStatus = 'passed' | 'failed' | 'timedout' | 'interrupted';
 /** What fails the run: a MUST failure (default), or also a SHOULD/MAY warning. */
 export type FailOn = 'must' | 'warn';
-export type Verdict = 'pass' | 'fail' | 'incomplete';
+/** `partial`: a run of some of the tests (a selection); it never shows as a full pass. */
+export type Verdict = 'pass' | 'fail' | 'incomplete' | 'partial';
 
 export interface FailedTest {
   title: string;
@@ -71,6 +73,8 @@ export interface ConformanceReport {
     failOn?: FailOn;
     /** The run's expected failures and what became of each entry; omitted without a baseline. */
     baseline?: BaselineOutcome;
+    /** What a partial run selected (verdict partial unless a MUST failed or too little was judged). */
+    selection?: string;
   };
   /** Judged MUSTs out of the MUSTs the run declared; a pass needs at least half, and every core one. */
   coverage: Coverage;
@@ -99,6 +103,8 @@ export interface ReportInput {
   /** The baseline applied to `results` (baseline.ts). */
   baseline?: BaselineOutcome;
   failOn?: FailOn;
+  /** Set for a partial run: what it selected. */
+  selection?: string;
 }
 
 /**
@@ -130,6 +136,7 @@ export function headlineOf(v: { result: Verdict; mustFailed: readonly string[]; 
   const unfinished = why === undefined ? '' : `the run did not complete: ${why}`;
   if (v.result === 'fail') return `${plural(v.mustFailed.length, 'MUST requirement')} failed${unfinished ? `; ${unfinished}` : ''}`;
   if (unfinished) return unfinished;
+  if (v.result === 'partial') return 'no MUST requirement failed in a partial run, which is no certification of the whole contract';
   return v.result === 'incomplete' ? 'no MUST requirement failed, but too little was judged for a pass' : 'no MUST requirement failed';
 }
 
@@ -148,11 +155,14 @@ export function buildReport(input: ReportInput): ConformanceReport {
   const exitStatus = decideExitStatus(playwrightStatus, failed.length, errors.length > 0, { stale: baseline?.stale.length ?? 0, warnings, failOn });
   const reqs = results.filter((r) => r.kind === 'requirement');
   const passed = reqs.filter((r) => r.status === 'pass').length;
-  const coverage = coverageOf(results);
+  // A partial run answers for the core requirements only where its tests reached them.
+  const inRun = (id: string) => results.find((r) => r.id === id)?.status !== 'untested';
+  const coverage = input.selection === undefined ? coverageOf(results) : coverageOf(results, CORE_REQUIREMENTS.filter(inRun));
   const transport = transportSummary(outcomes);
   // A failed MUST is evidence whatever else happened; a pass needs enough evidence behind it.
-  const result: Verdict = failed.length > 0 ? 'fail' : unfinished || insufficient(coverage) ? 'incomplete' : 'pass';
+  const result: Verdict = failed.length > 0 ? 'fail' : unfinished || insufficient(coverage) ? 'incomplete' : input.selection !== undefined ? 'partial' : 'pass';
   const parts = [headlineOf({ result, mustFailed: failed, playwrightStatus, errors })];
+  if (input.selection !== undefined) parts.push(`partial run: ${input.selection}`);
   if (baseline && baseline.expected.length > 0) parts.push(`${plural(baseline.expected.length, 'expected failure')} of the baseline (${baseline.expected.map((e) => e.id).join(', ')})`);
   if (baseline) parts.push(...staleLines(baseline));
   if (failOn === 'warn' && warnings > 0) parts.push(`${plural(warnings, 'warning')}, which fail the run (fail on warn)`);
@@ -204,6 +214,7 @@ export function buildReport(input: ReportInput): ConformanceReport {
       requirementsTotal: reqs.length,
       ...(failOn !== 'must' ? { failOn } : {}),
       ...(baseline ? { baseline } : {}),
+      ...(input.selection !== undefined ? { selection: input.selection } : {}),
     },
     coverage,
     rootCauses: rootCauses(outcomes),

@@ -50,13 +50,15 @@ function duration(ms: number): string {
 export function renderSummary(report: ConformanceReport, files: string[], paint: Paint = plain, cwd = process.cwd()): string {
   const out: string[] = [''];
   const v = report.verdict;
-  const head = v.result === 'pass' ? paint.green(paint.bold('PASS')) : v.result === 'fail' ? paint.red(paint.bold('FAIL')) : paint.yellow(paint.bold('INCOMPLETE'));
+  const head = v.result === 'pass' ? paint.green(paint.bold('PASS')) : v.result === 'fail' ? paint.red(paint.bold('FAIL')) : paint.yellow(paint.bold(v.result === 'partial' ? 'PARTIAL' : 'INCOMPLETE'));
   out.push(`${paint.bold('chatconform conformance')}: ${head} — ${escapeControls(headline(report))}`);
   out.push(paint.dim(`target ${report.target.url ?? '(none)'}${report.target.embeddedMock ? ' (embedded mock)' : ''}`));
   const c = report.coverage;
   if (v.result === 'incomplete') {
     const why = c.coreNotJudged.length > 0 ? `; core requirements not judged: ${c.coreNotJudged.join(', ')}` : '';
     out.push(paint.yellow(paint.bold(`  INCOMPLETE — NOT A PASS: ${c.mustJudged} of ${c.mustDeclared} MUST requirements judged (${c.percent} %)${why}`)));
+  } else if (v.result === 'partial') {
+    out.push(paint.yellow(paint.bold(`  PARTIAL RUN — NOT A CERTIFICATION: ${v.selection ?? 'some tests only'}; ${c.mustJudged} of ${c.mustDeclared} MUST requirements judged (${c.percent} %)`)));
   } else out.push(`  coverage: ${c.mustJudged} of ${c.mustDeclared} MUST requirements judged (${c.percent} %); ${v.requirementsPassed} of ${v.requirementsTotal} requirements pass`);
   if (report.transport.failed + report.transport.withEvents > 0) {
     const t = report.transport;

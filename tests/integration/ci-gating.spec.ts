@@ -94,3 +94,24 @@ test('a bad baseline stops the run before it sends anything, with the problem na
   expect(run.tail).toContain('NOPE-001 is not a requirement of the catalog');
   cleanup(run);
 });
+
+test('--requirement STREAM-004 runs only the tests that check it, and the verdict, badge and summary say partial', async () => {
+  const mock = await startMockServer({ port: 0 });
+  mocks.push(mock);
+  const run = await runSuite({ baseUrl: mock.url, boundMs: BOUND_MS, label: 'partial', extraEnv: { CONFORMANCE_API_KEY: MOCK_KEYS.full, CONFORMANCE_REQUIREMENTS: 'STREAM-004' } });
+  const report = JSON.parse(readFileSync(path.join(run.reportDir, 'conformance.json'), 'utf8')) as {
+    verdict: { result: string; selection?: string; exitStatus: string };
+    requirements: { id: string; status: string; tests: { file: string }[] }[];
+    run: { tests: { total: number } };
+  };
+  expect(run.code, run.tail).toBe(0);
+  expect(report.verdict).toMatchObject({ result: 'partial', selection: 'requirement STREAM-004', exitStatus: 'passed' });
+  expect(report.requirements.find((r) => r.id === 'STREAM-004')!.status).toBe('pass');
+  // Only the stream tests ran: every test any requirement names is a streaming file's.
+  const files = new Set(report.requirements.flatMap((r) => r.tests.map((t) => t.file)));
+  expect([...files].sort()).toEqual(['suites/properties/streaming.spec.ts', 'suites/streaming.spec.ts']);
+  expect(report.requirements.filter((r) => r.status === 'untested').length).toBeGreaterThan(100);
+  expect(readFileSync(path.join(run.reportDir, 'badge.svg'), 'utf8')).toMatch(/partial: \d+ pass, \d+ not run/);
+  expect(run.tail).toContain('PARTIAL RUN — NOT A CERTIFICATION: requirement STREAM-004');
+  cleanup(run);
+});
