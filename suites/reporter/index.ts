@@ -15,6 +15,7 @@ import { EVIDENCE_ATTACHMENT, REQUIREMENT_ANNOTATION, type CheckRecord } from '.
 import { gateOf, repoRoot } from '../lib/discovery/config.ts';
 import { applyBaseline, loadBaseline, type BaselineOutcome } from './baseline.ts';
 import { describeSelection, selectionOf } from '../lib/discovery/selection.ts';
+import { publishToCi } from './ci-summary.ts';
 import type { Exchange } from '../lib/transport/target.ts';
 import { renderBadge } from './badge.ts';
 import { renderHtml } from './html.ts';
@@ -176,6 +177,8 @@ export default class ConformanceReporter implements Reporter {
         errors: this.errors,
       });
       const files = writeReports(report, info.reportDir, info.secrets);
+      // The report is redacted already; the CI outputs are written from it alone.
+      publishToCi(report);
       for (const p of info.problems) process.stderr.write(`chatconform: note: ${redactText(p, info.secrets)}\n`);
       process.stdout.write(renderSummary(report, files, paintFor(process.stdout)));
       return { status: report.verdict.exitStatus };

@@ -54,14 +54,17 @@ test('a baseline excuses the failures it lists, fails a new one, and goes stale 
   cleanup(first);
 
   const gate = { CONFORMANCE_EXPECTED_FAILURES: baselineFile };
+  // The second run is on "GitHub Actions": a step summary file and annotations.
+  const summaryFile = path.join(scratch, 'step-summary.md');
+  writeFileSync(summaryFile, '# earlier steps\n');
   const [same, second, fixed] = await pool(
     [
-      { label: 'gating-same', defect: ['catalog-null-optional'] as DefectName[] },
-      { label: 'gating-second', defect: ['catalog-null-optional', 'catalog-backend-field'] as DefectName[] },
-      { label: 'gating-fixed', defect: [] as DefectName[] },
+      { label: 'gating-same', defect: ['catalog-null-optional'] as DefectName[], env: gate },
+      { label: 'gating-second', defect: ['catalog-null-optional', 'catalog-backend-field'] as DefectName[], env: { ...gate, GITHUB_STEP_SUMMARY: summaryFile, GITHUB_ACTIONS: 'true' } },
+      { label: 'gating-fixed', defect: [] as DefectName[], env: gate },
     ],
     2,
-    (j) => gatedRun(j.label, j.defect, gate),
+    (j) => gatedRun(j.label, j.defect, j.env),
   );
 
   // The listed failure: expected-fail, exit 0.
@@ -75,6 +78,14 @@ test('a baseline excuses the failures it lists, fails a new one, and goes stale 
   expect(second!.code, second!.tail).toBe(1);
   expect(second!.full!.verdict.mustFailed).toEqual(['CAT-002']);
   expect(second!.full!.requirements.find((r) => r.id === 'CAT-027')!.status).toBe('expected-fail');
+  // Its job summary (appended, not overwritten) and its annotations.
+  const summary = readFileSync(summaryFile, 'utf8');
+  expect(summary.startsWith('# earlier steps\n## ❌ chatconform: FAIL')).toBe(true);
+  expect(summary).toMatch(/\| §2 Resources and their fields \| \d+ \| 1 \| \d+ \| \d+ \| 1 \|/);
+  expect(summary).toMatch(/### New failures \(not in the baseline\) \(1\)\n\n\| ID \| level \| § \| message \|\n\|---\|---\|---\|---\|\n\| CAT-002 \| MUST \| 2\.10 \| .+provider/);
+  expect(summary).toContain('Expected failures (baseline): CAT-027.');
+  expect(second!.tail).toMatch(/^::error file=suites\/catalog\.spec\.ts,line=\d+,title=CAT-002 \(MUST%2C §2\.10\)::No catalog entry/m);
+  expect(second!.tail).not.toMatch(/^::error .*title=CAT-027/m);
 
   // The defect switched off: the baseline is stale, exit 1, the entry named.
   expect(fixed!.code, fixed!.tail).toBe(1);

@@ -15,6 +15,7 @@ import { renderHtml } from '../../suites/reporter/html.ts';
 import { renderSummary } from '../../suites/reporter/terminal.ts';
 import { compareReports } from '../../suites/reporter/compare.ts';
 import { sampleInfo } from '../../suites/reporter/testing.ts';
+import { annotations, publishToCi, stepSummary } from '../../suites/reporter/ci-summary.ts';
 
 const MUSTS = targetRequirements().filter((r) => r.kind === 'requirement' && r.level === 'MUST');
 const SHOULD = targetRequirements().find((r) => r.kind === 'requirement' && r.level === 'SHOULD')!;
@@ -122,4 +123,23 @@ test('a baseline written from a report lists each failure with its message, and 
   expect(gated.verdict).toMatchObject({ exitStatus: 'passed', mustFailed: [] });
   expect(validate('expected-failures', (parsed as unknown) && JSON.parse(JSON.stringify({ expectedFailures: parsed.entries.map(({ id, reason }) => ({ id, reason })) }))).valid).toBe(true);
   expect(formatIssues(validate('expected-failures', { expectedFailures: [{ id: 'x', reason: '' }] }).errors)).toMatch(/\/expectedFailures\/0\/id/);
+});
+
+test('the CI page: a job summary with the verdict, sections, stale entries and warnings; annotations per failure', () => {
+  const report = run({ [B]: 'fail', [SHOULD.id]: 'warn' }, `expectedFailures: [{ id: ${A}, reason: "ends without [DONE] | ticket 12" }]`);
+  const md = stepSummary(report);
+  expect(md).toMatch(/^## ❌ chatconform: FAIL\n/);
+  expect(md).toContain(`| ${B} | MUST | ${report.requirements.find((r) => r.id === B)!.section} | ${B} broken: the answer lacked it |`);
+  expect(md).toContain(`### Stale baseline entries (1)\n\nThese now pass: delete them from \`expected-failures.yaml\`.\n\n- ${A}: ends without [DONE] \\| ticket 12`);
+  expect(md).toContain('<details><summary>Warnings (1)</summary>');
+  const lines = annotations(report);
+  expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^::error file=suites/x\\.spec\\.ts,line=1,title=${B} \\(MUST%2C §[\\d.]+\\)::`)));
+  expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^::warning .*title=${SHOULD.id} \\(SHOULD%2C`)));
+  expect(lines).toContainEqual(`::error title=stale baseline%3A ${A}::${A} now passes; delete its entry from expected-failures.yaml`);
+  // Newlines in a message never end the command early.
+  expect(lines.every((l) => !l.includes('\n'))).toBe(true);
+  // Off GitHub Actions nothing is written or printed.
+  const printed: string[] = [];
+  expect(publishToCi(report, {}, (s) => printed.push(s))).toEqual([]);
+  expect(printed).toEqual([]);
 });

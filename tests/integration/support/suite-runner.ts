@@ -62,6 +62,8 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (/^(TEST_|PW_|PLAYWRIGHT_|CONFORMANCE_)/.test(k) && k !== 'PLAYWRIGHT_BROWSERS_PATH' && k !== 'PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD') continue;
+    // A child run never writes into the job summary or annotations of the CI that runs npm test.
+    if (k === 'GITHUB_STEP_SUMMARY' || k === 'GITHUB_ACTIONS') continue;
     env[k] = v;
   }
   return { ...env, FORCE_COLOR: '0', CI: '1', ...extra };
