@@ -46,7 +46,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     (config.profilePath ? `; profile ${path.relative(process.cwd(), config.profilePath)}` : '; no profile') + `; scratch ${scratch}\n`);
 
   const target = new Target(config);
-  saveDiscovery(config.runDir, await discover(target, config.profile, budgetOf(config.profile).maxSearchProbes), secrets(config));
+  saveDiscovery(config.runDir, await discover(target, config.profile, budgetOf(config.profile).maxSearchProbes, config.models), secrets(config));
   return async () => {
     closeIdleConnections();
     await stopMock?.();

@@ -12,6 +12,7 @@ import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
 import { repoRoot } from '../../suites/lib/discovery/config.ts';
 import { cleanup, pool, runSuite, type SuiteRun } from './support/suite-runner.ts';
+import { recordingTarget } from './support/hostile-targets.ts';
 import type { DefectName } from '../../mock/defects.ts';
 
 const FILES = ['suites/catalog.spec.ts', 'suites/chat.spec.ts'];
@@ -125,4 +126,30 @@ test('--requirement STREAM-004 runs only the tests that check it, and the verdic
   expect(readFileSync(path.join(run.reportDir, 'badge.svg'), 'utf8')).toMatch(/partial: \d+ pass, \d+ not run/);
   expect(run.tail).toContain('PARTIAL RUN — NOT A CERTIFICATION: requirement STREAM-004');
   cleanup(run);
+});
+
+test('--model pins the run: discovery and the tests ask no other model, and a capability it lacks is a named skip', async () => {
+  const proxy = await recordingTarget();
+  try {
+    const run = await runSuite({
+      baseUrl: proxy.url,
+      boundMs: BOUND_MS,
+      label: 'pinned',
+      extraEnv: { CONFORMANCE_API_KEY: MOCK_KEYS.full, CONFORMANCE_MODELS: 'acme/chat-small' },
+      extraArgs: ['suites/reasoning.spec.ts', 'suites/tools.spec.ts'],
+    });
+    const report = JSON.parse(readFileSync(path.join(run.reportDir, 'conformance.json'), 'utf8')) as { requirements: { id: string; status: string; reason?: string }[]; verdict: { mustFailed: string[] } };
+    expect(run.code, run.tail).toBe(0);
+    expect(report.verdict.mustFailed).toEqual([]);
+    // Every completion the run sent (discovery's probes first) named the pinned model.
+    expect(proxy.models.length).toBeGreaterThan(5);
+    expect([...new Set(proxy.models)]).toEqual(['acme/chat-small']);
+    // acme/chat-small has no reasoning: those requirements skip, naming the missing capability.
+    expect(report.requirements.find((r) => r.id === 'RSN-003')).toMatchObject({ status: 'skip', reason: expect.stringContaining('the run is pinned to acme/chat-small: none has supports_reasoning true') });
+    // Tools need no capability: judged on the pinned model.
+    expect(report.requirements.find((r) => r.id === 'TOOL-001')!.status).toBe('pass');
+    cleanup(run);
+  } finally {
+    await proxy.close();
+  }
 });

@@ -247,12 +247,13 @@ const examples: Record<SchemaName, { data: unknown; freeForm?: string[] }> = {
       lowTierKey: { key: 'sk-l', deniedModels: ['m2'] },
       deactivatedModel: 'm3',
       unavailableModel: 'm4',
+      models: ['m1'],
       scenarioHeaders: true,
       webSearch: { models: ['m1'], unsupportedModels: ['m2'] },
       budget: { maxRequests: 10, maxTokensPerRequest: 16, maxCost: 0.5, fuzzRuns: 5, maxSearchProbes: 1, requestsPerMinute: 30 },
       secrets: ['s'],
     },
-    freeForm: ['/restrictedKey/allowedModels', '/lowTierKey/deniedModels', '/webSearch/models', '/webSearch/unsupportedModels', '/secrets'],
+    freeForm: ['/restrictedKey/allowedModels', '/lowTierKey/deniedModels', '/models', '/webSearch/models', '/webSearch/unsupportedModels', '/secrets'],
   },
   'conformance-report': {
     data: {

@@ -30,6 +30,8 @@ export interface RunConfig {
   retry: RetryPolicy;
   /** Most requests per second of the whole run (all workers); undefined: no throttle. */
   maxRps?: number;
+  /** The models the run is pinned to; undefined: discovery picks among all listed models. */
+  models?: string[];
 }
 
 export const ENV = {
@@ -46,6 +48,7 @@ export const ENV = {
   maxRetryWaitMs: 'CONFORMANCE_MAX_RETRY_WAIT_MS',
   maxRps: 'CONFORMANCE_MAX_RPS',
   expectedFailures: 'CONFORMANCE_EXPECTED_FAILURES',
+  models: 'CONFORMANCE_MODELS',
   failOn: 'CONFORMANCE_FAIL_ON',
   // Set by the global setup for the workers; not meant to be set by people.
   runDir: 'CONFORMANCE_RUN_DIR',
@@ -85,6 +88,8 @@ export function runConfig(): RunConfig {
   };
   const maxRps = maxRpsOf(env[ENV.maxRps], profile.budget?.requestsPerMinute);
   if (maxRps !== undefined) cached.maxRps = maxRps;
+  const models = pinnedModelsOf(env[ENV.models], profile.models);
+  if (models) cached.models = models;
   if (profilePath) cached.profilePath = profilePath;
   return cached;
 }
@@ -98,6 +103,13 @@ export function normaliseBaseUrl(raw: string): string {
 function nonNegativeInt(raw: string | undefined, fallback: number): number {
   const n = Number(raw);
   return raw !== undefined && raw !== '' && Number.isSafeInteger(n) && n >= 0 ? n : fallback;
+}
+
+/** The pinned models: CONFORMANCE_MODELS (comma-separated ids), else the profile's `models` allow-list. */
+export function pinnedModelsOf(raw: string | undefined, profileModels: readonly string[] | undefined): string[] | undefined {
+  const fromEnv = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (fromEnv.length > 0) return [...new Set(fromEnv)];
+  return profileModels && profileModels.length > 0 ? [...new Set(profileModels)] : undefined;
 }
 
 /** The run's rate: CONFORMANCE_MAX_RPS (requests per second, decimals allowed), else the profile's requests per minute. */

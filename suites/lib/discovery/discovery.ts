@@ -51,6 +51,8 @@ export interface Discovery {
   searchProbes: SearchProbe[];
   /** One-token completions to the cheapest listed models: which of them the run's key may use now. */
   accessProbes?: AccessProbe[];
+  /** The models the run is pinned to (CONFORMANCE_MODELS, the profile's `models`): no other is ever asked a completion. */
+  pinned?: string[];
 }
 
 /** Most listed models asked a one-token completion to learn whether the run's key may use them. */
@@ -72,7 +74,7 @@ export function loadDiscovery(runDir: string): Discovery {
 const BUDGET_MESSAGE = /requires an output budget of at least (\d+) tokens; (\d+) was requested/;
 
 /** Reads the catalog and probes hosted search on a few models, through the target client. */
-export async function discover(target: Target, profile: Profile, maxSearchProbes: number): Promise<Discovery> {
+export async function discover(target: Target, profile: Profile, maxSearchProbes: number, pinned?: readonly string[]): Promise<Discovery> {
   // GET is idempotent: a catalog read that got no response at all is tried again (a slow or busy target must not
   // leave the whole run without models to judge), at most twice more.
   let res = await target.get('/v1/models');
@@ -82,7 +84,7 @@ export async function discover(target: Target, profile: Profile, maxSearchProbes
     return { catalogError: `GET /v1/models did not return a model list: ${res.describe()}`, models: [], searchProbes: [] };
   }
   const models = body.data.filter((m): m is ModelEntry => typeof m === 'object' && m !== null && typeof (m as ModelEntry).id === 'string');
-  const d: Discovery = { models, searchProbes: [], accessProbes: [] };
+  const d: Discovery = { models, searchProbes: [], accessProbes: [], ...(pinned ? { pinned: [...pinned] } : {}) };
   // The key's tier and model list are invisible to a black box: ask the cheapest models for one token, and for
   // each capability the tests pick by, the cheapest models that have it, until one is found the key may use.
   const probedIds = new Set<string>();
@@ -100,7 +102,7 @@ export async function discover(target: Target, profile: Profile, maxSearchProbes
     }
   }
   const known = new Set(profile.webSearch?.models ?? []);
-  const candidates = [...profile.webSearch?.models ?? [], ...usableModels(d, profile).map((m) => m.id).filter((id) => !known.has(id))];
+  const candidates = [...profile.webSearch?.models ?? [], ...usableModels(d, profile).map((m) => m.id).filter((id) => !known.has(id))].filter((id) => isPinned(d, id));
   for (const id of candidates.slice(0, maxSearchProbes)) {
     if (profile.webSearch?.unsupportedModels?.includes(id)) continue;
     d.searchProbes.push(await probeSearch(target, id));
@@ -135,14 +137,28 @@ async function probeAccess(target: Target, model: string): Promise<AccessProbe> 
  * Models the run's key may not use now, by its access probe: refused for the key (401, 403: tier, model list,
  * deactivated), unknown (404), or unavailable (503). No feature can be judged on them.
  */
-function probedInaccessible(d: Discovery): AccessProbe[] {
+function probedInaccessible(d: Pick<Discovery, 'accessProbes'>): AccessProbe[] {
   return (d.accessProbes ?? []).filter((p) => p.status === 401 || p.status === 403 || p.status === 404 || p.status === 503 || p.code === 'model_unavailable');
 }
 
-/** Why no model is usable: the catalog error, an empty catalog, or what the access probes were told. */
+/** Whether the run may ask `id` for a completion (every model, unless the run is pinned). */
+export function isPinned(d: Pick<Discovery, 'pinned'>, id: string): boolean {
+  return d.pinned === undefined || d.pinned.includes(id);
+}
+
+/** Why no model is usable: the catalog error, an empty catalog, the pinned models, or what the access probes were told. */
 export function noUsableReason(d: Discovery, what = 'a usable model'): string {
   if (d.catalogError) return d.catalogError;
   if (d.models.length === 0) return 'the catalog lists no model';
+  if (d.pinned) {
+    const listed = d.pinned.filter((id) => d.models.some((m) => m.id === id));
+    if (listed.length === 0) return `none of the pinned models (${d.pinned.join(', ')}) is in the catalog`;
+    // The skip names what the pinned models lack: the capability the test needs.
+    if (usableModels(d, {}).length > 0) {
+      const need = /with (.+)$/.exec(what)?.[1];
+      return `the run is pinned to ${listed.join(', ')}: ${need ? `none has ${need}` : `none is ${what}`}`;
+    }
+  }
   const refused = probedInaccessible(d);
   if (refused.length > 0 && usableModels(d, {}).length === 0) {
     return `the catalog lists ${d.models.length} model(s) but the run's key may use none of them now: ${refused.slice(0, 5).map((p) => `${p.model} HTTP ${p.status}${p.code ? ` ${p.code}` : ''}`).join(', ')}`;
@@ -151,10 +167,10 @@ export function noUsableReason(d: Discovery, what = 'a usable model'): string {
 }
 
 /** Listed models the run's key can be expected to use, cheapest first (care with paid deployments). */
-export function usableModels(d: Discovery, profile: Profile): ModelEntry[] {
+export function usableModels(d: Pick<Discovery, 'models' | 'accessProbes' | 'pinned'>, profile: Profile): ModelEntry[] {
   const excluded = new Set([profile.unavailableModel, profile.deactivatedModel, ...probedInaccessible(d).map((p) => p.model)].filter(Boolean));
   return d.models
-    .filter((m) => !excluded.has(m.id))
+    .filter((m) => !excluded.has(m.id) && isPinned(d, m.id))
     .sort((a, b) => price(a) - price(b) || a.id.localeCompare(b.id));
 }
 

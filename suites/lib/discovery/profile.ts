@@ -16,6 +16,8 @@ export interface Profile {
   deactivatedModel?: string;
   /** A listed model that cannot currently be served (503 model_unavailable). */
   unavailableModel?: string;
+  /** The only models the run may ask for completions (certify one model; CONFORMANCE_MODELS wins). */
+  models?: string[];
   /** Whether the target honours the mock's scenario headers (x-mock-*). */
   scenarioHeaders?: boolean;
   /** Routing behaviour the target declares: allowFallbacks true = allow_fallbacks false without a ranked route is refused. */

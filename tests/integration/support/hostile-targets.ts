@@ -238,7 +238,7 @@ async function forward(mock: RunningMockServer, req: http.IncomingMessage): Prom
  * Forwards a request to `upstream` and its answer back unchanged (status, headers, body streamed as it comes),
  * apart from the hop-by-hop headers each side sets for itself.
  */
-function forwarder(upstream: URL, agent: http.Agent): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+export function forwarder(upstream: URL, agent: http.Agent): (req: http.IncomingMessage, res: http.ServerResponse) => void {
   return (req, res) => {
     const headers = { ...req.headers };
     delete headers.connection;
@@ -252,6 +252,48 @@ function forwarder(upstream: URL, agent: http.Agent): (req: http.IncomingMessage
     out.on('error', () => res.destroy());
     req.pipe(out);
   };
+}
+
+/**
+ * The reference mock behind a proxy that forwards everything unchanged and records the `model` of every
+ * completion request, in order: what the suite asked of the target.
+ */
+export async function recordingTarget(): Promise<HostileTarget & { models: string[] }> {
+  const mock = await startMockServer({ port: 0 });
+  const agent = new http.Agent({ keepAlive: true });
+  const forward = forwarder(new URL(mock.url), agent);
+  const models: string[] = [];
+  const server = http.createServer((req, res) => {
+    if (req.method !== 'POST') return forward(req, res);
+    // Buffered (the suite's bodies are small, apart from the 10 MB probe, which names no model worth recording).
+    const chunks: Buffer[] = [];
+    req.on('data', (d: Buffer) => chunks.push(d));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      try {
+        const model = (JSON.parse(body.toString('utf8')) as { model?: unknown }).model;
+        if (typeof model === 'string') models.push(model);
+      } catch {
+        // Not JSON: nothing to record.
+      }
+      const headers = { ...req.headers, 'content-length': String(body.length) };
+      delete headers['transfer-encoding'];
+      delete headers.connection;
+      const out = http.request({ host: new URL(mock.url).hostname, port: new URL(mock.url).port, method: req.method, path: req.url, headers, agent }, (answer) => {
+        const back = { ...answer.headers };
+        for (const h of ['connection', 'keep-alive', 'transfer-encoding']) delete back[h];
+        res.writeHead(answer.statusCode ?? 502, back);
+        answer.pipe(res);
+      });
+      out.on('error', () => res.destroy());
+      out.end(body);
+    });
+  });
+  const t = await listen(server, async () => {
+    agent.destroy();
+    await mock.close();
+  });
+  return { ...t, apiKey: MOCK_KEYS.full, models };
 }
 
 /** What the rate-limiting proxy did. */
