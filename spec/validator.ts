@@ -31,6 +31,7 @@ export type SchemaName =
   | 'error'
   | 'profile'
   | 'expected-failures'
+  | 'config-file'
   | 'conformance-report';
 
 export const schemaNames: readonly SchemaName[] = Object.freeze([
@@ -57,6 +58,7 @@ export const schemaNames: readonly SchemaName[] = Object.freeze([
   'error',
   'profile',
   'expected-failures',
+  'config-file',
   'conformance-report',
 ] as const);
 

@@ -1,6 +1,11 @@
 // `npm run conformance`: the suite against CONFORMANCE_BASE_URL, or the embedded mock when it is unset.
 import { defineConfig } from '@playwright/test';
 import { selectionGrep, selectionOf } from './lib/discovery/selection.ts';
+import { applyConfigFile } from './lib/discovery/config-file.ts';
+
+// chatconform.config.json (or .yaml) in the working directory or a parent fills in what flags and the environment
+// left unset; the workers inherit the result.
+applyConfigFile();
 
 export default defineConfig({
   testDir: '.',
