@@ -63,6 +63,12 @@ export interface ConformanceReport {
     result: Verdict;
     /** The process exit status the reporter asked for ("passed" is exit code 0). */
     exitStatus: RunStatus;
+    /**
+     * The exit code of `chatconform run`: 0 nothing failed the gate; 1 a MUST failed outside the baseline (or a
+     * stale entry, or a warning with fail-on warn); 3 the run could not complete (a configuration or runtime error:
+     * no target, a bad profile, the kit crashed, interrupted or out of time) without any such failure.
+     */
+    exitCode: 0 | 1 | 3;
     summary: string;
     /** IDs of the MUST requirements that failed. */
     mustFailed: string[];
@@ -153,6 +159,8 @@ export function buildReport(input: ReportInput): ConformanceReport {
   const unfinished = playwrightStatus === 'interrupted' || playwrightStatus === 'timedout' || errors.length > 0;
   const warnings = results.filter((r) => r.status === 'warn').length;
   const exitStatus = decideExitStatus(playwrightStatus, failed.length, errors.length > 0, { stale: baseline?.stale.length ?? 0, warnings, failOn });
+  const gateFailed = decideExitStatus('passed', failed.length, false, { stale: baseline?.stale.length ?? 0, warnings, failOn }) === 'failed';
+  const exitCode: 0 | 1 | 3 = gateFailed ? 1 : exitStatus === 'passed' ? 0 : 3;
   const reqs = results.filter((r) => r.kind === 'requirement');
   const passed = reqs.filter((r) => r.status === 'pass').length;
   // A partial run answers for the core requirements only where its tests reached them.
@@ -208,6 +216,7 @@ export function buildReport(input: ReportInput): ConformanceReport {
     verdict: {
       result,
       exitStatus,
+      exitCode,
       summary,
       mustFailed: failed,
       requirementsPassed: passed,
