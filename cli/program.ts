@@ -1,0 +1,57 @@
+// The `chatconform` command: its subcommands, and one policy for bad input on all of them. Commander parses;
+// every parse error and every UsageError becomes one line on stderr and exit 2; --help and --version exit 0.
+import { Command, CommanderError } from 'commander';
+import { kitPackage } from '../suites/lib/discovery/config.ts';
+import { mockCommand } from './mock.ts';
+import { openapiCommand } from './openapi.ts';
+import { reportCommand } from './report.ts';
+import { requirementsCommand } from './requirements.ts';
+import { runCommand } from './run.ts';
+import { EXIT, oneLine, UsageError } from './usage.ts';
+
+export interface Io {
+  out: (s: string) => void;
+  err: (s: string) => void;
+}
+
+const stdio: Io = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) };
+
+export function buildProgram(io: Io = stdio): Command {
+  const program = new Command('chatconform')
+    .description('Conformance kit for the Chat Completion and Model Catalog HTTP API: the suite, the reference mock, the catalog.')
+    .version(kitPackage().version, '-V, --version', 'print the version')
+    .addCommand(runCommand())
+    .addCommand(mockCommand())
+    .addCommand(reportCommand())
+    .addCommand(requirementsCommand())
+    .addCommand(openapiCommand())
+    .addHelpText('after', '\n`chatconform <command> --help` describes a command.');
+  // Commander hands its settings only to subcommands made with .command(); these were built apart, so every
+  // command gets the same policy here.
+  const apply = (cmd: Command) => {
+    cmd
+      .exitOverride()
+      .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: (message, write) => write(`${oneLine(message)}\n`) })
+      .showSuggestionAfterError(true)
+      .allowExcessArguments(false);
+    for (const sub of cmd.commands) apply(sub);
+  };
+  apply(program);
+  return program;
+}
+
+/** Runs the command line; resolves to the exit code. */
+export async function main(argv: readonly string[], io: Io = stdio): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.ok : EXIT.usage; // already printed, on one line
+    if (err instanceof UsageError) {
+      io.err(`error: ${oneLine(err.message)}\n`);
+      return EXIT.usage;
+    }
+    throw err;
+  }
+}

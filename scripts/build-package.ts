@@ -1,0 +1,51 @@
+// `npm run build`: the package's dist/. The kit compiled by tsc (tsconfig.build.json: JavaScript, source maps,
+// declarations), then the data files the compiled code reads beside itself, at the same relative paths as in
+// the repository (the code finds them from import.meta.url: spec/schemas/, spec/requirements/, fixtures/).
+import { execFileSync } from 'node:child_process';
+import { chmodSync, cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const DIST = path.join(ROOT, 'dist');
+
+/** Folders whose JSON files the compiled kit reads at run time (every one of them, so a new fixture ships). */
+export const DATA_DIRS = ['spec/schemas', 'spec/requirements', 'fixtures/mock', 'fixtures/profiles'] as const;
+
+function files(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[]).map((f) => path.join(dir, f));
+}
+
+/**
+ * Declarations keep the sources' `./x.ts` specifiers (tsc rewrites them only in JavaScript); a consumer's
+ * TypeScript resolves `./x.js` to `./x.d.ts` under every module resolution, so the declarations say `.js` too.
+ */
+function rewriteDeclarationSpecifiers(): number {
+  let changed = 0;
+  for (const file of files(DIST).filter((f) => f.endsWith('.d.ts'))) {
+    const text = readFileSync(file, 'utf8');
+    const next = text.replace(/((?:from|import)\s*\(?\s*)(['"])(\.{1,2}\/[^'"]+?)\.ts\2/g, '$1$2$3.js$2');
+    if (next !== text) {
+      writeFileSync(file, next);
+      changed++;
+    }
+  }
+  return changed;
+}
+
+export function build(): void {
+  rmSync(DIST, { recursive: true, force: true });
+  execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+  let copied = 0;
+  for (const dir of DATA_DIRS) {
+    for (const file of files(path.join(ROOT, dir)).filter((f) => f.endsWith('.json'))) {
+      cpSync(file, path.join(DIST, path.relative(ROOT, file)));
+      copied++;
+    }
+  }
+  const declarations = rewriteDeclarationSpecifiers();
+  chmodSync(path.join(DIST, 'cli/main.js'), 0o755);
+  console.log(`built dist/: ${copied} data files copied, ${declarations} declaration files' import specifiers set to .js`);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) build();
