@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import { ENV, normaliseBaseUrl } from '../suites/lib/discovery/config.ts';
+import { BUILTIN_PROFILES, ENV, normaliseBaseUrl, profilePathOf } from '../suites/lib/discovery/config.ts';
 import { loadProfile } from '../suites/lib/discovery/profile.ts';
 import { CONFORMANCE_CONFIG, playwrightCli } from './kit-files.ts';
 import { checkIds, formatListing, grepFor, idsOfSections, listSuite, matching, testsFor } from './selection.ts';
@@ -20,7 +20,7 @@ export const WORKERS_ENV = 'CONFORMANCE_WORKERS';
 export const RUN_SETTINGS = [
   { flag: '--base-url <url>', key: 'baseUrl', env: ENV.baseUrl, help: 'the target (origin plus optional path prefix); default: start the embedded mock' },
   { flag: '--api-key <key>', key: 'apiKey', env: ENV.apiKey, help: 'bearer credential (prefer the variable: a flag shows in the process list); never written to any output' },
-  { flag: '--profile <file>', key: 'profile', env: ENV.profile, help: 'target profile (JSON); default: the mock\'s own profile for the embedded mock' },
+  { flag: '--profile <file>', key: 'profile', env: ENV.profile, help: `target profile: a JSON file, or a built-in one by name (${Object.keys(BUILTIN_PROFILES).join(', ')}: the reference mock's own); default: mock for the embedded mock` },
   { flag: '--report-dir <dir>', key: 'reportDir', env: ENV.reportDir, help: 'where the four reports are written (default ./reports)' },
   { flag: '--seed <n>', key: 'seed', env: ENV.seed, help: 'seed of the property tests (default random, printed)', parse: integerFrom(0) },
   { flag: '--fuzz-runs <n>', key: 'fuzzRuns', env: ENV.fuzzRuns, help: 'runs per property (default the profile\'s budget.fuzzRuns, else 25)', parse: integerFrom(1) },
@@ -64,8 +64,9 @@ export function environmentFor(flags: RunFlags, base: NodeJS.ProcessEnv = proces
     if (value === undefined || value === false) continue;
     env[s.env] = value === true ? '1' : String(value);
   }
-  // Paths are the caller's, relative to where they ran the command.
-  for (const name of [ENV.profile, ENV.reportDir]) if (env[name]) env[name] = path.resolve(env[name]!);
+  // Paths are the caller's, relative to where they ran the command; a profile may be a built-in one's name.
+  if (env[ENV.reportDir]) env[ENV.reportDir] = path.resolve(env[ENV.reportDir]!);
+  if (env[ENV.profile]) env[ENV.profile] = profilePathOf(env[ENV.profile]!);
   return env;
 }
 
@@ -100,7 +101,7 @@ export function validate(env: NodeJS.ProcessEnv, flags: RunFlags): void {
   }
 }
 
-/** The Playwright filters for the run: test files and a title grep for a subset, the caller's grep otherwise. */
+/** The Playwright filters for the run: a grep of the subset's titles, or the caller's grep. */
 function filtersFor(flags: RunFlags, env: NodeJS.ProcessEnv): { args: string[]; listing?: string } {
   const ids = [...(flags.requirement ?? []), ...(flags.section ? idsOfSections(flags.section) : [])];
   checkIds(flags.requirement ?? []);
@@ -114,8 +115,7 @@ function filtersFor(flags: RunFlags, env: NodeJS.ProcessEnv): { args: string[]; 
   if (tests.length === 0) {
     throw new UsageError(`no test of the suite judges ${asked}${flags.grep !== undefined ? ` with a title matching ${flags.grep}` : ''} (the kit's own mock-only requirements are judged by its own tests)`);
   }
-  const files = [...new Set(tests.map((t) => t.file))];
-  return { args: [...files, '--grep', grepFor(tests)], ...(flags.list ? { listing: formatListing(tests) } : {}) };
+  return { args: ['--grep', grepFor(tests)], ...(flags.list ? { listing: formatListing(tests) } : {}) };
 }
 
 export async function run(flags: RunFlags): Promise<number> {

@@ -9,7 +9,7 @@ import { CONFORMANCE_CONFIG, playwrightCli } from './kit-files.ts';
 import { UsageError } from './usage.ts';
 
 export interface ListedTest {
-  /** Path of the test file relative to the suite folder, as Playwright reports it. */
+  /** Path of the test file relative to the suite folder, as Playwright reports it (through source maps). */
   file: string;
   line: number;
   title: string;
@@ -85,9 +85,14 @@ export function testsFor(ids: readonly string[], suite: readonly ListedTest[]): 
   return suite.filter((t) => t.ids.some((id) => wanted.has(id) || anchors.has(id)));
 }
 
-/** A Playwright --grep that matches exactly these tests' titles (Playwright matches against the full title). */
+/**
+ * A Playwright --grep that matches exactly these tests: Playwright matches it against the test's title path
+ * (project, file, describe blocks, title) joined by spaces, so each alternative is the describe blocks and the
+ * title, anchored at the end. Test files are not passed as filters: the compiled suite's listing names the
+ * TypeScript sources its source maps point to, not the files Playwright loads.
+ */
 export function grepFor(tests: readonly ListedTest[]): string {
-  const titles = [...new Set(tests.map((t) => t.title.split(' › ').at(-1)!))];
+  const titles = [...new Set(tests.map((t) => t.title.split(' › ').join(' ')))];
   return `(?:${titles.map(escapeRegExp).join('|')})$`;
 }
 

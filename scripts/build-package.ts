@@ -33,6 +33,24 @@ function rewriteDeclarationSpecifiers(): number {
   return changed;
 }
 
+/**
+ * The source maps carry their TypeScript inline; their `sources` name it where it would sit in dist/, beside the
+ * JavaScript (`chat.spec.ts`, not `../../suites/chat.spec.ts`). Playwright reports test locations through the maps,
+ * so the installed kit names the suite's files as the repository does (`suites/chat.spec.ts`), never a path outside
+ * the package.
+ */
+function placeMapSources(): number {
+  let changed = 0;
+  for (const file of files(DIST).filter((f) => f.endsWith('.js.map'))) {
+    const map = JSON.parse(readFileSync(file, 'utf8')) as { sources: string[]; sourceRoot?: string };
+    map.sources = map.sources.map((s) => path.basename(s));
+    delete map.sourceRoot;
+    writeFileSync(file, JSON.stringify(map));
+    changed++;
+  }
+  return changed;
+}
+
 export function build(): void {
   rmSync(DIST, { recursive: true, force: true });
   execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
@@ -44,6 +62,7 @@ export function build(): void {
     }
   }
   const declarations = rewriteDeclarationSpecifiers();
+  placeMapSources();
   chmodSync(path.join(DIST, 'cli/main.js'), 0o755);
   console.log(`built dist/: ${copied} data files copied, ${declarations} declaration files' import specifiers set to .js`);
 }

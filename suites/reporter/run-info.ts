@@ -6,7 +6,7 @@
 // (spec/requirements/contract.json), the kit's name and version from its own package.json.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { defaultReportDir, ENV, kitPackage, normaliseBaseUrl, repoRoot, runConfig, secrets, type RunConfig } from '../lib/discovery/config.ts';
+import { defaultReportDir, ENV, kitPackage, normaliseBaseUrl, profilePathOf, repoRoot, runConfig, secrets, type RunConfig } from '../lib/discovery/config.ts';
 import { Ledger } from '../lib/transport/ledger.ts';
 import { loadProfile, type Profile } from '../lib/discovery/profile.ts';
 import { CONTRACT, requirements } from '../../spec/requirements/index.ts';
@@ -53,7 +53,7 @@ function configOrFallback(problems: string[]): { config?: RunConfig; apiKey: str
     problems.push(`run configuration: ${(err as Error).message.split('\n')[0]}`);
   }
   const env = process.env;
-  const profilePath = env[ENV.profile] ? path.resolve(env[ENV.profile]!) : undefined;
+  const profilePath = env[ENV.profile] ? profilePathOf(env[ENV.profile]!) : undefined;
   let profile: Profile = {};
   try {
     profile = loadProfile(profilePath);

@@ -71,6 +71,16 @@ export function defaultReportDir(): string {
   return compiledKit ? path.resolve('reports') : path.join(repoRoot, 'reports');
 }
 
+/** Profiles that ship with the kit, by name: `--profile mock` is the reference mock's own. */
+export const BUILTIN_PROFILES: Readonly<Record<string, string>> = { mock: path.join(repoRoot, 'fixtures/profiles/mock.json') };
+
+/** The profile file a CONFORMANCE_PROFILE value names: a path, or the name of a built-in profile when no such file exists. */
+export function profilePathOf(value: string): string {
+  const file = path.resolve(value);
+  const builtin = BUILTIN_PROFILES[value];
+  return builtin && !existsSync(file) ? builtin : file;
+}
+
 let cached: RunConfig | undefined;
 
 /** The configuration as the workers see it, after the global setup has filled in the embedded target. */
@@ -79,7 +89,7 @@ export function runConfig(): RunConfig {
   const env = process.env;
   const baseUrl = env[ENV.baseUrl];
   if (!baseUrl) throw new Error(`${ENV.baseUrl} is not set (the global setup sets it when it starts the embedded mock)`);
-  const profilePath = env[ENV.profile] ? path.resolve(env[ENV.profile]!) : undefined;
+  const profilePath = env[ENV.profile] ? profilePathOf(env[ENV.profile]!) : undefined;
   const profile = loadProfile(profilePath);
   const seed = Number(env[ENV.seed]);
   cached = {
