@@ -16,13 +16,16 @@ export interface Io {
 
 const stdio: Io = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) };
 
-export function buildProgram(io: Io = stdio): Command {
+/** How a command reports its exit code to main() (never through process.exitCode, which belongs to the process). */
+export type Done = (code: number) => void;
+
+export function buildProgram(io: Io = stdio, done: Done = () => undefined): Command {
   const program = new Command('chatconform')
     .description('Conformance kit for the Chat Completion and Model Catalog HTTP API: the suite, the reference mock, the catalog.')
     .version(kitPackage().version, '-V, --version', 'print the version')
-    .addCommand(runCommand())
+    .addCommand(runCommand(done))
     .addCommand(mockCommand())
-    .addCommand(reportCommand())
+    .addCommand(reportCommand(done))
     .addCommand(requirementsCommand())
     .addCommand(openapiCommand())
     .addHelpText('after', '\n`chatconform <command> --help` describes a command.');
@@ -42,10 +45,11 @@ export function buildProgram(io: Io = stdio): Command {
 
 /** Runs the command line; resolves to the exit code. */
 export async function main(argv: readonly string[], io: Io = stdio): Promise<number> {
-  const program = buildProgram(io);
+  let code: number = EXIT.ok;
+  const program = buildProgram(io, (c) => (code = c));
   try {
     await program.parseAsync([...argv], { from: 'user' });
-    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+    return code;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.ok : EXIT.usage; // already printed, on one line
     if (err instanceof UsageError) {

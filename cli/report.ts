@@ -5,7 +5,7 @@ import { CompareUsageError, compareFiles, loadReport } from '../suites/reporter/
 import { renderSummary } from '../suites/reporter/terminal.ts';
 import { UsageError } from './usage.ts';
 
-export function reportCommand(): Command {
+export function reportCommand(done: (code: number) => void): Command {
   const report = new Command('report').description('work with conformance.json reports');
   report
     .command('compare')
@@ -14,7 +14,7 @@ export function reportCommand(): Command {
     .argument('<new>', 'the later conformance.json')
     .option('--json', 'print the comparison as JSON')
     .action((oldFile: string, newFile: string, opts: { json?: boolean }) => {
-      process.exitCode = usable(() => compareFiles(oldFile, newFile, opts, { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) }));
+      done(usable(() => compareFiles(oldFile, newFile, opts, { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) })));
     });
   report
     .command('summary')

@@ -37,7 +37,7 @@ type RunFlags = {
   list?: boolean;
 } & Partial<Record<(typeof RUN_SETTINGS)[number]['key'], string | number | boolean>>;
 
-export function runCommand(): Command {
+export function runCommand(done: (code: number) => void): Command {
   const cmd = new Command('run').description('run the conformance suite against --base-url, or against the embedded mock when none is given');
   for (const s of RUN_SETTINGS) {
     const option = new Option(s.flag, `${s.help} [${s.env}]`);
@@ -51,7 +51,7 @@ export function runCommand(): Command {
     .option('--list', 'print the tests (and the requirements they declare) that would run, and run nothing')
     .addHelpText('after', '\nExit status: 0 when no MUST requirement failed, 1 when one did, 2 for a usage error.')
     .action(async (flags: RunFlags) => {
-      process.exitCode = await run(flags);
+      done(await run(flags));
     });
   return cmd;
 }

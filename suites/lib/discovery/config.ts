@@ -1,6 +1,6 @@
 // The run's configuration: environment first, then the target profile, then defaults.
 // Every value a person can set is read here and nowhere else.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,11 +74,12 @@ export function defaultReportDir(): string {
 /** Profiles that ship with the kit, by name: `--profile mock` is the reference mock's own. */
 export const BUILTIN_PROFILES: Readonly<Record<string, string>> = { mock: path.join(repoRoot, 'fixtures/profiles/mock.json') };
 
-/** The profile file a CONFORMANCE_PROFILE value names: a path, or the name of a built-in profile when no such file exists. */
+/** The profile file a CONFORMANCE_PROFILE value names: a path, or the name of a built-in profile unless a file has that name. */
 export function profilePathOf(value: string): string {
   const file = path.resolve(value);
   const builtin = BUILTIN_PROFILES[value];
-  return builtin && !existsSync(file) ? builtin : file;
+  // A folder named like a profile (a project's own mock/) is not a profile file.
+  return builtin && !(existsSync(file) && statSync(file).isFile()) ? builtin : file;
 }
 
 let cached: RunConfig | undefined;
