@@ -13,6 +13,7 @@ import { RUN_SETTINGS, environmentFor, WORKERS_ENV } from '../../cli/run.ts';
 import { grepFor, idsOfSections, testsFor, type ListedTest } from '../../cli/selection.ts';
 import { BUILTIN_PROFILES, ENV, repoRoot } from '../../suites/lib/discovery/config.ts';
 import { requirements } from '../../spec/requirements/index.ts';
+import { sampleReport } from '../../suites/reporter/testing.ts';
 
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -134,4 +135,22 @@ test('requirements --id prints the record whole; --search finds records by their
   const search = await child(['requirements', '--search', 'DONE', 'sentinel']);
   expect(search.stdout).toMatch(/^STREAM-004 /m);
   expect(search.stdout).toMatch(/^\d+ of \d+ records \(contract chat-completion-service\.md, sha256 [0-9a-f]{12}…\)$/m);
+});
+
+test('report summary reprints a run\'s terminal summary; report compare of a run with itself finds no regression', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-cli-report-'));
+  const file = path.join(dir, 'conformance.json');
+  writeFileSync(file, JSON.stringify(sampleReport()));
+  const summary = await child(['report', 'summary', file]);
+  expect(summary.code, summary.stderr).toBe(0);
+  expect(summary.stdout).toMatch(/^chatconform conformance: FAIL — /);
+  expect(summary.stdout).toContain('Root causes');
+  const same = await child(['report', 'compare', file, file]);
+  expect(same.code, same.stderr).toBe(0);
+  expect(same.stdout).toContain('Regressed (0):');
+  const notAReport = path.join(dir, 'other.json');
+  writeFileSync(notAReport, '{"verdict": 1}');
+  const bad = await child(['report', 'summary', notAReport]);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr.trim()).toMatch(/^error: .*other\.json is not a conformance report \(spec\/schemas\/conformance-report\.schema\.json\): .+$/);
 });
