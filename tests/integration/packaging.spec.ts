@@ -7,6 +7,7 @@
 // bound. Every server and run it starts leads its own process group and is stopped by that group's id.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -103,7 +104,9 @@ test.describe('the npm package, installed into a fresh project', () => {
     const installed = realpathSync(path.join(project, 'node_modules/chatconform'));
     expect(installed.startsWith(realpathSync(project))).toBe(true);
     expect(realpathSync(project).startsWith(realpathSync(repoRoot))).toBe(false);
-    expect(existsSync(path.join(installed, 'node_modules')) || existsSync(path.join(project, 'node_modules/@playwright/test/cli.js'))).toBe(true);
+    // The runner the installed CLI spawns is resolved from the kit itself, inside the project.
+    const runner = realpathSync(createRequire(path.join(installed, 'package.json')).resolve('@playwright/test/cli'));
+    expect(runner.startsWith(realpathSync(project))).toBe(true);
     // The data files sit where the compiled code resolves them from (import.meta.url): mock/core/*.js → ../../fixtures.
     expect(existsSync(path.join(installed, 'dist/mock/core/fixture-data.js'))).toBe(true);
     expect(readdirSync(path.join(installed, 'dist/fixtures/mock')).sort()).toEqual(['catalog.json', 'keys.json']);
