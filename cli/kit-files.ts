@@ -11,7 +11,6 @@ export const EXT = path.extname(fileURLToPath(import.meta.url));
 export const KIT_ROOT = path.resolve(here, '..');
 
 export const CONFORMANCE_CONFIG = path.join(KIT_ROOT, `suites/conformance.config${EXT}`);
-export const SUITES_DIR = path.join(KIT_ROOT, 'suites');
 
 /**
  * Playwright's CLI, resolved from the kit itself: the suite's test files import @playwright/test from the kit's
