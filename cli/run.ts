@@ -106,8 +106,12 @@ function filtersFor(flags: RunFlags, env: NodeJS.ProcessEnv): { args: string[]; 
   const ids = [...(flags.requirement ?? []), ...(flags.section ? idsOfSections(flags.section) : [])];
   checkIds(flags.requirement ?? []);
   if (ids.length === 0) {
-    const grep = flags.grep !== undefined ? ['--grep', flags.grep] : [];
-    return { args: grep, ...(flags.list ? { listing: formatListing(listSuite(env, grep)) } : {}) };
+    if (flags.grep === undefined) return { args: [], ...(flags.list ? { listing: formatListing(listSuite(env)) } : {}) };
+    // A grep that matches nothing is the caller's mistake, not a run to report (Playwright would exit 1: "no tests").
+    const grep = ['--grep', flags.grep];
+    const tests = listSuite(env, grep);
+    if (tests.length === 0) throw new UsageError(`--grep ${flags.grep}: no test title matches`);
+    return { args: grep, ...(flags.list ? { listing: formatListing(tests) } : {}) };
   }
   let tests = testsFor(ids, listSuite(env));
   if (flags.grep !== undefined) tests = matching(tests, new RegExp(flags.grep));

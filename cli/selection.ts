@@ -34,10 +34,12 @@ export function listSuite(env: NodeJS.ProcessEnv = process.env, filters: readonl
       stdio: ['ignore', 'pipe', 'pipe'],
     });
   } catch (err) {
+    // A listing that finds no test exits 1, with its (empty) JSON all the same.
     const e = err as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`listing the suite failed: ${(e.stderr || e.stdout || e.message).trim().split('\n')[0]}`);
+    if (!e.stdout?.trimStart().startsWith('{')) throw new Error(`listing the suite failed: ${(e.stderr || e.stdout || e.message).trim().split('\n')[0]}`);
+    out = e.stdout;
   }
-  const report = JSON.parse(out) as { suites: ListedSuite[] };
+  const report = JSON.parse(out) as { suites?: ListedSuite[] };
   const tests: ListedTest[] = [];
   const walk = (suite: ListedSuite, describe: string[]) => {
     for (const spec of suite.specs ?? []) {
@@ -47,7 +49,7 @@ export function listSuite(env: NodeJS.ProcessEnv = process.env, filters: readonl
     for (const child of suite.suites ?? []) walk(child, [...describe, child.title ?? '']);
   };
   // The top-level suites are the files; the ones below them are describe blocks, part of a test's full title.
-  for (const file of report.suites) walk(file, []);
+  for (const file of report.suites ?? []) walk(file, []);
   return tests;
 }
 

@@ -126,6 +126,9 @@ test('run --list prints the tests a subset would run, with their requirement IDs
   const narrowed = await child(['run', '--list', '--section', '6', '--grep', 'x-mock-framing: crlf$']);
   expect(narrowed.stdout.trim().split('\n')).toEqual([expect.stringMatching(/x-mock-framing: crlf {2}\[/), '1 test in 1 file(s)']);
   expect(narrowed.stderr).not.toMatch(/chatconform: target/);
+  const none = await child(['run', '--grep', 'no test is called this']);
+  expect(none.code).toBe(2);
+  expect(none.stderr.trim()).toBe('error: --grep no test is called this: no test title matches');
 });
 
 test('requirements --id prints the record whole; --search finds records by their words', async () => {
