@@ -216,6 +216,32 @@ console.log(JSON.stringify({
     expect(run.stderr).toBe('');
   });
 
+  test('the exports are typed: a TypeScript consumer (NodeNext) type-checks against them, and a wrong type is caught', async () => {
+    const consumer = (extra: string) => `import { handlers, MOCK_KEYS, MOCK_MODELS } from 'chatconform/msw';
+import { startMockServer, createMockService } from 'chatconform/mock';
+import { validate, requirements, CONTRACT, openApiDocument, type Requirement } from 'chatconform/spec';
+const key: string = MOCK_KEYS.full;
+const model: string = MOCK_MODELS.small;
+const first: Requirement | undefined = requirements[0];
+const valid: boolean = validate('chat-response', {}).valid;
+const server = await startMockServer({ port: 0 });
+const url: string = server.url;
+// @ts-expect-error not a schema name
+validate('no-such-schema', {});
+export const all = [key, model, first, valid, url, handlers.length, createMockService, CONTRACT.sha256, openApiDocument];
+${extra}`;
+    writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, noEmit: true, types: [] }, files: ['consumer.ts'] }));
+    // The compiler is this repository's; everything it resolves comes from the project's node_modules.
+    const tsc = path.join(repoRoot, 'node_modules/typescript/bin/tsc');
+    writeFileSync(path.join(project, 'consumer.ts'), consumer(''));
+    const good = await sh(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, boundMs: 60_000 });
+    expect(good.code, good.stdout).toBe(0);
+    writeFileSync(path.join(project, 'consumer.ts'), consumer('export const wrong: number = MOCK_KEYS.full;'));
+    const bad = await sh(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, boundMs: 60_000 });
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toMatch(/consumer\.ts\(\d+,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/);
+  });
+
   test('chatconform openapi prints an OpenAPI 3.1 document that a maintained validator accepts', async () => {
     const res = await sh('npx', ['chatconform', 'openapi'], { cwd: project, boundMs: 30_000 });
     expect(res.code).toBe(0);
