@@ -1,46 +1,46 @@
 // Writes spec/REQUIREMENTS.md from the requirements catalog (spec/requirements/requirements.json).
 //   npm run requirements:md            regenerate the file
 //   npm run requirements:md -- --check exit 1 when the file is stale
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   CHECKS,
+  CONTRACT,
   LEVELS,
   requirements,
   requirementsBySection,
   topSection,
+  type ContractRecord,
   type Requirement,
 } from '../spec/requirements/index.ts';
 import { requirementLinks } from './requirement-links.ts';
 
-export const REQUIREMENTS_MD_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../spec/REQUIREMENTS.md');
+const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const REQUIREMENTS_MD_PATH = path.resolve(ROOT_DIR, 'spec/REQUIREMENTS.md');
 
-const SECTION_TITLES: Readonly<Record<string, string>> = {
-  '1': 'What the service does',
-  '2': 'Resources and their fields',
-  '2.1': 'Chat completion request',
-  '2.2': 'Message (request)',
-  '2.3': 'Tool (request)',
-  '2.4': 'Tool call (in a message)',
-  '2.5': 'Content part',
-  '2.6': 'Reasoning and stream options',
-  '2.7': 'Web search options',
-  '2.8': 'Routing preferences (provider)',
-  '2.9': 'Chat completion response',
-  '2.10': 'Model catalog entry',
-  '2.11': 'Model list',
-  '3': 'States and transitions',
-  '4': 'Endpoints',
-  '4.1': 'GET /v1/models',
-  '4.2': 'GET /v1/models/{model_id}',
-  '4.3': 'POST /v1/chat/completions',
-  '5': 'Authentication',
-  '6': 'Events',
-  '7': 'Errors',
-  '8': 'Limits',
-  '9': 'Versioning',
-};
+/** Where the contract lives: beside the repository (shared/spec/), present in a checkout and in CI. */
+export const SPEC_FILE = path.resolve(ROOT_DIR, '../shared/spec/chat-completion-service.md');
+export const CONTRACT_JSON_PATH = path.resolve(ROOT_DIR, 'spec/requirements/contract.json');
+
+/** "## 2. Resources and their fields" → ("2", "Resources and their fields"); "### 2.10 Model catalog entry" likewise. */
+export function sectionTitlesOf(markdown: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of markdown.matchAll(/^#{2,4}\s+(\d+(?:\.\d+)?)\.?\s+(.+?)\s*$/gm)) out[m[1]!] = m[2]!;
+  return out;
+}
+
+/** What the catalog records of the contract text it was made from: file name, digest, section titles. */
+export function contractRecordOf(text: string, file = path.basename(SPEC_FILE)): ContractRecord {
+  return { file, sha256: createHash('sha256').update(text).digest('hex'), sections: sectionTitlesOf(text) };
+}
+
+export function renderContractJson(record: ContractRecord): string {
+  return `${JSON.stringify(record, null, 2)}\n`;
+}
+
+const SECTION_TITLES: Readonly<Record<string, string>> = CONTRACT.sections;
 
 /** Escapes text for a Markdown table cell. */
 function cell(text: string): string {
@@ -133,24 +133,29 @@ export function renderRequirementsMarkdown(): string {
   return lines.join('\n');
 }
 
+/** The generated files and what they should hold; contract.json only when the contract is there to read. */
+function expectedFiles(): { file: string; text: string }[] {
+  const out = [{ file: REQUIREMENTS_MD_PATH, text: renderRequirementsMarkdown() }];
+  if (existsSync(SPEC_FILE)) out.push({ file: CONTRACT_JSON_PATH, text: renderContractJson(contractRecordOf(readFileSync(SPEC_FILE, 'utf8'))) });
+  else console.error(`${SPEC_FILE} is not there: ${path.relative(process.cwd(), CONTRACT_JSON_PATH)} is left as it is`);
+  return out;
+}
+
 function main(argv: readonly string[]): number {
-  const expected = renderRequirementsMarkdown();
+  const files = expectedFiles();
   if (argv.includes('--check')) {
-    let current = '';
-    try {
-      current = readFileSync(REQUIREMENTS_MD_PATH, 'utf8');
-    } catch {
-      current = '';
+    let stale = 0;
+    for (const { file, text } of files) {
+      const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
+      if (current === text) continue;
+      console.error(`${path.relative(process.cwd(), file)} is stale: run npm run requirements:md`);
+      stale++;
     }
-    if (current !== expected) {
-      console.error(`${path.relative(process.cwd(), REQUIREMENTS_MD_PATH)} is stale: run npm run requirements:md`);
-      return 1;
-    }
-    console.log(`${path.relative(process.cwd(), REQUIREMENTS_MD_PATH)} is up to date`);
-    return 0;
+    if (stale === 0) console.log('generated catalog files are up to date');
+    return stale === 0 ? 0 : 1;
   }
-  writeFileSync(REQUIREMENTS_MD_PATH, expected, 'utf8');
-  console.log(`wrote ${path.relative(process.cwd(), REQUIREMENTS_MD_PATH)} (${requirements.length} records)`);
+  for (const { file, text } of files) writeFileSync(file, text, 'utf8');
+  console.log(`wrote ${files.map((f) => path.relative(process.cwd(), f.file)).join(', ')} (${requirements.length} records)`);
   return 0;
 }
 

@@ -1,4 +1,7 @@
-// `npm run conformance`: the suite against CONFORMANCE_BASE_URL, or the embedded mock when it is unset.
+// `npm run conformance` (and `chatconform run`): the suite against CONFORMANCE_BASE_URL, or the embedded mock
+// when it is unset.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
 import { selectionGrep, selectionOf } from './lib/discovery/selection.ts';
 import { applyConfigFile } from './lib/discovery/config-file.ts';
@@ -7,19 +10,27 @@ import { applyConfigFile } from './lib/discovery/config-file.ts';
 // left unset; the workers inherit the result.
 applyConfigFile();
 
+// The same config serves the TypeScript sources (the repository) and the compiled package (dist/, JavaScript):
+// it names the suite's own files with its own extension.
+const ext = path.extname(fileURLToPath(import.meta.url));
+
+// Progress: one line per test on a terminal; one updating line in CI and logs, where a line per test is noise.
+const progress = process.stdout.isTTY && !process.env.CI ? 'list' : 'line';
+
 export default defineConfig({
   testDir: '.',
-  testMatch: '**/*.spec.ts',
+  testMatch: `**/*.spec${ext}`,
   // The kit's checks of itself run in npm test (suites/kit.config.ts), never in a target's verdict.
   testIgnore: 'kit/**',
+  // `chatconform run` passes --output (a temp folder): an installed kit writes nothing inside node_modules.
   outputDir: '../test-results/conformance',
-  globalSetup: './global-setup.ts',
+  globalSetup: `./global-setup${ext}`,
   fullyParallel: true,
   workers: Number(process.env.CONFORMANCE_WORKERS) || 2,
   // Bounded: a hanging target fails its tests in time, it never hangs the run.
   timeout: 60_000,
   retries: 0,
-  reporter: [[process.env.CI ? 'line' : 'list'], ['./reporter/index.ts']],
+  reporter: [[progress], [`./reporter/index${ext}`]],
   // A partial run (CONFORMANCE_REQUIREMENTS, _SECTIONS, _LEVELS, _EXCLUDE_REQUIREMENTS): the tests tagged with the
   // selected requirement IDs. The reporter reads the same variables and calls the verdict partial.
   ...selectionGrep(selectionOf()),

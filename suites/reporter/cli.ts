@@ -24,18 +24,31 @@ export interface Io {
   err: (s: string) => void;
 }
 
-class UsageError extends Error {}
+/** The files cannot be compared: unreadable, or not a conformance report. */
+export class CompareUsageError extends Error {}
 
-function load(file: string): ConformanceReport {
+/** A conformance.json, validated against its schema; CompareUsageError when it cannot be read or is not one. */
+export function loadReport(file: string): ConformanceReport {
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
+    throw new CompareUsageError(`cannot read ${file}: ${(err as Error).message}`);
   }
   const issues = validateReport(data);
-  if (issues.length > 0) throw new UsageError(`${file} is not a conformance report (spec/schemas/conformance-report.schema.json):\n${formatReportIssues(issues.slice(0, 20))}`);
+  if (issues.length > 0) {
+    const first = formatReportIssues(issues.slice(0, 1)).split('\n')[0]!.trim();
+    throw new CompareUsageError(`${file} is not a conformance report (spec/schemas/conformance-report.schema.json): ${first}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''}`);
+  }
   return data as ConformanceReport;
+}
+
+/** Compares two report files and prints the comparison; 1 when something regressed. Throws CompareUsageError. */
+export function compareFiles(oldFile: string, newFile: string, opts: { json?: boolean }, io: Io): number {
+  const comparison = compareReports(loadReport(oldFile), loadReport(newFile));
+  if (opts.json) io.out(`${JSON.stringify(comparison, null, 2)}\n`);
+  else io.out(`Comparing ${path.relative(process.cwd(), oldFile) || oldFile} → ${path.relative(process.cwd(), newFile) || newFile}\n${formatComparison(comparison)}`);
+  return comparison.regressed.length > 0 ? 1 : 0;
 }
 
 export function main(argv: string[], io: Io = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) }): number {
@@ -45,22 +58,18 @@ export function main(argv: string[], io: Io = { out: (s) => process.stdout.write
       return 0;
     }
     if (argv[0] === '--baseline') {
-      if (argv.length !== 2) throw new UsageError(`--baseline takes one report: ${argv.slice(1).join(' ') || '(none)'}`);
-      const report = load(argv[1]!);
+      if (argv.length !== 2) throw new CompareUsageError(`--baseline takes one report: ${argv.slice(1).join(' ') || '(none)'}`);
+      const report = loadReport(argv[1]!);
       io.out(baselineFromResults(report.requirements, report.target.url));
       return 0;
     }
     const json = argv.includes('--json');
     const args = argv.filter((a) => a !== '--json');
     const at = args.indexOf('--compare');
-    if (at < 0 || args.length !== 3 || at !== 0) throw new UsageError(args.length === 0 ? 'nothing to do' : `unexpected arguments: ${args.join(' ')}`);
-    const [oldFile, newFile] = [args[1]!, args[2]!];
-    const comparison = compareReports(load(oldFile), load(newFile));
-    if (json) io.out(`${JSON.stringify(comparison, null, 2)}\n`);
-    else io.out(`Comparing ${path.relative(process.cwd(), oldFile) || oldFile} → ${path.relative(process.cwd(), newFile) || newFile}\n${formatComparison(comparison)}`);
-    return comparison.regressed.length > 0 ? 1 : 0;
+    if (at < 0 || args.length !== 3 || at !== 0) throw new CompareUsageError(args.length === 0 ? 'nothing to do' : `unexpected arguments: ${args.join(' ')}`);
+    return compareFiles(args[1]!, args[2]!, { json }, io);
   } catch (err) {
-    if (err instanceof UsageError) {
+    if (err instanceof CompareUsageError) {
       io.err(`${err.message}\n\n${USAGE}`);
       return 2;
     }

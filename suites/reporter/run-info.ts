@@ -1,17 +1,16 @@
 // What the report says about the run itself: the target, the kit and spec versions, the seed, the spending.
 // Read in the runner process after the global setup has filled in the environment; a run whose setup failed
 // (no target, bad profile) still gets a report, from whatever the environment holds.
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+//
+// Nothing here reads outside the kit: the contract's file name, digest and section titles come from the catalog
+// (spec/requirements/contract.json), the kit's name and version from its own package.json.
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { ENV, normaliseBaseUrl, repoRoot, runConfig, secrets, type RunConfig } from '../lib/discovery/config.ts';
+import { defaultReportDir, ENV, kitPackage, normaliseBaseUrl, profilePathOf, repoRoot, runConfig, secrets, type RunConfig } from '../lib/discovery/config.ts';
 import { Ledger } from '../lib/transport/ledger.ts';
 import { loadProfile, type Profile } from '../lib/discovery/profile.ts';
-import { requirements } from '../../spec/requirements/index.ts';
+import { CONTRACT, requirements } from '../../spec/requirements/index.ts';
 import { targetRequirements } from './results.ts';
-
-/** The contract the catalog derives from, next to the repository. */
-export const SPEC_FILE = path.resolve(repoRoot, '../shared/spec/chat-completion-service.md');
 
 export interface RunInfo {
   kit: { name: string; version: string };
@@ -31,27 +30,8 @@ export interface RunInfo {
 }
 
 function kitInfo(): RunInfo['kit'] {
-  try {
-    const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { name?: string; version?: string };
-    return { name: pkg.name ?? 'chatconform', version: pkg.version ?? '0.0.0' };
-  } catch {
-    return { name: 'chatconform', version: '0.0.0' };
-  }
-}
-
-function specText(): string | undefined {
-  try {
-    return readFileSync(SPEC_FILE, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
-/** "## 2. Resources and their fields" → ("2", "Resources and their fields"); "### 2.10 Model catalog entry" likewise. */
-export function sectionTitlesOf(markdown: string | undefined): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const m of (markdown ?? '').matchAll(/^#{2,4}\s+(\d+(?:\.\d+)?)\.?\s+(.+?)\s*$/gm)) out.set(m[1]!, m[2]!);
-  return out;
+  const pkg = kitPackage();
+  return { name: pkg.name, version: pkg.version };
 }
 
 /** A URL with its credentials, query and fragment removed: only origin and path go into a report. */
@@ -73,7 +53,7 @@ function configOrFallback(problems: string[]): { config?: RunConfig; apiKey: str
     problems.push(`run configuration: ${(err as Error).message.split('\n')[0]}`);
   }
   const env = process.env;
-  const profilePath = env[ENV.profile] ? path.resolve(env[ENV.profile]!) : undefined;
+  const profilePath = env[ENV.profile] ? profilePathOf(env[ENV.profile]!) : undefined;
   let profile: Profile = {};
   try {
     profile = loadProfile(profilePath);
@@ -84,7 +64,7 @@ function configOrFallback(problems: string[]): { config?: RunConfig; apiKey: str
     apiKey: env[ENV.apiKey] ?? profile.apiKey ?? '',
     profile,
     ...(profilePath ? { profilePath } : {}),
-    reportDir: path.resolve(env[ENV.reportDir] ?? path.join(repoRoot, 'reports')),
+    reportDir: path.resolve(env[ENV.reportDir] ?? defaultReportDir()),
   };
 }
 
@@ -92,8 +72,6 @@ export function collectRunInfo(): RunInfo {
   const problems: string[] = [];
   const { config, apiKey, profile, profilePath, reportDir } = configOrFallback(problems);
   const env = process.env;
-  const text = specText();
-  if (text === undefined) problems.push(`spec: ${SPEC_FILE} is not readable; no spec hash`);
   const rawUrl = config?.baseUrl ?? env[ENV.baseUrl];
   let url: string | undefined;
   if (rawUrl) {
@@ -118,7 +96,8 @@ export function collectRunInfo(): RunInfo {
   const info: RunInfo = {
     kit: kitInfo(),
     spec: {
-      file: path.basename(SPEC_FILE),
+      file: CONTRACT.file,
+      sha256: CONTRACT.sha256,
       catalogRecords: scope.length,
       requirements: scope.filter((r) => r.kind === 'requirement').length,
       observations: scope.filter((r) => r.kind === 'observation').length,
@@ -128,11 +107,10 @@ export function collectRunInfo(): RunInfo {
     reportDir,
     // secrets(runConfig()): the key, every key of the profile, its `secrets`; from the environment when setup failed.
     secrets: secrets(config ?? ({ apiKey, profile } as RunConfig)),
-    sectionTitles: sectionTitlesOf(text),
+    sectionTitles: new Map(Object.entries(CONTRACT.sections)),
     problems,
   };
   // A value the run does not know is omitted, never null.
-  if (text !== undefined) info.spec.sha256 = createHash('sha256').update(text).digest('hex');
   if (url) info.target.url = url;
   if (Object.keys(profileInfo).length > 0) info.target.profile = profileInfo;
   if (Number.isSafeInteger(seed)) info.seed = seed;

@@ -47,7 +47,7 @@ async function runAgainst(env: Record<string, string>, label: string): Promise<C
 }
 
 async function startSeparateMock(): Promise<{ url: string; stop(): void }> {
-  const cli = spawn(process.execPath, ['--import', 'tsx', 'mock/cli.ts', '--port', '0'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const cli = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'mock', '--port', '0'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     cli.stdout.on('data', (d: Buffer) => {

@@ -1,5 +1,5 @@
 // Issue 19, "done when": generated hostile tool schemas (huge bounds, deep and recursive $ref, anyOf explosions,
-// huge enums, long names and patterns) against the mock run as a child process (`mock/cli.ts --port 0`). Each
+// huge enums, long names and patterns) against the mock run as a child process (`chatconform mock --port 0`, cli/main.ts). Each
 // gets a bounded answer within 1 s: 200 with arguments that validate against the schema, or 400 with the
 // section 7 envelope. Meanwhile a concurrent GET /v1/models keeps answering, and the child's peak RSS (VmHWM)
 // stays under 300 MB.
@@ -74,7 +74,7 @@ interface ChildMock {
 }
 
 async function startChildMock(): Promise<ChildMock> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'mock/cli.ts', '--port', '0'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'mock', '--port', '0'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (d) => {

@@ -90,7 +90,7 @@ test.describe('the node:http server', () => {
 
 function startCli(args: string[]): { child: ChildProcess; url: Promise<string>; exit: Promise<{ code: number | null; signal: string | null }>; output: () => string } {
   // tsx relays signals to the script; `npx` does not forward SIGTERM to its child, so the test runs tsx itself.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'mock/cli.ts', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'mock', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const url = new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (d) => {
@@ -123,7 +123,7 @@ test.describe('point 15: CLI', () => {
   }
 
   test('the tsx binary (what npm run mock uses) also stops on SIGTERM and frees the port', async () => {
-    const child = spawn(`${repoRoot}node_modules/.bin/tsx`, ['mock/cli.ts', '--port', '0'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(`${repoRoot}node_modules/.bin/tsx`, ['cli/main.ts', 'mock', '--port', '0'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       const line = await new Promise<string>((resolve) => child.stdout.on('data', (d) => resolve(String(d))));
       expect(line).toMatch(/^mock listening on http:\/\/127\.0\.0\.1:\d+\n$/);

@@ -15,7 +15,8 @@ import {
   type Requirement,
 } from '../../spec/requirements/index.ts';
 import { primaryOf } from '../../spec/requirements/index.ts';
-import { REQUIREMENTS_MD_PATH, renderRequirementsMarkdown } from '../../scripts/generate-requirements-md.ts';
+import { CONTRACT } from '../../spec/requirements/index.ts';
+import { CONTRACT_JSON_PATH, REQUIREMENTS_MD_PATH, contractRecordOf, renderContractJson, renderRequirementsMarkdown } from '../../scripts/generate-requirements-md.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const specPath = path.resolve(repoRoot, '../shared/spec/chat-completion-service.md');
@@ -321,6 +322,16 @@ test.describe('requirements catalog', () => {
   test('spec/REQUIREMENTS.md is up to date (npm run requirements:md)', () => {
     const onDisk = readFileSync(REQUIREMENTS_MD_PATH, 'utf8');
     expect(onDisk === renderRequirementsMarkdown(), 'spec/REQUIREMENTS.md is stale: run npm run requirements:md').toBe(true);
+  });
+
+  test('the catalog records the digest and section titles of the contract it was made from (npm run requirements:md)', () => {
+    // The installed kit reads these from the catalog, never from shared/spec/: a stale record would put the wrong
+    // digest and titles into every report.
+    const expected = contractRecordOf(specText);
+    expect(CONTRACT, 'spec/requirements/contract.json is stale: run npm run requirements:md').toEqual(expected);
+    expect(readFileSync(CONTRACT_JSON_PATH, 'utf8')).toBe(renderContractJson(expected));
+    expect(CONTRACT.sections['2.10']).toBe('Model catalog entry');
+    expect(Object.keys(CONTRACT.sections)).toEqual(expect.arrayContaining([...SPEC_SECTIONS]));
   });
 
   test('the Markdown view lists every record and is deterministic', () => {

@@ -1,8 +1,9 @@
 // The run's configuration: environment first, then the target profile, then defaults.
 // Every value a person can set is read here and nowhere else.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DEFAULT_MAX_BODY_BYTES } from '../transport/http.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../transport/transient.ts';
 import { loadProfile, type Profile } from './profile.ts';
@@ -55,7 +56,44 @@ export const ENV = {
   embeddedMock: 'CONFORMANCE_EMBEDDED_MOCK',
 } as const;
 
-export const repoRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
+/**
+ * The root of the kit's tree (spec/, suites/, mock/, fixtures/): the repository when it runs from its TypeScript
+ * sources, the package's dist/ when it runs compiled from an install.
+ */
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** True when running from the compiled package (dist/ holds no package.json; the checkout's root does). */
+export const compiledKit = !existsSync(path.join(repoRoot, 'package.json'));
+
+/** The kit's package.json: beside the sources in a checkout, one level above dist/ in an install. */
+export function kitPackage(): { name: string; version: string } {
+  const file = path.join(compiledKit ? path.dirname(repoRoot) : repoRoot, 'package.json');
+  try {
+    const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
+    return { name: pkg.name ?? 'chatconform', version: pkg.version ?? '0.0.0' };
+  } catch {
+    return { name: 'chatconform', version: '0.0.0' };
+  }
+}
+
+/**
+ * Reports go to `reports/` in the checkout (what `npm run conformance` has always done), and to `./reports` in
+ * the caller's working directory when installed: never inside node_modules.
+ */
+export function defaultReportDir(): string {
+  return compiledKit ? path.resolve('reports') : path.join(repoRoot, 'reports');
+}
+
+/** Profiles that ship with the kit, by name: `--profile mock` is the reference mock's own. */
+export const BUILTIN_PROFILES: Readonly<Record<string, string>> = { mock: path.join(repoRoot, 'fixtures/profiles/mock.json') };
+
+/** The profile file a CONFORMANCE_PROFILE value names: a path, or the name of a built-in profile unless a file has that name. */
+export function profilePathOf(value: string): string {
+  const file = path.resolve(value);
+  const builtin = BUILTIN_PROFILES[value];
+  // A folder named like a profile (a project's own mock/) is not a profile file.
+  return builtin && !(existsSync(file) && statSync(file).isFile()) ? builtin : file;
+}
 
 let cached: RunConfig | undefined;
 
@@ -65,14 +103,14 @@ export function runConfig(): RunConfig {
   const env = process.env;
   const baseUrl = env[ENV.baseUrl];
   if (!baseUrl) throw new Error(`${ENV.baseUrl} is not set (the global setup sets it when it starts the embedded mock)`);
-  const profilePath = env[ENV.profile] ? path.resolve(env[ENV.profile]!) : undefined;
+  const profilePath = env[ENV.profile] ? profilePathOf(env[ENV.profile]!) : undefined;
   const profile = loadProfile(profilePath);
   const seed = Number(env[ENV.seed]);
   cached = {
     baseUrl: normaliseBaseUrl(baseUrl),
     apiKey: env[ENV.apiKey] ?? profile.apiKey ?? '',
     profile,
-    reportDir: path.resolve(env[ENV.reportDir] ?? path.join(repoRoot, 'reports')),
+    reportDir: path.resolve(env[ENV.reportDir] ?? defaultReportDir()),
     // Outside a run (no global setup) a fixed name in the OS temp dir; never in the checkout.
     runDir: env[ENV.runDir] ?? path.join(os.tmpdir(), 'chatconform-run'),
     seed: Number.isSafeInteger(seed) ? seed : 0,

@@ -1,0 +1,71 @@
+// The commands of CI gating beside `run`: `baseline` writes expected failures from a report, `verify` re-checks a
+// certification bundle and prints its verdict, `init` writes a first chatconform.config.yaml from a target.
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Command } from 'commander';
+import { ENV } from '../suites/lib/discovery/config.ts';
+import { CONFIG_FILE_NAMES } from '../suites/lib/discovery/config-file.ts';
+import { initConfig } from '../suites/lib/discovery/init-config.ts';
+import { baselineFromResults } from '../suites/reporter/baseline.ts';
+import { formatVerification, verifyBundle } from '../suites/reporter/bundle.ts';
+import { CompareUsageError, loadReport } from '../suites/reporter/cli.ts';
+import type { Io } from './program.ts';
+import { ConfigError, EXIT, UsageError } from './usage.ts';
+
+export function baselineCommand(io: Io): Command {
+  return new Command('baseline')
+    .description('write a baseline of expected failures (YAML) from a run: every failed or warned requirement, its message as the reason')
+    .argument('<report>', 'a conformance.json')
+    .option('-o, --output <file>', 'write it to this file (default: print it)')
+    .action((file: string, opts: { output?: string }) => {
+      let report;
+      try {
+        report = loadReport(file);
+      } catch (err) {
+        if (err instanceof CompareUsageError) throw new UsageError(err.message);
+        throw err;
+      }
+      const text = baselineFromResults(report.requirements, report.target.url);
+      if (opts.output) {
+        writeFileSync(opts.output, text);
+        io.err(`wrote ${opts.output}: ${text.split('\n').filter((l) => l.trim().startsWith('- id:')).length} expected failure(s); pass it as --expected-failures\n`);
+      } else io.out(text);
+    });
+}
+
+export function verifyCommand(io: Io, done: (code: number) => void): Command {
+  return new Command('verify')
+    .description('re-check a certification bundle (its folder or .tar.gz) against its SHA256SUMS and print its verdict (exit 1 when it does not verify)')
+    .argument('<bundle>', 'the bundle folder or its .tar.gz')
+    .action(async (bundle: string) => {
+      if (!existsSync(bundle)) throw new UsageError(`${bundle}: no such bundle`);
+      const v = await verifyBundle(bundle);
+      (v.ok ? io.out : io.err)(formatVerification(bundle, v));
+      done(v.ok ? EXIT.ok : EXIT.mustFailed);
+    });
+}
+
+export function initCommand(io: Io): Command {
+  return new Command('init')
+    .description('write chatconform.config.yaml from a target: its base URL and the models its catalog lists, with their capabilities (reads the catalog only: nothing is spent)')
+    .requiredOption('--base-url <url>', `the target [${ENV.baseUrl}]`, process.env[ENV.baseUrl])
+    .option('--api-key <key>', `a key, when the catalog reflects the caller [${ENV.apiKey}] (never written to the file)`, process.env[ENV.apiKey])
+    .option('-o, --output <file>', 'where to write it', CONFIG_FILE_NAMES[1])
+    .option('--force', 'overwrite an existing file')
+    .action(async (opts: { baseUrl: string; apiKey?: string; output: string; force?: boolean }) => {
+      try {
+        new URL(opts.baseUrl);
+      } catch {
+        throw new UsageError(`--base-url: not a URL: ${JSON.stringify(opts.baseUrl)}`);
+      }
+      if (existsSync(opts.output) && !opts.force) throw new UsageError(`${opts.output} exists; --force overwrites it`);
+      let result;
+      try {
+        result = await initConfig(opts.baseUrl, opts.apiKey);
+      } catch (err) {
+        throw new ConfigError((err as Error).message);
+      }
+      writeFileSync(opts.output, result.text);
+      io.out(`wrote ${path.resolve(opts.output)}: ${result.models.length} model(s) listed; \`chatconform run\` reads it from this folder and below\n`);
+    });
+}

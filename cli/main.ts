@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// The `chatconform` executable (package.json "bin"; `npm run mock` in the repository). cli/program.ts is the command.
+import { main } from './program.ts';
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    // The kit's own failure, never the caller's input nor the target's verdict.
+    process.stderr.write(`chatconform: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,78 @@
+// `chatconform mock` (and `npm run mock`): the reference mock on 127.0.0.1 until SIGINT/SIGTERM. It prints one
+// line, `mock listening on http://127.0.0.1:N`, that scripts wait for and read the URL from.
+import { Command, InvalidArgumentError } from 'commander';
+import { DEFECTS, formatDefects, isDefectName, type DefectName } from '../mock/defects.ts';
+import { startMockServer } from '../mock/index.ts';
+import { ALL_VARIANTS, formatVariants, isVariantName, type VariantName } from '../mock/variants.ts';
+import { collectList, integerFrom } from './usage.ts';
+
+interface MockFlags {
+  port: number;
+  defect?: DefectName[];
+  variant?: VariantName[];
+  slowMs?: number;
+  slowEventMs?: number;
+  listDefects?: boolean;
+  listVariants?: boolean;
+}
+
+function port(raw: string): number {
+  const n = integerFrom(0)(raw);
+  if (n > 65535) throw new InvalidArgumentError('expected an integer from 0 to 65535');
+  return n;
+}
+
+function delayMs(raw: string): number {
+  const n = integerFrom(0)(raw);
+  if (n > 600_000) throw new InvalidArgumentError('expected an integer from 0 to 600000');
+  return n;
+}
+
+export function mockCommand(): Command {
+  return new Command('mock')
+    .description('serve the reference mock on 127.0.0.1 (until interrupted)')
+    .option('-p, --port <n>', 'port; 0 picks a free one', port, 8787)
+    .option('--defect <name>', `break one requirement on purpose (${DEFECTS.length} modes; --list-defects); repeatable, or a,b`, collectList((n) => (isDefectName(n) ? undefined : `unknown defect "${n}"; --list-defects lists them`)))
+    .option('--variant <name>', `a legal variant of the contract (${ALL_VARIANTS.length}; --list-variants); repeatable, or a,b`, collectList((n) => (isVariantName(n) ? undefined : `unknown variant "${n}"; --list-variants lists them`)))
+    .option('--slow-ms <n>', 'with --variant slow: wait N ms before every answer\'s headers (default 3000)', delayMs)
+    .option('--slow-event-ms <n>', 'with --variant slow: wait N ms before every stream event (default 100)', delayMs)
+    .option('--list-defects', 'list the defect modes and exit')
+    .option('--list-variants', 'list the legal variants and exit')
+    .action(async (flags: MockFlags) => {
+      if (flags.listDefects) {
+        console.log(`${DEFECTS.length} defect modes (name, the requirement it breaks, section, what it does):\n${formatDefects()}`);
+        return;
+      }
+      if (flags.listVariants) {
+        console.log(`${ALL_VARIANTS.length} legal variants:\n${formatVariants()}`);
+        return;
+      }
+      await serve(flags);
+    });
+}
+
+async function serve(flags: MockFlags): Promise<void> {
+  const slow = {
+    ...(flags.slowMs !== undefined ? { headersMs: flags.slowMs } : {}),
+    ...(flags.slowEventMs !== undefined ? { eventMs: flags.slowEventMs } : {}),
+  };
+  const server = await startMockServer({
+    port: flags.port,
+    ...(flags.defect?.length ? { defect: flags.defect } : {}),
+    ...(flags.variant?.length ? { variant: flags.variant } : {}),
+    ...(Object.keys(slow).length > 0 ? { slow } : {}),
+  });
+  const modes = [...(flags.defect ?? []).map((d) => `defect ${d}`), ...(flags.variant ?? []).map((v) => `variant ${v}`)];
+  console.log(`mock listening on ${server.url}${modes.length > 0 ? ` (${modes.join(', ')})` : ''}`);
+  let closing = false;
+  const stop = (): void => {
+    if (closing) return;
+    closing = true;
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}

@@ -1,0 +1,37 @@
+// `chatconform report compare OLD NEW`: what regressed and what improved between two runs
+// (suites/reporter/compare.ts). Exit 1 when something regressed, 2 when the files cannot be compared.
+import { Command } from 'commander';
+import { CompareUsageError, compareFiles, loadReport } from '../suites/reporter/cli.ts';
+import { renderSummary } from '../suites/reporter/terminal.ts';
+import { UsageError } from './usage.ts';
+
+export function reportCommand(done: (code: number) => void): Command {
+  const report = new Command('report').description('work with conformance.json reports');
+  report
+    .command('compare')
+    .description('list the requirements that regressed and improved from run OLD to run NEW (exit 1 on a regression)')
+    .argument('<old>', 'the earlier conformance.json')
+    .argument('<new>', 'the later conformance.json')
+    .option('--json', 'print the comparison as JSON')
+    .action((oldFile: string, newFile: string, opts: { json?: boolean }) => {
+      done(usable(() => compareFiles(oldFile, newFile, opts, { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) })));
+    });
+  report
+    .command('summary')
+    .description('print the terminal summary of a run again, from its conformance.json (e.g. for a CI job summary)')
+    .argument('<report>', 'a conformance.json')
+    .action((file: string) => {
+      process.stdout.write(`${renderSummary(usable(() => loadReport(file)), []).replace(/^\n/, '')}\n`);
+    });
+  return report;
+}
+
+/** A report file that cannot be used is the caller's to fix: a usage error. */
+function usable<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof CompareUsageError) throw new UsageError(err.message);
+    throw err;
+  }
+}

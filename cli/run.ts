@@ -1,0 +1,261 @@
+// `chatconform run`: the conformance suite against --base-url (or the embedded mock), as Playwright's CLI in a
+// child process with the environment the flags build. Every CONFORMANCE_* variable is also a flag (the flag wins);
+// chatconform.config.json/.yaml fills in what neither set. Bad input is refused before anything starts (exit 2, or
+// 3 for a file that does not load); then the exit code is the one the report states (0, 1, or 3).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Command, Option } from 'commander';
+import { BUILTIN_PROFILES, defaultReportDir, ENV, gateOf, normaliseBaseUrl, profilePathOf } from '../suites/lib/discovery/config.ts';
+import { applyConfigFile } from '../suites/lib/discovery/config-file.ts';
+import { loadProfile } from '../suites/lib/discovery/profile.ts';
+import { describeSelection, SELECTION_ENV, selectionOf, selectionStatements } from '../suites/lib/discovery/selection.ts';
+import { loadBaseline } from '../suites/reporter/baseline.ts';
+import { certifyProblems, kitCommit, writeBundle } from '../suites/reporter/bundle.ts';
+import type { ConformanceReport } from '../suites/reporter/json.ts';
+import { CONFORMANCE_CONFIG, KIT_ROOT, playwrightCli } from './kit-files.ts';
+import { formatListing, listSuite } from './selection.ts';
+import { collectList, ConfigError, EXIT, integerFrom, positiveNumber, UsageError } from './usage.ts';
+
+/** CONFORMANCE_WORKERS is read by the Playwright config, not by the run configuration. */
+export const WORKERS_ENV = 'CONFORMANCE_WORKERS';
+
+const list = collectList();
+
+/** Each setting a person can give: its flag (commander's attribute name) and its environment variable. */
+export const RUN_SETTINGS = [
+  { flag: '--base-url <url>', key: 'baseUrl', env: ENV.baseUrl, help: 'the target (origin plus optional path prefix); default: start the embedded mock' },
+  { flag: '--api-key <key>', key: 'apiKey', env: ENV.apiKey, help: 'bearer credential (prefer the variable: a flag shows in the process list); never written to any output' },
+  { flag: '--profile <file>', key: 'profile', env: ENV.profile, help: `target profile: a JSON file, or a built-in one by name (${Object.keys(BUILTIN_PROFILES).join(', ')}: the reference mock's own); default: mock for the embedded mock` },
+  { flag: '--report-dir <dir>', key: 'reportDir', env: ENV.reportDir, help: 'where the four reports are written (default ./reports)' },
+  { flag: '--seed <n>', key: 'seed', env: ENV.seed, help: 'seed of the property tests (default random, printed)', parse: integerFrom(0) },
+  { flag: '--fuzz-runs <n>', key: 'fuzzRuns', env: ENV.fuzzRuns, help: 'runs per property (default the profile\'s budget.fuzzRuns, else 25)', parse: integerFrom(1) },
+  { flag: '--request-timeout-ms <n>', key: 'requestTimeoutMs', env: ENV.requestTimeoutMs, help: 'per-request timeout (default 15000)', parse: integerFrom(1) },
+  { flag: '--max-body-bytes <n>', key: 'maxBodyBytes', env: ENV.maxBodyBytes, help: 'most bytes read of one response (default 16777216)', parse: integerFrom(1) },
+  { flag: '--keep-scratch', key: 'keepScratch', env: ENV.keepScratch, help: 'keep the run\'s scratch folder (masked) and print its path' },
+  { flag: '--workers <n>', key: 'workers', env: WORKERS_ENV, help: 'parallel test workers (default 2)', parse: integerFrom(1) },
+  { flag: '--max-retries <n>', key: 'maxRetries', env: ENV.maxRetries, help: 'retries of a 429 (or a 503 with Retry-After) on a request not about it (default 3)', parse: integerFrom(0) },
+  { flag: '--max-retry-wait-ms <n>', key: 'maxRetryWaitMs', env: ENV.maxRetryWaitMs, help: 'most time one request waits over its retries (default 30000)', parse: integerFrom(0) },
+  { flag: '--max-rps <n>', key: 'maxRps', env: ENV.maxRps, help: 'most requests per second of the whole run, all workers together (default: the profile\'s budget.requestsPerMinute / 60, else none)', parse: positiveNumber },
+  { flag: '--expected-failures <file>', key: 'expectedFailures', env: ENV.expectedFailures, help: 'a baseline (YAML or JSON) of requirement IDs known to fail: they do not fail the run; one that passes makes it stale' },
+  { flag: '--fail-on <level>', key: 'failOn', env: ENV.failOn, help: 'must (default): a MUST failure fails the run; warn: a SHOULD/MAY warning too', choices: ['must', 'warn'] },
+  { flag: '--model <id...>', key: 'model', env: ENV.models, help: 'pin the run to these models (repeatable, or comma-separated)', parse: list },
+  { flag: '--requirement <ID...>', key: 'requirement', env: SELECTION_ENV.requirements, help: 'run only the tests that check these requirements (a partial run)', parse: list },
+  { flag: '--section <N...>', key: 'section', env: SELECTION_ENV.sections, help: 'run only the tests that check the requirements of these sections (6 takes 6.x too)', parse: list },
+  { flag: '--level <L...>', key: 'level', env: SELECTION_ENV.levels, help: 'run only the tests that check requirements of these levels (MUST, SHOULD, MAY)', parse: list },
+  { flag: '--exclude-requirement <ID...>', key: 'excludeRequirement', env: SELECTION_ENV.exclude, help: 'leave out the tests that check these requirements', parse: list },
+] as const;
+
+type RunFlags = {
+  grep?: string;
+  list?: boolean;
+  certify?: boolean;
+  bundleDir?: string;
+} & Partial<Record<(typeof RUN_SETTINGS)[number]['key'], string | number | boolean | string[]>>;
+
+const EXIT_HELP = `
+Exit status: 0 when no MUST requirement failed (outside the baseline), 1 when one did (or a baseline entry is
+stale, or a warning with --fail-on warn), 2 for a usage error, 3 for a configuration or runtime error (a profile,
+baseline or config file that does not load, no target, the kit crashed).`;
+
+export function runCommand(done: (code: number) => void): Command {
+  const cmd = new Command('run').description('run the conformance suite against --base-url, or against the embedded mock when none is given');
+  for (const s of RUN_SETTINGS) {
+    const option = new Option(s.flag, `${s.help} [${s.env}]`);
+    if ('parse' in s) option.argParser(s.parse as (raw: string, previous: unknown) => unknown);
+    if ('choices' in s) option.choices(s.choices);
+    cmd.addOption(option);
+  }
+  cmd
+    .option('--grep <regex>', 'run only the tests whose title matches (a partial run)')
+    .option('--list', 'print the tests that would run, with the requirements they declare, and run nothing')
+    .option('--certify', 'a certification run: the whole suite, a profile, no budget below the defaults; writes a verifiable bundle')
+    .option('--bundle-dir <dir>', 'where --certify writes the bundle folder and its .tar.gz (default ./chatconform-bundle)')
+    .addHelpText('after', EXIT_HELP)
+    .action(async (flags: RunFlags) => {
+      done(await run(flags));
+    });
+  return cmd;
+}
+
+/** The child's environment: the caller's, with each flag given written over its variable. */
+export function environmentFor(flags: RunFlags, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base };
+  for (const s of RUN_SETTINGS) {
+    const value = flags[s.key];
+    if (value === undefined || value === false) continue;
+    env[s.env] = value === true ? '1' : Array.isArray(value) ? value.join(',') : String(value);
+  }
+  // Paths are the caller's, relative to where they ran the command; a profile may be a built-in one's name.
+  for (const name of [ENV.reportDir, ENV.expectedFailures]) if (env[name]) env[name] = path.resolve(env[name]!);
+  if (env[ENV.profile]) env[ENV.profile] = profilePathOf(env[ENV.profile]!);
+  return env;
+}
+
+/**
+ * Refuses what would only fail later, inside the run: a bad target URL, a selection of unknown IDs, a bad --grep
+ * (usage errors, exit 2); a profile, baseline or config file that does not load (configuration errors, exit 3).
+ */
+export function validate(env: NodeJS.ProcessEnv, flags: RunFlags): void {
+  const baseUrl = env[ENV.baseUrl];
+  if (baseUrl) {
+    let url: URL;
+    try {
+      url = new URL(baseUrl);
+      normaliseBaseUrl(baseUrl);
+    } catch (err) {
+      throw new UsageError(`--base-url: ${err instanceof TypeError ? `not a URL: ${JSON.stringify(baseUrl.replace(/\/\/[^@/]*@/, '//***@'))}` : (err as Error).message.replace(ENV.baseUrl, 'the base URL')}`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--base-url: expected an http:// or https:// URL, got ${url.protocol}`);
+  }
+  try {
+    selectionOf(env);
+    gateOf(env);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (flags.grep !== undefined) {
+    try {
+      new RegExp(flags.grep);
+    } catch (err) {
+      throw new UsageError(`--grep: ${(err as Error).message}`);
+    }
+  }
+  const profile = env[ENV.profile];
+  if (profile) {
+    if (!existsSync(profile)) throw new ConfigError(`--profile: ${profile} does not exist`);
+    try {
+      loadProfile(profile);
+    } catch (err) {
+      throw new ConfigError(`--profile: ${(err as Error).message.split('\n')[0]}`);
+    }
+  }
+  const baseline = env[ENV.expectedFailures];
+  if (baseline) {
+    try {
+      loadBaseline(baseline);
+    } catch (err) {
+      throw new ConfigError(`--expected-failures: ${(err as Error).message}`);
+    }
+  }
+}
+
+/** `--certify` refuses a run that would certify less than the whole suite. */
+function checkCertifiable(env: NodeJS.ProcessEnv, flags: RunFlags): void {
+  const sel = selectionOf(env);
+  const profilePath = env[ENV.profile];
+  const profile = profilePath ? loadProfile(profilePath) : {};
+  const fuzzRuns = Number(env[ENV.fuzzRuns]) || profile.budget?.fuzzRuns || 25;
+  const problems = certifyProblems({
+    ...(sel ? { selection: describeSelection(sel) } : flags.grep !== undefined ? { selection: `--grep ${flags.grep}` } : {}),
+    ...(profilePath ? { profilePath } : {}),
+    profile,
+    fuzzRuns,
+  });
+  if (problems.length > 0) throw new UsageError(`--certify: ${problems.join('; ')}`);
+}
+
+/** The command as given, for the bundle: every flag, the key never (it comes from the environment). */
+export function commandLine(flags: RunFlags): string {
+  const parts = ['chatconform', 'run'];
+  for (const s of RUN_SETTINGS) {
+    const value = flags[s.key];
+    if (value === undefined || value === false) continue;
+    const name = s.flag.split(' ')[0]!;
+    if (s.key === 'apiKey') parts.push(name, '"$CONFORMANCE_API_KEY"');
+    else if (value === true) parts.push(name);
+    else parts.push(name, JSON.stringify(Array.isArray(value) ? value.join(',') : String(value)));
+  }
+  if (flags.grep !== undefined) parts.push('--grep', JSON.stringify(flags.grep));
+  if (flags.certify) parts.push('--certify');
+  if (flags.bundleDir) parts.push('--bundle-dir', JSON.stringify(flags.bundleDir));
+  return parts.join(' ');
+}
+
+export async function run(flags: RunFlags): Promise<number> {
+  const env = environmentFor(flags);
+  try {
+    applyConfigFile(env);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+  validate(env, flags);
+  if (flags.certify) checkCertifiable(env, flags);
+  const grep = flags.grep !== undefined ? ['--grep', flags.grep] : [];
+  const sel = selectionOf(env);
+  if (flags.list || sel || grep.length > 0) {
+    const tests = listSuite(env, grep);
+    if (flags.list) {
+      process.stdout.write(formatListing(tests));
+      if (sel) process.stdout.write(`requirements selected (${describeSelection(sel)}):\n${selectionStatements(sel).map((l) => `  ${l}`).join('\n')}\n`);
+      return EXIT.ok;
+    }
+    // A filter that matches nothing is the caller's mistake, not a run to report (Playwright would say "no tests").
+    if (tests.length === 0) {
+      throw new UsageError(`${grep.length > 0 ? `--grep ${flags.grep}` : describeSelection(sel!)}: no test of the suite checks it (the kit's own mock-only requirements are judged by its own tests)`);
+    }
+  }
+  // Playwright's own output folder holds nothing the reports need: a temp folder, never the caller's tree or node_modules.
+  const output = mkdtempSync(path.join(os.tmpdir(), 'chatconform-playwright-'));
+  const started = Date.now();
+  try {
+    await spawnPlaywright(['test', '-c', CONFORMANCE_CONFIG, '--output', output, ...grep], env);
+  } finally {
+    rmSync(output, { recursive: true, force: true });
+  }
+  const reportDir = path.resolve(env[ENV.reportDir] ?? defaultReportDir());
+  const report = readReport(reportDir, started);
+  // No report of this run: the kit could not even judge (a crash before the reporter): a runtime error.
+  if (!report) return EXIT.config;
+  if (flags.certify) {
+    const profilePath = env[ENV.profile]!;
+    const { dir, tarball } = await writeBundle({
+      reportDir,
+      bundleDir: path.resolve(flags.bundleDir ?? 'chatconform-bundle'),
+      report,
+      profile: loadProfile(profilePath),
+      secrets: [env[ENV.apiKey] ?? ''].filter((s) => s.length >= 4),
+      command: commandLine(flags),
+      catalogText: readFileSync(path.join(KIT_ROOT, 'spec/requirements/requirements.json'), 'utf8'),
+      ...commitOf(KIT_ROOT),
+    });
+    process.stdout.write(`certification bundle: ${dir} and ${tarball} (chatconform verify checks it)\n`);
+  }
+  return report.verdict.exitCode;
+}
+
+/** The kit's commit (a checkout's git, or the package's build-info.json), when known. */
+function commitOf(root: string): { commit?: string } {
+  const commit = kitCommit(root);
+  return commit ? { commit } : {};
+}
+
+/** This run's conformance.json (written after `since`), or undefined. */
+function readReport(dir: string, since: number): ConformanceReport | undefined {
+  const file = path.join(dir, 'conformance.json');
+  try {
+    if (statSync(file).mtimeMs < since - 1000) return undefined;
+    return JSON.parse(readFileSync(file, 'utf8')) as ConformanceReport;
+  } catch {
+    return undefined;
+  }
+}
+
+function spawnPlaywright(args: string[], env: NodeJS.ProcessEnv): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [playwrightCli(), ...args], { env, stdio: 'inherit' });
+    // Ctrl-C reaches the runner by itself (same process group): it stops its workers and still writes the reports of
+    // what ran; this process only waits for it. A SIGTERM sent to this process alone is passed on.
+    const wait = () => undefined;
+    const forward = () => child.kill('SIGTERM');
+    process.on('SIGINT', wait);
+    process.on('SIGTERM', forward);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      process.off('SIGINT', wait);
+      process.off('SIGTERM', forward);
+      resolve(code);
+    });
+  });
+}

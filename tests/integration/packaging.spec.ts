@@ -1,0 +1,257 @@
+// The kit as its users get it: `npm pack`, then the tarball installed into a fresh project in the OS temp dir,
+// which has no path to this repository or its node_modules. There the installed `chatconform` runs the suite
+// against the installed mock, the embedded mock runs a section, and a plain ESM script imports chatconform/msw,
+// chatconform/mock and chatconform/spec and makes a completion with the openai SDK.
+//
+// Slow by nature (a build, an install from the registry, a whole suite run): one serial group with a generous
+// bound. Every server and run it starts leads its own process group and is stopped by that group's id.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { CONTRACT } from '../../spec/requirements/index.ts';
+import { repoRoot } from '../../suites/lib/discovery/config.ts';
+import { REPORT_FILES } from '../../suites/reporter/index.ts';
+import type { ConformanceReport } from '../../suites/reporter/json.ts';
+
+const VERSION = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
+
+interface Done {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment of a user's shell: none of this run's Playwright, npm-script or target variables. */
+function userEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (/^(TEST_|PW_|PLAYWRIGHT_|CONFORMANCE_|npm_|NODE_PATH$|NODE_OPTIONS$|INIT_CWD$)/.test(k) && k !== 'PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD') continue;
+    env[k] = v;
+  }
+  return { ...env, CI: '1', FORCE_COLOR: '0', PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' };
+}
+
+/** Runs a command to its end, in its own process group, killed as a group when it outlives `boundMs`. */
+function sh(cmd: string, args: string[], opts: { cwd: string; boundMs: number }): Promise<Done> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: opts.cwd, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    const timer = setTimeout(() => killGroup(child), opts.boundMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+function killGroup(child: ChildProcess): void {
+  try {
+    process.kill(-child.pid!, 'SIGTERM');
+  } catch {
+    // already gone
+  }
+}
+
+/** npm's own noise (warnings about the machine's npm config) is not the kit's output. */
+const withoutNpmWarnings = (text: string) => text.split('\n').filter((l) => !/^npm (warn|notice)/.test(l)).join('\n').trim();
+
+let work: string;
+let project: string;
+let tarball: string;
+let mock: ChildProcess | undefined;
+
+test.describe.configure({ mode: 'serial' });
+
+test.describe('the npm package, installed into a fresh project', () => {
+  test.beforeAll(async () => {
+    test.setTimeout(360_000);
+    work = mkdtempSync(path.join(os.tmpdir(), 'chatconform-pkg-'));
+    // prepack builds dist/ (npm run build): the tarball is what `npm publish` would upload.
+    const pack = await sh('npm', ['pack', '--pack-destination', work, '--json'], { cwd: repoRoot, boundMs: 180_000 });
+    expect(pack.code, `npm pack\n${pack.stderr.slice(-3000)}`).toBe(0);
+    const packed = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('[\n'))) as { filename: string; files: { path: string }[] }[];
+    tarball = path.join(work, packed[0]!.filename);
+    const files = packed[0]!.files.map((f) => f.path);
+    // What the package must carry, and what it must not.
+    for (const f of ['package.json', 'dist/cli/main.js', 'dist/suites/conformance.config.js', 'dist/spec/requirements/requirements.json', 'dist/spec/requirements/contract.json', 'dist/fixtures/mock/catalog.json', 'dist/fixtures/mock/keys.json', 'dist/fixtures/profiles/mock.json', 'dist/spec/schemas/chat-response.schema.json', 'dist/entries/msw.d.ts']) {
+      expect(files, `the package holds ${f}`).toContain(f);
+    }
+    expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')), 'no TypeScript sources').toEqual([]);
+    expect(files.filter((f) => /^(tests|scripts|bench)\/|dist\/suites\/kit\//.test(f)), "none of the project's own tests or tools").toEqual([]);
+
+    project = path.join(work, 'project');
+    rmSync(project, { recursive: true, force: true });
+    mkdirSync(project);
+    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2));
+    const install = await sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, 'openai', 'msw'], { cwd: project, boundMs: 240_000 });
+    expect(install.code, `npm install\n${install.stderr.slice(-3000)}`).toBe(0);
+  });
+
+  test.afterAll(() => {
+    if (mock) killGroup(mock);
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  test('the project resolves the kit and its runner from its own node_modules, nowhere near this repository', () => {
+    const installed = realpathSync(path.join(project, 'node_modules/chatconform'));
+    expect(installed.startsWith(realpathSync(project))).toBe(true);
+    expect(realpathSync(project).startsWith(realpathSync(repoRoot))).toBe(false);
+    // The runner the installed CLI spawns is resolved from the kit itself, inside the project.
+    const runner = realpathSync(createRequire(path.join(installed, 'package.json')).resolve('@playwright/test/cli'));
+    expect(runner.startsWith(realpathSync(project))).toBe(true);
+    // The data files sit where the compiled code resolves them from (import.meta.url): mock/core/*.js → ../../fixtures.
+    expect(existsSync(path.join(installed, 'dist/mock/core/fixture-data.js'))).toBe(true);
+    expect(readdirSync(path.join(installed, 'dist/fixtures/mock')).sort()).toEqual(['catalog.json', 'keys.json']);
+  });
+
+  test('chatconform --version prints the package version; an unknown flag is one line and exit 2', async () => {
+    const version = await sh('npx', ['chatconform', '--version'], { cwd: project, boundMs: 30_000 });
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toBe(VERSION);
+    const bad = await sh('npx', ['chatconform', 'run', '--no-such-flag'], { cwd: project, boundMs: 30_000 });
+    expect(bad.code).toBe(2);
+    expect(withoutNpmWarnings(bad.stderr)).toBe("error: unknown option '--no-such-flag'");
+    expect(bad.stdout).toBe('');
+  });
+
+  test('chatconform run against chatconform mock: exit 0, the four reports, the kit version and the catalog digest', async () => {
+    test.setTimeout(420_000);
+    mock = spawn('npx', ['chatconform', 'mock', '--port', '0'], { cwd: project, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error(`the mock did not listen within 30 s: ${out}`)), 30_000);
+      mock!.stdout!.on('data', (d: Buffer) => {
+        out += d.toString('utf8');
+        const m = /^mock listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(out);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      });
+      mock!.on('exit', (code) => reject(new Error(`the mock exited (${code}) before listening: ${out}`)));
+    });
+    const reports = path.join(work, 'reports-against-mock');
+    const run = await sh('npx', ['chatconform', 'run', '--base-url', url, '--profile', 'mock', '--report-dir', reports, '--seed', '20261124'], { cwd: project, boundMs: 400_000 });
+    expect(run.code, `chatconform run\n${run.stdout.slice(-4000)}\n${run.stderr.slice(-2000)}`).toBe(0);
+    expect(readdirSync(reports).sort()).toEqual([...REPORT_FILES].sort());
+    const report = JSON.parse(readFileSync(path.join(reports, 'conformance.json'), 'utf8')) as ConformanceReport;
+    expect(report.verdict.result).toBe('pass');
+    expect(report.kit).toEqual({ name: 'chatconform', version: VERSION });
+    expect(report.spec.sha256).toBe(CONTRACT.sha256);
+    expect(report.target.url).toBe(url);
+    // Test locations read as in the repository (through the shipped source maps), never as paths into node_modules.
+    const files = new Set(report.requirements.flatMap((r) => r.tests.map((t) => t.file)));
+    expect([...files].filter((f) => !/^suites\/[\w/.-]+\.spec\.ts$/.test(f))).toEqual([]);
+    expect(run.stdout).toContain('chatconform conformance: PASS');
+    killGroup(mock);
+    mock = undefined;
+  });
+
+  test('chatconform run with no --base-url starts the embedded mock; reports land in ./reports of the working directory', async () => {
+    test.setTimeout(180_000);
+    const listed = await sh('npx', ['chatconform', 'run', '--list', '--requirement', 'STREAM-004'], { cwd: project, boundMs: 60_000 });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^streaming\.spec\.ts:\d+ {2}stream true › a streamed completion is an SSE stream/m);
+    const run = await sh('npx', ['chatconform', 'run', '--section', '6', '--fuzz-runs', '3'], { cwd: project, boundMs: 170_000 });
+    expect(run.code, `chatconform run --section 6\n${run.stdout.slice(-4000)}\n${run.stderr.slice(-2000)}`).toBe(0);
+    expect(readdirSync(path.join(project, 'reports')).sort()).toEqual([...REPORT_FILES].sort());
+    const report = JSON.parse(readFileSync(path.join(project, 'reports/conformance.json'), 'utf8')) as ConformanceReport;
+    expect(report.target.embeddedMock).toBe(true);
+    const section6 = report.requirements.filter((r) => r.section === '6' && r.kind === 'requirement' && r.level === 'MUST');
+    expect(section6.length).toBeGreaterThan(0);
+    expect(section6.filter((r) => r.status !== 'pass').map((r) => `${r.id} ${r.status}`)).toEqual([]);
+    // Nothing written inside the installed package.
+    const installed = path.join(project, 'node_modules/chatconform');
+    expect(readdirSync(installed).sort()).toEqual(['CHANGELOG.md', 'README.md', 'dist', 'package.json'].filter((f) => existsSync(path.join(installed, f))).sort());
+    expect(existsSync(path.join(installed, 'reports')) || existsSync(path.join(installed, 'test-results')) || existsSync(path.join(installed, 'dist/test-results'))).toBe(false);
+  });
+
+  test('a script imports chatconform/msw with setupServer and makes a completion with the openai SDK', async () => {
+    const script = path.join(project, 'client.mjs');
+    writeFileSync(
+      script,
+      `import { setupServer } from 'msw/node';
+import OpenAI from 'openai';
+import { handlers, MOCK_KEYS, MOCK_MODELS } from 'chatconform/msw';
+import { startMockServer } from 'chatconform/mock';
+import { validate, CONTRACT } from 'chatconform/spec';
+
+const server = setupServer(...handlers);
+server.listen({ onUnhandledRequest: 'error' });
+const client = new OpenAI({ baseURL: 'https://mock.example.test/v1', apiKey: MOCK_KEYS.full });
+const completion = await client.chat.completions.create({ model: MOCK_MODELS.small, messages: [{ role: 'user', content: 'hi' }] });
+server.close();
+
+const http = await startMockServer({ port: 0 });
+const models = await (await fetch(http.url + '/v1/models')).json();
+await http.close();
+
+console.log(JSON.stringify({
+  content: completion.choices[0].message.content,
+  model: completion.model,
+  valid: validate('chat-response', completion).valid,
+  models: models.data.length,
+  modelListValid: validate('model-list', models).valid,
+  digest: CONTRACT.sha256,
+}));
+`,
+    );
+    const run = await sh(process.execPath, [script], { cwd: project, boundMs: 60_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const out = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { content: string; model: string; valid: boolean; models: number; modelListValid: boolean; digest: string };
+    expect(typeof out.content === 'string' && out.content.length > 0).toBe(true);
+    expect(out.valid).toBe(true);
+    expect(out.models).toBeGreaterThan(0);
+    expect(out.modelListValid).toBe(true);
+    expect(out.digest).toBe(CONTRACT.sha256);
+    // No warning on plain Node (e.g. an experimental JSON module import).
+    expect(run.stderr).toBe('');
+  });
+
+  test('the exports are typed: a TypeScript consumer (NodeNext) type-checks against them, and a wrong type is caught', async () => {
+    const consumer = (extra: string) => `import { handlers, MOCK_KEYS, MOCK_MODELS } from 'chatconform/msw';
+import { startMockServer, createMockService } from 'chatconform/mock';
+import { validate, requirements, CONTRACT, openApiDocument, type Requirement } from 'chatconform/spec';
+const key: string = MOCK_KEYS.full;
+const model: string = MOCK_MODELS.small;
+const first: Requirement | undefined = requirements[0];
+const valid: boolean = validate('chat-response', {}).valid;
+const server = await startMockServer({ port: 0 });
+const url: string = server.url;
+// @ts-expect-error not a schema name
+validate('no-such-schema', {});
+export const all = [key, model, first, valid, url, handlers.length, createMockService, CONTRACT.sha256, openApiDocument];
+${extra}`;
+    writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, noEmit: true, types: [] }, files: ['consumer.ts'] }));
+    // The compiler is this repository's; everything it resolves comes from the project's node_modules.
+    const tsc = path.join(repoRoot, 'node_modules/typescript/bin/tsc');
+    writeFileSync(path.join(project, 'consumer.ts'), consumer(''));
+    const good = await sh(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, boundMs: 60_000 });
+    expect(good.code, good.stdout).toBe(0);
+    writeFileSync(path.join(project, 'consumer.ts'), consumer('export const wrong: number = MOCK_KEYS.full;'));
+    const bad = await sh(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, boundMs: 60_000 });
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toMatch(/consumer\.ts\(\d+,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/);
+  });
+
+  test('chatconform openapi prints an OpenAPI 3.1 document that a maintained validator accepts', async () => {
+    const res = await sh('npx', ['chatconform', 'openapi'], { cwd: project, boundMs: 30_000 });
+    expect(res.code).toBe(0);
+    const doc = JSON.parse(res.stdout) as { openapi: string; paths: Record<string, unknown> };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths).sort()).toEqual(['/v1/chat/completions', '/v1/models', '/v1/models/{model_id}']);
+    const validator = new Validator();
+    const result = await validator.validate(doc as unknown as Parameters<Validator['validate']>[0]);
+    expect(result.errors ?? [], 'OpenAPI 3.1 schema errors').toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+});

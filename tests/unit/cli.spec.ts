@@ -1,0 +1,179 @@
+// The `chatconform` command as people script against it: every setting is a flag, bad input is one line and
+// exit 2 before anything runs, --help and --version exit 0, and a subset run selects the tests that judge what
+// was asked for. Errors and help are read in-process (cli/program.ts takes its output streams); what a command
+// prints on stdout is read from the command run as a child, as a user runs it.
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { expect, test } from '@playwright/test';
+import { main } from '../../cli/program.ts';
+import { RUN_SETTINGS, environmentFor, WORKERS_ENV } from '../../cli/run.ts';
+import { BUILTIN_PROFILES, ENV, repoRoot } from '../../suites/lib/discovery/config.ts';
+import { SELECTION_ENV } from '../../suites/lib/discovery/selection.ts';
+import { requirements } from '../../spec/requirements/index.ts';
+import { sampleReport } from '../../suites/reporter/testing.ts';
+
+async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await main(argv, { out: (s) => (out += s), err: (s) => (err += s) });
+  return { code, out, err };
+}
+
+const run = promisify(execFile);
+/** The command as a child process, from the sources (the packaging test runs the installed one). */
+async function child(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return childIn(repoRoot, argv);
+}
+
+async function childIn(cwd: string, argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    // tsx's own CLI, so that the command runs from any working directory (a config file is looked for there).
+    const { stdout, stderr } = await run(process.execPath, [path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs'), path.join(repoRoot, 'cli/main.ts'), ...argv], { cwd, env: { ...process.env, CONFORMANCE_BASE_URL: '' }, maxBuffer: 16 * 1024 * 1024 });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const x = e as { code: number; stdout: string; stderr: string };
+    return { code: x.code, stdout: x.stdout, stderr: x.stderr };
+  }
+}
+
+test('every CONFORMANCE_* variable the README documents is also a flag of chatconform run', () => {
+  const documented = [...readFileSync(path.join(repoRoot, 'README.md'), 'utf8').matchAll(/^\| `(CONFORMANCE_[A-Z_]+)` \|/gm)].map((m) => m[1]!);
+  expect(documented.length).toBeGreaterThanOrEqual(10);
+  const people = [...Object.values(ENV).filter((v) => v !== ENV.runDir && v !== ENV.embeddedMock), ...Object.values(SELECTION_ENV), WORKERS_ENV];
+  expect(new Set(documented)).toEqual(new Set(people));
+  expect(RUN_SETTINGS.map((s) => s.env).sort()).toEqual([...people].sort());
+});
+
+test('a flag is written over its variable; paths resolve against the working directory; "mock" names the built-in profile', () => {
+  const env = environmentFor({ baseUrl: 'http://127.0.0.1:1', seed: 7, keepScratch: true, reportDir: 'out', profile: 'mock' }, { CONFORMANCE_BASE_URL: 'http://elsewhere', CONFORMANCE_SEED: '1', CONFORMANCE_API_KEY: 'sk-from-env' });
+  expect(env.CONFORMANCE_BASE_URL).toBe('http://127.0.0.1:1');
+  expect(env.CONFORMANCE_SEED).toBe('7');
+  expect(env.CONFORMANCE_KEEP_SCRATCH).toBe('1');
+  expect(env.CONFORMANCE_API_KEY).toBe('sk-from-env');
+  expect(env.CONFORMANCE_REPORT_DIR).toBe(path.resolve('out'));
+  expect(env.CONFORMANCE_PROFILE).toBe(BUILTIN_PROFILES.mock);
+});
+
+test('bad input: one line on stderr, exit 2, nothing run', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-cli-'));
+  const badProfile = path.join(dir, 'profile.json');
+  writeFileSync(badProfile, JSON.stringify({ budget: { maxRequests: 'many' } }));
+  const cases: [string[], RegExp][] = [
+    [['run', '--no-such-flag'], /^error: unknown option '--no-such-flag'$/],
+    [['run', '--seed', 'abc'], /^error: option '--seed <n>' argument 'abc' is invalid\. expected an integer/],
+    [['run', '--fuzz-runs', '0'], /--fuzz-runs <n>.*expected an integer of at least 1/],
+    [['run', '--base-url'], /^error: option '--base-url <url>' argument missing$/],
+    [['run', '--base-url', 'ftp://host'], /^error: --base-url: expected an http:\/\/ or https:\/\/ URL/],
+    [['run', '--base-url', 'not a url'], /^error: --base-url: not a URL/],
+    [['run', '--base-url', 'http://user:secret@host'], /^error: --base-url: the base URL must not carry credentials/],
+    [['run', '--requirement', 'NOPE-001'], /^error: the run's selection: NOPE-001 is not a requirement ID of the catalog$/],
+    [['run', '--section', '99'], /^error: the run's selection: section 99 has no requirement/],
+    [['run', '--section', '3.9'], /^error: the run's selection: section 3\.9 has no requirement/],
+    [['run', '--level', 'OFTEN'], /^error: the run's selection: level OFTEN is not one of MUST, SHOULD, MAY$/],
+    [['run', '--fail-on', 'never'], /^error: option '--fail-on <level>' argument 'never' is invalid\. Allowed choices are must, warn\.$/],
+    [['run', '--max-rps', '0'], /^error: option '--max-rps <n>' argument '0' is invalid\. expected a number above 0$/],
+    [['run', '--certify', '--requirement', 'STREAM-004'], /^error: --certify: a certification judges the whole suite; this run selects requirement STREAM-004; a certification needs a target profile/],
+    [['verify', path.join(dir, 'no-bundle')], /^error: .*no-bundle: no such bundle$/],
+    [['baseline', path.join(dir, 'a.json')], /^error: cannot read .*a\.json/],
+    [['run', '--grep', '('], /^error: --grep: Invalid regular expression/],
+    [['mock', '--port', '70000'], /^error: option '-p, --port <n>' argument '70000' is invalid\. expected an integer from 0 to 65535$/],
+    [['mock', '--defect', 'no-such-defect'], /unknown defect "no-such-defect"; --list-defects lists them$/],
+    [['mock', '--variant', 'nope'], /unknown variant "nope"/],
+    [['requirements', '--id', 'CAT-999'], /^error: unknown requirement ID CAT-999/],
+    [['report', 'compare', 'only-one.json'], /^error: missing required argument 'new'$/],
+    [['report', 'compare', path.join(dir, 'a.json'), path.join(dir, 'b.json')], /^error: cannot read .*a\.json/],
+    [['nonsense'], /^error: unknown command 'nonsense'/],
+    [['openapi', 'extra'], /^error: too many arguments for 'openapi'/],
+  ];
+  for (const [argv, message] of cases) {
+    const r = await cli(argv);
+    expect(r.code, `${argv.join(' ')}: ${r.err}`).toBe(2);
+    expect(r.err.trimEnd().split('\n'), `${argv.join(' ')}: one line`).toHaveLength(1);
+    expect(r.err.trimEnd(), argv.join(' ')).toMatch(message);
+    expect(r.out, argv.join(' ')).toBe('');
+  }
+  // No credential from the URL is echoed back.
+  expect((await cli(['run', '--base-url', 'http://user:secret@host'])).err).not.toContain('secret');
+});
+
+test('configuration errors: a profile, baseline or config file that does not load is one line and exit 3', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-cli-config-'));
+  const badProfile = path.join(dir, 'profile.json');
+  writeFileSync(badProfile, JSON.stringify({ budget: { maxRequests: 'many' } }));
+  const badBaseline = path.join(dir, 'expected.yaml');
+  writeFileSync(badBaseline, 'expectedFailures:\n  - id: NOPE-001\n    reason: x\n');
+  const cases: [string[], RegExp][] = [
+    [['run', '--profile', path.join(dir, 'absent.json')], /^error: --profile: .*absent\.json does not exist$/],
+    [['run', '--profile', badProfile], /^error: --profile: the target profile .* is invalid/],
+    [['run', '--expected-failures', badBaseline], /^error: --expected-failures: expected failures .*expected\.yaml: NOPE-001 is not a requirement of the catalog/],
+  ];
+  for (const [argv, message] of cases) {
+    const r = await cli(argv);
+    expect(r.code, `${argv.join(' ')}: ${r.err}`).toBe(3);
+    expect(r.err.trimEnd().split('\n'), `${argv.join(' ')}: one line`).toHaveLength(1);
+    expect(r.err.trimEnd(), argv.join(' ')).toMatch(message);
+  }
+  // A config file found beside the project that does not load.
+  writeFileSync(path.join(dir, 'chatconform.config.json'), JSON.stringify({ failOn: 'sometimes' }));
+  const found = await childIn(dir, ['run']);
+  expect(found.code).toBe(3);
+  expect(found.stderr.trim()).toMatch(/^error: config file .*chatconform\.config\.json does not match spec\/schemas\/config-file\.schema\.json: \/failOn/);
+});
+
+test('--version prints the package version; --help works on every command and exits 0', async () => {
+  const version = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
+  expect(await cli(['--version'])).toEqual({ code: 0, out: `${version}\n`, err: '' });
+  for (const argv of [['--help'], ['run', '--help'], ['mock', '--help'], ['report', '--help'], ['report', 'compare', '--help'], ['report', 'summary', '--help'], ['requirements', '--help'], ['openapi', '--help']]) {
+    const r = await cli(argv);
+    expect(r.code, argv.join(' ')).toBe(0);
+    expect(r.out, argv.join(' ')).toMatch(/^Usage: chatconform /);
+  }
+  expect((await cli(['run', '--help'])).out.replace(/\s+/g, ' ')).toContain('Exit status: 0 when no MUST requirement failed (outside the baseline), 1 when one did (or a baseline entry is stale, or a warning with --fail-on warn), 2 for a usage error, 3 for a configuration or runtime error');
+  for (const argv of [['baseline', '--help'], ['verify', '--help'], ['init', '--help']]) expect((await cli(argv)).code, argv.join(' ')).toBe(0);
+});
+
+test('run --list prints the tests a subset would run, with their requirement IDs, and contacts no target', async () => {
+  const listed = await child(['run', '--list', '--requirement', 'STREAM-004']);
+  expect(listed.code, listed.stderr).toBe(0);
+  expect(listed.stdout).toMatch(/^streaming\.spec\.ts:\d+ {2}stream true › a streamed completion is an SSE stream whose chunks assemble into the answer {2}\[REQ-005, STREAM-013\]$/m);
+  expect(listed.stdout).not.toMatch(/catalog\.spec\.ts/);
+  expect(listed.stdout).toMatch(/^\d+ tests? in 2 file\(s\)$/m);
+  expect(listed.stdout).toMatch(/^requirements selected \(requirement STREAM-004\):\n {2}STREAM-004 \(MUST, §6\) /m);
+  // Playwright matches a grep against the title followed by the tags: a title ends before " @".
+  const narrowed = await child(['run', '--list', '--section', '6', '--grep', 'x-mock-framing: crlf @']);
+  expect(narrowed.stdout.trim().split('\n').slice(0, 2)).toEqual([expect.stringMatching(/x-mock-framing: crlf {2}\[/), '1 test in 1 file(s)']);
+  expect(narrowed.stderr).not.toMatch(/chatconform: target/);
+  const none = await child(['run', '--grep', 'no test is called this']);
+  expect(none.code).toBe(2);
+  expect(none.stderr.trim()).toBe('error: --grep no test is called this: no test of the suite checks it (the kit\'s own mock-only requirements are judged by its own tests)');
+});
+
+test('requirements --id prints the record whole; --search finds records by their words', async () => {
+  const rec = await child(['requirements', '--id', 'STREAM-004']);
+  expect(rec.code).toBe(0);
+  expect(rec.stdout).toMatch(/^STREAM-004 {2}MUST\nsection {3}6 Events\n/);
+  const search = await child(['requirements', '--search', 'DONE', 'sentinel']);
+  expect(search.stdout).toMatch(/^STREAM-004 /m);
+  expect(search.stdout).toMatch(/^\d+ of \d+ records \(contract chat-completion-service\.md, sha256 [0-9a-f]{12}…\)$/m);
+});
+
+test('report summary reprints a run\'s terminal summary; report compare of a run with itself finds no regression', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-cli-report-'));
+  const file = path.join(dir, 'conformance.json');
+  writeFileSync(file, JSON.stringify(sampleReport()));
+  const summary = await child(['report', 'summary', file]);
+  expect(summary.code, summary.stderr).toBe(0);
+  expect(summary.stdout).toMatch(/^chatconform conformance: FAIL — /);
+  expect(summary.stdout).toContain('Root causes');
+  const same = await child(['report', 'compare', file, file]);
+  expect(same.code, same.stderr).toBe(0);
+  expect(same.stdout).toContain('Regressed (0):');
+  const notAReport = path.join(dir, 'other.json');
+  writeFileSync(notAReport, '{"verdict": 1}');
+  const bad = await child(['report', 'summary', notAReport]);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr.trim()).toMatch(/^error: .*other\.json is not a conformance report \(spec\/schemas\/conformance-report\.schema\.json\): .+$/);
+});
