@@ -289,7 +289,7 @@ const examples: Record<SchemaName, { data: unknown; freeForm?: string[] }> = {
         startedAt: '2025-01-01T00:00:00.000Z', durationMs: 1200, seed: 42, fuzzRuns: 25, requests: 3, cost: 0.5, costedResponses: 1, playwrightStatus: 'failed',
         tests: { total: 2, passed: 1, failed: 1, timedOut: 0, skipped: 0, interrupted: 0, notRun: 0 },
       },
-      verdict: { result: 'fail', exitStatus: 'failed', summary: '1 MUST requirement failed', mustFailed: ['CAT-027'], requirementsPassed: 0, requirementsTotal: 1 },
+      verdict: { result: 'fail', exitStatus: 'failed', exitCode: 1, summary: '1 MUST requirement failed', mustFailed: ['CAT-027'], requirementsPassed: 0, requirementsTotal: 1 },
       counts: { pass: 0, fail: 1, warn: 0, skip: 0, observed: 1, untested: 0, total: 2 },
       sections: [{ section: '2', title: 'Resources and their fields', pass: 0, fail: 1, warn: 0, skip: 0, observed: 1, untested: 0, total: 2 }],
       subsections: [{ section: '2.10', title: 'Model catalog entry', pass: 0, fail: 1, warn: 0, skip: 0, observed: 1, untested: 0, total: 2 }],
