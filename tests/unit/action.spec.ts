@@ -67,9 +67,9 @@ function runStep(s: Step, inputs: Record<string, string>, opts: { npxExit?: numb
   return { code: r.status, stdout: r.stdout, dir, npxArgs: read('npx-args')?.trimEnd().split('\n'), npxEnv: read('npx-env'), output: read('output'), summary: read('summary') };
 }
 
-test('a composite action with the inputs base-url, api-key, profile and report-dir', () => {
+test('a composite action with the inputs base-url, api-key, profile and report-dir, the gating inputs, and count outputs', () => {
   expect(action.runs.using).toBe('composite');
-  for (const name of ['base-url', 'api-key', 'profile', 'report-dir']) {
+  for (const name of ['base-url', 'api-key', 'profile', 'report-dir', 'expected-failures', 'fail-on', 'requirement', 'section', 'model']) {
     expect(action.inputs[name], name).toBeDefined();
     expect(action.inputs[name]!.description.length, `${name} is described`).toBeGreaterThan(20);
     expect(action.inputs[name]!.required ?? false, `${name} is optional`).toBe(false);
@@ -79,18 +79,19 @@ test('a composite action with the inputs base-url, api-key, profile and report-d
   expect(action.inputs.version!.default).toBe(version);
   expect(Number(action.inputs['node-version']!.default)).toBeGreaterThanOrEqual(20);
   expect(action.outputs['exit-code']!.value).toBe('${{ steps.run.outputs.exit-code }}');
+  for (const name of ['verdict', 'passed', 'failed', 'warned', 'expected-failures', 'skipped']) expect(action.outputs[name]!.value, name).toBe(`\${{ steps.counts.outputs.${name} }}`);
 });
 
-test('its steps: set up Node, run, summary, upload the reports, verdict, the last three even after a failure', () => {
+test('its steps: set up Node, run, counts, upload the reports, verdict, the last three even after a failure', () => {
   const steps = action.runs.steps;
-  expect(steps.map((s) => s.name)).toEqual(['Set up Node.js', 'Run the conformance suite', 'Write the summary', 'Upload the reports', 'Verdict']);
+  expect(steps.map((s) => s.name)).toEqual(['Set up Node.js', 'Run the conformance suite', 'Read the counts', 'Upload the reports', 'Verdict']);
   expect(step('Set up Node.js').uses).toMatch(/^actions\/setup-node@v\d+$/);
   expect(step('Set up Node.js').with?.['node-version']).toBe('${{ inputs.node-version }}');
   expect(step('Run the conformance suite').id).toBe('run');
   const upload = step('Upload the reports');
   expect(upload.uses).toMatch(/^actions\/upload-artifact@v\d+$/);
   expect(upload.with?.path).toBe('${{ inputs.report-dir }}');
-  for (const name of ['Write the summary', 'Upload the reports', 'Verdict']) expect(step(name).if, name).toBe('always()');
+  for (const name of ['Read the counts', 'Upload the reports', 'Verdict']) expect(step(name).if, name).toBe('always()');
   // The credential travels in the environment only: never in a script, where the log would show the command.
   const yaml = readFileSync(path.join(repoRoot, 'action.yml'), 'utf8');
   expect(yaml.match(/inputs\.api-key/g)).toHaveLength(1);
@@ -112,18 +113,25 @@ test('empty inputs are no settings: the embedded mock, no empty key', () => {
   expect(r.code).toBe(0);
   expect(r.npxArgs).toEqual(['--yes', `chatconform@${version}`, 'run', '--report-dir', 'chatconform-reports']);
   expect(r.npxEnv).not.toMatch(/^CONFORMANCE_API_KEY=/m);
+  expect(r.npxEnv).not.toMatch(/^CONFORMANCE_(EXPECTED_FAILURES|REQUIREMENTS|SECTIONS|MODELS)=/m);
+  expect(r.npxEnv).toMatch(/^CONFORMANCE_FAIL_ON=must$/m);
   expect(r.output).toBe('exit-code=0\n');
 });
 
-test('the summary step puts the terminal summary into the job summary', () => {
-  const s = step('Write the summary');
+test('the gating inputs reach the run as the variables its flags mirror', () => {
+  const r = runStep(step('Run the conformance suite'), { 'expected-failures': '.github/expected.yaml', 'fail-on': 'warn', requirement: 'STREAM-004,AUTH-008', section: '6', model: 'acme/chat-small' });
+  for (const line of ['CONFORMANCE_EXPECTED_FAILURES=.github/expected.yaml', 'CONFORMANCE_FAIL_ON=warn', 'CONFORMANCE_REQUIREMENTS=STREAM-004,AUTH-008', 'CONFORMANCE_SECTIONS=6', 'CONFORMANCE_MODELS=acme/chat-small']) expect(r.npxEnv).toContain(line);
+});
+
+test('the counts step turns the report into outputs, and says so in the job summary when there is none', () => {
+  const s = step('Read the counts');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-action-report-'));
-  writeFileSync(path.join(dir, 'conformance.json'), '{}');
+  writeFileSync(path.join(dir, 'conformance.json'), JSON.stringify({ verdict: { result: 'pass' }, counts: { pass: 200, fail: 0, warn: 2, 'expected-fail': 1, skip: 3, error: 1, untested: 0 } }));
   const r = runStep(s, { 'report-dir': dir });
-  expect(r.code).toBe(0);
-  expect(r.npxArgs).toEqual(['--yes', `chatconform@${version}`, 'report', 'summary', path.join(dir, 'conformance.json')]);
-  expect(r.summary).toBe('```\nsummary line from npx\n```\n');
+  expect(r.code, r.stdout).toBe(0);
+  expect(r.output).toBe('verdict=pass\npassed=200\nfailed=0\nwarned=2\nexpected-failures=1\nskipped=4\n');
   const none = runStep(s, { 'report-dir': path.join(dir, 'absent') });
+  expect(none.code).toBe(0);
   expect(none.summary).toMatch(/wrote no report/);
 });
 
