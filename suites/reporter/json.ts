@@ -160,7 +160,10 @@ export function buildReport(input: ReportInput): ConformanceReport {
   const warnings = results.filter((r) => r.status === 'warn').length;
   const exitStatus = decideExitStatus(playwrightStatus, failed.length, errors.length > 0, { stale: baseline?.stale.length ?? 0, warnings, failOn });
   const gateFailed = decideExitStatus('passed', failed.length, false, { stale: baseline?.stale.length ?? 0, warnings, failOn }) === 'failed';
-  const exitCode: 0 | 1 | 3 = gateFailed ? 1 : exitStatus === 'passed' ? 0 : 3;
+  // No target: the run's requests got no HTTP response at all (refused, reset, timed out): a runtime error, not a verdict.
+  const sent = outcomes.flatMap((t) => t.evidence?.exchanges ?? []);
+  const noTarget = sent.length > 0 && sent.every((x) => x.status === 0);
+  const exitCode: 0 | 1 | 3 = gateFailed ? 1 : exitStatus === 'passed' && !noTarget ? 0 : 3;
   const reqs = results.filter((r) => r.kind === 'requirement');
   const passed = reqs.filter((r) => r.status === 'pass').length;
   // A partial run answers for the core requirements only where its tests reached them.
@@ -177,6 +180,7 @@ export function buildReport(input: ReportInput): ConformanceReport {
   parts.push(coverageSentence(coverage));
   if (coverage.coreNotJudged.length > 0) parts.push(`core requirements not judged: ${coverage.coreNotJudged.join(', ')}`);
   parts.push(`${passed} of ${reqs.length} requirements pass`);
+  if (noTarget) parts.push(`no target: none of the ${sent.length} requests got an HTTP response`);
   const transportNote = transportSentence(transport);
   if (transportNote) parts.push(transportNote);
   const summary = parts.join('; ');

@@ -123,6 +123,15 @@ test('configuration errors: a profile, baseline or config file that does not loa
   expect(found.stderr.trim()).toMatch(/^error: config file .*chatconform\.config\.json does not match spec\/schemas\/config-file\.schema\.json: \/failOn/);
 });
 
+test('a target that never answers is a runtime error: exit 3, with the report saying so', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-cli-notarget-'));
+  const r = await child(['run', '--base-url', 'http://127.0.0.1:9', '--requirement', 'CAT-031', '--report-dir', dir, '--request-timeout-ms', '2000']);
+  expect(r.code, r.stderr + r.stdout.slice(-2000)).toBe(3);
+  const report = JSON.parse(readFileSync(path.join(dir, 'conformance.json'), 'utf8')) as { verdict: { exitCode: number; summary: string } };
+  expect(report.verdict.exitCode).toBe(3);
+  expect(report.verdict.summary).toMatch(/no target: none of the \d+ requests got an HTTP response/);
+});
+
 test('--version prints the package version; --help works on every command and exits 0', async () => {
   const version = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
   expect(await cli(['--version'])).toEqual({ code: 0, out: `${version}\n`, err: '' });

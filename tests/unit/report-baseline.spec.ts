@@ -143,3 +143,19 @@ test('the CI page: a job summary with the verdict, sections, stale entries and w
   expect(publishToCi(report, {}, (s) => printed.push(s))).toEqual([]);
   expect(printed).toEqual([]);
 });
+
+test('the exit code the report states: 0 nothing failed the gate, 1 a MUST failed or a stale entry, 3 no target or a broken run', () => {
+  expect(run({}).verdict.exitCode).toBe(0);
+  expect(run({ [B]: 'fail' }).verdict.exitCode).toBe(1);
+  expect(run({}, `expectedFailures: [{ id: ${A}, reason: r }]`).verdict.exitCode).toBe(1);
+  expect(run({ [SHOULD.id]: 'warn' }, undefined, 'warn').verdict.exitCode).toBe(1);
+  // No target: every request the tests sent got no HTTP response.
+  const unanswered = { method: 'GET', url: 'http://127.0.0.1:9/v1/models', status: 0, requestHeaders: {}, responseHeaders: {}, responseBody: '', durationMs: 1, curl: 'curl', error: 'connect ECONNREFUSED', errorKind: 'refused' as const };
+  const outcomes: TestOutcome[] = [{ title: 't', file: 'suites/catalog.spec.ts', line: 1, status: 'passed', declared: ['CAT-031'], durationMs: 1, evidence: { checks: [{ id: 'CAT-031', status: 'error', message: 'no HTTP response' }], exchanges: [unanswered as never] } }];
+  const none = buildReport({ info: sampleInfo(), results: aggregate(outcomes), outcomes, startedAt: new Date(), durationMs: 5, playwrightStatus: 'passed', errors: [] });
+  expect(none.verdict).toMatchObject({ result: 'incomplete', exitStatus: 'passed', exitCode: 3 });
+  expect(none.verdict.summary).toContain('no target: none of the 1 requests got an HTTP response');
+  // An error outside the tests (a global setup that threw) without a MUST failure: 3.
+  const broken = buildReport({ info: sampleInfo(), results: aggregate([]), outcomes: [], startedAt: new Date(), durationMs: 5, playwrightStatus: 'failed', errors: ['Error: the target profile x.json is invalid'] });
+  expect(broken.verdict.exitCode).toBe(3);
+});
