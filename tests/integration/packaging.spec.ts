@@ -122,7 +122,7 @@ test.describe('the npm package, installed into a fresh project', () => {
     expect(bad.stdout).toBe('');
   });
 
-  test('chatconform run against chatconform mock: exit 0, the four reports, the kit version and the catalog digest', async () => {
+  test('chatconform run --certify against chatconform mock: exit 0, the four reports, the kit version and the catalog digest, a bundle that verifies until a file is changed', async () => {
     test.setTimeout(420_000);
     mock = spawn('npx', ['chatconform', 'mock', '--port', '0'], { cwd: project, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     const url = await new Promise<string>((resolve, reject) => {
@@ -139,7 +139,8 @@ test.describe('the npm package, installed into a fresh project', () => {
       mock!.on('exit', (code) => reject(new Error(`the mock exited (${code}) before listening: ${out}`)));
     });
     const reports = path.join(work, 'reports-against-mock');
-    const run = await sh('npx', ['chatconform', 'run', '--base-url', url, '--profile', 'mock', '--report-dir', reports, '--seed', '20261124'], { cwd: project, boundMs: 400_000 });
+    const bundle = path.join(work, 'bundle');
+    const run = await sh('npx', ['chatconform', 'run', '--certify', '--bundle-dir', bundle, '--base-url', url, '--profile', 'mock', '--report-dir', reports, '--seed', '20261124'], { cwd: project, boundMs: 400_000 });
     expect(run.code, `chatconform run\n${run.stdout.slice(-4000)}\n${run.stderr.slice(-2000)}`).toBe(0);
     expect(readdirSync(reports).sort()).toEqual([...REPORT_FILES].sort());
     const report = JSON.parse(readFileSync(path.join(reports, 'conformance.json'), 'utf8')) as ConformanceReport;
@@ -153,6 +154,22 @@ test.describe('the npm package, installed into a fresh project', () => {
     expect(run.stdout).toContain('chatconform conformance: PASS');
     killGroup(mock);
     mock = undefined;
+
+    // The certification bundle: it verifies, as a folder and as its archive, and names the kit and the catalog.
+    expect(run.stdout).toContain(`certification bundle: ${bundle} and ${bundle}.tar.gz`);
+    const verified = await sh('npx', ['chatconform', 'verify', `${bundle}.tar.gz`], { cwd: project, boundMs: 60_000 });
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.stdout).toMatch(/the manifest holds/);
+    expect(verified.stdout).toMatch(/^verdict: PASS — /m);
+    expect(verified.stdout).toMatch(new RegExp(`^kit chatconform ${VERSION.replace(/\./g, '\\.')}`, 'm'));
+    const info = JSON.parse(readFileSync(path.join(bundle, 'bundle.json'), 'utf8')) as { command: string; seed: number; catalogSha256: string };
+    expect(info).toMatchObject({ seed: 20261124, catalogSha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(info.command).toContain('--certify');
+    // One changed file: verify fails and names it.
+    writeFileSync(path.join(bundle, 'badge.svg'), readFileSync(path.join(bundle, 'badge.svg'), 'utf8').replace('pass', 'PASS'));
+    const tampered = await sh('npx', ['chatconform', 'verify', bundle], { cwd: project, boundMs: 60_000 });
+    expect(tampered.code).toBe(1);
+    expect(tampered.stderr).toContain('badge.svg: its SHA-256 does not match SHA256SUMS (the file was changed)');
   });
 
   test('chatconform run with no --base-url starts the embedded mock; reports land in ./reports of the working directory', async () => {
