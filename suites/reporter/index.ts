@@ -14,7 +14,7 @@ import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError } fro
 import { EVIDENCE_ATTACHMENT, REQUIREMENT_ANNOTATION, type CheckRecord } from '../lib/check.ts';
 import { gateOf, repoRoot } from '../lib/discovery/config.ts';
 import { applyBaseline, loadBaseline, type BaselineOutcome } from './baseline.ts';
-import { describeSelection, selectionOf } from '../lib/discovery/selection.ts';
+import { describeSelection, runnerFilters, selectedIds, selectionOf } from '../lib/discovery/selection.ts';
 import { publishToCi } from './ci-summary.ts';
 import type { Exchange } from '../lib/transport/target.ts';
 import { renderBadge } from './badge.ts';
@@ -128,14 +128,13 @@ export function writeReports(report: ConformanceReport, dir: string, secrets: re
 
 /**
  * Whether this run is partial, and what it selected: a selection (CONFORMANCE_REQUIREMENTS, …), or tests left out
- * by Playwright's own filters (file arguments, --grep), seen as requirements no test of the run declares. A full
- * run declares every requirement of the catalog in scope.
+ * by Playwright's own filters on the runner's command line (file arguments, --grep, --shard, …).
  */
-function partialRun(results: readonly { status: string }[]): { selection?: string } {
+function partialRun(): { selection?: string; scope?: string[] } {
   const sel = selectionOf();
-  if (sel) return { selection: describeSelection(sel) };
-  const untested = results.filter((r) => r.status === 'untested').length;
-  return untested > 0 ? { selection: `tests left out by the runner's filters (${untested} requirements declared by no test of this run)` } : {};
+  if (sel) return { selection: describeSelection(sel), scope: selectedIds(sel) };
+  const filters = runnerFilters(process.argv);
+  return filters ? { selection: `tests left out by the runner's filters (${filters})` } : {};
 }
 
 export default class ConformanceReporter implements Reporter {
@@ -167,7 +166,7 @@ export default class ConformanceReporter implements Reporter {
       const report = buildReport({
         info,
         results,
-        ...partialRun(results),
+        ...partialRun(),
         ...(baseline ? { baseline } : {}),
         failOn: gate.failOn,
         outcomes,

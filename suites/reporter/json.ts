@@ -111,6 +111,8 @@ export interface ReportInput {
   failOn?: FailOn;
   /** Set for a partial run: what it selected. */
   selection?: string;
+  /** For a selection of requirements: the IDs it takes (then only its core requirements are owed a judgement). */
+  scope?: readonly string[];
 }
 
 /**
@@ -166,9 +168,9 @@ export function buildReport(input: ReportInput): ConformanceReport {
   const exitCode: 0 | 1 | 3 = gateFailed ? 1 : exitStatus === 'passed' && !noTarget ? 0 : 3;
   const reqs = results.filter((r) => r.kind === 'requirement');
   const passed = reqs.filter((r) => r.status === 'pass').length;
-  // A partial run answers for the core requirements only where its tests reached them.
-  const inRun = (id: string) => results.find((r) => r.id === id)?.status !== 'untested';
-  const coverage = input.selection === undefined ? coverageOf(results) : coverageOf(results, CORE_REQUIREMENTS.filter(inRun));
+  // A selection of requirements answers for the core requirements it selected; a run narrowed by file or title
+  // filters owes all of them (nothing says which it meant to leave out).
+  const coverage = input.scope === undefined ? coverageOf(results) : coverageOf(results, CORE_REQUIREMENTS.filter((id) => input.scope!.includes(id)));
   const transport = transportSummary(outcomes);
   // A failed MUST is evidence whatever else happened; a pass needs enough evidence behind it.
   const result: Verdict = failed.length > 0 ? 'fail' : unfinished || insufficient(coverage) ? 'incomplete' : input.selection !== undefined ? 'partial' : 'pass';

@@ -81,7 +81,7 @@ test('against the embedded mock, two spec files: four files, a valid report, no 
 
   expect(run.stdout).toMatch(/chatconform conformance: INCOMPLETE/);
   expect(run.stdout).toMatch(/INCOMPLETE — NOT A PASS: \d+ of \d+ MUST requirements judged \([\d.]+ %\); core requirements not judged: CHAT-005/);
-  expect(run.stdout).toMatch(/section\s+pass\s+fail\s+warn\s+error\s+skip\s+observed\s+untested/);
+  expect(run.stdout).toMatch(/section\s+pass\s+fail\s+warn\s+error\s+expected-fail\s+skip\s+observed\s+untested/);
   expect(run.stdout).toContain(`seed ${SEED}`);
   expect(run.stdout).toContain(`reports in ${path.relative(repoRoot, reportDir)}/: conformance.json, junit.xml, conformance.html, badge.svg`);
   expect(readFileSync(path.join(reportDir, 'badge.svg'), 'utf8')).toMatch(/conformance: incomplete: \d+% judged/);

@@ -2,7 +2,7 @@
 // for requirements registered checks judge on every answer of a kind, over the files that send that kind.
 import { expect, test } from '@playwright/test';
 import { req } from '../../suites/lib/check.ts';
-import { describeSelection, filesCheckingByKind, KIND_FILES, selectedIds, selectionGrep, selectionOf } from '../../suites/lib/discovery/selection.ts';
+import { describeSelection, filesCheckingByKind, KIND_FILES, runnerFilters, selectedIds, selectionGrep, selectionOf } from '../../suites/lib/discovery/selection.ts';
 import { getRequirement, requirements } from '../../spec/requirements/index.ts';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -63,4 +63,14 @@ test('the grep takes the tests declaring an ID, and for registered checks the fi
 
 test('every file named for a kind of answer exists in the suite', () => {
   for (const k of KIND_FILES) for (const f of k.files) expect(existsSync(path.join(repoRoot, 'suites', `${f}.ts`)), f).toBe(true);
+});
+
+test("Playwright's own filters make a run partial: file arguments and filtering options, never option values", () => {
+  const base = ['/usr/bin/node', '/x/node_modules/@playwright/test/cli.js', 'test', '-c', 'suites/conformance.config.ts', '--output', '/tmp/out'];
+  expect(runnerFilters(base)).toBeUndefined();
+  expect(runnerFilters([...base, '--reporter=line,./suites/reporter/index.ts,json', '--workers', '2'])).toBeUndefined();
+  expect(runnerFilters([...base, 'suites/chat.spec.ts', 'suites/catalog.spec.ts'])).toBe('files suites/chat.spec.ts, suites/catalog.spec.ts');
+  expect(runnerFilters([...base, '--grep', 'x-mock', '--shard=1/3'])).toBe('--grep x-mock; --shard=1/3');
+  expect(runnerFilters([...base, '-g', 'stream', '--last-failed'])).toBe('-g stream; --last-failed');
+  expect(runnerFilters(['node', 'other-script.js'])).toBeUndefined();
 });

@@ -99,3 +99,28 @@ export function describeSelection(sel: Selection): string {
 export function selectionStatements(sel: Selection): string[] {
   return selectedIds(sel).map((id) => `${id} (${getRequirement(id).level}, §${getRequirement(id).section}) ${getRequirement(id).statement}`);
 }
+
+/** Options of `playwright test` that take a value (so the value is no file filter). */
+const VALUE_OPTIONS = new Set(['-c', '--config', '--browser', '-g', '--grep', '--grep-invert', '--global-timeout', '-j', '--workers', '--max-failures', '--output', '--project', '--repeat-each', '--reporter', '--retries', '--shard', '--timeout', '--trace', '--tsconfig', '--test-list', '--test-list-invert', '--update-source-method']);
+/** Options of `playwright test` that leave tests out. */
+const FILTER_OPTIONS = new Set(['-g', '--grep', '--grep-invert', '--shard', '--last-failed', '--only-changed', '--test-list', '--test-list-invert', '--project']);
+
+/**
+ * What Playwright's own filters leave out of a run, read from the runner's command line (`playwright test
+ * suites/chat.spec.ts --grep x`): file arguments and filtering options. undefined: none, the whole suite runs.
+ */
+export function runnerFilters(argv: readonly string[]): string | undefined {
+  const at = argv.indexOf('test');
+  if (at < 0) return undefined;
+  const files: string[] = [];
+  const options: string[] = [];
+  for (let i = at + 1; i < argv.length; i++) {
+    const a = argv[i]!;
+    const name = a.startsWith('--') && a.includes('=') ? a.slice(0, a.indexOf('=')) : a;
+    if (FILTER_OPTIONS.has(name)) options.push(a.includes('=') || !VALUE_OPTIONS.has(name) ? a : `${a} ${argv[i + 1] ?? ''}`.trim());
+    if (VALUE_OPTIONS.has(name) && !a.includes('=')) i++;
+    else if (!a.startsWith('-')) files.push(a);
+  }
+  const parts = [...(files.length > 0 ? [`files ${files.join(', ')}`] : []), ...options];
+  return parts.length > 0 ? parts.join('; ') : undefined;
+}
