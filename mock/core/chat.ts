@@ -19,10 +19,11 @@ export interface Completion {
   model: string;
   route: MockRoute;
   content?: string;
-  /** content split into stream deltas (joined they give `content`) */
-  contentDeltas: string[];
+  /** content as tokens (joined they give `content`); the stream groups them into deltas */
+  contentTokens: string[];
   reasoning?: string;
-  reasoningDeltas: string[];
+  /** reasoning as tokens (joined they give `reasoning`) */
+  reasoningPieces: string[];
   toolCalls: ToolCall[];
   citations: Citation[];
   actions: SearchAction[];
@@ -112,8 +113,8 @@ export function complete(req: ChatRequest, entry: FixtureEntry, route: MockRoute
   const completion: Completion = {
     model: entry.id,
     route,
-    contentDeltas: [],
-    reasoningDeltas: [],
+    contentTokens: [],
+    reasoningPieces: [],
     toolCalls: [],
     citations: [],
     actions: [],
@@ -130,7 +131,7 @@ export function complete(req: ChatRequest, entry: FixtureEntry, route: MockRoute
     if (n > 0) {
       const toks = reasoningTokens(seed, n);
       completion.reasoning = toks.join('');
-      completion.reasoningDeltas = groupDeltas(toks, 4);
+      completion.reasoningPieces = toks;
       completion.tokens.reasoning = n;
       used += n;
     }
@@ -159,7 +160,7 @@ export function complete(req: ChatRequest, entry: FixtureEntry, route: MockRoute
       if (last >= 0) tokens[last] = tokens[last]!.trimEnd();
     }
     completion.content = tokens.join('');
-    completion.contentDeltas = groupDeltas(tokens, 3);
+    completion.contentTokens = tokens;
     completion.citations = boundCitations(completion.citations, completion.content);
     used += tokens.length;
   }
@@ -271,15 +272,16 @@ export function toChunks(c: Completion, env: Envelope, includeUsage: boolean, ar
     return { id: env.id, object: 'chat.completion.chunk', created: env.created, model: env.model, choices: [choice] };
   };
   const out: Record<string, unknown>[] = [chunk({ role: 'assistant' })];
-  for (const r of c.reasoningDeltas) out.push(chunk({ reasoning_content: r }));
+  for (const r of groupDeltas(c.reasoningPieces, 4)) out.push(chunk({ reasoning_content: r }));
   const provenance: Record<string, unknown> = {};
   if (c.citations.length > 0) provenance.annotations = c.citations;
   if (c.actions.length > 0) provenance.service_web_search = c.actions;
-  c.contentDeltas.forEach((d, i) => {
-    const last = i === c.contentDeltas.length - 1;
+  const contentDeltas = groupDeltas(c.contentTokens, 3);
+  contentDeltas.forEach((d, i) => {
+    const last = i === contentDeltas.length - 1;
     out.push(chunk(last ? { content: d, ...provenance } : { content: d }));
   });
-  if (c.contentDeltas.length === 0 && Object.keys(provenance).length > 0) out.push(chunk(provenance));
+  if (contentDeltas.length === 0 && Object.keys(provenance).length > 0) out.push(chunk(provenance));
   c.toolCalls.forEach((call, index) => {
     out.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
     for (const p of splitInto(args(call), 3)) out.push(chunk({ tool_calls: [{ index, function: { arguments: p } }] }));

@@ -128,6 +128,8 @@ export function matchPath(pathname: string): { route: 'models' | 'model' | 'chat
 
 const ALLOW: Record<string, string> = { models: 'GET', model: 'GET', chat: 'POST' };
 
+/** Bodies larger than this are parsed and completed in two turns of the event loop. */
+const YIELD_ABOVE_BYTES = 64 * 1024;
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** The contract's stages, calling each other through `s` (filled by the caller with these or wrapped ones). */
@@ -165,10 +167,11 @@ export function contractStages(i: Instance, s: Stages): Stages {
 
     chat: async ({ request }) => {
       const key = s.authenticate({ request, required: true })!;
-      const req = s.parse({ request, bytes: await s.readBody({ request }) });
+      const bytes = await s.readBody({ request });
+      const req = s.parse({ request, bytes });
       // Parsing a large body and building its completion are each one synchronous pass: let other requests
       // (GET /v1/models) in between the two.
-      await nextTurn();
+      if (bytes.byteLength > YIELD_ABOVE_BYTES) await nextTurn();
       const turn: Turn = { request, req };
       const asked = s.resolveModel({ ...turn, key });
       const { search } = s.admit({ ...turn, entry: asked });
@@ -236,6 +239,13 @@ export function streamError(s: Stages, code: string, message: string): Record<st
   return s.json(streamErrorPayload(code, message));
 }
 
+/** Completion ids: `chatcmpl-` and 32 hex digits, a random prefix per instance and a counter (unique, cheap). */
+function sequentialIds(): () => string {
+  const prefix = crypto.randomUUID().replace(/-/g, '').slice(0, 20);
+  let n = 0;
+  return () => `chatcmpl-${prefix}${(n++ % 2 ** 48).toString(16).padStart(12, '0')}`;
+}
+
 /** How a layer replaces a stage: it gets the stage below it and returns the one to use. */
 export type StageWrapper<K extends keyof Stages> = (next: Stages[K]) => Stages[K];
 
@@ -259,7 +269,7 @@ export function buildInstance(
     cache: new PromptCache(options.cacheCapacity),
     bodyLimit: bodyLimitOf(options),
     now: options.now ?? Date.now,
-    newId: options.newId ?? (() => `chatcmpl-${crypto.randomUUID().replace(/-/g, '')}`),
+    newId: options.newId ?? sequentialIds(),
   };
   Object.assign(s, contractStages(instance, s));
   for (const layer of layers(instance, s)) {

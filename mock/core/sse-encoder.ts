@@ -21,10 +21,15 @@ export interface FramingOptions {
 export const SSE_RETRY_MS = 3000;
 
 const encoder = new TextEncoder();
+const NO_FRAMING: ReadonlySet<Framing> = new Set();
 
 /** The text of one event: `data: <payload>` line(s) and the blank line (unless `final` and no-final-blank). */
 export function encodeEvent(payload: SsePayload, opts: FramingOptions = {}, final = false, index = 0): string {
-  const f = opts.framing ?? new Set<Framing>();
+  const f = opts.framing ?? NO_FRAMING;
+  // The plain framing (LF, `data: `, one line, a blank line), which every stream of the clean mock uses.
+  if (f.size === 0 && opts.eventNameOf === undefined && !opts.sseFields && !opts.noBlankLine) {
+    return `data: ${payload === '[DONE]' ? '[DONE]' : JSON.stringify(payload)}\n\n`;
+  }
   const eol = f.has('crlf') ? '\r\n' : '\n';
   const prefix = f.has('no-space') ? 'data:' : 'data: ';
   let lines: string[];
