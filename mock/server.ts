@@ -103,7 +103,9 @@ class RequestBody implements BodySource {
     if (this.failure) return Promise.reject(this.failure);
     const next = this.queue.shift();
     if (next) return Promise.resolve(next);
-    if (this.ended || this.done) return Promise.resolve(null);
+    // `complete`: the parser has seen the whole message, and nothing is left unread. (The 'end' event would
+    // only come after another resume, a turn of the loop later.)
+    if (this.ended || this.done || (this.req.complete && this.req.readableLength === 0)) return Promise.resolve(null);
     // The idle clock runs only while the core waits for bytes: a paused body is not the client's stall.
     this.armIdle();
     this.req.resume();

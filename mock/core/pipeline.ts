@@ -43,6 +43,15 @@ export interface Turn {
   req: ChatRequest;
 }
 
+/** The context of one chat turn as `chat` fills it. */
+interface ChatTurn extends Turn {
+  key: ApiKey;
+  entry: FixtureEntry;
+  search: boolean;
+  route: MockRoute;
+  cap: number | undefined;
+}
+
 export interface Stages {
   /** 4: the three endpoints (after an optional mount prefix), 404 and 405 for anything else */
   handle(request: CoreRequest): Promise<CoreResult>;
@@ -172,20 +181,24 @@ export function contractStages(i: Instance, s: Stages): Stages {
       // Parsing a large body and building its completion are each one synchronous pass: let other requests
       // (GET /v1/models) in between the two.
       if (bytes.byteLength > YIELD_ABOVE_BYTES) await nextTurn();
-      const turn: Turn = { request, req };
-      const asked = s.resolveModel({ ...turn, key });
-      const { search } = s.admit({ ...turn, entry: asked });
-      const { route, entry } = s.route({ ...turn, entry: asked, search });
-      const cap = s.cap({ ...turn, entry });
-      const completion = s.complete({ ...turn, entry, route, search, cap });
-      completion.usage = s.usage({ ...turn, entry, completion });
-      const envelope = s.envelope({ ...turn, entry, completion });
-      const headers = { 'x-mock-route': route.name };
+      // One context object for the whole turn, filled as the stages answer (one shape: no copy per stage).
+      const t: ChatTurn = { request, req, key, entry: undefined as unknown as FixtureEntry, search: false, route: undefined as unknown as MockRoute, cap: undefined };
+      t.entry = s.resolveModel(t);
+      t.search = s.admit(t).search;
+      const served = s.route(t);
+      t.route = served.route;
+      t.entry = served.entry;
+      t.cap = s.cap(t);
+      const completion = s.complete(t);
+      const done: ChatTurn & { completion: Completion; envelope: Envelope } = Object.assign(t, { completion, envelope: undefined as unknown as Envelope });
+      completion.usage = s.usage(done);
+      done.envelope = s.envelope(done);
+      const headers = { 'x-mock-route': t.route.name };
       if (req.stream === true) {
-        const chunks = s.chunks({ ...turn, completion, envelope }).map((c) => s.json(c));
+        const chunks = s.chunks(done).map((c) => s.json(c));
         return s.streamResult({ request, events: s.events({ request, chunks }), headers });
       }
-      return jsonResult(s.json(s.responseBody({ ...turn, completion, envelope })), { ...JSON_HEADERS, ...headers });
+      return jsonResult(s.json(s.responseBody(done)), { ...JSON_HEADERS, ...headers });
     },
 
     fallback: ({ request }) => {
