@@ -17,6 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { MOCK_KEYS, MOCK_MODELS } from '../mock/keys-and-models.ts';
+import { batches } from '../mock/server.ts';
 import type { RecordedAnswer } from './bare-server.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
@@ -135,7 +136,7 @@ async function startChild(name: string, args: string[], opts: { printed?: RegExp
   };
 }
 
-/** The mock's answer as the bare server replays it: the body as the writes the mock made (one per SSE event). */
+/** The mock's answer as the bare server replays it: the body as the writes the mock makes. */
 async function record(base: string, s: Scenario): Promise<RecordedAnswer> {
   const res = await fetch(`${base}${s.path}`, { method: s.method, headers, ...(s.body !== undefined ? { body: s.body } : {}) });
   const out: Record<string, string> = {};
@@ -143,7 +144,8 @@ async function record(base: string, s: Scenario): Promise<RecordedAnswer> {
     if (!['content-length', 'transfer-encoding', 'date', 'connection', 'keep-alive'].includes(k)) out[k] = v;
   });
   const text = Buffer.from(await res.arrayBuffer()).toString('utf8');
-  const writes = s.stream ? text.split(/(?<=\n\n)/) : [text];
+  // The writes the mock makes: an unpaced stream goes out in batches of events (mock/server.ts).
+  const writes = s.stream ? batches(text.split(/(?<=\n\n)/)) : [text];
   return { key: `${s.method} ${s.path} ${s.body === undefined ? 0 : Buffer.byteLength(s.body)}`, status: res.status, headers: out, writes: writes.map((w) => Buffer.from(w).toString('base64')) };
 }
 

@@ -309,6 +309,24 @@ async function handle(
   await send(req, res, body, result);
 }
 
+/** Most characters of encoded events joined into one write of an unpaced stream. */
+export const WRITE_BATCH_CHARS = 16 * 1024;
+
+/** Consecutive pieces joined into strings of up to WRITE_BATCH_CHARS (a longer piece stays whole). */
+export function batches(pieces: readonly string[]): string[] {
+  const out: string[] = [];
+  let current = '';
+  for (const p of pieces) {
+    if (current.length > 0 && current.length + p.length > WRITE_BATCH_CHARS) {
+      out.push(current);
+      current = '';
+    }
+    current += p;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}
+
 /** Resolves when `res` can take more (drain) or is gone (close). */
 function drained(res: http.ServerResponse): Promise<void> {
   return new Promise((resolve) => {
@@ -360,17 +378,12 @@ async function send(req: http.IncomingMessage, res: http.ServerResponse, body: R
   const paced = writes.chunkDelayMs > 0 || writes.writeDelayMs > 0 || writes.framing.has('bytewise');
   try {
     if (!paced) {
-      // Every event is its own chunk; corked, they leave in one send, and the socket's backpressure is honoured.
-      res.cork();
-      for (const piece of pieces) {
+      // Unpaced, the events go out in writes of up to WRITE_BATCH_CHARS (a short stream in one), each waiting for
+      // the socket to drain when it is full: the same bytes in far fewer chunks and syscalls.
+      for (const batch of batches(pieces)) {
         if (gone) break;
-        if (!res.write(piece)) {
-          res.uncork();
-          await drained(res);
-          res.cork();
-        }
+        if (!res.write(batch)) await drained(res);
       }
-      res.uncork();
     } else {
       res.flushHeaders();
       for (const piece of pieces) {
