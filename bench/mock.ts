@@ -1,117 +1,277 @@
-// `npm run bench`: requests/s and latency of the mock beside a bare node:http server answering the same bytes,
-// for GET /v1/models, a non-streamed chat and a streamed chat. Both servers run in this process, one at a time,
-// with autocannon as the load generator (also in this process), so the ratio is what matters.
+// `npm run bench`: requests/s and latency (p50, p99) of the mock for GET /v1/models, a non-streamed chat and a
+// streamed chat, in one run beside
+//   - a bare node:http server replaying the mock's own bytes (bench/bare-server.ts): the ceiling of node:http here,
+//   - @copilotkit/aimock (a devDependency), when it is installed: a peer mock serving the same requests;
+// then 1,000 streams aborted by the client, with the mock's open file descriptors and RSS before and after.
+// The targets take turns within each round (the best of ROUNDS rounds is shown), so a burst of load from other
+// processes on a shared machine hits all of them alike.
+// Every server is a child process running compiled JavaScript (bench/tsconfig.json -> bench/.out/, never tsx), so
+// its RSS can be read from /proc/PID/status (VmRSS sampled, VmHWM = peak) and the load generator (autocannon, in
+// this process) does not share its event loop. Figures are printed, never asserted: the machine decides them.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { startMockServer } from '../mock/server.ts';
 import { MOCK_KEYS, MOCK_MODELS } from '../mock/keys-and-models.ts';
+import { batches } from '../mock/server.ts';
+import type { RecordedAnswer } from './bare-server.ts';
 
-const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
+const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const ABORTED_STREAMS = Number(process.env.BENCH_ABORTED_STREAMS ?? 1000);
+/** Rounds per scenario, the targets taking turns in each; the best round of each target counts (the machine is shared). */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+/**
+ * V8 flags of the mock's process. Under sustained load V8 grows the young generation to its default maximum
+ * (two 16 MB semi-spaces); 8 MB keeps the mock's peak RSS under 100 MB at no measurable cost in requests/s
+ * (BENCH_MOCK_FLAGS= runs it with V8's defaults).
+ */
+const MOCK_NODE_FLAGS = (process.env.BENCH_MOCK_FLAGS ?? '--max-semi-space-size=8').split(' ').filter(Boolean);
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const OUT = path.join(ROOT, 'bench/.out');
+const AIMOCK_CLI = path.join(ROOT, 'node_modules/@copilotkit/aimock/dist/cli.js');
+const AIMOCK_FIXTURES = path.join(ROOT, 'fixtures/third-party/aimock/fixtures.json');
 
 interface Scenario {
   name: string;
   method: 'GET' | 'POST';
   path: string;
   body?: string;
+  stream?: boolean;
 }
 
 const headers = { authorization: `Bearer ${MOCK_KEYS.full}`, 'content-type': 'application/json' };
 const messages = [{ role: 'user', content: 'Benchmark the mock with a short question about rivers and mountains.' }];
 const scenarios: Scenario[] = [
   { name: 'GET /v1/models', method: 'GET', path: '/v1/models' },
-  { name: 'chat (non-streamed)', method: 'POST', path: '/v1/chat/completions', body: JSON.stringify({ model: MOCK_MODELS.small, messages }) },
-  { name: 'chat (streamed)', method: 'POST', path: '/v1/chat/completions', body: JSON.stringify({ model: MOCK_MODELS.small, messages, stream: true, stream_options: { include_usage: true } }) },
+  { name: 'chat', method: 'POST', path: '/v1/chat/completions', body: JSON.stringify({ model: MOCK_MODELS.small, messages }) },
+  {
+    name: 'chat, streamed',
+    method: 'POST',
+    path: '/v1/chat/completions',
+    body: JSON.stringify({ model: MOCK_MODELS.small, messages, stream: true, stream_options: { include_usage: true } }),
+    stream: true,
+  },
 ];
 
-/** The mock's answer, as the bare server will replay it: status, headers, and the body as separate writes. */
-interface Recorded {
-  status: number;
-  headers: Record<string, string>;
-  writes: Buffer[];
+/** Compiles the mock and the bare server to bench/.out/ with the files they read at run time beside them. */
+function build(): void {
+  rmSync(OUT, { recursive: true, force: true });
+  const tsc = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'bench/tsconfig.json')], { stdio: 'inherit' });
+  if (tsc.status !== 0) throw new Error('tsc -p bench/tsconfig.json failed');
+  mkdirSync(path.join(OUT, 'fixtures'), { recursive: true });
+  cpSync(path.join(ROOT, 'fixtures/mock'), path.join(OUT, 'fixtures/mock'), { recursive: true });
+  cpSync(path.join(ROOT, 'spec/schemas'), path.join(OUT, 'spec/schemas'), { recursive: true });
 }
 
-async function record(base: string, s: Scenario): Promise<Recorded> {
-  const res = await fetch(`${base}${s.path}`, { method: s.method, headers, body: s.body });
+interface Child {
+  name: string;
+  url: string;
+  pid: number;
+  /** highest VmRSS seen by the sampler, MB */
+  sampledPeakMb(): number;
+  stop(): Promise<void>;
+}
+
+const procStatus = (pid: number, field: 'VmRSS' | 'VmHWM'): number => {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+};
+const openFds = (pid: number): number => readdirSync(`/proc/${pid}/fd`).length;
+
+async function freePort(): Promise<number> {
+  const s = http.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+/** Starts a child; its URL from the line it prints, or from `url` once GET `ready` answers. */
+async function startChild(name: string, args: string[], opts: { printed?: RegExp; url?: string; ready?: string; env?: NodeJS.ProcessEnv }): Promise<Child> {
+  const child: ChildProcess = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4096)));
+  child.stderr!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4096)));
+  const deadline = Date.now() + 20_000;
+  let url: string | undefined;
+  while (Date.now() < deadline && child.exitCode === null) {
+    if (opts.printed) url = opts.printed.exec(out)?.[1];
+    else if (opts.url && (await fetch(`${opts.url}${opts.ready ?? '/'}`).then((r) => r.ok, () => false))) url = opts.url;
+    if (url) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  if (!url) {
+    child.kill('SIGKILL');
+    throw new Error(`${name} did not start: ${out}`);
+  }
+  let peak = 0;
+  const sampler = setInterval(() => {
+    try {
+      peak = Math.max(peak, procStatus(child.pid!, 'VmRSS'));
+    } catch {
+      // exited
+    }
+  }, 100);
+  return {
+    name,
+    url,
+    pid: child.pid!,
+    sampledPeakMb: () => peak,
+    stop: async () => {
+      clearInterval(sampler);
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(t);
+    },
+  };
+}
+
+/** The mock's answer as the bare server replays it: the body as the writes the mock makes. */
+async function record(base: string, s: Scenario): Promise<RecordedAnswer> {
+  const res = await fetch(`${base}${s.path}`, { method: s.method, headers, ...(s.body !== undefined ? { body: s.body } : {}) });
   const out: Record<string, string> = {};
   res.headers.forEach((v, k) => {
-    if (k !== 'content-length' && k !== 'transfer-encoding' && k !== 'date' && k !== 'connection' && k !== 'keep-alive') out[k] = v;
+    if (!['content-length', 'transfer-encoding', 'date', 'connection', 'keep-alive'].includes(k)) out[k] = v;
   });
   const text = Buffer.from(await res.arrayBuffer()).toString('utf8');
-  // One write per SSE event (as the mock writes them), one write for a JSON body.
-  const writes = out['content-type']?.startsWith('text/event-stream')
-    ? text.split(/(?<=\n\n)/).map((p) => Buffer.from(p))
-    : [Buffer.from(text)];
-  return { status: res.status, headers: out, writes };
-}
-
-async function startBare(recorded: Recorded): Promise<{ url: string; close(): Promise<void> }> {
-  const server = http.createServer((req, res) => {
-    req.on('data', () => {});
-    req.on('end', () => {
-      res.writeHead(recorded.status, recorded.headers);
-      for (const w of recorded.writes) res.write(w);
-      res.end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((r) => {
-        server.close(() => r());
-        server.closeAllConnections();
-      }),
-  };
+  // The writes the mock makes: an unpaced stream goes out in batches of events (mock/server.ts).
+  const writes = s.stream ? batches(text.split(/(?<=\n\n)/)) : [text];
+  return { key: `${s.method} ${s.path} ${s.body === undefined ? 0 : Buffer.byteLength(s.body)}`, status: res.status, headers: out, writes: writes.map((w) => Buffer.from(w).toString('base64')) };
 }
 
 interface Figures {
   rps: number;
   p50: number;
-  p975: number;
   p99: number;
-  errors: number;
   non2xx: number;
+  errors: number;
 }
 
-async function load(base: string, s: Scenario): Promise<Figures> {
+async function load(base: string, s: Scenario, seconds: number): Promise<Figures> {
   const r = await autocannon({
     url: `${base}${s.path}`,
     method: s.method,
     headers,
-    body: s.body,
+    ...(s.body !== undefined ? { body: s.body } : {}),
     connections: CONNECTIONS,
-    duration: DURATION_S,
+    duration: seconds,
   });
-  return { rps: r.requests.average, p50: r.latency.p50, p975: r.latency.p97_5, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
 }
 
-const fmt = (n: number, w = 9): string => n.toFixed(n >= 100 ? 0 : 2).padStart(w);
+/** `count` streamed requests, each dropped by the client after its first bytes; `concurrency` at a time. */
+async function abortStreams(base: string, count: number, concurrency: number): Promise<number> {
+  const body = JSON.stringify({ model: MOCK_MODELS.small, messages, stream: true });
+  const url = new URL('/v1/chat/completions', base);
+  let started = 0;
+  let aborted = 0;
+  const one = (): Promise<void> =>
+    new Promise((resolve) => {
+      const req = http.request(url, {
+        method: 'POST',
+        agent: false,
+        // Each event waits 20 ms, so the stream is still open when the client goes away.
+        headers: { ...headers, 'x-mock-chunk-delay-ms': '20', 'content-length': Buffer.byteLength(body) },
+      });
+      req.on('response', (res) => {
+        res.once('data', () => {
+          aborted++;
+          req.destroy();
+          resolve();
+        });
+        res.on('error', () => resolve());
+      });
+      req.on('error', () => resolve());
+      req.end(body);
+    });
+  const worker = async (): Promise<void> => {
+    while (started < count) {
+      started++;
+      await one();
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return aborted;
+}
 
-const mock = await startMockServer({ port: 0 });
-const rows: string[] = [];
+const fmt = (n: number, w = 9): string => (Number.isFinite(n) ? n.toFixed(n >= 100 ? 0 : 1) : '-').padStart(w);
+
+build();
+const recordedFile = path.join(os.tmpdir(), `chatconform-bench-${process.pid}.json`);
+const mock = await startChild('mock', [...MOCK_NODE_FLAGS, path.join(OUT, 'mock/cli.js'), '--port', '0'], { printed: /mock listening on (http:\/\/\S+)/ });
+const children: Child[] = [mock];
+const lines: string[] = [];
 try {
+  const recorded: RecordedAnswer[] = [];
+  for (const s of scenarios) recorded.push(await record(mock.url, s));
+  writeFileSync(recordedFile, JSON.stringify(recorded));
+  const bare = await startChild('bare', [path.join(OUT, 'bench/bare-server.js'), recordedFile], { printed: /bare listening on (http:\/\/\S+)/ });
+  children.push(bare);
+  let aimock: Child | undefined;
+  if (existsSync(AIMOCK_CLI)) {
+    const port = await freePort();
+    aimock = await startChild(
+      'aimock',
+      [AIMOCK_CLI, '--host', '127.0.0.1', '--port', String(port), '--fixtures', AIMOCK_FIXTURES, '--log-level', 'silent'],
+      { url: `http://127.0.0.1:${port}`, ready: '/health', env: { AIMOCK_API_KEYS: MOCK_KEYS.full } },
+    );
+    children.push(aimock);
+  }
+  const targets = [mock, bare, ...(aimock ? [aimock] : [])];
+
+  lines.push(`mock: node ${[...MOCK_NODE_FLAGS, 'bench/.out/mock/cli.js'].join(' ')} (compiled by tsc -p bench/tsconfig.json)`);
+  lines.push(`node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the start`);
+  lines.push(`autocannon: ${CONNECTIONS} connections; per scenario ${WARMUP_S} s warm-up each, then ${ROUNDS} rounds of ${DURATION_S} s with the targets taking turns (best round shown); latency in ms`);
+  lines.push(`${'scenario'.padEnd(16)}${'target'.padEnd(8)}${'req/s'.padStart(9)}${'p50'.padStart(9)}${'p99'.padStart(9)}   vs bare   vs aimock`);
   for (const s of scenarios) {
-    const recorded = await record(mock.url, s);
-    const bare = await startBare(recorded);
-    try {
-      const m = await load(mock.url, s);
-      const b = await load(bare.url, s);
-      const bytes = recorded.writes.reduce((n, w) => n + w.length, 0);
-      rows.push(
-        `${s.name.padEnd(22)}${'mock'.padEnd(6)}${fmt(m.rps)}${fmt(m.p50)}${fmt(m.p975)}${fmt(m.p99)}   errors ${m.errors}, non-2xx ${m.non2xx}`,
-        `${''.padEnd(22)}${'bare'.padEnd(6)}${fmt(b.rps)}${fmt(b.p50)}${fmt(b.p975)}${fmt(b.p99)}   errors ${b.errors}, non-2xx ${b.non2xx}`,
-        `${''.padEnd(22)}ratio mock/bare requests/s: ${(m.rps / b.rps).toFixed(3)} (${bytes} body bytes, ${recorded.writes.length} writes)`,
-      );
-    } finally {
-      await bare.close();
+    const figures = new Map<string, Figures>();
+    for (const t of targets) await load(t.url, s, WARMUP_S);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const t of targets) {
+        const f = await load(t.url, s, DURATION_S);
+        const best = figures.get(t.name);
+        if (!best || f.rps > best.rps) figures.set(t.name, f);
+      }
+    }
+    const b = figures.get('bare')!;
+    const a = figures.get('aimock');
+    for (const t of targets) {
+      const f = figures.get(t.name)!;
+      const vsBare = t.name === 'bare' ? '' : `${(f.rps / b.rps).toFixed(2)}x`;
+      const vsAimock = t.name === 'mock' && a ? `${(f.rps / a.rps).toFixed(2)}x` : '';
+      const bad = f.non2xx + f.errors > 0 ? `   (non-2xx ${f.non2xx}, errors ${f.errors})` : '';
+      lines.push(`${(t === targets[0] ? s.name : '').padEnd(16)}${t.name.padEnd(8)}${fmt(f.rps)}${fmt(f.p50)}${fmt(f.p99)}${vsBare.padStart(10)}${vsAimock.padStart(12)}${bad}`);
     }
   }
+  for (const t of targets) {
+    lines.push(`peak RSS of ${t.name.padEnd(6)} under that load: ${procStatus(t.pid, 'VmHWM').toFixed(0)} MB (VmHWM; highest sampled VmRSS ${t.sampledPeakMb().toFixed(0)} MB)`);
+  }
+
+  // 1,000 streams dropped by the client: the mock's descriptors and memory must come back down.
+  const fdsBefore = openFds(mock.pid);
+  const rssBefore = procStatus(mock.pid, 'VmRSS');
+  const t0 = Date.now();
+  const aborted = await abortStreams(mock.url, ABORTED_STREAMS, 50);
+  await new Promise((r) => setTimeout(r, 1500));
+  const fdsAfter = openFds(mock.pid);
+  const rssAfter = procStatus(mock.pid, 'VmRSS');
+  const stillAnswers = (await fetch(`${mock.url}/v1/models`)).status;
+  lines.push(
+    `${aborted} of ${ABORTED_STREAMS} streams aborted by the client in ${((Date.now() - t0) / 1000).toFixed(1)} s: ` +
+      `mock open fds ${fdsBefore} -> ${fdsAfter}, RSS ${rssBefore.toFixed(0)} -> ${rssAfter.toFixed(0)} MB, GET /v1/models then ${stillAnswers}`,
+  );
 } finally {
-  await mock.close();
+  for (const c of children) await c.stop();
+  rmSync(recordedFile, { force: true });
 }
-console.log(`node ${process.version}; ${CONNECTIONS} connections, ${DURATION_S} s per run; latency in ms`);
-console.log(`${'scenario'.padEnd(22)}${'srv'.padEnd(6)}${'req/s'.padStart(9)}${'p50'.padStart(9)}${'p97.5'.padStart(9)}${'p99'.padStart(9)}`);
-for (const r of rows) console.log(r);
+for (const l of lines) console.log(l);

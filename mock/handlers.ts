@@ -1,27 +1,28 @@
-// MSW 2.x request handlers over the core. They match on the `/v1/...` suffix for any origin and any mount
-// prefix, so `setupServer(...handlers)` intercepts a client pointed at any base URL.
+// MSW 2.x adapter: request handlers that match the `/v1/...` suffix for any origin and any mount prefix, so
+// `setupServer(...handlers)` intercepts a client pointed at any base URL. Each one turns the Fetch Request into
+// the core's plain request and the core's result into a Response; no behaviour lives here.
 import { http, HttpResponse, type HttpHandler } from 'msw';
-import { shapeErrorResult } from './core/errors.ts';
-import { createMockService, type MockService } from './core/service.ts';
-import type { MockOptions, MockResult } from './core/types.ts';
+import { bodyFromStream, jsonText, type CoreRequest, type CoreResult } from './core/http.ts';
+import type { MockOptions } from './options.ts';
+import { createMockService, type MockService } from './service.ts';
+import { sseBody } from './sse-body.ts';
 
 /** A core result as a Fetch Response (MSW's HttpResponse). */
-export function toResponse(result: MockResult): HttpResponse<any> {
+export function toResponse(result: CoreResult): HttpResponse<any> {
   const init = { status: result.status, headers: result.headers };
-  if (result.kind === 'sse' || result.kind === 'text') return new HttpResponse(result.body, init);
-  return new HttpResponse(serialise(result.body), init);
+  if (result.kind === 'sse') return new HttpResponse(sseBody(result.pieces, result.writes), init);
+  if (result.kind === 'text') return new HttpResponse(result.body, init);
+  return new HttpResponse(jsonText(result.body), init);
 }
 
-/** JSON text of a body; frozen bodies (the catalog lists) are serialised once. */
-const serialised = new WeakMap<object, string>();
-function serialise(body: unknown): string {
-  if (body === null || typeof body !== 'object' || !Object.isFrozen(body)) return JSON.stringify(body);
-  let text = serialised.get(body);
-  if (text === undefined) {
-    text = JSON.stringify(body);
-    serialised.set(body, text);
-  }
-  return text;
+/** A Fetch Request as the core's plain request. */
+export function fromRequest(request: Request): CoreRequest {
+  return {
+    method: request.method,
+    path: new URL(request.url).pathname,
+    header: (name) => request.headers.get(name) ?? undefined,
+    body: bodyFromStream(request.body),
+  };
 }
 
 /**
@@ -41,16 +42,13 @@ export const PATHS = {
 
 /** The handlers of one mock service (one prompt cache). */
 export function handlersFor(service: MockService): HttpHandler[] {
+  const answer = async ({ request }: { request: Request }): Promise<HttpResponse<any>> => toResponse(await service.handle(fromRequest(request)));
   return [
-    http.get(PATHS.models, async ({ request }) => toResponse(await service.listModels(request))),
-    http.get(PATHS.model, async ({ request }) => {
-      const path = new URL(request.url).pathname;
-      const rawId = path.slice(path.indexOf('/v1/models/') + '/v1/models/'.length).replace(/\/$/, '');
-      return toResponse(await service.getModel(request, rawId));
-    }),
-    http.post(PATHS.chat, async ({ request }) => toResponse(await service.chatCompletions(request))),
+    http.get(PATHS.models, answer),
+    http.get(PATHS.model, answer),
+    http.post(PATHS.chat, answer),
     // Any other method or path under /v1/: 405 for a known path, 404 otherwise.
-    http.all(PATHS.v1, async ({ request }) => toResponse(await service.fallback(request))),
+    http.all(PATHS.v1, answer),
   ];
 }
 
@@ -61,13 +59,3 @@ export function createHandlers(options: MockOptions = {}): HttpHandler[] {
 
 /** The default handlers: `setupServer(...handlers)`. */
 export const handlers: HttpHandler[] = createHandlers();
-
-/** An error response from the one error builder (core/errors.ts), shaped by the instance's modes. */
-export function errorResponse(options: MockOptions, status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
-  return toResponse(shapeErrorResult(options, status, code, message, headers));
-}
-
-/** 404 for a request no handler matched (the node:http server uses it for paths outside /v1/). */
-export function notFoundResponse(request: Request, options: MockOptions = {}): Response {
-  return errorResponse(options, 404, 'not_found', `no such endpoint: ${request.method} ${new URL(request.url).pathname}`);
-}

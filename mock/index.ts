@@ -1,23 +1,23 @@
 // Public API of the reference mock.
-export { createHandlers, handlers, handlersFor, toResponse } from './handlers.ts';
+export { createHandlers, fromRequest, handlers, handlersFor, toResponse } from './handlers.ts';
 export { startMockServer, type RunningMockServer, type StartOptions } from './server.ts';
-export { createMockService, type MockService } from './core/service.ts';
+export { createMockService, type MockService } from './service.ts';
+export type { MockOptions } from './options.ts';
 export { defaultCatalog, defaultKeys } from './core/fixture-data.ts';
 export { toPublicEntry } from './core/catalog.ts';
 export { DEFAULT_BODY_LIMIT_BYTES } from './core/limits.ts';
 export { countTokens, tokenize } from './core/tokens.ts';
-export { encodeEvent, encodeStream } from './core/sse-encoder.ts';
-export { FRAMINGS, type Framing } from './core/scenario.ts';
+export { encodeEvent, encodeStream, FRAMINGS, type Framing } from './core/sse-encoder.ts';
+export type { BodySource, CoreRequest, CoreResult, CoreResult as MockResult } from './core/http.ts';
 export { CORE_DEFECTS, DEFECTS, DEFECT_SECTIONS, defectSpec, isDefectName, type DefectName, type DefectSection, type DefectSpec } from './defects.ts';
 export { ALL_VARIANTS, PENDING_VARIANTS, VARIANTS, isVariantName, variantSpec, type VariantName, type VariantSpec } from './variants.ts';
 export type {
   ApiKey,
   CatalogFixture,
+  CoreOptions,
   FixtureEntry,
   HiddenAttributes,
   KeysFixture,
-  MockOptions,
-  MockResult,
   MockRoute,
   ModelState,
   PublicCatalogEntry,

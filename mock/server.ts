@@ -1,13 +1,15 @@
-// The thin node:http adapter over the same MSW handlers: IncomingMessage -> Fetch Request (body streamed),
-// msw's getResponse, Response -> ServerResponse written chunk by chunk. No behaviour lives here beyond HTTP/1.1
-// transport: the bounds on slow clients, Expect, pipelining and malformed framing (mock/README.md, "Transport").
+// The node:http adapter over the core, direct: IncomingMessage -> the core's plain request (the body pulled from
+// the socket only as the core reads it), the core's result -> ServerResponse (JSON in one write, a stream event by
+// event with backpressure). No Fetch Request or Response on the way. No behaviour lives here beyond HTTP/1.1
+// transport: the bounds on slow clients, Expect, pipelining and malformed framing (mock/README.md, "Transport
+// bounds"); the transport's own refusals come from the instance's one error builder.
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { getResponse, type HttpHandler } from 'msw';
-import { createHandlers, errorResponse, notFoundResponse } from './handlers.ts';
-import { MockHttpError, shapeErrorResult } from './core/errors.ts';
-import { bodyLimitOf, checkContentLength } from './core/limits.ts';
-import type { MockOptions } from './core/types.ts';
+import { MockHttpError } from './core/errors.ts';
+import { jsonText, NO_BODY, type BodySource, type CoreRequest, type CoreResult } from './core/http.ts';
+import { toWrites } from './core/sse-encoder.ts';
+import type { MockOptions } from './options.ts';
+import { createMockService, type MockService } from './service.ts';
 
 /** The documented defaults of the transport bounds (mock/README.md, "Transport"). */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
@@ -19,8 +21,8 @@ export interface StartOptions extends MockOptions {
   port?: number;
   /** only 127.0.0.1 is supported */
   host?: string;
-  /** serve these handlers instead of createHandlers(options) */
-  handlers?: HttpHandler[];
+  /** serve this instance instead of createMockService(options) */
+  service?: MockService;
   /** the request line and headers must arrive within this many ms (408, then close); default 10,000 */
   headersTimeoutMs?: number;
   /** a request body that sends nothing for this many ms is cut (408 when no answer has started, then close); default 10,000 */
@@ -45,15 +47,19 @@ interface Bounds {
 const DRAIN_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /**
- * One request's body as a web stream, pulled from the IncomingMessage with backpressure, and the clocks that cut a
- * body that stalls or takes too long. Cancelling the stream (the core stops reading past the body limit) does not
- * destroy the socket, so the error response still goes out.
+ * One request's body as the core's BodySource: a chunk is taken from the socket only when the core asks for one
+ * (the socket stays paused otherwise, so nothing is buffered past what the core has read), and the clocks that cut
+ * a body that stalls or takes too long. Cancelling (the core stops past the body limit) pauses the socket without
+ * destroying it, so the error response still goes out.
  */
-class RequestBody {
-  readonly stream: ReadableStream<Uint8Array>;
-  private controller!: ReadableStreamDefaultController<Uint8Array>;
+class RequestBody implements BodySource {
+  private readonly queue: Buffer[] = [];
+  private ended = false;
+  private failure: Error | undefined;
+  private waiter: { resolve: (v: Uint8Array | null) => void; reject: (e: Error) => void } | undefined;
   private done = false;
-  private pulled = false;
+  /** whether the core has asked for the body */
+  pulled = false;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly totalTimer: ReturnType<typeof setTimeout>;
   /** Set when a bound tripped: the connection closes after the answer. */
@@ -64,48 +70,80 @@ class RequestBody {
   constructor(
     private readonly req: http.IncomingMessage,
     private readonly bounds: Bounds,
-    private readonly onFirstPull: () => void,
+    private readonly onFirstRead: () => void,
   ) {
     this.totalTimer = setTimeout(
       () => this.trip(new MockHttpError(408, 'request_timeout', `the request body did not complete within ${bounds.bodyTimeoutMs} ms`)),
       bounds.bodyTimeoutMs,
     );
     this.totalTimer.unref();
-    req.once('end', () => this.stopClocks());
+    req.pause();
+    req.on('data', (chunk: Buffer) => {
+      this.armIdle();
+      if (this.done) return;
+      this.queue.push(chunk);
+      req.pause();
+      this.wake();
+    });
+    req.once('end', () => {
+      this.stopClocks();
+      this.ended = true;
+      this.wake();
+    });
     req.once('close', () => this.stopClocks());
-    this.stream = new ReadableStream<Uint8Array>(
-      {
-        start: (controller) => {
-          this.controller = controller;
-          req.pause();
-          req.on('data', (chunk: Buffer) => {
-            this.armIdle();
-            if (this.done) return;
-            controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-            if ((controller.desiredSize ?? 0) <= 0) req.pause();
-          });
-          req.once('end', () => this.finish(() => controller.close()));
-          req.once('error', (err) => this.finish(() => controller.error(err)));
-          req.once('aborted', () => this.finish(() => controller.error(new Error('client aborted the request'))));
-        },
-        pull: () => {
-          if (!this.pulled) {
-            this.pulled = true;
-            this.onFirstPull();
-          }
-          // The idle clock runs only while the core waits for bytes: a paused body is not the client's stall.
-          this.armIdle();
-          req.resume();
-        },
-        cancel: () => {
-          this.done = true;
-          clearTimeout(this.idleTimer);
-          req.pause();
-        },
-      },
-      // highWaterMark 0: nothing is read from the socket before the core asks for it.
-      { highWaterMark: 0 },
-    );
+    req.once('error', (err) => this.fail(err));
+    req.once('aborted', () => this.fail(new Error('client aborted the request')));
+  }
+
+  read(): Promise<Uint8Array | null> {
+    if (!this.pulled) {
+      this.pulled = true;
+      this.onFirstRead();
+    }
+    if (this.failure) return Promise.reject(this.failure);
+    const next = this.queue.shift();
+    if (next) return Promise.resolve(next);
+    // `complete`: the parser has seen the whole message, and nothing is left unread. (The 'end' event would
+    // only come after another resume, a turn of the loop later.)
+    if (this.ended || this.done || (this.req.complete && this.req.readableLength === 0)) return Promise.resolve(null);
+    // The idle clock runs only while the core waits for bytes: a paused body is not the client's stall.
+    this.armIdle();
+    this.req.resume();
+    return new Promise((resolve, reject) => {
+      this.waiter = { resolve, reject };
+    });
+  }
+
+  cancel(): void {
+    this.done = true;
+    this.queue.length = 0;
+    clearTimeout(this.idleTimer);
+    this.req.pause();
+  }
+
+  private wake(): void {
+    const w = this.waiter;
+    if (!w) return;
+    if (this.failure) {
+      this.waiter = undefined;
+      w.reject(this.failure);
+      return;
+    }
+    const next = this.queue.shift();
+    if (next) {
+      this.waiter = undefined;
+      w.resolve(next);
+    } else if (this.ended) {
+      this.waiter = undefined;
+      w.resolve(null);
+    }
+  }
+
+  private fail(err: Error): void {
+    if (this.done || this.ended || this.failure) return;
+    this.failure = err;
+    clearTimeout(this.idleTimer);
+    this.wake();
   }
 
   /** After answering: throw away what is left of the body (bounded, and on the same clocks), or drop the connection. */
@@ -118,6 +156,7 @@ class RequestBody {
     }
     let seen = 0;
     this.done = true;
+    this.queue.length = 0;
     req.removeAllListeners('data');
     req.on('data', (chunk: Buffer) => {
       this.armIdle();
@@ -143,15 +182,8 @@ class RequestBody {
     if (this.req.complete || this.cut) return;
     this.cut = err;
     // A core still reading the body gets the 408 as its read error and answers it with the envelope.
-    if (!this.done) this.finish(() => this.controller.error(err));
+    this.fail(err);
     this.onCut(err);
-  }
-
-  private finish(action: () => void): void {
-    if (this.done) return;
-    this.done = true;
-    clearTimeout(this.idleTimer);
-    action();
   }
 
   private stopClocks(): void {
@@ -160,32 +192,57 @@ class RequestBody {
   }
 }
 
-function toRequest(req: http.IncomingMessage, origin: string, signal: AbortSignal, body: RequestBody | undefined): Request {
-  const headers = new Headers();
-  const raw = req.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-  const method = req.method ?? 'GET';
-  const url = new URL(req.url ?? '/', origin);
-  if (url.origin !== origin) throw new Error('absolute-form request target for another origin');
-  const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
-  if (body) {
-    init.body = body.stream;
-    init.duplex = 'half';
-  }
-  return new Request(url, init);
+/** Paths that are already normal: no dot segment, query, fragment, or character the URL parser would re-encode. */
+const PLAIN_PATH = /^\/[A-Za-z0-9\-_~%!$&'()*+,;=:@/]*$/;
+
+/** The path of a request target, or undefined for an absolute-form target naming another origin. */
+function pathOf(target: string, origin: string): string | undefined {
+  if (PLAIN_PATH.test(target)) return target;
+  const url = new URL(target, origin);
+  return url.origin === origin ? url.pathname : undefined;
 }
 
-/** res.write that resolves once the chunk is handed to the socket, so each write is its own send. */
-function write(res: http.ServerResponse, chunk: Uint8Array): Promise<void> {
-  return new Promise((resolve, reject) => {
-    res.write(chunk, (err) => (err ? reject(err) : resolve()));
-  });
+function toCoreRequest(req: http.IncomingMessage, path: string, body: BodySource): CoreRequest {
+  const headers = req.headers;
+  return {
+    method: req.method ?? 'GET',
+    path,
+    header: (name) => {
+      // Node keeps only the first of duplicated singleton headers (Authorization among them): a request sending two
+      // credentials must be seen with both, and refused, never served with the first.
+      if (name === 'authorization') return allValues(req.rawHeaders, name);
+      const v = headers[name];
+      return Array.isArray(v) ? v.join(', ') : v;
+    },
+    body,
+  };
+}
+
+/** Every value of a header in the raw header list, joined as HTTP joins list values; undefined when absent. */
+function allValues(raw: readonly string[], name: string): string | undefined {
+  let out: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) out = out === undefined ? raw[i + 1]! : `${out}, ${raw[i + 1]!}`;
+  }
+  return out;
+}
+
+/** JSON bytes of a body; frozen bodies (the catalog lists, built once) are encoded once. */
+const encoded = new WeakMap<object, Buffer>();
+function jsonBytes(body: unknown): Buffer {
+  const frozen = body !== null && typeof body === 'object' && Object.isFrozen(body);
+  let bytes = frozen ? encoded.get(body as object) : undefined;
+  if (bytes === undefined) {
+    bytes = Buffer.from(jsonText(body));
+    if (frozen) encoded.set(body as object, bytes);
+  }
+  return bytes;
 }
 
 /** A whole HTTP/1.1 error response as bytes for a socket that has no ServerResponse (framing errors, slow headers). */
-function rawErrorResponse(options: MockOptions, status: number, code: string, message: string): string {
-  const result = shapeErrorResult(options, status, code, message);
-  const body = typeof result.body === 'string' ? result.body : JSON.stringify(result.body);
+function rawErrorResponse(service: MockService, status: number, code: string, message: string): string {
+  const result = service.error({ status, code, message });
+  const body = result.kind === 'text' ? result.body : result.kind === 'json' ? jsonText(result.body) : '';
   const head = Object.entries(result.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
   return `HTTP/1.1 ${result.status} ${http.STATUS_CODES[result.status] ?? 'Error'}\r\n${head}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
 }
@@ -220,19 +277,13 @@ class Owed {
 }
 
 async function handle(
-  handlers: HttpHandler[],
-  options: MockOptions,
+  service: MockService,
   bounds: Bounds,
   origin: string,
   req: http.IncomingMessage,
   res: http.ServerResponse,
   expectContinue = false,
 ): Promise<void> {
-  req.socket.setNoDelay(true);
-  const abort = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) abort.abort();
-  });
   const method = req.method ?? 'GET';
   // `Expect: 100-continue`: the 100 goes out only when the core starts reading the body, so a request refused
   // upfront (credential, Content-Length over the limit) gets its final answer without sending the body.
@@ -249,59 +300,118 @@ async function handle(
       if (res.writableEnded) req.socket.destroy();
     };
   }
-  let request: Request;
-  let response: Response;
+  let result: CoreResult;
+  let path: string | undefined;
   try {
-    request = toRequest(req, origin, abort.signal, body);
-  } catch (err) {
-    await send(req, res, body, errorResponse(options, 400, 'invalid_request', `invalid request: ${(err as Error).message}`), abort.signal);
-    return;
+    path = pathOf(req.url ?? '/', origin);
+  } catch {
+    path = undefined;
   }
-  try {
-    response = (await getResponse(handlers, request)) ?? notFoundResponse(request, options);
-  } catch (err) {
-    response = errorResponse(options, 500, 'internal_error', `the mock failed: ${(err as Error).message}`);
+  if (path === undefined) {
+    result = service.error({ status: 400, code: 'invalid_request', message: 'invalid request: absolute-form request target for another origin' });
+  } else {
+    try {
+      result = await service.handle(toCoreRequest(req, path, body ?? NO_BODY));
+    } catch (err) {
+      result = service.error({ status: 500, code: 'internal_error', message: `the mock failed: ${(err as Error)?.message}` });
+    }
   }
-  await send(req, res, body, response, abort.signal);
+  // The body was never asked for after `Expect: 100-continue`: the client may never send it.
+  if (expectContinue && body && !body.pulled) res.shouldKeepAlive = false;
+  await send(req, res, body, result);
 }
 
-async function send(req: http.IncomingMessage, res: http.ServerResponse, body: RequestBody | undefined, response: Response, signal: AbortSignal): Promise<void> {
-  const headers: Record<string, string | string[]> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
+/** Most characters of encoded events joined into one write of an unpaced stream. */
+export const WRITE_BATCH_CHARS = 16 * 1024;
+
+/** Consecutive pieces joined into strings of up to WRITE_BATCH_CHARS (a longer piece stays whole). */
+export function batches(pieces: readonly string[]): string[] {
+  const out: string[] = [];
+  let current = '';
+  for (const p of pieces) {
+    if (current.length > 0 && current.length + p.length > WRITE_BATCH_CHARS) {
+      out.push(current);
+      current = '';
+    }
+    current += p;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}
+
+/** Resolves when `res` can take more (drain) or is gone (close). */
+function drained(res: http.ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
   });
-  const setCookies = response.headers.getSetCookie();
-  if (setCookies.length > 0) headers['set-cookie'] = setCookies;
+}
+
+/** res.write that resolves once the chunk is handed to the socket, so each write is its own send. */
+function writeAlone(res: http.ServerResponse, chunk: Uint8Array): Promise<void> {
+  return new Promise((resolve) => {
+    res.write(chunk, () => resolve());
+  });
+}
+
+async function send(req: http.IncomingMessage, res: http.ServerResponse, body: RequestBody | undefined, result: CoreResult): Promise<void> {
   if (body?.cut) res.shouldKeepAlive = false;
-  const streaming = (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
-  if (!response.body || !streaming) {
-    // A JSON (or empty) body: one write with its Content-Length.
-    const bytes = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
-    if (bytes) headers['content-length'] = String(bytes.byteLength);
-    if (res.destroyed) return;
-    res.writeHead(response.status, headers);
+  if (res.destroyed) return;
+  if (result.kind !== 'sse') {
+    // A JSON (or text) body: one write with its Content-Length.
+    const bytes = result.kind === 'json' ? jsonBytes(result.body) : Buffer.from(result.body);
+    res.writeHead(result.status, { ...result.headers, 'content-length': String(bytes.byteLength) });
     res.end(bytes);
     body?.discardRest();
     return;
   }
-  res.writeHead(response.status, headers);
-  res.flushHeaders();
-  const reader = response.body.getReader();
+  let gone = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let wake: (() => void) | undefined;
+  const onClose = (): void => {
+    if (res.writableFinished) return;
+    gone = true;
+    clearTimeout(timer);
+    wake?.();
+  };
+  res.once('close', onClose);
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      wake = resolve;
+      timer = setTimeout(resolve, ms);
+    });
+  res.writeHead(result.status, result.headers);
+  const { pieces, writes } = result;
+  const paced = writes.chunkDelayMs > 0 || writes.writeDelayMs > 0 || writes.framing.has('bytewise');
   try {
-    for (;;) {
-      if (signal.aborted) break;
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (signal.aborted) break;
-      await write(res, value);
-    }
-  } catch {
-    // the client went away or the body failed: stop quietly
-  } finally {
-    if (signal.aborted) {
-      await reader.cancel().catch(() => {});
-      res.destroy();
+    if (!paced) {
+      // Unpaced, the events go out in writes of up to WRITE_BATCH_CHARS (a short stream in one), each waiting for
+      // the socket to drain when it is full: the same bytes in far fewer chunks and syscalls.
+      for (const batch of batches(pieces)) {
+        if (gone) break;
+        if (!res.write(batch)) await drained(res);
+      }
     } else {
+      res.flushHeaders();
+      for (const piece of pieces) {
+        if (writes.chunkDelayMs > 0) await sleep(writes.chunkDelayMs);
+        for (const w of toWrites(piece, { framing: writes.framing })) {
+          if (writes.writeDelayMs > 0) await sleep(writes.writeDelayMs);
+          if (gone) break;
+          await writeAlone(res, w);
+        }
+        if (gone) break;
+      }
+    }
+  } finally {
+    res.off('close', onClose);
+    if (gone) res.destroy();
+    else {
       res.end();
       body?.discardRest();
     }
@@ -315,7 +425,7 @@ export async function startMockServer(opts: StartOptions = {}): Promise<RunningM
   const {
     port: wantedPort = 0,
     host: _h,
-    handlers: given,
+    service: given,
     headersTimeoutMs = DEFAULT_HEADERS_TIMEOUT_MS,
     bodyIdleTimeoutMs = DEFAULT_BODY_IDLE_TIMEOUT_MS,
     bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS,
@@ -325,7 +435,7 @@ export async function startMockServer(opts: StartOptions = {}): Promise<RunningM
     if (!Number.isInteger(v) || v <= 0) throw new Error(`${name} must be a positive integer (got ${v})`);
   }
   const bounds: Bounds = { bodyIdleTimeoutMs, bodyTimeoutMs };
-  const handlers = given ?? createHandlers(mockOptions);
+  const service = given ?? createMockService(mockOptions);
   const owed = new WeakMap<Socket, Owed>();
   const owedOn = (socket: Socket): Owed => {
     let o = owed.get(socket);
@@ -335,8 +445,8 @@ export async function startMockServer(opts: StartOptions = {}): Promise<RunningM
   let origin = '';
   const serve = (req: http.IncomingMessage, res: http.ServerResponse, expectContinue: boolean): void => {
     owedOn(req.socket).add(res);
-    handle(handlers, mockOptions, bounds, origin, req, res, expectContinue).catch((err: unknown) => {
-      if (!res.headersSent) void send(req, res, undefined, errorResponse(mockOptions, 500, 'internal_error', `the mock failed: ${(err as Error)?.message}`), new AbortController().signal);
+    handle(service, bounds, origin, req, res, expectContinue).catch((err: unknown) => {
+      if (!res.headersSent) void send(req, res, undefined, service.error({ status: 500, code: 'internal_error', message: `the mock failed: ${(err as Error)?.message}` }));
       else res.destroy();
     });
   };
@@ -351,37 +461,23 @@ export async function startMockServer(opts: StartOptions = {}): Promise<RunningM
     },
     (req, res) => serve(req, res, false),
   );
-  // `Expect: 100-continue` with a Content-Length over the limit: the core's 413, without asking for the body.
-  // (MSW clones each request, and the clone pulls one chunk eagerly, so the core alone cannot hold the 100 back.)
-  const limit = bodyLimitOf(mockOptions);
-  server.on('checkContinue', (req, res) => {
-    try {
-      checkContentLength(new Headers({ 'content-length': req.headers['content-length'] ?? '' }), limit);
-    } catch (err) {
-      if (err instanceof MockHttpError) {
-        owedOn(req.socket).add(res);
-        res.shouldKeepAlive = false; // the body was never asked for
-        void send(req, res, undefined, errorResponse(mockOptions, err.status, err.code, err.message, err.headers), new AbortController().signal);
-        return;
-      }
-    }
-    serve(req, res, true);
-  });
+  // `Expect: 100-continue`: the 100 goes out when the core first reads the body (RequestBody).
+  server.on('checkContinue', (req, res) => serve(req, res, true));
   // Any other expectation: 417 with the envelope (Node's default answers it with an empty body).
   server.on('checkExpectation', (req, res) => {
     owedOn(req.socket).add(res);
     res.shouldKeepAlive = false;
     const message = `the Expect header "${String(req.headers.expect).slice(0, 100)}" cannot be met; only "100-continue" is supported`;
-    void send(req, res, undefined, errorResponse(mockOptions, 417, 'expectation_failed', message), new AbortController().signal);
+    void send(req, res, undefined, service.error({ status: 417, code: 'expectation_failed', message }));
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     let answer: string | undefined;
     if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-      answer = rawErrorResponse(mockOptions, 408, 'request_timeout', `the request headers did not arrive within ${headersTimeoutMs} ms`);
+      answer = rawErrorResponse(service, 408, 'request_timeout', `the request headers did not arrive within ${headersTimeoutMs} ms`);
     } else if (err.code === 'HPE_HEADER_OVERFLOW') {
-      answer = rawErrorResponse(mockOptions, 431, 'headers_too_large', 'the request headers are too large');
+      answer = rawErrorResponse(service, 431, 'headers_too_large', 'the request headers are too large');
     } else if (err.code !== 'ECONNRESET' && err.code !== 'EPIPE') {
-      answer = rawErrorResponse(mockOptions, 400, 'bad_request', `malformed HTTP request (${err.code ?? 'parse error'})`);
+      answer = rawErrorResponse(service, 400, 'bad_request', `malformed HTTP request (${err.code ?? 'parse error'})`);
     }
     // The malformed bytes come after the requests already framed on this connection: answer those first.
     owedOn(socket).afterAll(() => {

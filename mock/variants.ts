@@ -6,63 +6,28 @@
 //
 // Variants combine freely with each other (and with scenario headers: a framing asked for by x-mock-framing
 // is added to the variant's framings).
-import type { Framing } from './core/scenario.ts';
+//
+// Each variant is one object in mock/modes/variants/*.ts: its spec and the stages it wraps. This file is the
+// registry (the order of VARIANTS is the order the defect matrix runs them).
+import type { VariantMode } from './modes/mode.ts';
+import { FRAMING_VARIANTS, SSE_FIELDS_VARIANT } from './modes/variants/framings.ts';
+import { GAP_STATUSES_VARIANT } from './modes/variants/gap-statuses.ts';
+import { LONG_TOOL_ARGUMENTS_VARIANT } from './modes/variants/long-tool-arguments.ts';
+import { EXTRA_FIELDS_VARIANT, KEY_ORDER_VARIANT, OPTIONAL_OMITTED_VARIANT, USAGE_CHUNK_BARE_VARIANT } from './modes/variants/response-shape.ts';
+import { SLOW_VARIANT } from './modes/variants/slow.ts';
 
-export interface VariantSpec {
-  name: string;
-  /** What the contract allows that the variant exercises (section of the spec). */
-  allows: string;
-  description: string;
-  /** Stream framings the variant switches on for every stream (mock/core/sse-encoder.ts). */
-  framing?: Framing;
-}
+/** A variant as the registry lists it: name, what the contract allows, description (and its layer). */
+export type VariantSpec = VariantMode;
 
 export const VARIANTS = [
-  { name: 'crlf', framing: 'crlf', allows: '6 rule 3', description: 'every stream line ends with CRLF' },
-  { name: 'multiline', framing: 'multiline', allows: '6 rule 2', description: 'each event spreads its JSON over several data: lines' },
-  { name: 'bytewise', framing: 'bytewise', allows: '6 rule 7', description: 'streams go out one byte per network write, so UTF-8 characters are split across writes' },
-  { name: 'no-final-blank', framing: 'no-final-blank', allows: '6 rule 5', description: 'the final event ([DONE]) lacks its terminating blank line' },
-  { name: 'comments', framing: 'comments', allows: '6 (SSE comment lines)', description: '": keep-alive" comment lines before every event' },
-  { name: 'no-space', framing: 'no-space', allows: '6 rule 1', description: 'data: lines without the optional space after the colon' },
-  {
-    name: 'key-order',
-    allows: '2 (JSON objects are unordered)',
-    description: 'every JSON object (responses, chunks, catalog, errors) is serialised with its keys in reverse order',
-  },
-  {
-    name: 'optional-omitted',
-    allows: '2.9, 2.10 (optional fields omitted when unavailable)',
-    description:
-      'every optional field that may be omitted is omitted: usage (non-streamed), usage.cost and cost_details, finish_reason, citation titles, and every optional catalog field',
-  },
-  {
-    name: 'extra-fields',
-    allows: '1 (the widely used shape carries more fields than the contract lists)',
-    description:
-      'unknown extra fields on responses, choices, messages, deltas, chunks, usage, the model list object and error bodies (x_vendor_extra, system_fingerprint, ...); never on catalog entries, which 2.10 closes',
-  },
-  {
-    name: 'gap-statuses',
-    allows: '7 gaps (statuses the contract leaves open)',
-    description:
-      '422 for tool calls without declared tools, web_search_not_supported and the output-budget refusal; 400 for an unknown model; 403 for a missing credential; 409 for an allow_fallbacks refusal; 400 for an oversized body',
-  },
-  {
-    name: 'sse-fields',
-    allows: '6 (standard SSE fields; message is the default event type)',
-    description: 'every stream event also carries "event: message", "id: <n>" and "retry: 3000" lines; standard consumers see the same data',
-  },
-  {
-    name: 'usage-chunk-bare',
-    allows: '6 rule 9 (the chunk shape beyond choices[].delta.content is not defined)',
-    description: 'with include_usage, the usage-only chunk has no choices key at all (clients want choices: [], so the suite warns)',
-  },
-  {
-    name: 'long-tool-arguments',
-    allows: '2.4 (arguments is a JSON string) and 4.3 rule 2 (the cap bounds generated tokens)',
-    description:
-      'tool-call arguments are padded (an extra string property where the schema allows, else the first free string) so one call needs more than 64 tokens; a cap below that cuts the call (finish_reason length)',
-  },
+  ...FRAMING_VARIANTS,
+  KEY_ORDER_VARIANT,
+  OPTIONAL_OMITTED_VARIANT,
+  EXTRA_FIELDS_VARIANT,
+  GAP_STATUSES_VARIANT,
+  SSE_FIELDS_VARIANT,
+  USAGE_CHUNK_BARE_VARIANT,
+  LONG_TOOL_ARGUMENTS_VARIANT,
 ] as const satisfies readonly VariantSpec[];
 
 /**
@@ -70,13 +35,7 @@ export const VARIANTS = [
  * selectable and listed like the others. `slow` makes a whole suite run take minutes, so npm test checks it with
  * a run of its own (tests/integration/slow-target.spec.ts).
  */
-export const PENDING_VARIANTS = [
-  {
-    name: 'slow',
-    allows: '(no latency bound in the contract)',
-    description: 'every answer waits before its headers (slow.headersMs, default 3000 ms) and every stream event waits too (slow.eventMs, default 100 ms)',
-  },
-] as const satisfies readonly VariantSpec[];
+export const PENDING_VARIANTS = [SLOW_VARIANT] as const satisfies readonly VariantSpec[];
 
 /** Every variant: those of the defect matrix, then the pending ones. */
 export const ALL_VARIANTS: readonly VariantSpec[] = [...VARIANTS, ...PENDING_VARIANTS];

@@ -18,7 +18,7 @@ export interface RequirementLinks {
   tests: string[];
   /** Mock code that names it. */
   mock: string[];
-  /** Defect modes (mock/defects.ts) that break it. */
+  /** Defect modes (mock/defects.ts) that break it, with the file:line of the mode (mock/modes/defects/). */
   defects: string[];
 }
 
@@ -60,14 +60,24 @@ export function requirementLinks(): Map<string, RequirementLinks> {
       if (declared) for (const id of declared[1]!.match(ID) ?? []) add(id, 'tests', `${file}:${i + 1}`);
     });
   }
+  // The mock code that honours a rule; the modes (mock/modes/) break rules, so their IDs are not links to it.
   for (const { file, lines } of sources('mock')) {
-    if (file === 'mock/defects.ts') continue;
+    if (file === 'mock/defects.ts' || file.startsWith('mock/modes/')) continue;
     lines.forEach((line, i) => {
       for (const id of line.match(ID) ?? []) add(id, 'mock', `${file}:${i + 1}`);
     });
   }
-  for (const d of DEFECTS) add(d.breaks, 'defects', d.name);
+  // Each defect mode is one object in mock/modes/defects/: its name line is where it lives.
+  const modeLines = new Map<string, string>();
+  for (const { file, lines } of sources('mock/modes/defects')) {
+    lines.forEach((line, i) => {
+      const m = /^\s*name: '([a-z0-9-]+)',/.exec(line);
+      if (m) modeLines.set(m[1]!, `${file}:${i + 1}`);
+    });
+  }
+  const defectLink = (name: string): string => (modeLines.has(name) ? `${name} (${modeLines.get(name)})` : name);
+  for (const d of DEFECTS) add(d.breaks, 'defects', defectLink(d.name));
   // A defect that breaks a restated rule breaks its primary.
-  for (const d of DEFECTS) if (getRequirement(d.breaks).sameAs) add(getRequirement(d.breaks).sameAs!, 'defects', d.name);
+  for (const d of DEFECTS) if (getRequirement(d.breaks).sameAs) add(getRequirement(d.breaks).sameAs!, 'defects', defectLink(d.name));
   return links;
 }

@@ -1,5 +1,5 @@
 // The single validator of the contract's resources, shared by the mock server and the conformance suite.
-// Schemas live in spec/schemas/<name>.schema.json (JSON Schema 2020-12); they are compiled once, on first use.
+// Schemas live in spec/schemas/<name>.schema.json (JSON Schema 2020-12); each is compiled once, on its first use.
 // Ajv's raw errors are turned into readable issues that name the offending field through a JSON pointer.
 
 import { readdirSync, readFileSync } from 'node:fs';
@@ -153,7 +153,9 @@ function checkTimeZone(name: string): boolean {
 
 type AjvInstance = InstanceType<typeof Ajv2020>;
 
-let compiled: Map<SchemaName, ValidateFunction> | undefined;
+let ajvWithSchemas: AjvInstance | undefined;
+/** Validators compiled so far; each schema is compiled on its first use (a process that validates one schema, the mock, compiles only that one and its references). */
+const compiled = new Map<SchemaName, ValidateFunction>();
 
 /** Reads every `*.schema.json` of spec/schemas; keyed by file stem. */
 export function loadSchemaFiles(): Map<string, Record<string, unknown>> {
@@ -180,8 +182,8 @@ function createAjv(): AjvInstance {
   return ajv;
 }
 
-function compileAll(): Map<SchemaName, ValidateFunction> {
-  if (compiled) return compiled;
+function schemaAjv(): AjvInstance {
+  if (ajvWithSchemas) return ajvWithSchemas;
   const ajv = createAjv();
   const files = loadSchemaFiles();
   for (const [stem, schema] of files) {
@@ -191,21 +193,27 @@ function compileAll(): Map<SchemaName, ValidateFunction> {
     }
     ajv.addSchema(schema);
   }
-  const map = new Map<SchemaName, ValidateFunction>();
   for (const name of schemaNames) {
-    const fn = ajv.getSchema(`${SCHEMA_ID_BASE}${name}.schema.json`);
-    if (!fn) throw new Error(`schema "${name}" not found: expected spec/schemas/${name}.schema.json`);
-    map.set(name, fn);
+    if (!files.has(name)) throw new Error(`schema "${name}" not found: expected spec/schemas/${name}.schema.json`);
   }
-  compiled = map;
-  return map;
+  ajvWithSchemas = ajv;
+  return ajv;
+}
+
+function validatorFor(name: SchemaName): ValidateFunction | undefined {
+  let fn = compiled.get(name);
+  if (fn) return fn;
+  if (!schemaNames.includes(name)) return undefined;
+  fn = schemaAjv().getSchema(`${SCHEMA_ID_BASE}${name}.schema.json`);
+  if (fn) compiled.set(name, fn);
+  return fn;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Public API
 
 export function validate(name: SchemaName, data: unknown): ValidationResult {
-  const fn = compileAll().get(name);
+  const fn = validatorFor(name);
   if (!fn) throw new Error(`unknown schema name "${String(name)}"; known: ${schemaNames.join(', ')}`);
   if (fn(data)) return { valid: true, errors: [] };
   const errors = ajvErrorsToIssues(fn.errors ?? []);

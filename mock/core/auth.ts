@@ -13,33 +13,26 @@ export function indexKeys(keys: KeysFixture): Map<string, ApiKey> {
  * Reads `Authorization: Bearer <key>`. No header (or an empty bearer token) is `none`; an unknown key or a
  * non-Bearer scheme throws 401 invalid_api_key.
  */
-export function readCredential(headers: Headers, keys: Map<string, ApiKey>, acceptUnknown = false): Credential {
-  const raw = headers.get('authorization');
-  if (raw === null || raw.trim() === '') return { kind: 'none' };
-  const m = /^\s*bearer\s*(.*?)\s*$/i.exec(raw);
+export function readCredential(authorization: string | undefined, keys: Map<string, ApiKey>): Credential {
+  if (authorization === undefined || authorization.trim() === '') return { kind: 'none' };
+  const m = /^\s*bearer\s*(.*?)\s*$/i.exec(authorization);
   if (!m) throw new MockHttpError(401, 'invalid_api_key', 'the Authorization header must be "Bearer <API_KEY>"');
   const token = m[1] ?? '';
   if (token === '') return { kind: 'none' };
-  // acceptUnknown (defect invalid-key-accepted): an unknown key is served as the first fixture key.
-  const key = keys.get(token) ?? (acceptUnknown ? keys.values().next().value : undefined);
-  if (!key) throw new MockHttpError(401, 'invalid_api_key', 'the API key is not valid');
+  const key = keys.get(token);
+  if (!key) throw new MockHttpError(401, UNKNOWN_KEY.code, UNKNOWN_KEY.message);
   return { kind: 'key', key };
 }
 
-/**
- * Chat requires a credential: none gives 401 missing_api_key. `lenient` (defects invalid-key-accepted,
- * chat-without-credential) serves an unknown key, or no key, as the first fixture key.
- */
-export function requireKey(headers: Headers, keys: Map<string, ApiKey>, lenient: { unknown?: boolean; none?: boolean } = {}): ApiKey {
-  const cred = readCredential(headers, keys, lenient.unknown);
-  if (cred.kind === 'none' && lenient.none) {
-    const first = keys.values().next().value;
-    if (first) return first;
-  }
-  if (cred.kind === 'none') {
-    throw new MockHttpError(401, 'missing_api_key', 'an API key is required: send "Authorization: Bearer <API_KEY>"');
-  }
-  return cred.key;
+/** The refusal of a well-formed bearer key that is not known. */
+export const UNKNOWN_KEY = { code: 'invalid_api_key', message: 'the API key is not valid' } as const;
+
+/** The credential of a request; chat requires one (none gives 401 missing_api_key), the catalog does not. */
+export function authenticate(authorization: string | undefined, keys: Map<string, ApiKey>, required: boolean): ApiKey | undefined {
+  const cred = readCredential(authorization, keys);
+  if (cred.kind === 'key') return cred.key;
+  if (required) throw new MockHttpError(401, 'missing_api_key', 'an API key is required: send "Authorization: Bearer <API_KEY>"');
+  return undefined;
 }
 
 /** Whether a key may use a model id (its explicit list, if any). */

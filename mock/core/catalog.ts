@@ -1,8 +1,7 @@
-// The catalog as GET /v1/models shows it: active entries only, hidden attributes stripped.
+// The catalog (2.10, 2.11, 4.1, 4.2, 5): listed entries only, hidden attributes stripped; resolving a chat's model.
 import { keyAllows, tierAtLeast } from './auth.ts';
 import { MockHttpError } from './errors.ts';
-import { defectOn, VENDOR_EXTRA, variantOn } from './modes.ts';
-import type { ApiKey, CatalogFixture, FixtureEntry, MockOptions, PublicCatalogEntry } from './types.ts';
+import type { ApiKey, CatalogFixture, FixtureEntry, PublicCatalogEntry } from './types.ts';
 
 /** Fields of 2.10 in the order the mock emits them. Anything else in a fixture entry never leaves the mock. */
 export const PUBLIC_FIELDS = [
@@ -17,27 +16,36 @@ export const REQUIRED_FIELDS: ReadonlySet<string> = new Set([
   'id', 'name', 'min_tier', 'supports_images', 'supports_caching', 'supports_reasoning', 'supports_global_endpoint', 'is_featured',
 ]);
 
-const PRICE_FIELDS = new Set(['input_price', 'output_price', 'cache_write_price', 'cache_read_price']);
-
-/**
- * Strips hidden attributes and any null/undefined value (optional fields are omitted, never null). The modes
- * of `options` reshape it: defects catalog-null-optional, catalog-backend-field, catalog-openai-fields,
- * catalog-price-strings; variant optional-omitted.
- */
-export function toPublicEntry(entry: FixtureEntry, options: MockOptions = {}): PublicCatalogEntry {
+/** Strips hidden attributes and any null/undefined value (2.10: optional fields are omitted, never null). */
+export function toPublicEntry(entry: FixtureEntry): PublicCatalogEntry {
   const out: Record<string, unknown> = {};
-  const nulls = defectOn(options, 'catalog-null-optional');
-  const omitOptional = variantOn(options, 'optional-omitted');
   for (const field of PUBLIC_FIELDS) {
     const v = (entry as unknown as Record<string, unknown>)[field];
-    if (omitOptional && !REQUIRED_FIELDS.has(field)) continue;
-    if (v !== undefined && v !== null) out[field] = PRICE_FIELDS.has(field) && defectOn(options, 'catalog-price-strings') ? String(v) : v;
-    else if (nulls) out[field] = null;
-    if (field === 'id' && defectOn(options, 'catalog-openai-fields')) Object.assign(out, { object: 'model', created: 1_700_000_000 });
+    if (v !== undefined && v !== null) out[field] = v;
   }
-  if (defectOn(options, 'catalog-backend-field')) out.provider = entry.mock.routes[0]?.name ?? 'default';
   return out as unknown as PublicCatalogEntry;
 }
+
+export interface ModelList {
+  object: 'list';
+  data: PublicCatalogEntry[];
+}
+
+/** The three views the catalog is built from, once per mock instance (stages of mock/core/pipeline.ts). */
+export interface CatalogView {
+  /** 2.10: one entry as the catalog shows it */
+  publicEntry(entry: FixtureEntry): PublicCatalogEntry;
+  /** 2.11, 3: the entries GET /v1/models lists (deactivated ones are not) */
+  listedEntries(entries: readonly FixtureEntry[]): FixtureEntry[];
+  /** 2.11: the list object around the entries a caller sees */
+  modelList(data: PublicCatalogEntry[]): ModelList;
+}
+
+export const CONTRACT_VIEW: CatalogView = {
+  publicEntry: toPublicEntry,
+  listedEntries: (entries) => entries.filter((e) => e.mock.state !== 'deactivated'),
+  modelList: (data) => ({ object: 'list', data }),
+};
 
 export class Catalog {
   readonly byId: Map<string, FixtureEntry>;
@@ -45,41 +53,36 @@ export class Catalog {
   private readonly publicById: Map<string, PublicCatalogEntry>;
   private readonly listed: PublicCatalogEntry[];
   /** The model list per caller (anonymous is ''), built once: the fixtures never change in a running mock. */
-  private readonly lists = new Map<string, { object: 'list'; data: PublicCatalogEntry[] }>();
+  private readonly lists = new Map<string, ModelList>();
 
   constructor(
     fixture: CatalogFixture,
-    private readonly options: MockOptions = {},
+    private readonly view: CatalogView = CONTRACT_VIEW,
   ) {
     this.tiersOrder = fixture.tiers_order;
     this.byId = new Map(fixture.entries.map((e) => [e.id, e]));
-    this.publicById = new Map(fixture.entries.map((e) => [e.id, toPublicEntry(e, options)]));
-    const listDeactivated = defectOn(options, 'catalog-lists-deactivated');
-    // Defect catalog-get-differs: the list is a summary view, GET one the detailed entry.
-    const summary = (e: PublicCatalogEntry): PublicCatalogEntry => {
-      if (!defectOn(options, 'catalog-get-differs')) return e;
-      const { description: _d, ...rest } = e;
-      return rest as PublicCatalogEntry;
-    };
-    this.listed = fixture.entries.filter((e) => listDeactivated || e.mock.state !== 'deactivated').map((e) => summary(this.publicById.get(e.id)!));
-    if (defectOn(options, 'catalog-duplicate-entry') && this.listed[0]) this.listed = [this.listed[0], ...this.listed];
+    this.publicById = new Map(fixture.entries.map((e) => [e.id, view.publicEntry(e)]));
+    this.listed = view.listedEntries(fixture.entries).map((e) => this.publicById.get(e.id)!);
+  }
+
+  /** The entries listed to everyone, in fixture order. */
+  get listedEntries(): readonly PublicCatalogEntry[] {
+    return this.listed;
   }
 
   /** The model list (2.11): active entries (unavailable ones included), filtered by a restricted key's list. */
-  list(key?: ApiKey): { object: 'list'; data: PublicCatalogEntry[] } {
+  list(key?: ApiKey): ModelList {
     const cacheKey = key?.key ?? '';
     let list = this.lists.get(cacheKey);
     if (!list) {
-      const body = { object: 'list' as const, data: key ? this.listed.filter((e) => keyAllows(key, e.id)) : this.listed };
-      if (variantOn(this.options, 'extra-fields')) Object.assign(body, VENDOR_EXTRA, { has_more: false });
-      list = Object.freeze(body);
+      list = Object.freeze(this.view.modelList(key ? this.listed.filter((e) => keyAllows(key, e.id)) : this.listed));
       this.lists.set(cacheKey, list);
     }
     return list;
   }
 
   /**
-   * The alias target a defect names instead of `id`: the next listed entry (among those `like` accepts) after
+   * The alias of `id`: the next listed entry (among those `like` accepts) after
    * it, wrapping around; `id` itself when there is no other.
    */
   aliasOf(id: string, like: (e: PublicCatalogEntry) => boolean = () => true): string {
@@ -109,15 +112,12 @@ export class Catalog {
     const entry = this.byId.get(id);
     if (!entry) throw new MockHttpError(404, 'unknown_model', `unknown model id: ${id}`);
     if (!keyAllows(key, id)) {
-      // Defect restricted-key-rerouted: the first model on the key's list serves instead.
-      const allowed = key.models?.map((m) => this.byId.get(m)).find((e) => e !== undefined && e.mock.state === 'active');
-      if (defectOn(this.options, 'restricted-key-rerouted') && allowed) return allowed;
       throw new MockHttpError(403, 'model_not_allowed', `this API key is not allowed to use model ${id}`);
     }
     if (entry.mock.state === 'deactivated') {
       throw new MockHttpError(403, 'model_not_found', `model ${id} has been deactivated`);
     }
-    if (!tierAtLeast(this.tiersOrder, key.tier, entry.min_tier) && !defectOn(this.options, 'tier-not-enforced')) {
+    if (!tierAtLeast(this.tiersOrder, key.tier, entry.min_tier)) {
       throw new MockHttpError(
         403,
         'insufficient_tier',

@@ -1,6 +1,6 @@
 // Loads the catalog and key fixtures once per process. Options may replace either.
 import { readFileSync } from 'node:fs';
-import type { CatalogFixture, KeysFixture, MockOptions } from './types.ts';
+import type { CatalogFixture, KeysFixture, CoreOptions } from './types.ts';
 
 const fixtureUrl = (name: string): URL => new URL(`../../fixtures/mock/${name}`, import.meta.url);
 
@@ -19,10 +19,10 @@ export function defaultKeys(): KeysFixture {
   return keysCache;
 }
 
-export function catalogOf(options: MockOptions): CatalogFixture {
+export function catalogOf(options: CoreOptions): CatalogFixture {
   return options.catalog ?? defaultCatalog();
 }
 
-export function keysOf(options: MockOptions): KeysFixture {
+export function keysOf(options: CoreOptions): KeysFixture {
   return options.keys ?? defaultKeys();
 }

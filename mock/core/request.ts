@@ -3,8 +3,6 @@
 import { validate, type ValidationIssue } from '../../spec/validator.ts';
 import { MESSAGES, MockHttpError } from './errors.ts';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from './json-depth.ts';
-import { defectOn } from './modes.ts';
-import type { MockOptions } from './types.ts';
 
 export interface ContentPart {
   type: 'text' | 'image_url';
@@ -108,7 +106,7 @@ export function checkWebSearchOptions(options: unknown): void {
   if (!validate('user-location', loc).valid) throw bad(MESSAGES.locationMalformed);
 }
 
-/** The top-level fields of 2.1 (defect unknown-field-rejected refuses any other). */
+/** The top-level fields of 2.1; any other field is not read. */
 export const REQUEST_FIELDS: ReadonlySet<string> = new Set([
   'model', 'messages', 'stream', 'temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'tools', 'tool_choice',
   'web_search_options', 'reasoning', 'include_reasoning', 'provider', 'stream_options',
@@ -131,7 +129,7 @@ function acceptToolCallTurnsWithoutContent(messages: unknown[]): void {
 }
 
 /** Parses the body text as JSON (400 invalid_json) and validates it as a chat request (400 invalid_request). */
-export function parseChatRequest(bytes: Uint8Array, options: MockOptions = {}): ChatRequest {
+export function parseChatRequest(bytes: Uint8Array): ChatRequest {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -158,15 +156,6 @@ export function parseChatRequest(bytes: Uint8Array, options: MockOptions = {}): 
   if (typeof b.model !== 'string') throw invalid('invalid request: model must be a string');
   if (!('messages' in b)) throw invalid('invalid request: messages is required');
   if (!Array.isArray(b.messages)) throw invalid('invalid request: messages must be an array');
-  if (defectOn(options, 'unknown-field-rejected')) {
-    const unknown = Object.keys(b).find((k) => !REQUEST_FIELDS.has(k));
-    if (unknown !== undefined) throw invalid(`invalid request: unknown field ${unknown}`);
-  }
-  const wso = b.web_search_options as Record<string, unknown> | undefined;
-  if (defectOn(options, 'search-context-size-lenient') && wso !== null && typeof wso === 'object' && 'search_context_size' in wso) {
-    const size = wso.search_context_size;
-    if (size !== 'low' && size !== 'medium' && size !== 'high') wso.search_context_size = 'medium';
-  }
   checkWebSearchOptions(b.web_search_options);
   acceptToolCallTurnsWithoutContent(b.messages);
   const result = validate('chat-request', body);

@@ -1,9 +1,8 @@
 // Routing preferences (2.8, 4.3 rules 4-5, 7 rule 3): provider.sort, provider.order and allow_fallbacks against
 // the entry's hidden routes. Every route serves the same entry; the response model is always the requested id.
 import { MESSAGES, MockHttpError } from './errors.ts';
-import { defectOn } from './modes.ts';
 import type { ChatRequest } from './request.ts';
-import type { FixtureEntry, MockOptions, MockRoute } from './types.ts';
+import type { FixtureEntry, MockRoute } from './types.ts';
 
 const SORT_KEYS: Record<string, keyof MockRoute> = {
   price: 'price_rank',
@@ -20,12 +19,11 @@ const SORT_KEYS: Record<string, keyof MockRoute> = {
  * - allow_fallbacks false: only ranked routes may serve; none available gives 503 no_route_available with
  *   `x-should-retry: false`. Otherwise the first ranked candidate, else the first other candidate.
  */
-export function pickRoute(req: ChatRequest, entry: FixtureEntry, search: boolean, options: MockOptions = {}): MockRoute {
+export function pickRoute(req: ChatRequest, entry: FixtureEntry, search: boolean): MockRoute {
   const { ranked, byPreference, usable } = rank(req, entry, search);
   const first = ranked.find(usable);
   if (first) return first;
-  // Defect allow-fallbacks-ignored: the preference is not forwarded, so an unranked route serves.
-  if (req.provider?.allow_fallbacks === false && !defectOn(options, 'allow-fallbacks-ignored')) {
+  if (req.provider?.allow_fallbacks === false) {
     throw new MockHttpError(
       503,
       'no_route_available',

@@ -1,27 +1,35 @@
-// Serialises whole server-sent events (section 6). An event is always built complete; framing variants only
-// change line endings, line splitting, comments and how the bytes are cut into network writes.
-import type { Framing } from './scenario.ts';
+// Encode stage of a stream (section 6): whole server-sent events. An event is always built complete; a framing
+// only changes what section 6 leaves open: line endings (rule 3), data lines (rules 1-2), comment lines, the
+// final blank line (rule 5) and how the bytes are cut into network writes (rule 7).
+
+export type Framing = 'crlf' | 'multiline' | 'comments' | 'bytewise' | 'no-final-blank' | 'no-space';
+export const FRAMINGS: readonly Framing[] = ['crlf', 'multiline', 'comments', 'bytewise', 'no-final-blank', 'no-space'];
 
 export type SsePayload = unknown | '[DONE]';
 
 export interface FramingOptions {
   framing?: ReadonlySet<Framing>;
-  /** Defect stream-named-events: the `event:` name of a payload, when it gets one. */
+  /** the `event:` name of a payload, when it gets one (none: unnamed events, as clients need) */
   eventNameOf?: (payload: SsePayload) => string | undefined;
-  /** Defect stream-no-blank-line: events are not separated by a blank line. */
+  /** events are not separated by a blank line (not SSE: the events run together) */
   noBlankLine?: boolean;
-  /** Variant sse-fields: every event also carries `event: message`, `id: <n>` and `retry: 3000` lines. */
+  /** every event also carries `event: message`, `id: <n>` and `retry: 3000` lines (standard SSE fields) */
   sseFields?: boolean;
 }
 
-/** The reconnection time the variant sse-fields announces (SSE `retry:` field, ms). */
+/** The reconnection time announced by `sseFields` (SSE `retry:` field, ms). */
 export const SSE_RETRY_MS = 3000;
 
 const encoder = new TextEncoder();
+const NO_FRAMING: ReadonlySet<Framing> = new Set();
 
 /** The text of one event: `data: <payload>` line(s) and the blank line (unless `final` and no-final-blank). */
 export function encodeEvent(payload: SsePayload, opts: FramingOptions = {}, final = false, index = 0): string {
-  const f = opts.framing ?? new Set<Framing>();
+  const f = opts.framing ?? NO_FRAMING;
+  // The plain framing (LF, `data: `, one line, a blank line), which every stream of the clean mock uses.
+  if (f.size === 0 && opts.eventNameOf === undefined && !opts.sseFields && !opts.noBlankLine) {
+    return `data: ${payload === '[DONE]' ? '[DONE]' : JSON.stringify(payload)}\n\n`;
+  }
   const eol = f.has('crlf') ? '\r\n' : '\n';
   const prefix = f.has('no-space') ? 'data:' : 'data: ';
   let lines: string[];

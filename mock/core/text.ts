@@ -9,6 +9,7 @@ const WORDS = [
 ];
 /** Single-code-point non-ASCII tokens: CJK (BMP) and emoji (astral, two UTF-16 units). */
 const CJK = ['你', '好', '世', '界', '模', '型', '回', '答', '東', '京', '雨', '山'];
+const CJK_SET: ReadonlySet<string> = new Set(CJK);
 const EMOJI = ['🚀', '✨', '🌏', '🙂', '📦', '🔎'];
 
 /** Default answer length: between 40 and 80 tokens, chosen by the seed. */
@@ -34,7 +35,7 @@ export function answerTokens(seed: number, count: number, opener = 'Mock answer:
     out.push(tok);
   }
   // CJK characters are written without spaces between them; everything else is space-separated.
-  const isCjk = (t: string | undefined): boolean => t !== undefined && CJK.includes(t);
+  const isCjk = (t: string | undefined): boolean => t !== undefined && CJK_SET.has(t);
   return out.map((t, i) => {
     if (i === out.length - 1) return t;
     return isCjk(t) && isCjk(out[i + 1]) ? t : `${t} `;

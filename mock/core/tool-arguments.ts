@@ -65,7 +65,7 @@ const FORMAT_EXAMPLES: Record<string, string> = {
 };
 
 interface Options {
-  /** variant long-tool-arguments: the first string with room for it (or an extra property) gets this text */
+  /** extra text for callers that need long arguments: the first string with room for it (or an extra property) gets it */
   padding?: string;
   /** shared by every call of one request (default: a fresh one) */
   budget?: ArgumentBudget;
@@ -84,7 +84,7 @@ class Generator {
   /** $refs being expanded in required-only mode on the current path: re-entering one never ends */
   private readonly requiredRefs = new Set<string>();
 
-  /** the variant's padding, until it has been placed once */
+  /** the padding, until it has been placed once */
   private padding: string | undefined;
 
   constructor(
@@ -192,7 +192,7 @@ class Generator {
     const extra = s.additionalProperties;
     // No prototype: a property named "__proto__" is just a key.
     const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-    // Variant long-tool-arguments: an extra property where the schema allows one, else the first free string.
+    // Padding: an extra property where the schema allows one, else the first free string.
     const open = extra !== false && s.propertyNames === undefined && s.patternProperties === undefined && s.unevaluatedProperties === undefined;
     if (this.padding !== undefined && depth === 0 && open && (maxProps ?? Infinity) > keys.length && !keys.includes('mock_padding')) {
       out.mock_padding = this.count(this.padding);
@@ -451,7 +451,7 @@ function merge(a: Schema, b: Schema): Schema {
 
 /**
  * Arguments satisfying `schema` (the keywords listed in mock/README.md), or ArgumentBoundError naming the bound
- * that stops it. `padding` is the variant long-tool-arguments' extra text.
+ * that stops it. `padding` is extra text placed once (see Options.padding).
  */
 export function generateArguments(schema: unknown, rnd: () => number, options: Options = {}): unknown {
   return new Generator(schema, rnd, options).value(schema, 'value', 0);

@@ -126,7 +126,7 @@ export function mentions(text: string, name: string): boolean {
 /**
  * Tool calls for the chosen tools; ids and arguments derive from the request hash. A parameters schema the
  * generator cannot satisfy within its bounds (core/tool-arguments.ts) is a 400 naming the tool and the bound,
- * raised here, before any response starts. `padding`: variant long-tool-arguments.
+ * raised here, before any response starts. `padding`: extra text placed once in each call's arguments.
  */
 export function buildToolCalls(tools: FunctionTool[], seed: string, padding?: string): ToolCall[] {
   // One budget for the whole request: many parallel calls share the step, size and time bounds.

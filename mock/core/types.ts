@@ -1,7 +1,5 @@
-// Shared types of the reference mock. The core is a set of plain functions of the request; these are the
-// shapes they exchange. Nothing here knows about MSW or node:http.
-import type { DefectName } from '../defects.ts';
-import type { VariantName } from '../variants.ts';
+// Shared types of the reference mock's core: the fixtures and the options of the contract's behaviour.
+// Nothing here knows about MSW, node:http or the modes layered on top (mock/modes/).
 
 /** A catalog entry exactly as GET /v1/models shows it (section 2.10). Optional fields are omitted, never null. */
 export interface PublicCatalogEntry {
@@ -79,11 +77,8 @@ export interface KeysFixture {
   keys: ApiKey[];
 }
 
-/**
- * Options threaded through the core; every response-building decision reads from this object, including the
- * defect modes (mock/defects.ts) and legal variants (mock/variants.ts) it runs in.
- */
-export interface MockOptions {
+/** What the core is configured with: fixtures, limits and the sources of ids and time. */
+export interface CoreOptions {
   /** replaces fixtures/mock/catalog.json */
   catalog?: CatalogFixture;
   /** replaces fixtures/mock/keys.json */
@@ -96,20 +91,7 @@ export interface MockOptions {
   newId?: () => string;
   /** max entries kept in the prompt cache of one mock instance; default 10,000 */
   cacheCapacity?: number;
-  /** defect mode(s): deliberate contract violations (mock/defects.ts); unknown names throw */
-  defect?: DefectName | readonly DefectName[];
-  /** legal variant(s) the contract allows (mock/variants.ts); unknown names throw */
-  variant?: VariantName | readonly VariantName[];
-  /** delays of the variant slow: before every answer's headers (default 3000 ms) and before every stream event (default 100 ms) */
-  slow?: { headersMs?: number; eventMs?: number };
 }
 
 /** A JSON object as the mock builds it. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
-/** What the core answers: a status, headers, and either a JSON body or an SSE body. */
-export type MockResult =
-  | { status: number; headers: Record<string, string>; kind: 'json'; body: unknown }
-  | { status: number; headers: Record<string, string>; kind: 'sse'; body: ReadableStream<Uint8Array> }
-  /** A body sent as is (only defect modes answer anything but JSON or SSE). */
-  | { status: number; headers: Record<string, string>; kind: 'text'; body: string };

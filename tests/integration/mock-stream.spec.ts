@@ -353,7 +353,7 @@ test.describe('legal variants on the wire: sse-fields, usage-chunk-bare, long-to
   });
 
   test('slow: every answer waits before its headers and every stream event waits; the defaults are 3000 ms and 100 ms', async () => {
-    const { SLOW_DEFAULTS } = await import('../../mock/core/service.ts');
+    const { SLOW_DEFAULTS } = await import('../../mock/modes/variants/slow.ts');
     expect(SLOW_DEFAULTS).toEqual({ headersMs: 3000, eventMs: 100 });
     await withVariant({ variant: ['slow'], slow: { headersMs: 400, eventMs: 60 } }, async (url) => {
       let t0 = performance.now();

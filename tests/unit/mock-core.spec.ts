@@ -5,7 +5,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import { decodeSse } from '../../suites/lib/decoding/sse.ts';
 import { countTokens, tokenize } from '../../mock/core/tokens.ts';
 import { answerTokens } from '../../mock/core/text.ts';
-import { complete, requestSeed, toChunks, toResponseBody, streamPieces } from '../../mock/core/chat.ts';
+import { capOf, complete, requestSeed, toChunks, toEvents, toResponseBody, usageOf } from '../../mock/core/chat.ts';
 import { Catalog } from '../../mock/core/catalog.ts';
 import { defaultCatalog } from '../../mock/core/fixture-data.ts';
 import { PromptCache } from '../../mock/core/usage.ts';
@@ -13,7 +13,10 @@ import { buildToolCalls } from '../../mock/core/tools.ts';
 import { generateArguments } from '../../mock/core/tool-arguments.ts';
 import { prng } from '../../mock/core/tokens.ts';
 import { encodeStream, toWrites } from '../../mock/core/sse-encoder.ts';
-import { FRAMINGS, type Framing, readScenario } from '../../mock/core/scenario.ts';
+import { FRAMINGS, type Framing } from '../../mock/core/sse-encoder.ts';
+import { readScenario } from '../../mock/scenario.ts';
+import { createMockService } from '../../mock/service.ts';
+import { bodyFromBytes, bodyFromStream, type CoreRequest } from '../../mock/core/http.ts';
 import { pickRoute } from '../../mock/core/routing.ts';
 import { readBodyLimited, checkContentLength } from '../../mock/core/limits.ts';
 import { parseChatRequest, fieldName } from '../../mock/core/request.ts';
@@ -25,7 +28,12 @@ const catalog = new Catalog(defaultCatalog());
 const entry = (id: string): FixtureEntry => catalog.byId.get(id)!;
 const route = (id: string) => entry(id).mock.routes[0]!;
 const req = (over: Partial<ChatRequest> = {}): ChatRequest => ({ model: 'acme/chat-small', messages: [{ role: 'user', content: 'hello world' }], ...over });
-const run = (r: ChatRequest, search = false) => complete(r, entry(r.model), pickRoute(r, entry(r.model), search), search, new PromptCache());
+const run = (r: ChatRequest, search = false) => {
+  const e = entry(r.model);
+  const c = complete(r, e, pickRoute(r, e, search), search, capOf(r, e), new PromptCache());
+  c.usage = usageOf(c, e);
+  return c;
+};
 
 test.describe('tokens', () => {
   test('tokenize splits and joins back; CJK characters and emoji are one token each', () => {
@@ -70,10 +78,10 @@ test.describe('completion', () => {
 
   test('the response body and chunks never contain null or undefined', () => {
     const c = run(req({ web_search_options: {} }), true);
-    const env = { id: 'chatcmpl-x', created: 1 };
-    const body = JSON.stringify(toResponseBody(c, env, {}));
+    const env = { id: 'chatcmpl-x', created: 1, model: c.model };
+    const body = JSON.stringify(toResponseBody(c, env));
     expect(body).not.toContain('null');
-    const chunks = toChunks(c, env, true, {});
+    const chunks = toChunks(c, env, true);
     expect(JSON.stringify(chunks)).not.toContain('null');
     expect(chunks.map((ch) => (ch.choices as any[])[0]?.delta?.content ?? '').join('')).toBe(c.content);
   });
@@ -146,13 +154,13 @@ test.describe('web search provenance', () => {
 });
 
 test.describe('SSE encoder', () => {
-  const chunks = toChunks(run(req({ messages: [{ role: 'user', content: '你好 🚀 encoder' }] })), { id: 'chatcmpl-1', created: 1 }, true, {});
+  const chunks = toChunks(run(req({ messages: [{ role: 'user', content: '你好 🚀 encoder' }] })), { id: 'chatcmpl-1', created: 1, model: 'acme/chat-small' }, true);
   const framingSet = fc.subarray([...FRAMINGS] as Framing[]).map((a) => new Set(a));
 
   test('every framing, cut into arbitrary network chunks, round-trips through suites/lib/decoding/sse.ts', () => {
     fc.assert(
       fc.property(framingSet, fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 20 }), (framing, cuts) => {
-        const pieces = streamPieces(chunks, { framing, chunkDelayMs: 0, writeDelayMs: 0 });
+        const pieces = encodeStream(toEvents(chunks), { framing });
         const bytes = Buffer.concat(pieces.flatMap((p) => toWrites(p, { framing })));
         const parts: Uint8Array[] = [];
         let off = 0;
@@ -178,18 +186,27 @@ test.describe('SSE encoder', () => {
     expect(text).toBe('data: {"a":1}\n\ndata: [DONE]\n');
   });
 
-  test('fail-after: N chunks then one error event, no [DONE]', () => {
-    const pieces = streamPieces(chunks, { framing: new Set(), chunkDelayMs: 0, writeDelayMs: 0, failAfter: 2 });
-    const events = decodeSse(pieces);
+  test('fail-after: N chunks then one error event, no [DONE]', async () => {
+    const headers = new Headers({ authorization: 'Bearer sk-mock-full-0123456789abcdef', 'x-mock-fail-after': '2' });
+    const request: CoreRequest = {
+      method: 'POST',
+      path: '/v1/chat/completions',
+      header: (n) => headers.get(n) ?? undefined,
+      body: bodyFromBytes(new TextEncoder().encode(JSON.stringify({ ...req(), stream: true }))),
+    };
+    const result = await createMockService().handle(request);
+    expect(result.kind).toBe('sse');
+    const events = decodeSse(result.kind === 'sse' ? result.pieces : []);
     expect(events).toHaveLength(3);
     expect(JSON.parse(events[2]!.data).error.code).toBe('upstream_error');
   });
 
   test('scenario headers parse and reject bad values', () => {
-    const s = readScenario(new Headers({ 'x-mock-framing': 'CRLF, bytewise', 'x-mock-fail-after': '4' }));
+    const h = new Headers({ 'x-mock-framing': 'CRLF, bytewise', 'x-mock-fail-after': '4' });
+    const s = readScenario((n) => h.get(n));
     expect([...s.framing]).toEqual(['crlf', 'bytewise']);
     expect(s.failAfter).toBe(4);
-    expect(() => readScenario(new Headers({ 'x-mock-status': '200' }))).toThrow(MockHttpError);
+    expect(() => readScenario((n) => new Headers({ 'x-mock-status': '200' }).get(n))).toThrow(MockHttpError);
   });
 });
 
@@ -211,10 +228,10 @@ test.describe('routing, limits, validation', () => {
         c.enqueue(new Uint8Array(1000));
       },
     }, { highWaterMark: 0 });
-    await expect(readBodyLimited(body, 10_500)).rejects.toMatchObject({ status: 413, code: 'request_too_large' });
+    await expect(readBodyLimited(bodyFromStream(body), 10_500)).rejects.toMatchObject({ status: 413, code: 'request_too_large' });
     expect(pulled).toBeLessThanOrEqual(12_000);
-    expect(() => checkContentLength(new Headers({ 'content-length': '101' }), 100)).toThrow(MockHttpError);
-    expect(() => checkContentLength(new Headers({ 'content-length': '100' }), 100)).not.toThrow();
+    expect(() => checkContentLength('101', 100)).toThrow(MockHttpError);
+    expect(() => checkContentLength('100', 100)).not.toThrow();
   });
 
   test('parse errors name the field', () => {

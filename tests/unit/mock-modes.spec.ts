@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { CORE_DEFECTS, DEFECT_SECTIONS, DEFECTS, formatDefects, type DefectSpec } from '../../mock/defects.ts';
-import { createMockService } from '../../mock/core/service.ts';
+import { createMockService } from '../../mock/service.ts';
 import { formatVariants, VARIANTS } from '../../mock/variants.ts';
 import { getRequirement, isKnownRequirement } from '../../spec/requirements/index.ts';
 

@@ -1,6 +1,6 @@
 // Sending a golden request and observing the answer the way the golden files describe it: status, headers, and
 // the body as JSON, as event payloads, or as raw text. The same code serves both adapters (the base URL differs).
-import type { MockOptions } from '../../../mock/core/types.ts';
+import type { MockOptions } from '../../../mock/index.ts';
 import type { VariantName } from '../../../mock/variants.ts';
 import { resolveKeys, type EventPayload, type GoldenExchange, type GoldenOptions, type Json } from './format.ts';
 

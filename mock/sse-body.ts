@@ -1,17 +1,9 @@
 // A streamed body: encoded SSE pieces released one network write at a time, with optional delays. Pull-based
 // (highWaterMark 0), so nothing is produced ahead of the consumer, and cancelling stops the timers at once.
-import type { Framing } from './scenario.ts';
-import { toWrites } from './sse-encoder.ts';
+import type { StreamWrites } from './core/http.ts';
+import { toWrites } from './core/sse-encoder.ts';
 
-export interface StreamTiming {
-  framing: ReadonlySet<Framing>;
-  /** delay before each piece (event) */
-  chunkDelayMs: number;
-  /** delay before each network write */
-  writeDelayMs: number;
-}
-
-export function sseBody(pieces: string[], timing: StreamTiming): ReadableStream<Uint8Array> {
+export function sseBody(pieces: string[], timing: StreamWrites): ReadableStream<Uint8Array> {
   let piece = 0;
   let writes: Uint8Array[] = [];
   let w = 0;

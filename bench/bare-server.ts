@@ -1,0 +1,46 @@
+// The bench's baseline: a bare node:http server that replays recorded answers byte for byte (status, headers,
+// and the body as the same writes), chosen by method, path and Content-Length (the bench's two chat bodies differ
+// in length), once the request body has arrived (as any server must read it), without parsing it: the ceiling of
+// node:http for these answers.
+// `node bench/.out/bench/bare-server.js recorded.json` prints `bare listening on http://127.0.0.1:N`.
+import http from 'node:http';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+
+export interface RecordedAnswer {
+  /** `${method} ${path} ${content-length or 0}` */
+  key: string;
+  status: number;
+  headers: Record<string, string>;
+  /** the body as the writes the mock made, base64 */
+  writes: string[];
+}
+
+const answers = new Map<string, { status: number; headers: Record<string, string>; writes: Buffer[] }>();
+for (const a of JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as RecordedAnswer[]) {
+  answers.set(a.key, { status: a.status, headers: a.headers, writes: a.writes.map((w) => Buffer.from(w, 'base64')) });
+}
+
+const server = http.createServer((req, res) => {
+  req.on('data', () => {});
+  req.on('end', () => answer(req, res));
+});
+
+function answer(req: http.IncomingMessage, res: http.ServerResponse): void {
+  const a = answers.get(`${req.method} ${req.url} ${req.headers['content-length'] ?? 0}`);
+  if (!a) {
+    res.writeHead(404).end();
+    return;
+  }
+  if (a.writes.length === 1) {
+    res.writeHead(a.status, { ...a.headers, 'content-length': String(a.writes[0]!.byteLength) });
+    res.end(a.writes[0]);
+    return;
+  }
+  res.writeHead(a.status, a.headers);
+  res.cork();
+  for (const w of a.writes) res.write(w);
+  res.uncork();
+  res.end();
+}
+server.listen(0, '127.0.0.1', () => console.log(`bare listening on http://127.0.0.1:${(server.address() as AddressInfo).port}`));

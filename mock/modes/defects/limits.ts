@@ -1,0 +1,47 @@
+// Defect modes: limits (4.3 rule 1, 8). Each breaks the requirement it names, as real servers do.
+import { checkContentLength, readBodyLimited, tooLarge } from '../../core/limits.ts';
+import { defect } from '../mode.ts';
+
+/** How far oversized-parsed-first reads a body before parsing it. */
+export const PARSE_FIRST_READ_LIMIT_BYTES = 64 * 1024 * 1024;
+const ONE_MB = 1_000_000;
+
+export const LIMIT_DEFECTS = [
+  defect({
+    name: 'oversized-accepted',
+    breaks: 'LIMIT-001',
+    section: 'limits',
+    description: 'no request-body limit: a body over 10 MB is read, parsed and answered',
+    stages: () => ({ readBody: () => ({ request }) => readBodyLimited(request.body, Number.POSITIVE_INFINITY) }),
+  }),
+  defect({
+    name: 'oversized-parsed-first',
+    tier: 'extended',
+    breaks: 'LIMIT-002',
+    section: 'limits',
+    description: 'the body is parsed before its size is checked: an oversized body that is not JSON gets 400 invalid_json, a valid one 413',
+    stages: (ctx) => ({
+      readBody: () => async ({ request }) => {
+        const bytes = await readBodyLimited(request.body, PARSE_FIRST_READ_LIMIT_BYTES);
+        if (bytes.byteLength > ctx.i.bodyLimit) {
+          ctx.s.parse({ request, bytes });
+          throw tooLarge(ctx.i.bodyLimit);
+        }
+        return bytes;
+      },
+    }),
+  }),
+  defect({
+    name: 'body-limit-1mb',
+    tier: 'extended',
+    breaks: 'LIMIT-003',
+    section: 'limits',
+    description: 'the body limit is 1,000,000 bytes instead of 10 MB, so a 1 MiB request is refused with 413',
+    stages: () => ({
+      readBody: () => async ({ request }) => {
+        checkContentLength(request.header('content-length'), ONE_MB);
+        return readBodyLimited(request.body, ONE_MB);
+      },
+    }),
+  }),
+] as const;

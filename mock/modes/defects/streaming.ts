@@ -1,0 +1,83 @@
+// Defect modes: streaming (6). Each breaks the requirement it names, as real servers do.
+import type { SsePayload } from '../../core/sse-encoder.ts';
+import { defect } from '../mode.ts';
+import { choicesOf, hasProvenance, hasReasoningDelta, hasToolCallDelta } from '../support.ts';
+
+export const STREAMING_DEFECTS = [
+  defect({
+    name: 'stream-no-done',
+    breaks: 'STREAM-004',
+    section: 'streaming',
+    description: 'a stream that ends with tool calls stops after the last chunk without data: [DONE] (the tool-call path returns early)',
+    output: {
+      // The tool-call path returns before the sentinel is written.
+      events: (events, { chunks }) => (chunks.some(hasToolCallDelta) ? events.filter((e) => e !== '[DONE]') : events),
+    },
+  }),
+  defect({
+    name: 'stream-events-after-done',
+    breaks: 'STREAM-004',
+    section: 'streaming',
+    description: 'search provenance comes back late: in a streamed search answer, the chunk carrying it is sent after data: [DONE], then [DONE] again',
+    output: {
+      // Search provenance comes back late from the search backend: flushed after the sentinel, then [DONE] again.
+      events: (events, { chunks }) => {
+        if (!chunks.some(hasProvenance)) return events;
+        const late = events.filter(hasProvenance);
+        return [...events.filter((e) => e !== '[DONE]' && !hasProvenance(e)), '[DONE]', ...late, '[DONE]'];
+      },
+    },
+  }),
+  defect({
+    name: 'stream-named-events',
+    breaks: 'STREAM-002',
+    section: 'streaming',
+    description: 'reasoning deltas go out as named events ("event: reasoning" before their data: line)',
+    stages: () => ({
+      framing: (next) => (input) => ({ ...next(input), eventNameOf: (p: SsePayload) => (hasReasoningDelta(p) ? 'reasoning' : undefined) }),
+    }),
+  }),
+  defect({
+    name: 'stream-usage-missing',
+    breaks: 'STREAM-016',
+    section: 'streaming',
+    description: 'the hosted-search pipeline drops stream_options: a streamed search answer carries no usage although include_usage was true',
+    output: {
+      chunks: (chunks, { completion }) => (completion.actions.length > 0 ? chunks.filter((c) => !('usage' in c)) : chunks),
+    },
+  }),
+  defect({
+    name: 'stream-finish-reason-null',
+    breaks: 'RESP-001',
+    section: 'streaming',
+    description: 'in a stream of tool calls every chunk before the last carries "finish_reason": null, as many OpenAI-compatible servers send it',
+    output: {
+      chunks: (chunks, { completion }) => {
+        if (completion.toolCalls.length === 0) return chunks;
+        for (const chunk of chunks) for (const choice of choicesOf(chunk)) if (!('finish_reason' in choice)) choice.finish_reason = null;
+        return chunks;
+      },
+    },
+  }),
+  defect({
+    name: 'stream-no-blank-line',
+    tier: 'extended',
+    breaks: 'STREAM-009',
+    section: 'streaming',
+    description: 'events are separated by a single newline, not by a blank line',
+    stages: () => ({ framing: (next) => (input) => ({ ...next(input), noBlankLine: true }) }),
+  }),
+  defect({
+    name: 'stream-wrong-content-type',
+    tier: 'extended',
+    breaks: 'CHAT-005',
+    section: 'streaming',
+    description: 'the event stream is served as "application/json"',
+    stages: () => ({
+      streamResult: (next) => (input) => {
+        const r = next(input);
+        return { ...r, headers: { ...r.headers, 'content-type': 'application/json' } };
+      },
+    }),
+  }),
+] as const;

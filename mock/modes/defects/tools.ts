@@ -1,0 +1,77 @@
+// Defect modes: tools (2.3, 2.4, 4.3 rule 3, 7 rule 2). Each breaks the requirement it names, as real servers do.
+import { defect } from '../mode.ts';
+import { choicesOf } from '../support.ts';
+
+/** Python's repr of a decoded JSON value: single quotes, True/False/None. */
+function pythonRepr(v: unknown): string {
+  if (v === null) return 'None';
+  if (v === true) return 'True';
+  if (v === false) return 'False';
+  if (typeof v === 'string') return `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  if (Array.isArray(v)) return `[${v.map(pythonRepr).join(', ')}]`;
+  if (typeof v === 'object') return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `'${k}': ${pythonRepr(x)}`).join(', ')}}`;
+  return String(v);
+}
+
+export const TOOL_DEFECTS = [
+  defect({
+    name: 'tool-arguments-object',
+    breaks: 'RESP-019',
+    section: 'tools',
+    description: 'in a stream, function.arguments is sent as one JSON object delta instead of JSON-encoded string fragments',
+    output: {
+      // An object cannot be cut into string pieces: each call's arguments go whole in one delta.
+      chunks: (chunks, { completion }) => {
+        const sent = new Set<number>();
+        const out: Record<string, unknown>[] = [];
+        for (const chunk of chunks) {
+          const choice = choicesOf(chunk)[0];
+          const call = ((choice?.delta as { tool_calls?: { index: number; id?: string; function?: { arguments?: unknown } }[] } | undefined)?.tool_calls ?? [])[0];
+          if (!choice || !call || call.id !== undefined || call.function?.arguments === undefined) {
+            out.push(chunk);
+            continue;
+          }
+          if (sent.has(call.index)) continue;
+          sent.add(call.index);
+          const args = JSON.parse(completion.toolCalls[call.index]!.function.arguments) as unknown;
+          out.push({ ...chunk, choices: [{ ...choice, delta: { tool_calls: [{ index: call.index, function: { arguments: args } }] } }] });
+        }
+        return out;
+      },
+    },
+  }),
+  defect({
+    name: 'tool-arguments-not-json',
+    tier: 'extended',
+    breaks: 'RESP-020',
+    section: 'tools',
+    description: 'function.arguments is a Python dict repr ({\'city\': \'Paris\'}) that JSON.parse rejects',
+    stages: () => ({ toolArguments: (next) => (input) => pythonRepr(JSON.parse(next(input))) }),
+  }),
+  defect({
+    name: 'tool-call-undeclared-name',
+    tier: 'extended',
+    breaks: 'TOOL-006',
+    section: 'tools',
+    description: 'the model calls a function the request did not declare (the name gets a "_v2" suffix)',
+    stages: () => ({
+      complete: (next) => (input) => {
+        const c = next(input);
+        c.toolCalls = c.toolCalls.map((t) => ({ ...t, function: { ...t.function, name: `${t.function.name}_v2` } }));
+        return c;
+      },
+    }),
+  }),
+  defect({
+    name: 'tools-undeclared-500',
+    breaks: 'TOOL-013',
+    section: 'tools',
+    description: 'tool calls sent without declared tools go upstream and come back as 500 upstream_error',
+    stages: () => ({
+      errorBody: (next) => (input) =>
+        input.code === 'tools_not_declared'
+          ? next({ ...input, status: 500, code: 'upstream_error', message: `upstream provider returned an error: ${input.message}` })
+          : next(input),
+    }),
+  }),
+] as const;

@@ -1,0 +1,54 @@
+// One mock instance: the contract's stages (mock/core/pipeline.ts) with the instance's modes and the scenario
+// headers layered on top, composed once here. Both adapters (mock/handlers.ts, mock/server.ts) call `handle`.
+import { indexKeys } from './core/auth.ts';
+import type { Catalog } from './core/catalog.ts';
+import { catalogOf, keysOf } from './core/fixture-data.ts';
+import type { CoreRequest, CoreResult } from './core/http.ts';
+import { buildInstance, type ErrorInput, type Stages } from './core/pipeline.ts';
+import { DEFECTS, isDefectName } from './defects.ts';
+import { layerOf, type Mode } from './modes/mode.ts';
+import type { MockOptions } from './options.ts';
+import { scenarioLayer } from './scenario.ts';
+import { ALL_VARIANTS, isVariantName } from './variants.ts';
+
+export interface MockService {
+  readonly options: MockOptions;
+  readonly catalog: Catalog;
+  /** The body limit the instance applies (bytes). */
+  readonly bodyLimit: number;
+  /** Answers one request. Never throws: every failure is an error response (section 7). */
+  handle(request: CoreRequest): Promise<CoreResult>;
+  /** An error response from the one error builder, shaped by the instance's modes (for the transport's own refusals). */
+  error(input: ErrorInput): CoreResult;
+  /** Forgets the prompt cache. */
+  resetCache(): void;
+}
+
+const list = <T>(v: T | readonly T[] | undefined): readonly T[] => (v === undefined ? [] : Array.isArray(v) ? (v as readonly T[]) : [v as T]);
+
+/** The modes `options` switches on, in registry order (defects, then variants); unknown names throw. */
+export function modesOf(options: MockOptions): Mode[] {
+  const defects: readonly string[] = list(options.defect);
+  const variants: readonly string[] = list(options.variant);
+  for (const d of defects) if (!isDefectName(d)) throw new Error(`unknown defect mode "${String(d)}" (npm run mock -- --list-defects)`);
+  for (const v of variants) if (!isVariantName(v)) throw new Error(`unknown variant "${String(v)}" (npm run mock -- --list-variants)`);
+  return [...DEFECTS.filter((d) => defects.includes(d.name)), ...ALL_VARIANTS.filter((v) => variants.includes(v.name))];
+}
+
+export function createMockService(options: MockOptions = {}): MockService {
+  const modes = modesOf(options);
+  const { instance, stages } = buildInstance(
+    options,
+    (i, s: Stages) => [...modes.flatMap((m) => layerOf(m, { s, i, options })), scenarioLayer(s)],
+    catalogOf(options),
+    indexKeys(keysOf(options)),
+  );
+  return {
+    options,
+    catalog: instance.catalog,
+    bodyLimit: instance.bodyLimit,
+    handle: (request) => stages.handle(request),
+    error: (input) => stages.error(input),
+    resetCache: () => instance.cache.clear(),
+  };
+}

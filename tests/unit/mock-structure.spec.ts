@@ -1,0 +1,42 @@
+// The shape of mock/: the core is the contract only (it names no mode and imports nothing outside itself but
+// spec/), and no module of mock/ imports itself back through others (type imports count).
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, test } from '@playwright/test';
+
+const MOCK = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../mock');
+const files = (readdirSync(MOCK, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => path.join(MOCK, f));
+const source = new Map(files.map((f) => [f, readFileSync(f, 'utf8')]));
+/** Relative imports and re-exports of a file, resolved to paths. */
+const importsOf = (f: string): string[] =>
+  [...source.get(f)!.matchAll(/^(?:import|export)[^'"]*?from\s+['"](\.[^'"]+)['"]/gm)].map((m) => path.normalize(path.join(path.dirname(f), m[1]!)));
+
+test('mock/core names no defect or variant and imports nothing outside itself but spec/', () => {
+  const core = files.filter((f) => f.startsWith(path.join(MOCK, 'core') + path.sep));
+  expect(core.length).toBeGreaterThan(10);
+  for (const f of core) {
+    expect(source.get(f)!, path.relative(MOCK, f)).not.toMatch(/defect|variant/);
+    for (const d of importsOf(f)) {
+      const inside = d.startsWith(path.join(MOCK, 'core') + path.sep) || d.startsWith(path.resolve(MOCK, '../spec') + path.sep);
+      expect(inside, `${path.relative(MOCK, f)} imports ${d}`).toBe(true);
+    }
+  }
+});
+
+test('mock/ has no import cycle', () => {
+  const state = new Map<string, 'open' | 'done'>();
+  const cycles: string[] = [];
+  const visit = (f: string, stack: string[]): void => {
+    state.set(f, 'open');
+    stack.push(f);
+    for (const d of importsOf(f).filter((x) => source.has(x))) {
+      if (state.get(d) === 'open') cycles.push([...stack.slice(stack.indexOf(d)), d].map((x) => path.relative(MOCK, x)).join(' -> '));
+      else if (!state.has(d)) visit(d, stack);
+    }
+    stack.pop();
+    state.set(f, 'done');
+  };
+  for (const f of files) if (!state.has(f)) visit(f, []);
+  expect(cycles).toEqual([]);
+});
