@@ -28,6 +28,13 @@ const hugeEnum = fc.integer({ min: 10_000, max: 40_000 }).map((n) => Array.from(
 // very long, ordinary.
 const longPattern = fc.constantFrom('^(a+)+$'.repeat(500), '(x|y|xy)*z'.repeat(2000), '^[A-Z]{3}$');
 
+/** Whether a JSON value holds an object key that names an Object.prototype member. */
+function shadowsPrototype(v: unknown): boolean {
+  if (Array.isArray(v)) return v.some(shadowsPrototype);
+  if (v === null || typeof v !== 'object') return false;
+  return Object.entries(v).some(([k, x]) => k in Object.prototype || shadowsPrototype(x));
+}
+
 const hostileSchema: fc.Arbitrary<Schema> = fc.letrec<{ node: Schema }>((tie) => ({
   node: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
@@ -35,7 +42,10 @@ const hostileSchema: fc.Arbitrary<Schema> = fc.letrec<{ node: Schema }>((tie) =>
     fc.record({ type: fc.constant('string'), pattern: longPattern }),
     fc.record({ type: fc.constantFrom('integer', 'number'), minimum: fc.integer({ min: -1e9, max: 1e9 }), maximum: fc.integer({ min: -1e9, max: 1e9 }), multipleOf: fc.constantFrom(1, 3, 7, 0.5) }, { requiredKeys: ['type'] }),
     fc.record({ enum: hugeEnum }),
-    fc.record({ const: fc.jsonValue({ maxDepth: 3 }) }),
+    // Not a key that shadows an Object.prototype method (toString, valueOf, ...): the oracle's ajv compares `const`
+    // values with a deep equality that calls a value's own toString, and throws on {"toString": false}. The mock
+    // itself answers such a const exactly (checked with seed 197354640); the oracle could not tell.
+    fc.record({ const: fc.jsonValue({ maxDepth: 3 }).filter((v) => !shadowsPrototype(v)) }),
     fc.record({ type: fc.constant('array'), items: tie('node'), minItems: count, maxItems: fc.option(count, { nil: undefined }), uniqueItems: fc.boolean() }, { requiredKeys: ['type', 'items', 'minItems'] }),
     fc
       .dictionary(fc.stringMatching(/^[a-z]{1,6}$/), tie('node'), { maxKeys: 4 })

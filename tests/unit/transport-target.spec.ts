@@ -4,13 +4,13 @@
 // scratch folder's discovery.json is redacted.
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
 import { repoRoot, type RunConfig } from '../../suites/lib/discovery/config.ts';
+import { unitRunConfig } from '../support/run-config.ts';
 import { saveDiscovery } from '../../suites/lib/discovery/discovery.ts';
 import { BudgetExhausted } from '../../suites/lib/transport/ledger.ts';
 import { bodyGenerator, Target } from '../../suites/lib/transport/target.ts';
@@ -44,23 +44,7 @@ test.afterAll(async () => {
 });
 
 function config(profile: Profile = {}, extra: Partial<RunConfig> = {}): RunConfig {
-  const runDir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-unit-'));
-  scratch.push(runDir);
-  return {
-    baseUrl,
-    apiKey: KEY,
-    profile,
-    reportDir: runDir,
-    runDir,
-    seed: 1,
-    fuzzRuns: 1,
-    requestTimeoutMs: 2_000,
-    maxBodyBytes: 16 * 1024 * 1024,
-    keepScratch: false,
-    embeddedMock: false,
-    retry: { maxRetries: 3, maxWaitMs: 5_000 },
-    ...extra,
-  };
+  return unitRunConfig({ baseUrl, apiKey: KEY, folders: scratch }, { profile, ...extra });
 }
 
 test('a request carries the user-agent, the key and the exact body; its exchange is recorded redacted', async () => {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
 import { maxRpsOf, type RunConfig } from '../../suites/lib/discovery/config.ts';
+import { unitRunConfig } from '../support/run-config.ts';
 import { Ledger } from '../../suites/lib/transport/ledger.ts';
 import { Target } from '../../suites/lib/transport/target.ts';
 import { nextRetry, retryAfterMs, transientWaitMs } from '../../suites/lib/transport/transient.ts';
@@ -44,23 +45,7 @@ test.afterAll(async () => {
 });
 
 function config(extra: Partial<RunConfig> = {}): RunConfig {
-  const runDir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-transient-'));
-  scratch.push(runDir);
-  return {
-    baseUrl,
-    apiKey: 'sk-unit-transient-0123456789',
-    profile: {},
-    reportDir: runDir,
-    runDir,
-    seed: 1,
-    fuzzRuns: 1,
-    requestTimeoutMs: 2_000,
-    maxBodyBytes: 1024 * 1024,
-    keepScratch: false,
-    embeddedMock: false,
-    retry: { maxRetries: 3, maxWaitMs: 5_000 },
-    ...extra,
-  };
+  return unitRunConfig({ baseUrl, apiKey: 'sk-unit-transient-0123456789', folders: scratch }, { maxBodyBytes: 1024 * 1024, ...extra });
 }
 
 test('Retry-After is read in seconds, as an HTTP date, or as retry-after-ms; a 503 without it is not transient', () => {

@@ -238,11 +238,16 @@ async function forward(mock: RunningMockServer, req: http.IncomingMessage): Prom
  * Forwards a request to `upstream` and its answer back unchanged (status, headers, body streamed as it comes),
  * apart from the hop-by-hop headers each side sets for itself.
  */
-export function forwarder(upstream: URL, agent: http.Agent): (req: http.IncomingMessage, res: http.ServerResponse) => void {
-  return (req, res) => {
+export function forwarder(upstream: URL, agent: http.Agent): (req: http.IncomingMessage, res: http.ServerResponse, body?: Buffer) => void {
+  return (req, res, body) => {
     const headers = { ...req.headers };
     delete headers.connection;
     delete headers['keep-alive'];
+    // A body the proxy read first goes as one piece with its length; otherwise the request streams through.
+    if (body) {
+      headers['content-length'] = String(body.length);
+      delete headers['transfer-encoding'];
+    }
     const out = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers, agent }, (answer) => {
       const back = { ...answer.headers };
       for (const h of ['connection', 'keep-alive', 'transfer-encoding']) delete back[h];
@@ -250,7 +255,8 @@ export function forwarder(upstream: URL, agent: http.Agent): (req: http.Incoming
       answer.pipe(res);
     });
     out.on('error', () => res.destroy());
-    req.pipe(out);
+    if (body) out.end(body);
+    else req.pipe(out);
   };
 }
 
@@ -276,17 +282,7 @@ export async function recordingTarget(): Promise<HostileTarget & { models: strin
       } catch {
         // Not JSON: nothing to record.
       }
-      const headers = { ...req.headers, 'content-length': String(body.length) };
-      delete headers['transfer-encoding'];
-      delete headers.connection;
-      const out = http.request({ host: new URL(mock.url).hostname, port: new URL(mock.url).port, method: req.method, path: req.url, headers, agent }, (answer) => {
-        const back = { ...answer.headers };
-        for (const h of ['connection', 'keep-alive', 'transfer-encoding']) delete back[h];
-        res.writeHead(answer.statusCode ?? 502, back);
-        answer.pipe(res);
-      });
-      out.on('error', () => res.destroy());
-      out.end(body);
+      forward(req, res, body);
     });
   });
   const t = await listen(server, async () => {
