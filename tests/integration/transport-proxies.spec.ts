@@ -112,10 +112,10 @@ test('behind a transport that closes kept-alive connections, or a rate limit tha
     expect(statuses(limited!)).toEqual(statuses(direct!));
     // The closes did bite, and every request they killed was sent again and answered.
     expect(closing.stats.dropped).toBeGreaterThan(0);
-    // Discovery's requests (in the global setup) carry no test evidence: the retries the tests recorded are at most
-    // the drops, and none of the dropped requests was left without an answer.
+    // The retries the tests recorded need not match the proxy's drops one for one: discovery's requests (in the
+    // global setup) carry no test evidence, and a request written as the socket closes reaches no handler to be
+    // counted. What must hold: the closes bit, retries happened, and no request was left without an answer.
     expect(retried.length).toBeGreaterThan(0);
-    expect(retried.length).toBeLessThanOrEqual(closing.stats.dropped);
     expect(unanswered.map((e) => `${e.method} ${e.path}: ${e.error}`)).toEqual([]);
     // The rate limit did bite, the refusals the tests met were retried (recorded in their evidence; discovery's
     // own, in the global setup, carry none), and none outlasted the retries.
