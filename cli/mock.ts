@@ -2,12 +2,17 @@
 // line, `mock listening on http://127.0.0.1:N`, that scripts wait for and read the URL from.
 import { Command, InvalidArgumentError } from 'commander';
 import { DEFECTS, formatDefects, isDefectName, type DefectName } from '../mock/defects.ts';
-import { startMockServer } from '../mock/index.ts';
+import net from 'node:net';
+import { defaultCatalog, startMockServer, type MockOptions } from '../mock/index.ts';
+import { FixtureFileError, loadCatalogFile, loadKeysFile } from '../mock/fixture-files.ts';
 import { ALL_VARIANTS, formatVariants, isVariantName, type VariantName } from '../mock/variants.ts';
-import { collectList, integerFrom } from './usage.ts';
+import { collectList, integerFrom, UsageError } from './usage.ts';
 
 interface MockFlags {
   port: number;
+  host: string;
+  catalog?: string;
+  keys?: string;
   defect?: DefectName[];
   variant?: VariantName[];
   slowMs?: number;
@@ -22,6 +27,14 @@ function port(raw: string): number {
   return n;
 }
 
+function address(raw: string): string {
+  if (net.isIP(raw) === 0 && raw !== 'localhost') throw new InvalidArgumentError('expected an IP address (127.0.0.1, 0.0.0.0, ::1) or localhost');
+  return raw;
+}
+
+/** Only this machine can reach the mock (127.0.0.0/8, ::1, localhost); any other address gets a warning. */
+export const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+
 function delayMs(raw: string): number {
   const n = integerFrom(0)(raw);
   if (n > 600_000) throw new InvalidArgumentError('expected an integer from 0 to 600000');
@@ -32,6 +45,9 @@ export function mockCommand(): Command {
   return new Command('mock')
     .description('serve the reference mock on 127.0.0.1 (until interrupted)')
     .option('-p, --port <n>', 'port; 0 picks a free one', port, 8787)
+    .option('--host <addr>', 'the address to listen on (another than loopback serves other hosts: a warning is printed)', address, '127.0.0.1')
+    .option('--catalog <file>', 'serve this catalog (JSON, spec/schemas/mock-catalog.schema.json) instead of the built-in one')
+    .option('--keys <file>', 'accept these keys (JSON, spec/schemas/mock-keys.schema.json) instead of the built-in ones')
     .option('--defect <name>', `break one requirement on purpose (${DEFECTS.length} modes; --list-defects); repeatable, or a,b`, collectList((n) => (isDefectName(n) ? undefined : `unknown defect "${n}"; --list-defects lists them`)))
     .option('--variant <name>', `a legal variant of the contract (${ALL_VARIANTS.length}; --list-variants); repeatable, or a,b`, collectList((n) => (isVariantName(n) ? undefined : `unknown variant "${n}"; --list-variants lists them`)))
     .option('--slow-ms <n>', 'with --variant slow: wait N ms before every answer\'s headers (default 3000)', delayMs)
@@ -51,13 +67,29 @@ export function mockCommand(): Command {
     });
 }
 
+/** The fixtures the flags name, read and checked before the mock listens (a bad file is a usage error). */
+function fixturesOf(flags: MockFlags): Pick<MockOptions, 'catalog' | 'keys'> {
+  try {
+    const catalog = flags.catalog ? loadCatalogFile(flags.catalog) : undefined;
+    const keys = flags.keys ? loadKeysFile(flags.keys, catalog ?? defaultCatalog()) : undefined;
+    return { ...(catalog ? { catalog } : {}), ...(keys ? { keys } : {}) };
+  } catch (err) {
+    if (err instanceof FixtureFileError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
 async function serve(flags: MockFlags): Promise<void> {
+  const fixtures = fixturesOf(flags);
+  if (!isLoopback(flags.host)) process.stderr.write(`warning: the mock listens on ${flags.host}, reachable from other hosts; its keys are public fixtures\n`);
   const slow = {
     ...(flags.slowMs !== undefined ? { headersMs: flags.slowMs } : {}),
     ...(flags.slowEventMs !== undefined ? { eventMs: flags.slowEventMs } : {}),
   };
   const server = await startMockServer({
     port: flags.port,
+    host: flags.host,
+    ...fixtures,
     ...(flags.defect?.length ? { defect: flags.defect } : {}),
     ...(flags.variant?.length ? { variant: flags.variant } : {}),
     ...(Object.keys(slow).length > 0 ? { slow } : {}),

@@ -4,6 +4,7 @@
 // transport: the bounds on slow clients, Expect, pipelining and malformed framing (mock/README.md, "Transport
 // bounds"); the transport's own refusals come from the instance's one error builder.
 import http from 'node:http';
+import net from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { MockHttpError } from './core/errors.ts';
 import { jsonText, NO_BODY, type BodySource, type CoreRequest, type CoreResult } from './core/http.ts';
@@ -19,7 +20,7 @@ export const DEFAULT_BODY_TIMEOUT_MS = 60_000;
 export interface StartOptions extends MockOptions {
   /** 0 (default) picks a free port */
   port?: number;
-  /** only 127.0.0.1 is supported */
+  /** the address to listen on: 127.0.0.1 by default; another (0.0.0.0 for a container) serves other hosts too */
   host?: string;
   /** serve this instance instead of createMockService(options) */
   service?: MockService;
@@ -418,10 +419,10 @@ async function send(req: http.IncomingMessage, res: http.ServerResponse, body: R
   }
 }
 
-/** Starts the mock on 127.0.0.1 (port 0 = a free port). */
+/** Starts the mock on 127.0.0.1, or the address `host` names (port 0 = a free port). */
 export async function startMockServer(opts: StartOptions = {}): Promise<RunningMockServer> {
   const host = opts.host ?? '127.0.0.1';
-  if (host !== '127.0.0.1') throw new Error(`the mock listens on 127.0.0.1 only (got host ${host})`);
+  if (net.isIP(host) === 0 && host !== 'localhost') throw new Error(`host must be an IP address or localhost (got ${JSON.stringify(host)})`);
   const {
     port: wantedPort = 0,
     host: _h,
@@ -493,7 +494,7 @@ export async function startMockServer(opts: StartOptions = {}): Promise<RunningM
     });
   });
   const port = (server.address() as AddressInfo).port;
-  origin = `http://${host}:${port}`;
+  origin = `http://${net.isIPv6(host) ? `[${host}]` : host}:${port}`;
   return {
     url: origin,
     port,

@@ -32,6 +32,8 @@ export type SchemaName =
   | 'profile'
   | 'expected-failures'
   | 'config-file'
+  | 'mock-catalog'
+  | 'mock-keys'
   | 'conformance-report';
 
 export const schemaNames: readonly SchemaName[] = Object.freeze([
@@ -59,6 +61,8 @@ export const schemaNames: readonly SchemaName[] = Object.freeze([
   'profile',
   'expected-failures',
   'config-file',
+  'mock-catalog',
+  'mock-keys',
   'conformance-report',
 ] as const);
 

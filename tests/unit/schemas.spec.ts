@@ -260,6 +260,29 @@ const examples: Record<SchemaName, { data: unknown; freeForm?: string[] }> = {
     },
     freeForm: ['/models'],
   },
+  'mock-catalog': {
+    data: {
+      tiers_order: ['free', 'pro'],
+      entries: [
+        {
+          id: 'acme/m',
+          mock: {
+            family: 'acme',
+            state: 'active',
+            routes: [{ name: 'r', price_rank: 1, latency_rank: 1, throughput_rank: 1, available: true, web_search: false }],
+            reasoning_efforts: ['low'],
+            search_min_output_tokens: 512,
+            upstream_cost: true,
+          },
+        },
+      ],
+    },
+    freeForm: ['/tiers_order', '/entries/0/mock/reasoning_efforts'],
+  },
+  'mock-keys': {
+    data: { keys: [{ key: 'sk-custom-0123456789', name: 'custom', tier: 'pro', models: ['acme/m'] }] },
+    freeForm: ['/keys/0/models'],
+  },
   'expected-failures': {
     data: { target: 'https://api.example.com', expectedFailures: [{ id: 'STREAM-004', reason: 'the stream ends without [DONE] (ticket 12)' }] },
   },
