@@ -43,7 +43,7 @@ function delayMs(raw: string): number {
 
 export function mockCommand(): Command {
   return new Command('mock')
-    .description('serve the reference mock on 127.0.0.1 (until interrupted)')
+    .description('serve the reference mock on 127.0.0.1, or the address --host names (until interrupted)')
     .option('-p, --port <n>', 'port; 0 picks a free one', port, 8787)
     .option('--host <addr>', 'the address to listen on (another than loopback serves other hosts: a warning is printed)', address, '127.0.0.1')
     .option('--catalog <file>', 'serve this catalog (JSON, spec/schemas/mock-catalog.schema.json) instead of the built-in one')
