@@ -9,7 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect, test } from '@playwright/test';
 import { main } from '../../cli/program.ts';
-import { RUN_SETTINGS, environmentFor, WORKERS_ENV } from '../../cli/run.ts';
+import { RUN_SETTINGS, commandLine, environmentFor, WORKERS_ENV } from '../../cli/run.ts';
 import { BUILTIN_PROFILES, ENV, repoRoot } from '../../suites/lib/discovery/config.ts';
 import { SELECTION_ENV } from '../../suites/lib/discovery/selection.ts';
 import { requirements } from '../../spec/requirements/index.ts';
@@ -55,6 +55,24 @@ test('a flag is written over its variable; paths resolve against the working dir
   expect(env.CONFORMANCE_API_KEY).toBe('sk-from-env');
   expect(env.CONFORMANCE_REPORT_DIR).toBe(path.resolve('out'));
   expect(env.CONFORMANCE_PROFILE).toBe(BUILTIN_PROFILES.mock);
+});
+
+test('the command a bundle records: every flag as given, the key only as the variable that holds it', () => {
+  const line = commandLine({ baseUrl: 'https://api.example.com', apiKey: 'sk-live-secret-0123456789', profile: 'acme.json', model: ['a/b', 'c'], seed: 7, certify: true });
+  expect(line).toBe('chatconform run --base-url "https://api.example.com" --api-key "$CONFORMANCE_API_KEY" --profile "acme.json" --seed "7" --model "a/b,c" --certify');
+  expect(line).not.toContain('sk-live');
+});
+
+test('gating flags write their variables: lists joined, paths resolved', () => {
+  const env = environmentFor({ requirement: ['STREAM-004', 'AUTH-008'], level: ['MUST'], model: ['acme/chat-small'], expectedFailures: 'base.yaml', failOn: 'warn', maxRps: 0.5 }, {});
+  expect(env).toMatchObject({
+    CONFORMANCE_REQUIREMENTS: 'STREAM-004,AUTH-008',
+    CONFORMANCE_LEVELS: 'MUST',
+    CONFORMANCE_MODELS: 'acme/chat-small',
+    CONFORMANCE_EXPECTED_FAILURES: path.resolve('base.yaml'),
+    CONFORMANCE_FAIL_ON: 'warn',
+    CONFORMANCE_MAX_RPS: '0.5',
+  });
 });
 
 test('bad input: one line on stderr, exit 2, nothing run', async () => {
