@@ -21,6 +21,11 @@ function chatModel(d: Discovery, p: Profile): ModelEntry | undefined {
   return pickModel(d, p, { reasoning: false }) ?? pickModel(d, p);
 }
 
+/** The text a chunk's first choice adds, if any. */
+const deltaText = (chunk: unknown): string => {
+  const c = (chunk as { choices?: { delta?: { content?: unknown } }[] } | null)?.choices?.[0]?.delta?.content;
+  return typeof c === 'string' ? c : '';
+};
 const isEventStream = (res: TargetResponse) => /text\/event-stream/i.test(res.headers['content-type'] ?? '');
 const looksLikeSse = (res: TargetResponse) => /^\s*(data|event|id|:)/m.test(res.text.slice(0, 200)) && !res.isJson;
 
@@ -135,9 +140,15 @@ test.describe('failures', () => {
     }
     for (const c of cases) {
       const res = await c.send();
-      // ERR-005 is about the shape of a refusal. A target that did not refuse at all broke the rule of the case
-      // (a credential is required, search_context_size is validated), which its own test judges: not this one.
       if (res.exchange.status === 200) {
+        // A refusal sent as a 200 stream holding an error event is this rule broken: the failure came after opening.
+        const stream = isEventStream(res) ? res.stream() : undefined;
+        if (stream?.outcome === 'error' && stream.chunks.every((ch) => !deltaText(ch))) {
+          check.that('ERR-005', false, () => `${c.what}: the failure came as a 200 event stream ending on an error event (${JSON.stringify(stream.errorEvent).slice(0, 200)}), not as a non-200 JSON error before the stream opened`);
+          continue;
+        }
+        // ERR-005 is about the shape of a refusal. A target that did not refuse at all broke the rule of the case
+        // (a credential is required, search_context_size is validated), which its own test judges: not this one.
         check.cannotJudge(['ERR-005'], { message: `${c.what}: the target did not refuse (HTTP 200), so there is no failure before the stream to judge`, on: res });
         continue;
       }
