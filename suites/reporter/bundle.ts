@@ -58,22 +58,19 @@ export function profileWithoutSecrets(profile: Profile, secrets: readonly string
 
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
 
-/** The kit's commit: git's, in a checkout; the one recorded at build time in a package; else undefined. */
+/** The kit's commit: git's, in a checkout; in a package, the one its build recorded (dist/build-info.json); else undefined. */
 export function kitCommit(root: string): string | undefined {
   try {
     if (existsSync(path.join(root, '.git'))) return execFileSync('git', ['-C', root, 'rev-parse', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   } catch {
     // No git: fall through.
   }
-  for (const file of [path.join(root, 'build-info.json'), path.join(root, 'dist', 'build-info.json')]) {
-    try {
-      const commit = (JSON.parse(readFileSync(file, 'utf8')) as { commit?: unknown }).commit;
-      if (typeof commit === 'string' && commit) return commit;
-    } catch {
-      // Not there.
-    }
+  try {
+    const commit = (JSON.parse(readFileSync(path.join(root, 'build-info.json'), 'utf8')) as { commit?: unknown }).commit;
+    return typeof commit === 'string' && commit ? commit : undefined;
+  } catch {
+    return undefined;
   }
-  return undefined;
 }
 
 export interface BundleInput {

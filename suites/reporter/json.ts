@@ -120,11 +120,21 @@ export interface ReportInput {
  * complete; a stale baseline entry fails the run too (the list must be kept current), and with failOn 'warn' so
  * does a warning.
  */
-export function decideExitStatus(playwrightStatus: RunStatus, mustFailedCount: number, incomplete: boolean, more: { stale?: number; warnings?: number; failOn?: FailOn } = {}): RunStatus {
+export function decideExitStatus(playwrightStatus: RunStatus, mustFailedCount: number, incomplete: boolean, more: GateInput = {}): RunStatus {
   if (playwrightStatus === 'interrupted' || playwrightStatus === 'timedout') return playwrightStatus;
   if (incomplete) return 'failed';
-  if (mustFailedCount > 0 || (more.stale ?? 0) > 0) return 'failed';
-  return more.failOn === 'warn' && (more.warnings ?? 0) > 0 ? 'failed' : 'passed';
+  return gateFails(mustFailedCount, more) ? 'failed' : 'passed';
+}
+
+interface GateInput {
+  stale?: number;
+  warnings?: number;
+  failOn?: FailOn;
+}
+
+/** What the target's results alone do to the gate: a MUST failure, a stale baseline entry, a warning with fail-on warn. */
+function gateFails(mustFailedCount: number, more: GateInput): boolean {
+  return mustFailedCount > 0 || (more.stale ?? 0) > 0 || (more.failOn === 'warn' && (more.warnings ?? 0) > 0);
 }
 
 function plural(n: number, one: string, many = `${one}s`): string {
@@ -160,8 +170,9 @@ export function buildReport(input: ReportInput): ConformanceReport {
   const failed = mustFailures(results).map((r) => r.id);
   const unfinished = playwrightStatus === 'interrupted' || playwrightStatus === 'timedout' || errors.length > 0;
   const warnings = results.filter((r) => r.status === 'warn').length;
-  const exitStatus = decideExitStatus(playwrightStatus, failed.length, errors.length > 0, { stale: baseline?.stale.length ?? 0, warnings, failOn });
-  const gateFailed = decideExitStatus('passed', failed.length, false, { stale: baseline?.stale.length ?? 0, warnings, failOn }) === 'failed';
+  const gate: GateInput = { stale: baseline?.stale.length ?? 0, warnings, failOn };
+  const exitStatus = decideExitStatus(playwrightStatus, failed.length, errors.length > 0, gate);
+  const gateFailed = gateFails(failed.length, gate);
   // No target: the run's requests got no HTTP response at all (refused, reset, timed out): a runtime error, not a verdict.
   const sent = outcomes.flatMap((t) => t.evidence?.exchanges ?? []);
   const noTarget = sent.length > 0 && sent.every((x) => x.status === 0);

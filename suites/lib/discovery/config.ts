@@ -114,14 +114,14 @@ export function runConfig(): RunConfig {
     // Outside a run (no global setup) a fixed name in the OS temp dir; never in the checkout.
     runDir: env[ENV.runDir] ?? path.join(os.tmpdir(), 'chatconform-run'),
     seed: Number.isSafeInteger(seed) ? seed : 0,
-    fuzzRuns: positiveInt(env[ENV.fuzzRuns], profile.budget?.fuzzRuns ?? 25),
-    requestTimeoutMs: positiveInt(env[ENV.requestTimeoutMs], 15_000),
-    maxBodyBytes: positiveInt(env[ENV.maxBodyBytes], DEFAULT_MAX_BODY_BYTES),
+    fuzzRuns: intAtLeast(1, env[ENV.fuzzRuns], profile.budget?.fuzzRuns ?? 25),
+    requestTimeoutMs: intAtLeast(1, env[ENV.requestTimeoutMs], 15_000),
+    maxBodyBytes: intAtLeast(1, env[ENV.maxBodyBytes], DEFAULT_MAX_BODY_BYTES),
     keepScratch: env[ENV.keepScratch] === '1',
     embeddedMock: env[ENV.embeddedMock] === '1',
     retry: {
-      maxRetries: nonNegativeInt(env[ENV.maxRetries], DEFAULT_RETRY_POLICY.maxRetries),
-      maxWaitMs: nonNegativeInt(env[ENV.maxRetryWaitMs], DEFAULT_RETRY_POLICY.maxWaitMs),
+      maxRetries: intAtLeast(0, env[ENV.maxRetries], DEFAULT_RETRY_POLICY.maxRetries),
+      maxWaitMs: intAtLeast(0, env[ENV.maxRetryWaitMs], DEFAULT_RETRY_POLICY.maxWaitMs),
     },
   };
   const maxRps = maxRpsOf(env[ENV.maxRps], profile.budget?.requestsPerMinute);
@@ -138,10 +138,6 @@ export function normaliseBaseUrl(raw: string): string {
   return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
 }
 
-function nonNegativeInt(raw: string | undefined, fallback: number): number {
-  const n = Number(raw);
-  return raw !== undefined && raw !== '' && Number.isSafeInteger(n) && n >= 0 ? n : fallback;
-}
 
 /** The pinned models: CONFORMANCE_MODELS (comma-separated ids), else the profile's `models` allow-list. */
 export function pinnedModelsOf(raw: string | undefined, profileModels: readonly string[] | undefined): string[] | undefined {
@@ -160,9 +156,10 @@ export function maxRpsOf(raw: string | undefined, requestsPerMinute: number | un
   return requestsPerMinute !== undefined ? requestsPerMinute / 60 : undefined;
 }
 
-function positiveInt(raw: string | undefined, fallback: number): number {
+/** An integer setting of at least `min`, or the fallback when it is unset or not one. */
+function intAtLeast(min: number, raw: string | undefined, fallback: number): number {
   const n = Number(raw);
-  return raw !== undefined && raw !== '' && Number.isSafeInteger(n) && n > 0 ? n : fallback;
+  return raw !== undefined && raw !== '' && Number.isSafeInteger(n) && n >= min ? n : fallback;
 }
 
 /** What decides the exit code beyond a MUST failure: a baseline of expected failures, and whether warnings fail. */
