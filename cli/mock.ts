@@ -7,6 +7,8 @@ import { defaultCatalog, startMockServer, type MockOptions } from '../mock/index
 import { FixtureFileError, loadCatalogFile, loadKeysFile } from '../mock/fixture-files.ts';
 import { ALL_VARIANTS, formatVariants, isVariantName, type VariantName } from '../mock/variants.ts';
 import { collectList, integerFrom, UsageError } from './usage.ts';
+import { createReplayService, type ReplayFallback } from '../mock/replay/service.ts';
+import { RecordingError } from '../mock/replay/recording.ts';
 
 interface MockFlags {
   port: number;
@@ -19,6 +21,8 @@ interface MockFlags {
   slowEventMs?: number;
   listDefects?: boolean;
   listVariants?: boolean;
+  replay?: string;
+  fallback: ReplayFallback;
 }
 
 function port(raw: string): number {
@@ -34,6 +38,11 @@ function address(raw: string): string {
 
 /** Only this machine can reach the mock (127.0.0.0/8, ::1, localhost); any other address gets a warning. */
 export const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+
+function fallback(raw: string): ReplayFallback {
+  if (raw !== 'error' && raw !== 'generate') throw new InvalidArgumentError('expected error or generate');
+  return raw;
+}
 
 function delayMs(raw: string): number {
   const n = integerFrom(0)(raw);
@@ -52,6 +61,8 @@ export function mockCommand(): Command {
     .option('--variant <name>', `a legal variant of the contract (${ALL_VARIANTS.length}; --list-variants); repeatable, or a,b`, collectList((n) => (isVariantName(n) ? undefined : `unknown variant "${n}"; --list-variants lists them`)))
     .option('--slow-ms <n>', 'with --variant slow: wait N ms before every answer\'s headers (default 3000)', delayMs)
     .option('--slow-event-ms <n>', 'with --variant slow: wait N ms before every stream event (default 100)', delayMs)
+    .option('--replay <dir>', 'serve the exchanges chatconform proxy --record wrote to <dir> (docs/traffic.md)')
+    .option('--fallback <mode>', 'with --replay, what an unrecorded request gets: error (a 404 naming what is missing) or generate (the generated mock answers)', fallback, 'error')
     .option('--list-defects', 'list the defect modes and exit')
     .option('--list-variants', 'list the legal variants and exit')
     .action(async (flags: MockFlags) => {
@@ -86,15 +97,30 @@ async function serve(flags: MockFlags): Promise<void> {
     ...(flags.slowMs !== undefined ? { headersMs: flags.slowMs } : {}),
     ...(flags.slowEventMs !== undefined ? { eventMs: flags.slowEventMs } : {}),
   };
+  let replay: ReturnType<typeof createReplayService> | undefined;
+  if (flags.replay && (flags.defect?.length || flags.variant?.length)) throw new UsageError('--replay serves recorded answers as they are; --defect and --variant do not apply to them');
+  if (flags.replay) {
+    try {
+      replay = createReplayService({ dir: flags.replay, fallback: flags.fallback, mock: fixtures });
+    } catch (err) {
+      if (err instanceof RecordingError) throw new UsageError(err.message);
+      throw err;
+    }
+  }
   const server = await startMockServer({
     port: flags.port,
     host: flags.host,
+    ...(replay ? { service: replay } : {}),
     ...fixtures,
     ...(flags.defect?.length ? { defect: flags.defect } : {}),
     ...(flags.variant?.length ? { variant: flags.variant } : {}),
     ...(Object.keys(slow).length > 0 ? { slow } : {}),
   });
-  const modes = [...(flags.defect ?? []).map((d) => `defect ${d}`), ...(flags.variant ?? []).map((v) => `variant ${v}`)];
+  const modes = [
+    ...(replay ? [`replaying ${replay.recordings} exchange(s) from ${flags.replay}, fallback ${flags.fallback}`] : []),
+    ...(flags.defect ?? []).map((d) => `defect ${d}`),
+    ...(flags.variant ?? []).map((v) => `variant ${v}`),
+  ];
   console.log(`mock listening on ${server.url}${modes.length > 0 ? ` (${modes.join(', ')})` : ''}`);
   let closing = false;
   const stop = (): void => {

@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { kitPackage } from '../suites/lib/discovery/config.ts';
 import { mockCommand } from './mock.ts';
+import { proxyCommand } from './proxy.ts';
 import { openapiCommand } from './openapi.ts';
 import { reportCommand } from './report.ts';
 import { requirementsCommand } from './requirements.ts';
@@ -26,6 +27,7 @@ export function buildProgram(io: Io = stdio, done: Done = () => undefined): Comm
     .version(kitPackage().version, '-V, --version', 'print the version')
     .addCommand(runCommand(done))
     .addCommand(mockCommand())
+    .addCommand(proxyCommand())
     .addCommand(reportCommand(done))
     .addCommand(requirementsCommand())
     .addCommand(openapiCommand())

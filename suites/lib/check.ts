@@ -9,7 +9,13 @@ import { getRequirement, isKnownRequirement, primaryOf, type Requirement } from 
 import type { Check } from '../checks/check.ts';
 import { tagOf } from './discovery/selection.ts';
 import { CHECKED_IDS } from '../checks/registry.ts';
-import type { Target, TargetResponse } from './transport/target.ts';
+import type { Exchange, TargetResponse } from './transport/target.ts';
+
+/** What a Checker reads of the client that sent the requests: the exchanges, and the scrubber of its secrets. */
+export interface ExchangeLog {
+  readonly exchanges: readonly Exchange[];
+  scrub(text: string): string;
+}
 
 /**
  * What one check found. `error` is the kit's own inability to judge (a transport failure that did not
@@ -36,7 +42,14 @@ export interface CheckRecord {
   exchange?: number;
   /** For `skip` and `error`: the root cause, named once (the exchange and the requirement that failed on it). */
   cause?: RootCause;
+  /**
+   * Whose conduct the record judges, in traffic the kit did not send (the proxy): the client's request or the
+   * server's answer. Absent in a suite run, where the kit is the client and only the target is judged.
+   */
+  party?: Party;
 }
+
+export type Party = 'client' | 'server';
 
 export const REQUIREMENT_ANNOTATION = 'requirement';
 export const EVIDENCE_ATTACHMENT = 'chatconform-evidence';
@@ -68,7 +81,7 @@ export class Checker {
 
   constructor(
     private readonly testInfo: Pick<TestInfo, 'annotations'>,
-    private readonly target: Target,
+    private readonly target: ExchangeLog,
     private readonly options: CheckerOptions = {},
   ) {}
 
@@ -247,7 +260,7 @@ export class Checker {
  * Why a declared requirement went unjudged after `first`: the answer it needed never came (refused, no response),
  * or, a cascade the checks should not allow, the test stopped after a check failed on an answer it got.
  */
-function unjudgedAfter(first: CheckRecord, target: Target): string {
+function unjudgedAfter(first: CheckRecord, target: ExchangeLog): string {
   const what = `${first.id} ${first.status === 'error' ? 'could not be judged' : 'failed'}: ${(first.message ?? '').split('\n')[0]!.slice(0, 200)}`;
   const status = first.exchange !== undefined ? target.exchanges[first.exchange]?.status : undefined;
   return status === 200 ? `not judged: the test stopped after ${what}` : `not judged: the answer it needed never came (${what})`;

@@ -105,7 +105,7 @@ function exchangeHtml(x: ReportExchange): string {
 }
 
 function evidenceHtml(e: EvidenceItem): string {
-  const head = `${pill(e.status)} in <span class="test-title">${esc(e.test)}</span> <span class="loc">${esc(e.location)}</span>${e.fromTestError ? ' <span class="note">(the test ended with this error before judging it)</span>' : ''}`;
+  const head = `${pill(e.status)} in <span class="test-title">${esc(e.test)}</span> <span class="loc">${esc(e.location)}</span>${e.fromTestError ? ' <span class="note">(the test ended with this error before judging it)</span>' : ''}${e.party ? ` <span class="note">(the ${e.party === 'client' ? "client's request" : "server's answer"})</span>` : ''}`;
   const parts = [`<div class="ev-head">${head}</div>`];
   if (e.message) parts.push(`<pre class="msg">${esc(e.message)}</pre>`);
   if (e.observed !== undefined) parts.push(`<h5>Observed</h5><pre class="observed">${esc(smartJson(e.observed))}</pre>`);

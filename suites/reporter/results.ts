@@ -71,6 +71,8 @@ export interface EvidenceItem {
   observed?: unknown;
   /** True when the record was derived from how the test ended (a crash, a timeout), not from a check. */
   fromTestError?: boolean;
+  /** In a traffic report (the proxy): whether the client's request or the server's answer is judged. */
+  party?: CheckRecord['party'];
   exchange?: ReportExchange;
 }
 
@@ -228,6 +230,7 @@ export function evidenceItem(entry: Entry): EvidenceItem {
   if (record.observed === null) item.message = `${record.message ? `${record.message}: ` : ''}observed null`;
   else if (record.observed !== undefined) item.observed = record.observed;
   if (entry.fromTestError) item.fromTestError = true;
+  if (record.party) item.party = record.party;
   const exchange = record.exchange !== undefined ? test.evidence?.exchanges[record.exchange] : undefined;
   if (exchange) item.exchange = toExchange(exchange);
   return item;

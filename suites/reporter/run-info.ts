@@ -9,7 +9,7 @@ import path from 'node:path';
 import { defaultReportDir, ENV, kitPackage, normaliseBaseUrl, profilePathOf, repoRoot, runConfig, secrets, type RunConfig } from '../lib/discovery/config.ts';
 import { Ledger } from '../lib/transport/ledger.ts';
 import { loadProfile, type Profile } from '../lib/discovery/profile.ts';
-import { CONTRACT, requirements } from '../../spec/requirements/index.ts';
+import { CONTRACT, requirements, type Requirement } from '../../spec/requirements/index.ts';
 import { targetRequirements } from './results.ts';
 
 export interface RunInfo {
@@ -29,9 +29,22 @@ export interface RunInfo {
   problems: string[];
 }
 
-function kitInfo(): RunInfo['kit'] {
+export function kitInfo(): RunInfo['kit'] {
   const pkg = kitPackage();
   return { name: pkg.name, version: pkg.version };
+}
+
+/** The contract and the catalog records a target is judged on (`kitOnly`: the records about the kit itself). */
+export function specInfo(list: readonly Requirement[] = requirements): RunInfo['spec'] {
+  const scope = targetRequirements(list);
+  return {
+    file: CONTRACT.file,
+    sha256: CONTRACT.sha256,
+    catalogRecords: scope.length,
+    requirements: scope.filter((r) => r.kind === 'requirement').length,
+    observations: scope.filter((r) => r.kind === 'observation').length,
+    kitOnly: list.filter((r) => r.check === 'mock-only').length,
+  };
 }
 
 /** A URL with its credentials, query and fragment removed: only origin and path go into a report. */
@@ -89,20 +102,12 @@ export function collectRunInfo(): RunInfo {
     ledger = { requests: 0, cost: 0, costedResponses: 0 };
   }
   const seed = config ? config.seed : Number(env[ENV.seed]);
-  const scope = targetRequirements(requirements);
   const profileInfo: { name?: string; path?: string } = {};
   if (profile.name) profileInfo.name = profile.name;
   if (profilePath) profileInfo.path = path.relative(repoRoot, profilePath) || profilePath;
   const info: RunInfo = {
     kit: kitInfo(),
-    spec: {
-      file: CONTRACT.file,
-      sha256: CONTRACT.sha256,
-      catalogRecords: scope.length,
-      requirements: scope.filter((r) => r.kind === 'requirement').length,
-      observations: scope.filter((r) => r.kind === 'observation').length,
-      kitOnly: requirements.filter((r) => r.check === 'mock-only').length,
-    },
+    spec: specInfo(),
     target: { embeddedMock: config?.embeddedMock ?? env[ENV.embeddedMock] === '1' },
     reportDir,
     // secrets(runConfig()): the key, every key of the profile, its `secrets`; from the environment when setup failed.

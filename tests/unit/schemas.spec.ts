@@ -283,6 +283,16 @@ const examples: Record<SchemaName, { data: unknown; freeForm?: string[] }> = {
     data: { keys: [{ key: 'sk-custom-0123456789', name: 'custom', tier: 'pro', models: ['acme/m'] }] },
     freeForm: ['/keys/0/models'],
   },
+  recording: {
+    data: {
+      format: 'chatconform-recording/1',
+      recordedAt: '2026-11-24T10:00:00.000Z',
+      request: { method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, body: { model: 'm', messages: [] } },
+      response: { status: 200, headers: { 'content-type': 'text/event-stream' }, events: [{ data: '{"id":"c"}' }, { data: '[DONE]' }], complete: true },
+    },
+    // A recorded body is whatever JSON the exchange carried, null included.
+    freeForm: ['/request/body'],
+  },
   'expected-failures': {
     data: { target: 'https://api.example.com', expectedFailures: [{ id: 'STREAM-004', reason: 'the stream ends without [DONE] (ticket 12)' }] },
   },

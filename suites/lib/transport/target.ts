@@ -11,6 +11,9 @@ import { secrets, type RunConfig } from '../discovery/config.ts';
 import { readChatStream, type ChatStream } from '../decoding/chat-stream.ts';
 import { DEFAULT_MAX_EVENTS, sendRequest, type TransportErrorKind, type TransportEvent, type TransportResult } from './http.ts';
 import { nextRetry, retryAfterMs } from './transient.ts';
+import { curlOf, evidenceText } from './evidence.ts';
+
+export { bodyGenerator } from './evidence.ts';
 
 export type { TransportErrorKind, TransportEvent } from './http.ts';
 
@@ -19,9 +22,6 @@ export type { TransportErrorKind, TransportEvent } from './http.ts';
  * with Retry-After) that outlasted the run's retries on a request that was not about it.
  */
 export type ExchangeErrorKind = TransportErrorKind | 'rate-limited';
-
-/** Largest body kept in evidence; the rest is elided (a 10 MB probe must not bloat the report). */
-const EVIDENCE_LIMIT = 16 * 1024;
 
 /** The cap an uncapped request carries: enough for any short answer, cheap on a paid deployment. */
 export const DEFAULT_CAP = 64;
@@ -190,7 +190,7 @@ export class Target {
       responseBody: '',
       responseBytes: 0,
       durationMs: 0,
-      curl: this.curl(method, url, headers, bytes, key ? (opts.keyVar ?? (key === this.config.apiKey ? 'CONFORMANCE_API_KEY' : 'OTHER_KEY')) : undefined),
+      curl: curlOf({ method, url, headers, ...(bytes !== undefined ? { body: bytes } : {}), ...(key ? { keyVar: opts.keyVar ?? (key === this.config.apiKey ? 'CONFORMANCE_API_KEY' : 'OTHER_KEY') } : {}), scrub: (t) => this.scrub(t) }),
     };
     if (bytes !== undefined) exchange.requestBody = this.evidence(bytes);
     this.exchanges.push(exchange);
@@ -289,6 +289,12 @@ export class Target {
     return new TargetResponse(exchange, Buffer.alloc(0));
   }
 
+  /** The body as evidence (evidence.ts); the margin covers a secret of the run that straddles the cut. */
+  private evidence(bytes: Buffer): string {
+    const margin = 4 * 1024 + Math.max(0, ...this.secretList.map((s) => Buffer.byteLength(s)));
+    return evidenceText(bytes, (t) => this.scrub(t), margin);
+  }
+
   private recordCost(res: TargetResponse): void {
     if (res.status !== 200 || res.exchange.error !== undefined) return;
     const ct = res.headers['content-type'] ?? '';
@@ -301,45 +307,6 @@ export class Target {
     }
     const json = res.json() as { usage?: { cost?: unknown } } | undefined;
     if (typeof json?.usage?.cost === 'number') this.ledger.recordCost(json.usage.cost);
-  }
-
-  /**
-   * The body as evidence: redacted, at most EVIDENCE_LIMIT characters. Only the head is decoded and scrubbed (a
-   * 16 MB body must not be copied several times over); the margin covers a secret that straddles the cut.
-   */
-  private evidence(bytes: Buffer): string {
-    const margin = 4 * 1024 + Math.max(0, ...this.secretList.map((s) => Buffer.byteLength(s)));
-    const head = bytes.length <= EVIDENCE_LIMIT * 4 ? bytes : bytes.subarray(0, EVIDENCE_LIMIT * 4 + margin);
-    const scrubbed = this.scrub(head.toString('utf8'));
-    if (scrubbed.length <= EVIDENCE_LIMIT && head === bytes) return scrubbed;
-    const shown = scrubbed.slice(0, EVIDENCE_LIMIT);
-    return `${shown}\n… (${bytes.length - Buffer.byteLength(shown)} more bytes elided)`;
-  }
-
-  /**
-   * A curl that replays the request; the credential is an environment variable, never its value. A body over
-   * the evidence limit comes as a generator command piped into curl, when the body is a run of one repeated
-   * character between a short head and tail (the suite's big probes: a 10 MB request is filler).
-   */
-  private curl(method: string, url: string, headers: Record<string, string>, body: Buffer | undefined, keyVar: string | undefined): string {
-    const parts = ['curl', '-sS', '-N', '-X', method, shellQuote(this.scrub(url))];
-    for (const [name, value] of Object.entries(headers)) {
-      if (name === 'authorization') continue;
-      parts.push('-H', shellQuote(`${name}: ${this.scrub(value)}`));
-    }
-    if (keyVar) parts.push('-H', `"Authorization: Bearer \$${keyVar}"`);
-    if (body === undefined) return parts.join(' ');
-    if (body.length <= EVIDENCE_LIMIT) {
-      parts.push('--data-binary', shellQuote(this.scrub(body.toString('utf8'))));
-      return parts.join(' ');
-    }
-    const generator = bodyGenerator(body, (s) => this.scrub(s));
-    if (!generator) {
-      parts.push('--data-binary', `@body.json  # ${body.length} bytes: write the test's body to body.json`);
-      return parts.join(' ');
-    }
-    parts.push('--data-binary', '@-');
-    return `${generator} | ${parts.join(' ')}`;
   }
 }
 
@@ -363,34 +330,4 @@ function currentTest(): TestInfo | undefined {
     // Not inside a test: the global setup, discovery, a script.
     return undefined;
   }
-}
-
-function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
-/** Longest head and tail a generator command carries literally. */
-const GENERATOR_LITERAL_LIMIT = 4 * 1024;
-
-/**
- * A shell command that prints exactly `body`, when it is a head, one character repeated, and a tail (the
- * suite's oversized probes); undefined otherwise. The head and tail pass through `scrub`, like all evidence.
- */
-export function bodyGenerator(body: Buffer, scrub: (s: string) => string = (s) => s): string | undefined {
-  // The longest run of one byte; a body of filler has one run that is nearly all of it.
-  let best = { start: 0, length: 0 };
-  for (let i = 0; i < body.length; ) {
-    let j = i + 1;
-    while (j < body.length && body[j] === body[i]) j++;
-    if (j - i > best.length) best = { start: i, length: j - i };
-    i = j;
-  }
-  const byte = body[best.start];
-  // A multi-byte UTF-8 filler would need its own handling; the suite's probes repeat one ASCII character.
-  if (byte === undefined || byte >= 0x80 || best.length < EVIDENCE_LIMIT) return undefined;
-  const head = body.subarray(0, best.start).toString('utf8');
-  const tail = body.subarray(best.start + best.length).toString('utf8');
-  if (head.length + tail.length > GENERATOR_LITERAL_LIMIT) return undefined;
-  const program = `process.stdout.write(${JSON.stringify(scrub(head))}+${JSON.stringify(String.fromCharCode(byte))}.repeat(${best.length})+${JSON.stringify(scrub(tail))})`;
-  return `node -e ${shellQuote(program)}`;
 }

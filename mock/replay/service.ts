@@ -1,0 +1,166 @@
+// `chatconform mock --replay DIR`: a mock instance that serves recorded exchanges (recording.ts) instead of
+// generating answers. The catalog is the recorded GET /v1/models; a completion is matched by its normalised request
+// (requestKey) and served as recorded, a stream event by event. A request nothing matches gets a section 7 error
+// naming what is missing, or, with fallback `generate`, the generated mock's answer. Errors come from the generated
+// mock's one error builder, so they have the shape every other answer of the mock has.
+import { bodyFromBytes, type CoreRequest, type CoreResult } from '../core/http.ts';
+import { readBodyLimited, checkContentLength } from '../core/limits.ts';
+import { matchPath } from '../core/pipeline.ts';
+import { MockHttpError } from '../core/errors.ts';
+import { MOCK_KEYS } from '../keys-and-models.ts';
+import type { MockOptions } from '../options.ts';
+import { createMockService, type MockService } from '../service.ts';
+import { readRecordings, requestKey, type RecordedEvent, type Recording } from './recording.ts';
+
+export type ReplayFallback = 'error' | 'generate';
+
+export interface ReplayOptions {
+  /** the directory `chatconform proxy --record` wrote */
+  dir: string;
+  /** what an unrecorded request gets: a section 7 error (default), or the generated mock's answer */
+  fallback?: ReplayFallback;
+  /** options of the generated mock (the error builder, and the answers of fallback `generate`) */
+  mock?: MockOptions;
+}
+
+/** Headers that describe one transfer, not the answer: never replayed. */
+const TRANSFER_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'date', 'content-encoding']);
+
+/** One recorded event as it goes out again: its name and id when it had them, its data line by line. */
+function encodeRecordedEvent(e: RecordedEvent): string {
+  let text = e.event !== undefined ? `event: ${e.event}\n` : '';
+  if (e.id !== undefined) text += `id: ${e.id}\n`;
+  for (const line of e.data.split('\n')) text += `data: ${line}\n`;
+  return `${text}\n`;
+}
+
+/** The answer a recording holds, as the core's plain result. */
+function resultOf(rec: Recording): CoreResult {
+  const { status } = rec.response;
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(rec.response.headers)) if (!TRANSFER_HEADERS.has(k.toLowerCase())) headers[k.toLowerCase()] = v;
+  if (rec.response.events !== undefined) {
+    return { status, headers, kind: 'sse', pieces: rec.response.events.map(encodeRecordedEvent), writes: { framing: new Set(), chunkDelayMs: 0, writeDelayMs: 0 } };
+  }
+  if (rec.response.body !== undefined) return { status, headers, kind: 'json', body: rec.response.body };
+  return { status, headers, kind: 'text', body: rec.response.bodyText ?? '' };
+}
+
+/** What a request sent, as the key reads it: its JSON value, or its text when it is not JSON. */
+function bodyOf(bytes: Uint8Array): { json?: unknown; text?: string } {
+  if (bytes.byteLength === 0) return {};
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  try {
+    return { json: JSON.parse(text) };
+  } catch {
+    return { text };
+  }
+}
+
+/** A short description of a chat request for the not-recorded message. */
+function describeChat(body: { json?: unknown }): string {
+  const b = body.json as { model?: unknown; messages?: unknown; stream?: unknown } | undefined;
+  if (!b || typeof b !== 'object') return 'a body that is not a JSON object';
+  const parts = [`model ${JSON.stringify(b.model)}`];
+  if (Array.isArray(b.messages)) parts.push(`${b.messages.length} message(s)`);
+  if (b.stream === true) parts.push('stream true');
+  return parts.join(', ');
+}
+
+export function createReplayService(opts: ReplayOptions): MockService & { recordings: number } {
+  const recordings = readRecordings(opts.dir);
+  const generated = createMockService(opts.mock ?? {});
+  const fallback = opts.fallback ?? 'error';
+  // Every recording of a request in order; the n-th identical request gets the n-th answer, then the last again.
+  const byKey = new Map<string, Recording[]>();
+  let catalog: Recording | undefined;
+  for (const rec of recordings) {
+    const r = rec.request;
+    const key = requestKey(r.method, r.path, { ...(r.body !== undefined ? { json: r.body } : {}), ...(r.bodyText !== undefined ? { text: r.bodyText } : {}) });
+    byKey.set(key, [...(byKey.get(key) ?? []), rec]);
+    if (r.method.toUpperCase() === 'GET' && matchPath(r.path)?.route === 'models' && rec.response.status === 200) catalog = rec;
+  }
+  const served = new Map<string, number>();
+  const next = (key: string): Recording | undefined => {
+    const list = byKey.get(key);
+    if (!list) return undefined;
+    const n = served.get(key) ?? 0;
+    served.set(key, n + 1);
+    return list[Math.min(n, list.length - 1)];
+  };
+  const completions = recordings.filter((r) => matchPath(r.request.path)?.route === 'chat').length;
+  const notRecorded = (request: CoreRequest, what: string): CoreResult =>
+    generated.error({
+      status: 404,
+      code: 'not_recorded',
+      message: `no recording in ${opts.dir} matches ${request.method} ${request.path} (${what}); the directory holds ${recordings.length} exchange(s), ${completions} of them completions. Record it through chatconform proxy --record, or replay with --fallback generate`,
+    });
+
+  /** The entry of the recorded catalog whose id is `id`, as GET /v1/models/{id} shows it. */
+  const catalogEntry = (id: string): unknown => {
+    const data = (catalog?.response.body as { data?: unknown } | undefined)?.data;
+    return Array.isArray(data) ? data.find((e) => (e as { id?: unknown } | null)?.id === id) : undefined;
+  };
+
+  /** The generated mock's answer to a request the recordings do not hold (its keys stand in for the client's). */
+  const generate = (request: CoreRequest, bytes: Uint8Array | undefined): Promise<CoreResult> => {
+    const auth = request.header('authorization');
+    const known = auth !== undefined && Object.values(MOCK_KEYS).some((k) => auth.includes(k));
+    return generated.handle({
+      method: request.method,
+      path: request.path,
+      header: (name) => (name === 'authorization' && auth !== undefined && !known ? `Bearer ${MOCK_KEYS.full}` : request.header(name)),
+      body: bytes ? bodyFromBytes(bytes) : request.body,
+    });
+  };
+
+  const handle = async (request: CoreRequest): Promise<CoreResult> => {
+    try {
+      const route = matchPath(request.path)?.route;
+      const method = request.method.toUpperCase();
+      if (method === 'GET' && route === 'models') {
+        if (catalog) return resultOf(catalog);
+        return fallback === 'generate' ? await generate(request, undefined) : notRecorded(request, 'no GET /v1/models answered 200 was recorded');
+      }
+      if (method === 'GET') {
+        const rec = next(requestKey(method, request.path, {}));
+        if (rec) return resultOf(rec);
+        if (route === 'model') {
+          let id = '';
+          try {
+            id = decodeURIComponent(matchPath(request.path)?.id ?? '');
+          } catch {
+            // Not percent-encoding: no entry has that id.
+          }
+          const entry = catalogEntry(id);
+          if (entry !== undefined) return { status: 200, headers: { 'content-type': 'application/json' }, kind: 'json', body: entry };
+        }
+        return fallback === 'generate' ? await generate(request, undefined) : notRecorded(request, 'no such GET was recorded, and the recorded catalog has no such entry');
+      }
+      // The contract requires a credential on a completion; any key will do, the recordings hold none.
+      if (route === 'chat' && method === 'POST' && !/^\s*bearer\s+\S/i.test(request.header('authorization') ?? '')) {
+        throw new MockHttpError(401, 'missing_api_key', 'an API key is required: send "Authorization: Bearer <API_KEY>"');
+      }
+      checkContentLength(request.header('content-length'), generated.bodyLimit);
+      const bytes = await readBodyLimited(request.body, generated.bodyLimit);
+      const body = bodyOf(bytes);
+      const rec = next(requestKey(method, request.path, body));
+      if (rec) return resultOf(rec);
+      if (fallback === 'generate') return await generate(request, bytes);
+      return notRecorded(request, route === 'chat' ? `${describeChat(body)}: no recorded completion has this normalised request` : 'no such request was recorded');
+    } catch (err) {
+      if (err instanceof MockHttpError) return generated.error({ status: err.status, code: err.code, message: err.message, headers: err.headers });
+      return generated.error({ status: 500, code: 'internal_error', message: `the replay failed: ${(err as Error)?.message ?? String(err)}` });
+    }
+  };
+
+  return {
+    options: generated.options,
+    catalog: generated.catalog,
+    bodyLimit: generated.bodyLimit,
+    handle,
+    error: (input) => generated.error(input),
+    resetCache: () => served.clear(),
+    recordings: recordings.length,
+  };
+}

@@ -1,0 +1,243 @@
+// The proxy's transport: a node:http server on 127.0.0.1 that forwards every request to the upstream unchanged and
+// streams the answer back as it arrives (an event stream is never buffered: each chunk from the upstream is written
+// to the client at once, with backpressure). Beside the bytes it forwards, it keeps a bounded copy of each side
+// (the first `captureLimit` bytes) and hands the finished exchange to `onExchange`, which judges it after the
+// client has its answer. No request waits on a check.
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+
+/** One exchange as the proxy saw it: the client's request, and what the upstream answered. */
+export interface CapturedExchange {
+  /** 1, 2, … in the order requests arrived. */
+  seq: number;
+  method: string;
+  /** The path the client asked for, query included. */
+  path: string;
+  /** The request's headers as the client sent them (lower-case names; repeated ones joined). */
+  requestHeaders: Record<string, string>;
+  /** The first `captureLimit` bytes of the request body. */
+  requestBody: Buffer;
+  requestBytes: number;
+  /** 0 when the upstream gave no response (then `error` says why and the client got a 502). */
+  status: number;
+  responseHeaders: Record<string, string>;
+  /** The first `captureLimit` bytes of the response body, as they came (still content-encoded, if they were). */
+  responseBody: Buffer;
+  responseBytes: number;
+  /** The response arrived whole. */
+  complete: boolean;
+  error?: string;
+  /** Who ended the exchange early: the upstream (down, timed out, cut) or the client (went away). */
+  failure?: 'upstream-down' | 'upstream-timeout' | 'upstream-cut' | 'client-gone';
+  startedAt: number;
+  durationMs: number;
+}
+
+export interface ProxyOptions {
+  /** The upstream's base URL (origin and optional path prefix, without /v1). */
+  upstream: string;
+  port?: number;
+  host?: string;
+  /** The upstream must send response headers, and then keep sending, within this bound (ms). Default 120,000. */
+  upstreamTimeoutMs?: number;
+  /** Bytes of each body kept for the checks (default 10 MB, the contract's body limit); the rest is forwarded only. */
+  captureLimit?: number;
+  onExchange: (exchange: CapturedExchange) => void;
+  /** A line for the operator (upstream down, a request cut). */
+  log: (line: string) => void;
+}
+
+export interface RunningProxy {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_CAPTURE_LIMIT = 10_000_000;
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 120_000;
+
+/** Hop-by-hop headers (RFC 9110 7.6.1): they describe one connection and are never forwarded. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+/** A bounded copy of a body: the first `limit` bytes, and the count of all of them. */
+class Capture {
+  private readonly parts: Buffer[] = [];
+  private kept = 0;
+  bytes = 0;
+  constructor(private readonly limit: number) {}
+  add(chunk: Buffer): void {
+    this.bytes += chunk.length;
+    if (this.kept >= this.limit) return;
+    const part = this.kept + chunk.length <= this.limit ? chunk : chunk.subarray(0, this.limit - this.kept);
+    this.parts.push(part);
+    this.kept += part.length;
+  }
+  get body(): Buffer {
+    return this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
+  }
+}
+
+function joined(headers: http.IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+/** The headers that go on: all but hop-by-hop ones and those the `connection` header names. */
+function forwardable(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
+  const named = new Set(String(headers.connection ?? '').toLowerCase().split(',').map((s) => s.trim()).filter(Boolean));
+  const out: http.OutgoingHttpHeaders = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined && !HOP_BY_HOP.has(k) && !named.has(k)) out[k] = v;
+  return out;
+}
+
+/** The proxy's own answer when the upstream gave none: a section 7 error body, status 502. */
+function badGateway(res: http.ServerResponse, code: string, message: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify({ error: { type: 'upstream_error', code, message } });
+  res.writeHead(502, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
+  res.end(body);
+}
+
+export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
+  const upstream = new URL(opts.upstream);
+  if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') throw new Error(`--upstream must be an http or https URL (got ${opts.upstream})`);
+  if (upstream.username || upstream.password) throw new Error('--upstream must not carry credentials: the clients send their own');
+  const base = upstream.pathname.replace(/\/+$/, '');
+  const client = upstream.protocol === 'https:' ? https : http;
+  // Kept-alive connections to the upstream, as many as the clients need (50 concurrent streams, say).
+  const agent = new client.Agent({ keepAlive: true, maxSockets: Infinity });
+  const timeoutMs = opts.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+  const limit = opts.captureLimit ?? DEFAULT_CAPTURE_LIMIT;
+  let seq = 0;
+
+  const forward = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+    const started = Date.now();
+    const requestCopy = new Capture(limit);
+    const responseCopy = new Capture(limit);
+    const exchange: CapturedExchange = {
+      seq: ++seq,
+      method: req.method ?? 'GET',
+      path: req.url ?? '/',
+      requestHeaders: joined(req.headers),
+      requestBody: Buffer.alloc(0),
+      requestBytes: 0,
+      status: 0,
+      responseHeaders: {},
+      responseBody: Buffer.alloc(0),
+      responseBytes: 0,
+      complete: false,
+      startedAt: started,
+      durationMs: 0,
+    };
+    let finished = false;
+    const finish = (failure?: CapturedExchange['failure'], error?: string): void => {
+      if (finished) return;
+      finished = true;
+      exchange.requestBody = requestCopy.body;
+      exchange.requestBytes = requestCopy.bytes;
+      exchange.responseBody = responseCopy.body;
+      exchange.responseBytes = responseCopy.bytes;
+      exchange.durationMs = Date.now() - started;
+      if (failure) exchange.failure = failure;
+      if (error) exchange.error = error;
+      try {
+        opts.onExchange(exchange);
+      } catch (err) {
+        opts.log(`proxy: could not judge exchange #${exchange.seq}: ${(err as Error).message}`);
+      }
+    };
+
+    const headers = forwardable(req.headers);
+    headers.host = upstream.host;
+    const upstreamReq = client.request({
+      protocol: upstream.protocol,
+      hostname: upstream.hostname,
+      port: upstream.port || undefined,
+      method: exchange.method,
+      path: `${base}${exchange.path}`,
+      headers,
+      agent,
+    });
+    upstreamReq.setTimeout(timeoutMs, () => upstreamReq.destroy(Object.assign(new Error(`the upstream sent nothing for ${timeoutMs} ms`), { code: 'UPSTREAM_TIMEOUT' })));
+    upstreamReq.on('error', (err: NodeJS.ErrnoException) => {
+      const timedOut = err.code === 'UPSTREAM_TIMEOUT';
+      if (exchange.status === 0) {
+        const what = timedOut ? err.message : `the upstream ${opts.upstream} could not be reached (${err.code ?? err.message})`;
+        opts.log(`proxy: ${exchange.method} ${exchange.path}: ${what}; answered 502`);
+        badGateway(res, timedOut ? 'upstream_timeout' : 'upstream_unreachable', `chatconform proxy: ${what}`);
+        finish(timedOut ? 'upstream-timeout' : 'upstream-down', what);
+      } else {
+        // The answer had begun: the client sees the cut, as it would without the proxy.
+        res.destroy();
+        finish(timedOut ? 'upstream-timeout' : 'upstream-cut', timedOut ? err.message : `the upstream cut the answer (${err.code ?? err.message})`);
+      }
+    });
+    upstreamReq.on('response', (upstreamRes) => {
+      exchange.status = upstreamRes.statusCode ?? 0;
+      exchange.responseHeaders = joined(upstreamRes.headers);
+      res.writeHead(exchange.status, upstreamRes.statusMessage, forwardable(upstreamRes.headers));
+      // Headers now, not with the first body byte: an event stream's client sees it open when the upstream opens it.
+      res.flushHeaders();
+      upstreamRes.on('data', (chunk: Buffer) => {
+        responseCopy.add(chunk);
+        if (!res.write(chunk)) {
+          upstreamRes.pause();
+          res.once('drain', () => upstreamRes.resume());
+        }
+      });
+      upstreamRes.once('end', () => {
+        exchange.complete = true;
+        res.end();
+        finish();
+      });
+      upstreamRes.once('aborted', () => {
+        res.destroy();
+        finish('upstream-cut', 'the upstream cut the answer');
+      });
+      upstreamRes.once('error', () => {
+        res.destroy();
+        finish('upstream-cut', 'the upstream cut the answer');
+      });
+    });
+    req.on('data', (chunk: Buffer) => requestCopy.add(chunk));
+    req.pipe(upstreamReq);
+    // The client went away before the answer was whole: stop asking the upstream.
+    res.once('close', () => {
+      if (!res.writableFinished && !finished) {
+        upstreamReq.destroy();
+        finish('client-gone', 'the client closed the connection before the answer was complete');
+      }
+    });
+  };
+
+  const server = http.createServer(forward);
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (socket.writable && err.code !== 'ECONNRESET') {
+      const body = JSON.stringify({ error: { type: 'invalid_request_error', code: 'bad_request', message: `malformed HTTP request (${err.code ?? 'parse error'})` } });
+      socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    } else socket.destroy();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${opts.host ?? '127.0.0.1'}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+        agent.destroy();
+      }),
+  };
+}

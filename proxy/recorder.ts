@@ -1,0 +1,77 @@
+// `chatconform proxy --record DIR`: every answered exchange as one file of the recording format
+// (mock/replay/recording.ts, spec/schemas/recording.schema.json), which `chatconform mock --replay DIR` serves.
+// Credentials never reach a file: credential headers are dropped, and the secrets the proxy has seen are masked
+// wherever else they appear. An event stream is kept as its events, with the boundaries it was sent with.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { decodeSse } from '../suites/lib/decoding/sse.ts';
+import { nextSequence, RECORDING_FORMAT, recordingFileName, type Recording } from '../mock/replay/recording.ts';
+import type { CapturedExchange } from './forward.ts';
+
+/** Headers never written: credentials, and those that describe one connection or transfer. */
+const NOT_RECORDED = /^(authorization|proxy-authorization|x-api-key|api-key|cookie|set-cookie|connection|keep-alive|transfer-encoding|content-length|content-encoding|host)$/i;
+
+function headersOf(headers: Record<string, string>, scrub: (t: string) => string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (!NOT_RECORDED.test(k)) out[k] = scrub(v);
+  return out;
+}
+
+/**
+ * A body as the format keeps it: `body` for JSON whose compact form is the text itself (so a replay sends the same
+ * bytes), else `bodyText`; nothing for an empty body.
+ */
+function bodyFields(text: string): { body?: unknown; bodyText?: string } {
+  if (text === '') return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value !== null && JSON.stringify(value) === text) return { body: value };
+  } catch {
+    // Not JSON: kept as text.
+  }
+  return { bodyText: text };
+}
+
+/** A stream's events, or undefined when it does not decode as one (then it is kept as text). */
+function eventsOf(text: string): Recording['response']['events'] {
+  try {
+    return decodeSse([text]).map((e) => ({ data: e.data, ...(e.event !== undefined ? { event: e.event } : {}), ...(e.id !== undefined ? { id: e.id } : {}) }));
+  } catch {
+    return undefined;
+  }
+}
+
+export class Recorder {
+  private seq: number;
+
+  constructor(
+    readonly dir: string,
+    private readonly scrub: (t: string) => string,
+  ) {
+    mkdirSync(dir, { recursive: true });
+    this.seq = nextSequence(dir);
+  }
+
+  /** Writes one exchange (`responseBody` with its content-encoding undone); returns the file, or undefined when not recorded. */
+  record(x: CapturedExchange, responseBody: Buffer): string | undefined {
+    // Nothing answered, or an answer cut by the client: nothing a replay could serve.
+    if (x.status === 0 || x.failure === 'client-gone') return undefined;
+    const requestPath = x.path.split('?')[0]!;
+    const contentType = x.responseHeaders['content-type'] ?? '';
+    const text = this.scrub(responseBody.toString('utf8'));
+    const response: Recording['response'] = { status: x.status, headers: headersOf(x.responseHeaders, this.scrub) };
+    const events = /text\/event-stream/i.test(contentType) ? eventsOf(text) : undefined;
+    if (events) response.events = events;
+    else Object.assign(response, bodyFields(text));
+    if (!x.complete) response.complete = false;
+    const recording: Recording = {
+      format: RECORDING_FORMAT,
+      recordedAt: new Date(x.startedAt + x.durationMs).toISOString(),
+      request: { method: x.method, path: requestPath, headers: headersOf(x.requestHeaders, this.scrub), ...bodyFields(this.scrub(x.requestBody.toString('utf8'))) },
+      response,
+    };
+    const file = path.join(this.dir, recordingFileName(this.seq++, x.method, requestPath));
+    writeFileSync(file, `${JSON.stringify(recording, null, 2)}\n`);
+    return file;
+  }
+}

@@ -1,0 +1,146 @@
+// What the proxy knows across exchanges: the credentials it has seen (so nothing it prints or writes carries one),
+// the catalog (so a request's model has its entry), the judged exchanges (for the report), and the recorder. Each
+// finished exchange is judged here, its violations printed one line each, and on stop the same four report files
+// a suite run writes are written from it (one outcome per exchange; per requirement, how many exchanges honoured
+// it and broke it).
+import { requirements, getRequirement, type Requirement } from '../spec/requirements/index.ts';
+import type { CheckRecord } from '../suites/lib/check.ts';
+import { isObject, type Json } from '../suites/checks/check.ts';
+import { redact } from '../suites/lib/transport/redact.ts';
+import { buildReport, type ConformanceReport } from '../suites/reporter/json.ts';
+import { aggregate, firstLine, oneLine, type TestOutcome } from '../suites/reporter/results.ts';
+import { kitInfo, publicUrl, specInfo, type RunInfo } from '../suites/reporter/run-info.ts';
+import { CONTRACT } from '../spec/requirements/index.ts';
+import { writeReports } from '../suites/reporter/index.ts';
+import type { CapturedExchange } from './forward.ts';
+import { decodedBody, judgeExchange, routeOf } from './judge.ts';
+import type { Recorder } from './recorder.ts';
+
+/**
+ * The catalog records a traffic report judges: the target's, and the client rules a suite run leaves to the kit
+ * (IMG-007: never send image parts to an entry with supports_images false), which traffic judges in the client.
+ */
+export const TRAFFIC_REQUIREMENTS: readonly Requirement[] = requirements.map((r) => (r.id === 'IMG-007' ? { ...r, check: 'black-box' } : r));
+
+/** Outcomes that keep their exchanges as evidence (those with a breach); past it, only their records are kept. */
+const MAX_EVIDENCE_OUTCOMES = 500;
+/** Most credentials remembered for redaction. */
+const MAX_SECRETS = 1000;
+
+/** A violation as the proxy prints it: one line, with a curl that replays the request (the key as $CONFORMANCE_API_KEY). */
+export interface Violation {
+  id: string;
+  party: 'client' | 'server';
+  status: 'fail' | 'warn';
+  line: string;
+}
+
+export class Traffic {
+  private readonly secrets = new Set<string>();
+  private readonly catalog = new Map<string, Json>();
+  readonly outcomes: TestOutcome[] = [];
+  private withEvidence = 0;
+  readonly startedAt = new Date();
+  exchanges = 0;
+
+  constructor(
+    readonly upstream: string,
+    private readonly captureLimit: number,
+    private readonly recorder?: Recorder,
+  ) {}
+
+  scrub = (text: string): string => redact(text, [...this.secrets]);
+
+  /** Every credential a request carries, remembered so no output ever holds it. */
+  private learnSecrets(headers: Record<string, string>): void {
+    for (const [k, v] of Object.entries(headers)) {
+      if (!/^(authorization|proxy-authorization|x-api-key|api-key)$/i.test(k)) continue;
+      const token = v.replace(/^\s*(bearer|basic)\s+/i, '').trim();
+      if (token.length >= 4 && this.secrets.size < MAX_SECRETS) this.secrets.add(token);
+    }
+  }
+
+  /** The entries of a model list the upstream answered, for the request checks (IMG-007). */
+  learnCatalog(body: unknown): void {
+    if (!isObject(body) || !Array.isArray(body.data)) return;
+    for (const e of body.data) if (isObject(e) && typeof e.id === 'string') this.catalog.set(e.id, e);
+  }
+
+  entryOf = (id: string): Json | undefined => this.catalog.get(id);
+
+  /** Judges one finished exchange, records it, and returns its violations (already printed by the caller). */
+  take(x: CapturedExchange): Violation[] {
+    this.exchanges++;
+    this.learnSecrets(x.requestHeaders);
+    const decoded = decodedBody(x.responseBody, x.responseHeaders['content-encoding'], this.captureLimit);
+    if (decoded && x.status === 200 && routeOf(x.method, x.path)?.route === 'models') {
+      try {
+        this.learnCatalog(JSON.parse(decoded.toString('utf8')));
+      } catch {
+        // Not a list: the checks say so.
+      }
+    }
+    const judged = judgeExchange(x, { upstream: this.upstream, scrub: this.scrub, secrets: [...this.secrets], entryOf: this.entryOf, captureLimit: this.captureLimit });
+    if (this.recorder && decoded) this.recorder.record(x, decoded);
+    const breaches = judged.records.filter((r): r is CheckRecord & { status: 'fail' | 'warn' } => r.status === 'fail' || r.status === 'warn');
+    const keep = breaches.length > 0 && this.withEvidence < MAX_EVIDENCE_OUTCOMES;
+    if (keep) this.withEvidence++;
+    const title = `#${x.seq} ${x.method} ${this.scrub(x.path.split('?')[0]!)} → ${x.status === 0 ? 'no answer' : x.status}`;
+    const failed = breaches.filter((r) => r.status === 'fail');
+    const outcome: TestOutcome = {
+      title,
+      file: 'proxy',
+      line: x.seq,
+      status: failed.length > 0 ? 'failed' : 'passed',
+      declared: [],
+      durationMs: x.durationMs,
+      evidence: keep ? { checks: judged.records, exchanges: [judged.exchange] } : { checks: judged.records.map(({ exchange: _x, ...r }) => r), exchanges: [] },
+    };
+    if (failed.length > 0) outcome.error = failed.map((r) => `${r.id} (${r.party}): ${firstLine(r.message ?? '')}`).join('\n');
+    this.outcomes.push(outcome);
+    return breaches.map((r) => {
+      const req = getRequirement(r.id);
+      const who = r.party ?? 'server';
+      const what = oneLine((r.message ?? '').replace(/^the client's request: /, ''), 300);
+      return {
+        id: r.id,
+        party: who,
+        status: r.status,
+        line: `${r.status === 'fail' ? 'violation' : 'warning'} ${r.id} (${req.level}, §${req.section}) by the ${who}: ${title}: ${what} | replay: ${judged.exchange.curl}`,
+      };
+    });
+  }
+
+  /** The report of the traffic so far (a partial run: traffic is no certification of the whole contract). */
+  report(durationMs: number, reportDir: string): ConformanceReport {
+    const secrets = [...this.secrets];
+    const url = publicUrl(this.upstream);
+    const info: RunInfo = {
+      kit: kitInfo(),
+      spec: specInfo(TRAFFIC_REQUIREMENTS),
+      target: { ...(url ? { url } : {}), embeddedMock: false },
+      reportDir,
+      secrets,
+      sectionTitles: new Map(Object.entries(CONTRACT.sections)),
+      problems: [],
+    };
+    const results = aggregate(this.outcomes, TRAFFIC_REQUIREMENTS);
+    const judgedIds = [...new Set(this.outcomes.flatMap((o) => o.evidence?.checks.map((c) => c.id) ?? []))];
+    return buildReport({
+      info,
+      results,
+      outcomes: this.outcomes,
+      startedAt: this.startedAt,
+      durationMs,
+      playwrightStatus: 'passed',
+      errors: [],
+      selection: `traffic through chatconform proxy: ${this.exchanges} exchange(s), judged on what they exercised`,
+      scope: judgedIds,
+    });
+  }
+
+  /** Writes conformance.json, junit.xml, conformance.html and badge.svg; returns the files. */
+  writeReport(reportDir: string): string[] {
+    return writeReports(this.report(Date.now() - this.startedAt.getTime(), reportDir), reportDir, [...this.secrets]);
+  }
+}
