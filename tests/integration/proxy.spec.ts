@@ -16,6 +16,8 @@ import { startTrafficProxy, type RunningTrafficProxy, type Violation } from '../
 import { decodeSse } from '../../suites/lib/decoding/sse.ts';
 import { repoRoot } from '../../suites/lib/discovery/config.ts';
 import type { MockOptions } from '../../mock/options.ts';
+import type { CapturedExchange } from '../../proxy/index.ts';
+import { giganticAnswersTarget } from './support/hostile-targets.ts';
 
 const TSX = path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs');
 const CLI = path.join(repoRoot, 'cli/main.ts');
@@ -273,6 +275,40 @@ test.describe('faults', () => {
       rmSync(reportDir, { recursive: true, force: true });
     }
   });
+});
+
+test('large bodies stream through whole; the checks read at most the 10 MB limit of each', async () => {
+  const target = await giganticAnswersTarget(30_000_000);
+  const reportDir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-proxy-'));
+  const seen: CapturedExchange[] = [];
+  const proxy = await startTrafficProxy({ upstream: target.url, port: 0, reportDir, onViolation: () => {}, log: () => {}, onExchange: (x) => seen.push(x) });
+  const mock = await startMockServer({ port: 0 });
+  const toMock = await startTrafficProxy({ upstream: mock.url, port: 0, reportDir, onViolation: () => {}, log: () => {}, onExchange: (x) => seen.push(x) });
+  try {
+    // A 30 MB answer: the client gets every byte; the proxy keeps 10 MB of it for the checks, and judges nothing.
+    const res = await fetch(`${proxy.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${MOCK_KEYS.full}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: question }) });
+    expect((await res.arrayBuffer()).byteLength).toBe(30_000_000);
+    await expect.poll(() => seen.length).toBe(1);
+    expect(seen[0]!.responseBytes).toBe(30_000_000);
+    expect(seen[0]!.responseBody.length).toBe(10_000_000);
+    expect(proxy.traffic.outcomes[0]!.evidence!.checks.filter((c) => c.party === 'server')).toEqual([]);
+    // A 12 MB request: streamed to the upstream (the mock refuses it, 413), its body never judged past the limit.
+    const big = JSON.stringify({ model: MOCK_MODELS.small, messages: question, pad: 'x'.repeat(12_000_000) });
+    const refused = await fetch(`${toMock.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${MOCK_KEYS.full}`, 'content-type': 'application/json' }, body: big });
+    expect(refused.status).toBe(413);
+    await refused.text();
+    await expect.poll(() => seen.length).toBe(2);
+    expect(seen[1]!.requestBody.length).toBeLessThanOrEqual(10_000_000);
+    const checks = toMock.traffic.outcomes[0]!.evidence!.checks;
+    expect(checks.filter((c) => c.party === 'client')).toEqual([]);
+    expect(checks.filter((c) => c.status === 'fail')).toEqual([]);
+  } finally {
+    await proxy.stop();
+    await toMock.stop();
+    await mock.close();
+    await target.close();
+    rmSync(reportDir, { recursive: true, force: true });
+  }
 });
 
 test('`npm run proxy`: prints its address, reports each violation, and writes the four reports on SIGTERM', async () => {
