@@ -172,6 +172,44 @@ test.describe('the npm package, installed into a fresh project', () => {
     expect(tampered.stderr).toContain('badge.svg: its SHA-256 does not match SHA256SUMS (the file was changed)');
   });
 
+  test('chatconform proxy in front of chatconform mock: traffic judged, recorded, the reports on SIGTERM; mock --replay serves the recording', async () => {
+    test.setTimeout(120_000);
+    const listening = (child: ChildProcess, what: RegExp): Promise<string> =>
+      new Promise<string>((resolve, reject) => {
+        let out = '';
+        const timer = setTimeout(() => reject(new Error(`no listening line within 30 s: ${out}`)), 30_000);
+        child.stdout!.on('data', (d: Buffer) => {
+          out += d.toString('utf8');
+          const m = what.exec(out);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m[1]!);
+          }
+        });
+      });
+    const start = (args: string[]) => spawn('npx', ['chatconform', ...args], { cwd: project, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const upstream = start(['mock', '--port', '0']);
+    const recorded = path.join(work, 'recorded');
+    const reports = path.join(work, 'reports-of-proxy');
+    const proxy = start(['proxy', '--upstream', await listening(upstream, /^mock listening on (http:\/\/127\.0\.0\.1:\d+)$/m), '--port', '0', '--report-dir', reports, '--record', recorded]);
+    const children = [upstream, proxy];
+    try {
+      const url = await listening(proxy, /^proxy listening on (http:\/\/127\.0\.0\.1:\d+)$/m);
+      const models = (await (await fetch(`${url}/v1/models`)).json()) as { data: { id: string }[] };
+      expect(models.data.length).toBeGreaterThan(0);
+      // The group gets the signal (npx and the proxy under it); the proxy writes its reports on the way out.
+      killGroup(proxy);
+      await expect.poll(() => (existsSync(reports) ? readdirSync(reports).sort() : []), { timeout: 30_000 }).toEqual([...REPORT_FILES].sort());
+      expect(readdirSync(recorded)).toEqual(['000001-get-v1-models.json']);
+      const replay = start(['mock', '--port', '0', '--replay', recorded]);
+      children.push(replay);
+      const replayed = await listening(replay, /^mock listening on (http:\/\/127\.0\.0\.1:\d+) \(replaying 1 exchange/m);
+      expect(await (await fetch(`${replayed}/v1/models`)).json()).toEqual(models);
+    } finally {
+      for (const c of children) killGroup(c);
+    }
+  });
+
   test('chatconform run with no --base-url starts the embedded mock; reports land in ./reports of the working directory', async () => {
     test.setTimeout(180_000);
     const listed = await sh('npx', ['chatconform', 'run', '--list', '--requirement', 'STREAM-004'], { cwd: project, boundMs: 60_000 });

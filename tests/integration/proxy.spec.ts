@@ -17,7 +17,7 @@ import { decodeSse } from '../../suites/lib/decoding/sse.ts';
 import { repoRoot } from '../../suites/lib/discovery/config.ts';
 import type { MockOptions } from '../../mock/options.ts';
 import type { CapturedExchange } from '../../proxy/index.ts';
-import { giganticAnswersTarget } from './support/hostile-targets.ts';
+import { giganticAnswersTarget, hangingTarget } from './support/hostile-targets.ts';
 
 const TSX = path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs');
 const CLI = path.join(repoRoot, 'cli/main.ts');
@@ -237,6 +237,23 @@ test.describe('faults', () => {
       }
     } finally {
       await r.close();
+    }
+  });
+
+  test('an upstream that never answers: 502 upstream_timeout after the bound, and a line in the log', async () => {
+    const target = await hangingTarget();
+    const reportDir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-proxy-'));
+    const logs: string[] = [];
+    const proxy = await startTrafficProxy({ upstream: target.url, port: 0, reportDir, upstreamTimeoutMs: 300, onViolation: () => {}, log: (l) => logs.push(l) });
+    try {
+      const res = await fetch(`${proxy.url}/v1/models`);
+      expect(res.status).toBe(502);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('upstream_timeout');
+      expect(logs.join('\n')).toMatch(/GET \/v1\/models: the upstream sent nothing for 300 ms; answered 502/);
+    } finally {
+      await proxy.stop();
+      await target.close();
+      rmSync(reportDir, { recursive: true, force: true });
     }
   });
 
