@@ -6,7 +6,7 @@ import net from 'node:net';
 import { defaultCatalog, startMockServer, type MockOptions } from '../mock/index.ts';
 import { FixtureFileError, loadCatalogFile, loadKeysFile } from '../mock/fixture-files.ts';
 import { ALL_VARIANTS, formatVariants, isVariantName, type VariantName } from '../mock/variants.ts';
-import { collectList, integerFrom, UsageError } from './usage.ts';
+import { collectList, integerFrom, portNumber, UsageError } from './usage.ts';
 import { createReplayService, type ReplayFallback } from '../mock/replay/service.ts';
 import { RecordingError } from '../mock/replay/recording.ts';
 
@@ -23,12 +23,6 @@ interface MockFlags {
   listVariants?: boolean;
   replay?: string;
   fallback: ReplayFallback;
-}
-
-function port(raw: string): number {
-  const n = integerFrom(0)(raw);
-  if (n > 65535) throw new InvalidArgumentError('expected an integer from 0 to 65535');
-  return n;
 }
 
 function address(raw: string): string {
@@ -53,7 +47,7 @@ function delayMs(raw: string): number {
 export function mockCommand(): Command {
   return new Command('mock')
     .description('serve the reference mock on 127.0.0.1, or the address --host names (until interrupted)')
-    .option('-p, --port <n>', 'port; 0 picks a free one', port, 8787)
+    .option('-p, --port <n>', 'port; 0 picks a free one', portNumber, 8787)
     .option('--host <addr>', 'the address to listen on (another than loopback serves other hosts: a warning is printed)', address, '127.0.0.1')
     .option('--catalog <file>', 'serve this catalog (JSON, spec/schemas/mock-catalog.schema.json) instead of the built-in one')
     .option('--keys <file>', 'accept these keys (JSON, spec/schemas/mock-keys.schema.json) instead of the built-in ones')

@@ -6,7 +6,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { startTrafficProxy } from '../proxy/index.ts';
 import { defaultReportDir } from '../suites/lib/discovery/config.ts';
 import { paintFor, renderSummary } from '../suites/reporter/terminal.ts';
-import { integerFrom, UsageError } from './usage.ts';
+import { integerFrom, portNumber, UsageError } from './usage.ts';
 
 interface ProxyFlags {
   upstream: string;
@@ -14,12 +14,6 @@ interface ProxyFlags {
   reportDir?: string;
   record?: string;
   upstreamTimeoutMs: number;
-}
-
-function port(raw: string): number {
-  const n = integerFrom(0)(raw);
-  if (n > 65535) throw new InvalidArgumentError('expected an integer from 0 to 65535');
-  return n;
 }
 
 function upstreamUrl(raw: string): string {
@@ -38,7 +32,7 @@ export function proxyCommand(): Command {
   return new Command('proxy')
     .description('forward clients to --upstream on 127.0.0.1, judging every exchange by the contract (until interrupted; then the reports)')
     .requiredOption('--upstream <url>', 'the server to forward to: its base URL, without /v1', upstreamUrl)
-    .option('-p, --port <n>', 'port; 0 picks a free one', port, 8788)
+    .option('-p, --port <n>', 'port; 0 picks a free one', portNumber, 8788)
     .option('--report-dir <dir>', 'where the reports go on stop (default: CONFORMANCE_REPORT_DIR, else reports/)')
     .option('--record <dir>', 'record every answered exchange into this directory (replay with chatconform mock --replay)')
     .option('--upstream-timeout-ms <n>', 'the upstream must answer, and keep sending, within this many ms (else 502)', integerFrom(1), 120_000)

@@ -48,3 +48,10 @@ export function positiveNumber(raw: string): number {
 export function oneLine(message: string): string {
   return message.replace(/\s*\n\s*/g, ' ').trim();
 }
+
+/** A TCP port: 0 (a free one) to 65535. */
+export function portNumber(raw: string): number {
+  const n = integerFrom(0)(raw);
+  if (n > 65535) throw new InvalidArgumentError('expected an integer from 0 to 65535');
+  return n;
+}
