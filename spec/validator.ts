@@ -34,6 +34,7 @@ export type SchemaName =
   | 'config-file'
   | 'mock-catalog'
   | 'mock-keys'
+  | 'mock-script'
   | 'conformance-report';
 
 export const schemaNames: readonly SchemaName[] = Object.freeze([
@@ -63,6 +64,7 @@ export const schemaNames: readonly SchemaName[] = Object.freeze([
   'config-file',
   'mock-catalog',
   'mock-keys',
+  'mock-script',
   'conformance-report',
 ] as const);
 

@@ -283,6 +283,19 @@ const examples: Record<SchemaName, { data: unknown; freeForm?: string[] }> = {
     data: { keys: [{ key: 'sk-custom-0123456789', name: 'custom', tier: 'pro', models: ['acme/m'] }] },
     freeForm: ['/keys/0/models'],
   },
+  'mock-script': {
+    data: {
+      $schema: 'https://chatconform.dev/schemas/mock-script.schema.json',
+      rules: [
+        {
+          name: 'first round',
+          match: { model: 'acme/chat-small', user_contains: 'weather', user_matches: '^what', tool_result: false, turn: 0 },
+          answer: { content: 'Let me look.', reasoning: 'The user wants the weather.', tool_calls: [{ name: 'get_weather', arguments: { city: 'Paris' }, id: 'call_1' }], finish_reason: 'tool_calls', fault: 'fail-after=3' },
+        },
+      ],
+    },
+    freeForm: ['/rules/0/answer/tool_calls/0/arguments'],
+  },
   'expected-failures': {
     data: { target: 'https://api.example.com', expectedFailures: [{ id: 'STREAM-004', reason: 'the stream ends without [DONE] (ticket 12)' }] },
   },
