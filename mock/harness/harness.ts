@@ -146,7 +146,8 @@ export class Harness {
       };
     }
     this.traces.set(req, trace);
-    if (this.faults.size > 0) {
+    const outside = this.prefix !== '' && !this.underPrefix(request.path);
+    if (this.faults.size > 0 && !outside) {
       const isChat = request.method === 'POST' && matchPath(request.path)?.route === 'chat';
       const fired = this.faults.decide(isChat ? 'chat' : 'any', testId);
       if (fired.length > 0) {
@@ -154,7 +155,7 @@ export class Harness {
         if (trace.record) trace.record.faults = fired.map((f) => f.fault.spec);
       }
     }
-    const result = this.prefix !== '' && !this.underPrefix(request.path) ? this.outsidePrefix(request, error) : await next(req);
+    const result = outside ? this.outsidePrefix(request, error) : await next(req);
     if (trace.record) this.finish(trace.record, body, result);
     return result;
   }
