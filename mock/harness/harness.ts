@@ -5,11 +5,10 @@
 import type { CoreRequest, CoreResult } from '../core/http.ts';
 import { matchPath, type ErrorInput, type StageWrapper, type Stages } from '../core/pipeline.ts';
 import { mergeScenario, scenarioError, type Scenario, type ScenarioSource } from '../scenario.ts';
-import { FaultSet, parseFault, type FaultSpec } from './faults.ts';
+import { FaultSet, parseFault } from './faults.ts';
 import { DEFAULT_JOURNAL_BODY_BYTES, DEFAULT_JOURNAL_SIZE, Journal, outcomeOf, RecordedBody, type JournalRecord } from './journal.ts';
 import { CONTROL_ROOT, TEST_ID_HEADER } from './names.ts';
 import { compileScript, matchRule, scriptedCompletion, type Script, type ScriptDocument } from './script.ts';
-
 
 export interface HarnessOptions {
   /** runtime faults applied server-wide from the start (mock/README.md, "Runtime faults"); a bad spec throws FaultSpecError */
@@ -178,6 +177,3 @@ export class Harness {
     return error({ status: 404, code: 'not_found', message: `no such endpoint: ${request.method} ${request.path} (this mock serves its API under ${this.prefix}/v1)` });
   }
 }
-
-/** A fault spec list as given (a flag value or an option), parsed; throws FaultSpecError on the first bad one. */
-export const parseFaults = (specs: readonly string[]): FaultSpec[] => specs.map((s) => parseFault(s));
