@@ -5,6 +5,9 @@ import { DEFECTS, formatDefects, isDefectName, type DefectName } from '../mock/d
 import net from 'node:net';
 import { defaultCatalog, startMockServer, type MockOptions } from '../mock/index.ts';
 import { FixtureFileError, loadCatalogFile, loadKeysFile } from '../mock/fixture-files.ts';
+import { FaultSpecError, parseFault } from '../mock/harness/faults.ts';
+import { checkPrefix } from '../mock/harness/harness.ts';
+import { loadScriptFile, ScriptError } from '../mock/harness/script.ts';
 import { ALL_VARIANTS, formatVariants, isVariantName, type VariantName } from '../mock/variants.ts';
 import { collectList, integerFrom, portNumber, UsageError } from './usage.ts';
 import { createReplayService, type ReplayFallback } from '../mock/replay/service.ts';
@@ -23,6 +26,31 @@ interface MockFlags {
   listVariants?: boolean;
   replay?: string;
   fallback: ReplayFallback;
+  fault?: string[];
+  seed?: number;
+  script?: string;
+  journalSize?: number;
+  journalBodyBytes?: number;
+  prefix?: string;
+}
+
+/** A repeatable --fault, checked as it is read (commander reports a bad one: one line, exit 2). */
+function faultSpec(raw: string, previous: string[] | undefined): string[] {
+  try {
+    parseFault(raw);
+  } catch (err) {
+    if (err instanceof FaultSpecError) throw new InvalidArgumentError(err.message);
+    throw err;
+  }
+  return [...(previous ?? []), raw.trim()];
+}
+
+function prefixPath(raw: string): string {
+  try {
+    return checkPrefix(raw);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
 }
 
 function address(raw: string): string {
@@ -57,6 +85,12 @@ export function mockCommand(): Command {
     .option('--slow-event-ms <n>', 'with --variant slow: wait N ms before every stream event (default 100)', delayMs)
     .option('--replay <dir>', 'serve the exchanges chatconform proxy --record wrote to <dir> (docs/traffic.md)')
     .option('--fallback <mode>', 'with --replay, what an unrecorded request gets: error (a 404 naming what is missing) or generate (the generated mock answers)', fallback, 'error')
+    .option('--fault <spec>', 'a runtime fault on every request, or @P of them, or @N/M: 429:retry-after=1@0.2, fail-after=3@1/5, framing=crlf,bytewise, delay=50ms, status=503 (mock/README.md, "Runtime faults"); repeatable', faultSpec)
+    .option('--seed <n>', 'the seed of probabilistic faults (default 0)', integerFrom(0))
+    .option('--script <file>', 'scripted answers (JSON or YAML, spec/schemas/mock-script.schema.json)')
+    .option('--journal-size <n>', 'requests the journal holds (GET /_chatconform/journal), oldest dropped first; 0 records none (default 1000)', integerFrom(0))
+    .option('--journal-body-bytes <n>', 'bytes of each request body the journal keeps (default 16384)', integerFrom(0))
+    .option('--prefix <path>', 'serve the /v1 routes only under this mount prefix (/api: http://127.0.0.1:8787/api/v1/models)', prefixPath)
     .option('--list-defects', 'list the defect modes and exit')
     .option('--list-variants', 'list the legal variants and exit')
     .action(async (flags: MockFlags) => {
@@ -84,18 +118,40 @@ function fixturesOf(flags: MockFlags): Pick<MockOptions, 'catalog' | 'keys'> {
   }
 }
 
+/** The harness options the flags name; the script file is read and checked before the mock listens. */
+function harnessOf(flags: MockFlags): Pick<MockOptions, 'fault' | 'seed' | 'script' | 'journalSize' | 'journalBodyBytes' | 'prefix'> {
+  let script: MockOptions['script'];
+  try {
+    script = flags.script !== undefined ? loadScriptFile(flags.script).document : undefined;
+  } catch (err) {
+    if (err instanceof ScriptError) throw new UsageError(err.message);
+    throw err;
+  }
+  return {
+    ...(flags.fault?.length ? { fault: flags.fault } : {}),
+    ...(flags.seed !== undefined ? { seed: flags.seed } : {}),
+    ...(script !== undefined ? { script } : {}),
+    ...(flags.journalSize !== undefined ? { journalSize: flags.journalSize } : {}),
+    ...(flags.journalBodyBytes !== undefined ? { journalBodyBytes: flags.journalBodyBytes } : {}),
+    ...(flags.prefix ? { prefix: flags.prefix } : {}),
+  };
+}
+
 async function serve(flags: MockFlags): Promise<void> {
   const fixtures = fixturesOf(flags);
+  const harness = harnessOf(flags);
   if (!isLoopback(flags.host)) process.stderr.write(`warning: the mock listens on ${flags.host}, reachable from other hosts; its keys are public fixtures\n`);
   const slow = {
     ...(flags.slowMs !== undefined ? { headersMs: flags.slowMs } : {}),
     ...(flags.slowEventMs !== undefined ? { eventMs: flags.slowEventMs } : {}),
   };
   let replay: ReturnType<typeof createReplayService> | undefined;
-  if (flags.replay && (flags.defect?.length || flags.variant?.length)) throw new UsageError('--replay serves recorded answers as they are; --defect and --variant do not apply to them');
+  if (flags.replay && (flags.defect?.length || flags.variant?.length || flags.fault?.length || flags.script !== undefined)) {
+    throw new UsageError('--replay serves recorded answers as they are; --defect, --variant, --fault and --script do not apply to them');
+  }
   if (flags.replay) {
     try {
-      replay = createReplayService({ dir: flags.replay, fallback: flags.fallback, mock: fixtures });
+      replay = createReplayService({ dir: flags.replay, fallback: flags.fallback, mock: { ...fixtures, ...harness } });
     } catch (err) {
       if (err instanceof RecordingError) throw new UsageError(err.message);
       throw err;
@@ -109,6 +165,7 @@ async function serve(flags: MockFlags): Promise<void> {
     ...(flags.defect?.length ? { defect: flags.defect } : {}),
     ...(flags.variant?.length ? { variant: flags.variant } : {}),
     ...(Object.keys(slow).length > 0 ? { slow } : {}),
+    ...harness,
   });
   const modes = [
     ...(replay ? [`replaying ${replay.recordings} exchange(s) from ${flags.replay}, fallback ${flags.fallback}`] : []),
@@ -116,6 +173,8 @@ async function serve(flags: MockFlags): Promise<void> {
     ...(flags.variant ?? []).map((v) => `variant ${v}`),
   ];
   console.log(`mock listening on ${server.url}${modes.length > 0 ? ` (${modes.join(', ')})` : ''}`);
+  // A second line, so scripts reading the first keep working: the base URL a client is given.
+  if (harness.prefix) console.log(`base URL ${server.url}${harness.prefix}/v1`);
   let closing = false;
   const stop = (): void => {
     if (closing) return;

@@ -17,11 +17,14 @@ export function toResponse(result: CoreResult): HttpResponse<any> {
 
 /** A Fetch Request as the core's plain request. */
 export function fromRequest(request: Request): CoreRequest {
+  const url = new URL(request.url);
   return {
     method: request.method,
-    path: new URL(request.url).pathname,
+    path: url.pathname,
     header: (name) => request.headers.get(name) ?? undefined,
     body: bodyFromStream(request.body),
+    headers: () => Object.fromEntries(request.headers),
+    ...(url.search.length > 1 ? { query: url.search.slice(1) } : {}),
   };
 }
 
@@ -38,6 +41,8 @@ export const PATHS = {
   chat: /\/v1\/chat\/completions\/?$/,
   /** anything else under {prefix}/v1/ */
   v1: /\/v1\//,
+  /** the harness's control API: /_chatconform/... at the root */
+  control: /^[a-z][a-z0-9+.-]*:\/\/[^/]+\/_chatconform(\/|$)/i,
 } as const;
 
 /** The handlers of one mock service (one prompt cache). */
@@ -49,6 +54,8 @@ export function handlersFor(service: MockService): HttpHandler[] {
     http.post(PATHS.chat, answer),
     // Any other method or path under /v1/: 405 for a known path, 404 otherwise.
     http.all(PATHS.v1, answer),
+    // The harness's control API (mock/harness/control.ts), at the root of any origin.
+    http.all(PATHS.control, answer),
   ];
 }
 

@@ -3,6 +3,11 @@ export { createHandlers, fromRequest, handlers, handlersFor, toResponse } from '
 export { startMockServer, type RunningMockServer, type StartOptions } from './server.ts';
 export { createMockService, type MockService } from './service.ts';
 export type { MockOptions } from './options.ts';
+export { Harness, checkPrefix, type HarnessOptions } from './harness/harness.ts';
+export { FaultSpecError, parseFault, type FaultSpec } from './harness/faults.ts';
+export { DEFAULT_JOURNAL_BODY_BYTES, DEFAULT_JOURNAL_SIZE, type JournalEntry, type Outcome } from './harness/journal.ts';
+export { compileScript, loadScriptFile, ScriptError, type ScriptDocument } from './harness/script.ts';
+export { CONTROL_ROOT, TEST_ID_HEADER } from './harness/names.ts';
 export { defaultCatalog, defaultKeys } from './core/fixture-data.ts';
 export { toPublicEntry } from './core/catalog.ts';
 export { DEFAULT_BODY_LIMIT_BYTES } from './core/limits.ts';

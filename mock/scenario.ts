@@ -11,6 +11,10 @@ export { FRAMINGS, type Framing };
 export interface Scenario {
   /** x-mock-status: answer this error status upfront */
   status?: number;
+  /** x-mock-retry-after: the retry-after seconds of that status (default: 1 for 429 and 503, none for others) */
+  retryAfter?: number;
+  /** what asked for the status, named in the error message (default: the x-mock-status header) */
+  statusBy?: string;
   /** x-mock-fail-after: in a stream, an error event after N data events, then the end (no [DONE]) */
   failAfter?: number;
   /** x-mock-chunk-delay-ms: delay before each event */
@@ -21,7 +25,11 @@ export interface Scenario {
   framing: Set<Framing>;
 }
 
-const MAX_DELAY_MS = 10_000;
+/** The largest delay (ms) and x-mock-fail-after a scenario may ask for. */
+export const MAX_DELAY_MS = 10_000;
+export const MAX_FAIL_AFTER = 1_000_000;
+/** The largest retry-after (seconds) a scenario may ask for. */
+export const MAX_RETRY_AFTER_S = 3600;
 
 /** A header lookup: Headers.get, or CoreRequest.header. */
 export type HeaderLookup = (name: string) => string | null | undefined;
@@ -59,32 +67,62 @@ export function readScenario(header: HeaderLookup): Scenario {
   };
   const status = intHeader(header, 'x-mock-status', 400, 599);
   if (status !== undefined) scenario.status = status;
-  const failAfter = intHeader(header, 'x-mock-fail-after', 0, 1_000_000);
+  const failAfter = intHeader(header, 'x-mock-fail-after', 0, MAX_FAIL_AFTER);
   if (failAfter !== undefined) scenario.failAfter = failAfter;
+  const retryAfter = intHeader(header, 'x-mock-retry-after', 0, MAX_RETRY_AFTER_S);
+  if (retryAfter !== undefined) scenario.retryAfter = retryAfter;
   return scenario;
 }
 
-/** The error answered for x-mock-status. */
-export function scenarioError(status: number): MockHttpError {
+/** The error answered for x-mock-status (and for a fault that asks for a status: one implementation). */
+export function scenarioError(status: number, retryAfter?: number, by = `x-mock-status: ${status}`): MockHttpError {
   const headers: Record<string, string> = {};
   let code = 'mock_status';
-  if (status === 429) {
-    code = 'rate_limit_exceeded';
-    headers['retry-after'] = '1';
-  } else if (status === 503) {
-    code = 'service_unavailable';
-    headers['retry-after'] = '1';
-  } else if (status === 500) code = 'internal_error';
+  if (status === 429) code = 'rate_limit_exceeded';
+  else if (status === 503) code = 'service_unavailable';
+  else if (status === 500) code = 'internal_error';
   else if (status === 502) code = 'upstream_error';
   else if (status === 504) code = 'upstream_timeout';
-  return new MockHttpError(status, code, `scenario error requested by x-mock-status: ${status}`, headers);
+  const after = retryAfter ?? (status === 429 || status === 503 ? 1 : undefined);
+  if (after !== undefined) headers['retry-after'] = String(after);
+  return new MockHttpError(status, code, `scenario error requested by ${by}`, headers);
+}
+
+/**
+ * Scenario fields from elsewhere than the request's own headers (the harness's faults and scripted answers,
+ * mock/harness/), asked for each time a stage reads the scenario. The request's x-mock-* headers win field by field;
+ * framings add up.
+ */
+export type ScenarioSource = (request: CoreRequest) => Partial<Scenario> | undefined;
+
+/** `over` laid on `under`, field by field (a delay of 0 is no delay, so it sets nothing); framings add up. */
+export function mergeScenario(under: Partial<Scenario>, over: Partial<Scenario>): Partial<Scenario> {
+  const merged: Partial<Scenario> = { ...under };
+  if (over.chunkDelayMs) merged.chunkDelayMs = over.chunkDelayMs;
+  if (over.writeDelayMs) merged.writeDelayMs = over.writeDelayMs;
+  if (over.framing && over.framing.size > 0) merged.framing = new Set([...(under.framing ?? []), ...over.framing]);
+  if (over.status !== undefined) {
+    // A status comes with its own retry-after and origin, never with those of the status it replaces.
+    merged.status = over.status;
+    delete merged.retryAfter;
+    delete merged.statusBy;
+    if (over.statusBy !== undefined) merged.statusBy = over.statusBy;
+  }
+  if (over.retryAfter !== undefined) merged.retryAfter = over.retryAfter;
+  if (over.failAfter !== undefined) merged.failAfter = over.failAfter;
+  return merged;
 }
 
 const NONE: Scenario = { chunkDelayMs: 0, writeDelayMs: 0, framing: new Set() };
 
-/** The scenario layer of one instance: upfront faults, failing streams, framings and delays. */
-export function scenarioLayer(s: Stages): Partial<{ [K in keyof Stages]: StageWrapper<K> }> {
-  // Read once per request; a request without any x-mock-* header shares NONE.
+const complete = (p: Partial<Scenario>): Scenario => ({ ...p, chunkDelayMs: p.chunkDelayMs ?? 0, writeDelayMs: p.writeDelayMs ?? 0, framing: p.framing ?? new Set() });
+
+/**
+ * The scenario layer of one instance: upfront faults, failing streams, framings and delays. `source` adds scenario
+ * fields that do not come from the request's headers (the harness's faults, mock/harness/).
+ */
+export function scenarioLayer(s: Stages, source?: ScenarioSource): Partial<{ [K in keyof Stages]: StageWrapper<K> }> {
+  // Headers are read once per request; a request without any x-mock-* header shares NONE.
   const seen = new WeakMap<CoreRequest, Scenario>();
   const of = (request: CoreRequest): Scenario => {
     let sc = seen.get(request);
@@ -92,11 +130,12 @@ export function scenarioLayer(s: Stages): Partial<{ [K in keyof Stages]: StageWr
       sc = hasScenarioHeader(request) ? readScenario((n) => request.header(n)) : NONE;
       seen.set(request, sc);
     }
-    return sc;
+    const more = source?.(request);
+    return more === undefined ? sc : complete(mergeScenario(more, sc));
   };
   const upfront = (request: CoreRequest): void => {
     const sc = of(request);
-    if (sc.status !== undefined) throw scenarioError(sc.status);
+    if (sc.status !== undefined) throw scenarioError(sc.status, sc.retryAfter, sc.statusBy);
   };
   return {
     listModels: (next) => (input) => (upfront(input.request), next(input)),
@@ -125,5 +164,5 @@ export function scenarioLayer(s: Stages): Partial<{ [K in keyof Stages]: StageWr
   };
 }
 
-const SCENARIO_HEADERS = ['x-mock-status', 'x-mock-fail-after', 'x-mock-framing', 'x-mock-chunk-delay-ms', 'x-mock-write-delay-ms'];
+const SCENARIO_HEADERS = ['x-mock-status', 'x-mock-retry-after', 'x-mock-fail-after', 'x-mock-framing', 'x-mock-chunk-delay-ms', 'x-mock-write-delay-ms'];
 const hasScenarioHeader = (request: CoreRequest): boolean => SCENARIO_HEADERS.some((h) => request.header(h) !== undefined);

@@ -216,7 +216,19 @@ function toCoreRequest(req: http.IncomingMessage, path: string, body: BodySource
       return Array.isArray(v) ? v.join(', ') : v;
     },
     body,
+    headers: () => {
+      const all: Record<string, string> = {};
+      for (const [k, v] of Object.entries(headers)) if (v !== undefined) all[k] = Array.isArray(v) ? v.join(', ') : v;
+      return all;
+    },
+    ...queryOf(req.url),
   };
+}
+
+/** The query of a request target, when it has one. */
+function queryOf(target: string | undefined): { query?: string } {
+  const q = target?.indexOf('?') ?? -1;
+  return q >= 0 ? { query: target!.slice(q + 1) } : {};
 }
 
 /** Every value of a header in the raw header list, joined as HTTP joins list values; undefined when absent. */

@@ -6,6 +6,9 @@ import { catalogOf, keysOf } from './core/fixture-data.ts';
 import type { CoreRequest, CoreResult } from './core/http.ts';
 import { buildInstance, type ErrorInput, type Stages } from './core/pipeline.ts';
 import { DEFECTS, isDefectName } from './defects.ts';
+import { control } from './harness/control.ts';
+import { Harness } from './harness/harness.ts';
+import { isControlPath } from './harness/names.ts';
 import { layerOf, type Mode } from './modes/mode.ts';
 import type { MockOptions } from './options.ts';
 import { scenarioLayer } from './scenario.ts';
@@ -22,6 +25,8 @@ export interface MockService {
   error(input: ErrorInput): CoreResult;
   /** Forgets the prompt cache. */
   resetCache(): void;
+  /** The client author's harness of the instance: runtime faults, the journal, scripts (mock/harness/). */
+  readonly harness: Harness;
 }
 
 const list = <T>(v: T | readonly T[] | undefined): readonly T[] => (v === undefined ? [] : Array.isArray(v) ? (v as readonly T[]) : [v as T]);
@@ -37,17 +42,23 @@ export function modesOf(options: MockOptions): Mode[] {
 
 export function createMockService(options: MockOptions = {}): MockService {
   const modes = modesOf(options);
+  const harness = new Harness(options);
+  // Scripted answers sit right over the contract's `complete`, under the modes; the harness's faults reach the
+  // scenario layer, outermost, as a source of scenario fields.
   const { instance, stages } = buildInstance(
     options,
-    (i, s: Stages) => [...modes.flatMap((m) => layerOf(m, { s, i, options })), scenarioLayer(s)],
+    (i, s: Stages) => [harness.stages(), ...modes.flatMap((m) => layerOf(m, { s, i, options })), scenarioLayer(s, harness.scenarioSource)],
     catalogOf(options),
     indexKeys(keysOf(options)),
   );
+  const contract = (request: CoreRequest): Promise<CoreResult> => stages.handle(request);
+  const error = (input: ErrorInput): CoreResult => stages.error(input);
   return {
     options,
     catalog: instance.catalog,
     bodyLimit: instance.bodyLimit,
-    handle: (request) => stages.handle(request),
+    harness,
+    handle: (request) => (isControlPath(request.path) ? control(harness, request) : harness.handle(request, contract, error)),
     error: (input) => stages.error(input),
     resetCache: () => instance.cache.clear(),
   };

@@ -35,6 +35,7 @@ export type SchemaName =
   | 'mock-catalog'
   | 'mock-keys'
   | 'recording'
+  | 'mock-script'
   | 'conformance-report';
 
 export const schemaNames: readonly SchemaName[] = Object.freeze([
@@ -65,6 +66,7 @@ export const schemaNames: readonly SchemaName[] = Object.freeze([
   'mock-catalog',
   'mock-keys',
   'recording',
+  'mock-script',
   'conformance-report',
 ] as const);
 

@@ -17,6 +17,10 @@ export interface CoreRequest {
   /** A header's value by lower-case name (repeated headers joined with ", "). */
   header(name: string): string | undefined;
   body: BodySource;
+  /** Every header by lower-case name, as `header` reads them (for a recorder of traffic; the contract never reads it). */
+  headers?(): Record<string, string>;
+  /** The query string without its `?`, when the target has one (the contract's endpoints take none). */
+  query?: string;
 }
 
 /** How a stream's encoded events go out on the network (6 rule 7: a network may split them anywhere). */

@@ -10,6 +10,8 @@ import { MockHttpError } from '../core/errors.ts';
 import { MOCK_KEYS } from '../keys-and-models.ts';
 import type { MockOptions } from '../options.ts';
 import { createMockService, type MockService } from '../service.ts';
+import { control } from '../harness/control.ts';
+import { isControlPath } from '../harness/names.ts';
 import { readRecordings, requestKey, type RecordedEvent, type Recording } from './recording.ts';
 
 export type ReplayFallback = 'error' | 'generate';
@@ -19,7 +21,10 @@ export interface ReplayOptions {
   dir: string;
   /** what an unrecorded request gets: a section 7 error (default), or the generated mock's answer */
   fallback?: ReplayFallback;
-  /** options of the generated mock (the error builder, and the answers of fallback `generate`) */
+  /**
+   * options of the generated mock (the error builder, and the answers of fallback `generate`); its journal records
+   * the replayed requests too (GET /_chatconform/journal). Faults and scripts shape generated answers only.
+   */
   mock?: MockOptions;
 }
 
@@ -69,7 +74,10 @@ function describeChat(body: { json?: unknown }): string {
 
 export function createReplayService(opts: ReplayOptions): MockService & { recordings: number } {
   const recordings = readRecordings(opts.dir);
-  const generated = createMockService(opts.mock ?? {});
+  // Two instances of the generated mock: one answers (fallback, errors) and journals nothing; the other's harness
+  // fronts the replay, so the journal and the control API see every request once.
+  const generated = createMockService({ ...(opts.mock ?? {}), journalSize: 0 });
+  const front = createMockService(opts.mock ?? {}).harness;
   const fallback = opts.fallback ?? 'error';
   // Every recording of a request in order; the n-th identical request gets the n-th answer, then the last again.
   const byKey = new Map<string, Recording[]>();
@@ -114,7 +122,7 @@ export function createReplayService(opts: ReplayOptions): MockService & { record
     });
   };
 
-  const handle = async (request: CoreRequest): Promise<CoreResult> => {
+  const replay = async (request: CoreRequest): Promise<CoreResult> => {
     try {
       const route = matchPath(request.path)?.route;
       const method = request.method.toUpperCase();
@@ -158,7 +166,8 @@ export function createReplayService(opts: ReplayOptions): MockService & { record
     options: generated.options,
     catalog: generated.catalog,
     bodyLimit: generated.bodyLimit,
-    handle,
+    harness: front,
+    handle: (request) => (isControlPath(request.path) ? control(front, request) : front.handle(request, replay, (input) => generated.error(input))),
     error: (input) => generated.error(input),
     resetCache: () => served.clear(),
     recordings: recordings.length,

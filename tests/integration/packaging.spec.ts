@@ -81,7 +81,7 @@ test.describe('the npm package, installed into a fresh project', () => {
     tarball = path.join(work, packed[0]!.filename);
     const files = packed[0]!.files.map((f) => f.path);
     // What the package must carry, and what it must not.
-    for (const f of ['package.json', 'dist/cli/main.js', 'dist/suites/conformance.config.js', 'dist/spec/requirements/requirements.json', 'dist/spec/requirements/contract.json', 'dist/fixtures/mock/catalog.json', 'dist/fixtures/mock/keys.json', 'dist/fixtures/profiles/mock.json', 'dist/spec/schemas/chat-response.schema.json', 'dist/entries/msw.d.ts']) {
+    for (const f of ['package.json', 'dist/cli/main.js', 'dist/suites/conformance.config.js', 'dist/spec/requirements/requirements.json', 'dist/spec/requirements/contract.json', 'dist/fixtures/mock/catalog.json', 'dist/fixtures/mock/keys.json', 'dist/fixtures/profiles/mock.json', 'dist/spec/schemas/chat-response.schema.json', 'dist/entries/msw.d.ts', 'dist/entries/testing.d.ts']) {
       expect(files, `the package holds ${f}`).toContain(f);
     }
     expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')), 'no TypeScript sources').toEqual([]);
@@ -238,6 +238,7 @@ import OpenAI from 'openai';
 import { handlers, MOCK_KEYS, MOCK_MODELS } from 'chatconform/msw';
 import { startMockServer } from 'chatconform/mock';
 import { validate, CONTRACT } from 'chatconform/spec';
+import { startChatconformMock } from 'chatconform/testing';
 
 const server = setupServer(...handlers);
 server.listen({ onUnhandledRequest: 'error' });
@@ -249,6 +250,13 @@ const http = await startMockServer({ port: 0 });
 const models = await (await fetch(http.url + '/v1/models')).json();
 await http.close();
 
+// chatconform/testing: a runtime fault, a scripted answer and the journal, over the control API.
+const harness = await startChatconformMock({ fault: '429:retry-after=0@1/2' });
+await harness.script.set({ rules: [{ answer: { content: 'Scripted.' } }] });
+const retried = await new OpenAI({ baseURL: harness.baseURL, apiKey: harness.apiKey, maxRetries: 1 }).chat.completions.create({ model: MOCK_MODELS.small, messages: [{ role: 'user', content: 'hi' }] });
+const tries = (await harness.journal.entries()).map((e) => e.status);
+await harness.close();
+
 console.log(JSON.stringify({
   content: completion.choices[0].message.content,
   model: completion.model,
@@ -256,17 +264,21 @@ console.log(JSON.stringify({
   models: models.data.length,
   modelListValid: validate('model-list', models).valid,
   digest: CONTRACT.sha256,
+  scripted: retried.choices[0].message.content,
+  tries,
 }));
 `,
     );
     const run = await sh(process.execPath, [script], { cwd: project, boundMs: 60_000 });
     expect(run.code, run.stderr).toBe(0);
-    const out = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { content: string; model: string; valid: boolean; models: number; modelListValid: boolean; digest: string };
+    const out = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { content: string; model: string; valid: boolean; models: number; modelListValid: boolean; digest: string; scripted: string; tries: number[] };
     expect(typeof out.content === 'string' && out.content.length > 0).toBe(true);
     expect(out.valid).toBe(true);
     expect(out.models).toBeGreaterThan(0);
     expect(out.modelListValid).toBe(true);
     expect(out.digest).toBe(CONTRACT.sha256);
+    expect(out.scripted).toBe('Scripted.');
+    expect(out.tries).toEqual([429, 200]);
     // No warning on plain Node (e.g. an experimental JSON module import).
     expect(run.stderr).toBe('');
   });
@@ -275,6 +287,11 @@ console.log(JSON.stringify({
     const consumer = (extra: string) => `import { handlers, MOCK_KEYS, MOCK_MODELS } from 'chatconform/msw';
 import { startMockServer, createMockService } from 'chatconform/mock';
 import { validate, requirements, CONTRACT, openApiDocument, type Requirement } from 'chatconform/spec';
+import { startChatconformMock, type ChatconformMock, type RecordedRequest } from 'chatconform/testing';
+const harness: ChatconformMock = await startChatconformMock({ fault: ['429@0.5'], script: { rules: [{ match: { turn: 0 }, answer: { content: 'x' } }] } });
+const recorded: RecordedRequest[] = await harness.forTest('t1').journal.entries({ limit: 5 });
+// @ts-expect-error a script answer's content is a string
+await harness.script.set({ rules: [{ answer: { content: 1 } }] });
 const key: string = MOCK_KEYS.full;
 const model: string = MOCK_MODELS.small;
 const first: Requirement | undefined = requirements[0];
@@ -283,7 +300,7 @@ const server = await startMockServer({ port: 0 });
 const url: string = server.url;
 // @ts-expect-error not a schema name
 validate('no-such-schema', {});
-export const all = [key, model, first, valid, url, handlers.length, createMockService, CONTRACT.sha256, openApiDocument];
+export const all = [key, model, first, valid, url, handlers.length, createMockService, CONTRACT.sha256, openApiDocument, recorded];
 ${extra}`;
     writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, noEmit: true, types: [] }, files: ['consumer.ts'] }));
     // The compiler is this repository's; everything it resolves comes from the project's node_modules.

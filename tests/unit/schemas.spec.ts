@@ -293,6 +293,19 @@ const examples: Record<SchemaName, { data: unknown; freeForm?: string[] }> = {
     // A recorded body is whatever JSON the exchange carried, null included.
     freeForm: ['/request/body'],
   },
+  'mock-script': {
+    data: {
+      $schema: 'https://chatconform.dev/schemas/mock-script.schema.json',
+      rules: [
+        {
+          name: 'first round',
+          match: { model: 'acme/chat-small', user_contains: 'weather', user_matches: '^what', tool_result: false, turn: 0 },
+          answer: { content: 'Let me look.', reasoning: 'The user wants the weather.', tool_calls: [{ name: 'get_weather', arguments: { city: 'Paris' }, id: 'call_1' }], finish_reason: 'tool_calls', fault: 'fail-after=3' },
+        },
+      ],
+    },
+    freeForm: ['/rules/0/answer/tool_calls/0/arguments'],
+  },
   'expected-failures': {
     data: { target: 'https://api.example.com', expectedFailures: [{ id: 'STREAM-004', reason: 'the stream ends without [DONE] (ticket 12)' }] },
   },

@@ -1,0 +1,219 @@
+// Scripted answers: rules (spec/schemas/mock-script.schema.json) that choose what a chat completion says, for a
+// client author's agent loops and edge cases. A rule only replaces what the answer says (content, tool calls,
+// reasoning, finish reason) inside the `complete` stage: the core still counts usage, applies the output cap,
+// builds the JSON or the stream, so a scripted answer keeps the contract. A rule's fault is a runtime fault
+// (faults.ts) that fires whenever the rule answers.
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { formatIssues, validate } from '../../spec/validator.ts';
+import type { Completion } from '../core/chat.ts';
+import { toolCallTokens } from '../core/chat.ts';
+import type { ChatRequest, ToolCall } from '../core/request.ts';
+import { countTokens, digest, tokenize } from '../core/tokens.ts';
+import { buildToolCalls, functionTools, messageText } from '../core/tools.ts';
+import { parseFault, FaultSpecError, type FaultSpec } from './faults.ts';
+
+/** A script that cannot be used; the message names where it came from and every problem. */
+export class ScriptError extends Error {}
+
+export interface ScriptToolCall {
+  name: string;
+  arguments?: Record<string, unknown>;
+  id?: string;
+}
+
+/** A script as written (the JSON or YAML document). */
+export interface ScriptDocument {
+  $schema?: string;
+  rules: {
+    name?: string;
+    match?: { model?: string; user_contains?: string; user_matches?: string; tool_result?: boolean | string; turn?: number };
+    answer: { content?: string; reasoning?: string; tool_calls?: ScriptToolCall[]; finish_reason?: 'stop' | 'length' | 'tool_calls'; fault?: string };
+  }[];
+}
+
+type Rule = ScriptDocument['rules'][number];
+
+/** One rule, checked and ready: its regular expression compiled and its fault parsed, once. */
+export interface ScriptRule {
+  name: string;
+  rule: Rule;
+  userPattern?: RegExp;
+  fault?: FaultSpec;
+}
+
+export interface Script {
+  document: ScriptDocument;
+  rules: ScriptRule[];
+}
+
+/** Checks a script document against its schema and its own sense (regular expressions, faults, finish reasons). */
+export function compileScript(data: unknown, where: string): Script {
+  const shape = validate('mock-script', data);
+  if (!shape.valid) throw new ScriptError(`${where} does not match spec/schemas/mock-script.schema.json: ${formatIssues(shape.errors).replace(/\n/g, '; ')}`);
+  const document = data as ScriptDocument;
+  const problems: string[] = [];
+  const rules = document.rules.map((rule, i): ScriptRule => {
+    const name = rule.name ?? `rules[${i}]`;
+    const compiled: ScriptRule = { name, rule };
+    const at = `rules[${i}]${rule.name !== undefined ? ` (${rule.name})` : ''}`;
+    if (rule.match?.user_matches !== undefined) {
+      try {
+        compiled.userPattern = new RegExp(rule.match.user_matches);
+      } catch (err) {
+        problems.push(`${at}: match.user_matches is not a regular expression: ${(err as Error).message}`);
+      }
+    }
+    const a = rule.answer;
+    if (a.fault !== undefined) {
+      try {
+        compiled.fault = parseFault(a.fault, { when: false });
+      } catch (err) {
+        if (!(err instanceof FaultSpecError)) throw err;
+        problems.push(`${at}: answer.${err.message}`);
+      }
+    }
+    const calls = a.tool_calls !== undefined;
+    if (a.finish_reason === 'tool_calls' && !calls) problems.push(`${at}: answer.finish_reason is tool_calls but the answer has no tool_calls`);
+    if (calls && a.finish_reason !== undefined && a.finish_reason !== 'tool_calls') problems.push(`${at}: an answer with tool_calls finishes with tool_calls (got ${a.finish_reason})`);
+    return compiled;
+  });
+  if (problems.length > 0) throw new ScriptError(`${where}: ${problems.join('; ')}`);
+  return { document, rules };
+}
+
+/** Reads a script file (JSON, or YAML for .yaml/.yml), checked before the mock listens. */
+export function loadScriptFile(file: string): Script {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw new ScriptError(`--script ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
+  }
+  let data: unknown;
+  const yaml = /\.ya?ml$/i.test(file);
+  try {
+    data = yaml ? parseYaml(text) : JSON.parse(text);
+  } catch (err) {
+    throw new ScriptError(`--script ${file}: not ${yaml ? 'YAML' : 'JSON'} (${(err as Error).message.split('\n')[0]})`);
+  }
+  return compileScript(data, `--script ${file}`);
+}
+
+/** The number of assistant messages before this request: the turn of an agent loop. */
+export const turnOf = (req: ChatRequest): number => req.messages.filter((m) => m.role === 'assistant').length;
+
+function hasToolResult(req: ChatRequest, fn: boolean | string): boolean {
+  const results = req.messages.filter((m) => m.role === 'tool');
+  if (typeof fn === 'boolean') return results.length > 0 === fn;
+  const names = new Map<string, string>();
+  for (const m of req.messages) for (const c of m.tool_calls ?? []) names.set(c.id, c.function.name);
+  return results.some((m) => m.tool_call_id !== undefined && names.get(m.tool_call_id) === fn);
+}
+
+/** The first rule whose every condition holds for the request. */
+export function matchRule(script: Script, req: ChatRequest): ScriptRule | undefined {
+  let lastUser: string | undefined;
+  const userText = (): string => {
+    if (lastUser === undefined) {
+      const m = req.messages.findLast((x) => x.role === 'user');
+      lastUser = m ? messageText(m) : '';
+    }
+    return lastUser;
+  };
+  return script.rules.find(({ rule, userPattern }) => {
+    const m = rule.match;
+    if (m === undefined) return true;
+    if (m.model !== undefined && m.model !== req.model) return false;
+    if (m.turn !== undefined && m.turn !== turnOf(req)) return false;
+    if (m.tool_result !== undefined && !hasToolResult(req, m.tool_result)) return false;
+    if (m.user_contains !== undefined && !userText().includes(m.user_contains)) return false;
+    if (userPattern !== undefined && !userPattern.test(userText())) return false;
+    return true;
+  });
+}
+
+/** Tokens of `text` up to `limit` counted tokens (whitespace pieces are not counted, as countTokens). */
+function cutTokens(pieces: string[], limit: number): { kept: string[]; cut: boolean } {
+  const kept: string[] = [];
+  let n = 0;
+  for (const p of pieces) {
+    const counted = !/^\s+$/u.test(p);
+    if (counted && n === limit) return { kept: trimLast(kept), cut: true };
+    if (counted) n++;
+    kept.push(p);
+  }
+  return { kept, cut: false };
+}
+
+function trimLast(tokens: string[]): string[] {
+  const last = tokens.length - 1;
+  if (last >= 0) tokens[last] = tokens[last]!.trimEnd();
+  return tokens;
+}
+
+/**
+ * The completion a rule answers, built on the core's own completion of the request (`base`: prompt tokens, the
+ * prompt cache, whether reasoning is returned and how much, search actions) with the rule's content, calls and
+ * reasoning in place of the mock's, counted and capped as the core counts and caps its own.
+ */
+export function scriptedCompletion(base: Completion, rule: ScriptRule, req: ChatRequest, cap: number | undefined): Completion {
+  const a = rule.rule.answer;
+  const c: Completion = { ...base, tokens: { ...base.tokens } };
+  let used = 0;
+
+  if (base.reasoning !== undefined && a.reasoning !== undefined) {
+    // The core's bound on reasoning: reasoning.max_tokens, and at most half of the cap.
+    let limit = Infinity;
+    if (req.reasoning?.max_tokens !== undefined) limit = req.reasoning.max_tokens;
+    if (cap !== undefined) limit = Math.min(limit, Math.floor(cap / 2));
+    const { kept } = cutTokens(tokenize(a.reasoning), limit);
+    if (kept.length > 0) {
+      c.reasoning = kept.join('');
+      c.reasoningPieces = kept;
+    } else {
+      delete c.reasoning;
+      c.reasoningPieces = [];
+    }
+  }
+  c.tokens.reasoning = c.reasoning !== undefined ? countTokens(c.reasoning) : 0;
+  used += c.tokens.reasoning;
+
+  if (a.content === undefined && a.tool_calls === undefined) {
+    // Only reasoning or a finish reason scripted: the mock's own text or calls, as the core built them.
+    used += countTokens(c.content ?? '') + toolCallTokens(c.toolCalls);
+    if (a.finish_reason !== undefined && c.finishReason === 'stop') c.finishReason = a.finish_reason;
+  } else {
+    c.toolCalls = a.tool_calls !== undefined ? scriptedCalls(a.tool_calls, req, rule.name) : [];
+    used += toolCallTokens(c.toolCalls);
+    // The rule's content replaces the mock's; citations pointed into the mock's text, so they go with it.
+    c.citations = [];
+    const room = cap === undefined ? Infinity : Math.max(0, cap - used);
+    const { kept, cut } = cutTokens(tokenize(a.content ?? ''), room);
+    if (a.content !== undefined) {
+      c.content = kept.join('');
+      c.contentTokens = kept;
+    } else {
+      delete c.content;
+      c.contentTokens = [];
+    }
+    used += countTokens(c.content ?? '');
+    c.finishReason = cut ? 'length' : c.toolCalls.length > 0 ? 'tool_calls' : (a.finish_reason ?? 'stop');
+  }
+  c.tokens.completion = used;
+  return c;
+}
+
+/** The rule's calls: arguments as given, or generated from the declared tool's schema as the core does. */
+function scriptedCalls(calls: ScriptToolCall[], req: ChatRequest, ruleName: string): ToolCall[] {
+  const declared = functionTools(req);
+  const seed = digest(`${ruleName}:${JSON.stringify(req.messages.length)}:${JSON.stringify(calls)}`);
+  return calls.map((call, i) => {
+    const id = call.id ?? `call_${digest(`${seed}:${i}:${call.name}`)}`;
+    if (call.arguments !== undefined) return { id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } };
+    const tool = declared.find((t) => t.function.name === call.name);
+    const args = tool ? buildToolCalls([tool], seed)[0]!.function.arguments : '{}';
+    return { id, type: 'function', function: { name: call.name, arguments: args } };
+  });
+}
