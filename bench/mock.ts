@@ -8,17 +8,17 @@
 // Every server is a child process running compiled JavaScript (bench/tsconfig.json -> bench/.out/, never tsx), so
 // its RSS can be read from /proc/PID/status (VmRSS sampled, VmHWM = peak) and the load generator (autocannon, in
 // this process) does not share its event loop. Figures are printed, never asserted: the machine decides them.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { MOCK_KEYS, MOCK_MODELS } from '../mock/keys-and-models.ts';
 import { batches } from '../mock/server.ts';
 import type { RecordedAnswer } from './bare-server.ts';
+import { buildBench, OUT, ROOT } from './build.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
 const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 2);
@@ -33,8 +33,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
  */
 const MOCK_NODE_FLAGS = (process.env.BENCH_MOCK_FLAGS ?? '--max-semi-space-size=8').split(' ').filter(Boolean);
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const OUT = path.join(ROOT, 'bench/.out');
 const AIMOCK_CLI = path.join(ROOT, 'node_modules/@copilotkit/aimock/dist/cli.js');
 const AIMOCK_FIXTURES = path.join(ROOT, 'fixtures/third-party/aimock/fixtures.json');
 
@@ -59,16 +57,6 @@ const scenarios: Scenario[] = [
     stream: true,
   },
 ];
-
-/** Compiles the mock and the bare server to bench/.out/ with the files they read at run time beside them. */
-function build(): void {
-  rmSync(OUT, { recursive: true, force: true });
-  const tsc = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'bench/tsconfig.json')], { stdio: 'inherit' });
-  if (tsc.status !== 0) throw new Error('tsc -p bench/tsconfig.json failed');
-  mkdirSync(path.join(OUT, 'fixtures'), { recursive: true });
-  cpSync(path.join(ROOT, 'fixtures/mock'), path.join(OUT, 'fixtures/mock'), { recursive: true });
-  cpSync(path.join(ROOT, 'spec/schemas'), path.join(OUT, 'spec/schemas'), { recursive: true });
-}
 
 interface Child {
   name: string;
@@ -206,7 +194,7 @@ async function abortStreams(base: string, count: number, concurrency: number): P
 
 const fmt = (n: number, w = 9): string => (Number.isFinite(n) ? n.toFixed(n >= 100 ? 0 : 1) : '-').padStart(w);
 
-build();
+buildBench();
 const recordedFile = path.join(os.tmpdir(), `chatconform-bench-${process.pid}.json`);
 const mock = await startChild('mock', [...MOCK_NODE_FLAGS, path.join(OUT, 'mock/cli.js'), '--port', '0'], { printed: /mock listening on (http:\/\/\S+)/ });
 const children: Child[] = [mock];
