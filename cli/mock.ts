@@ -3,7 +3,11 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { DEFECTS, formatDefects, isDefectName, type DefectName } from '../mock/defects.ts';
 import net from 'node:net';
-import { defaultCatalog, startMockServer, type MockOptions } from '../mock/index.ts';
+// From the modules themselves, not mock/index.ts: that one also loads msw (mock/handlers.ts), ~15 MB of RSS the
+// served mock never uses.
+import { defaultCatalog } from '../mock/core/fixture-data.ts';
+import type { MockOptions } from '../mock/options.ts';
+import { startMockServer } from '../mock/server.ts';
 import { FixtureFileError, loadCatalogFile, loadKeysFile } from '../mock/fixture-files.ts';
 import { ALL_VARIANTS, formatVariants, isVariantName, type VariantName } from '../mock/variants.ts';
 import { collectList, integerFrom, UsageError } from './usage.ts';
