@@ -1,7 +1,7 @@
 // `npm run bench:profile` (or `npx tsx bench/profile.ts`): the mock's own cost per request, in process, without
 // HTTP. For each of the bench's three requests (GET /v1/models, a chat, a streamed chat with include_usage) it
 // calls `createMockService().handle()` in a loop and turns the result into the bytes the node:http adapter would
-// write (the JSON body as one Buffer, the stream's events joined into its writes), then prints µs per request:
+// write (the JSON body as one Buffer, the stream's events joined into its writes), then prints the CPU time per request (µs):
 // the median of ROUNDS rounds of ITERATIONS requests after a warm-up. `npm run bench:profile` runs the compiled
 // JavaScript (bench/.out/, as the bench does); add `-- --cpu-prof` style flags by running
 // `node --cpu-prof --cpu-prof-dir=.tmp/prof bench/.out/bench/profile.js [scenario]` after `npm run bench:build`.
@@ -50,15 +50,17 @@ function bytesOf(result: CoreResult): number {
   return n;
 }
 
+/** CPU time (user + system) of this process per request, µs: unlike wall time, not counting what other processes of a shared machine take. */
 async function run(name: Name, n: number): Promise<number> {
   let sink = 0;
-  const t0 = process.hrtime.bigint();
+  const t0 = process.cpuUsage();
   for (let k = 0; k < n; k++) {
     const result = await service.handle(request(name));
     if (result.status !== 200) throw new Error(`${name}: status ${result.status}`);
     sink += bytesOf(result);
   }
-  const us = Number(process.hrtime.bigint() - t0) / 1000 / n;
+  const t = process.cpuUsage(t0);
+  const us = (t.user + t.system) / n;
   if (sink === 0) throw new Error('no bytes');
   return us;
 }
@@ -72,5 +74,5 @@ for (const name of names) {
   await run(name, ITERATIONS / 4);
   const rounds: number[] = [];
   for (let r = 0; r < ROUNDS; r++) rounds.push(await run(name, ITERATIONS));
-  console.log(`${name.padEnd(7)} ${median(rounds).toFixed(1).padStart(6)} µs/request (median of ${ROUNDS} x ${ITERATIONS}; min ${Math.min(...rounds).toFixed(1)}, max ${Math.max(...rounds).toFixed(1)})`);
+  console.log(`${name.padEnd(7)} ${median(rounds).toFixed(1).padStart(6)} µs of CPU per request (median of ${ROUNDS} x ${ITERATIONS}; min ${Math.min(...rounds).toFixed(1)}, max ${Math.max(...rounds).toFixed(1)})`);
 }
