@@ -32,7 +32,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 /**
  * V8 flags of the mock's process. Under sustained load V8 grows the young generation to its default maximum
  * (two 16 MB semi-spaces); 8 MB keeps the mock's peak RSS under 100 MB at no measurable cost in requests/s
- * (BENCH_MOCK_FLAGS= runs it with V8's defaults).
+ * (BENCH_MOCK_FLAGS= runs it with V8's defaults). It is what a user passes (NODE_OPTIONS=--max-semi-space-size=8
+ * chatconform mock); the old generation's growth the mock command caps by itself (cli/mock.ts).
  */
 const MOCK_NODE_FLAGS = (process.env.BENCH_MOCK_FLAGS ?? '--max-semi-space-size=8').split(' ').filter(Boolean);
 
