@@ -1,7 +1,9 @@
 // The bench's baseline: a bare node:http server that replays recorded answers byte for byte (status, headers,
 // and the body as the same writes), chosen by method, path and Content-Length (the bench's two chat bodies differ
 // in length), once the request body has arrived (as any server must read it), without parsing it: the ceiling of
-// node:http for these answers.
+// node:http for these answers. A JSON answer goes out as the mock sends it, with its Content-Length in one
+// `end`; a stream as the mock sends an unpaced one (mock/server.ts `send`): chunked, each recorded write one
+// `write` (waiting for drain when the socket is full), then `end`.
 // `node bench/.out/bench/bare-server.js recorded.json` prints `bare listening on http://127.0.0.1:N`.
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -14,11 +16,13 @@ export interface RecordedAnswer {
   headers: Record<string, string>;
   /** the body as the writes the mock made, base64 */
   writes: string[];
+  /** sent chunked (a stream), not with a Content-Length */
+  chunked: boolean;
 }
 
-const answers = new Map<string, { status: number; headers: Record<string, string>; writes: Buffer[] }>();
+const answers = new Map<string, { status: number; headers: Record<string, string>; writes: Buffer[]; chunked: boolean }>();
 for (const a of JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as RecordedAnswer[]) {
-  answers.set(a.key, { status: a.status, headers: a.headers, writes: a.writes.map((w) => Buffer.from(w, 'base64')) });
+  answers.set(a.key, { status: a.status, headers: a.headers, writes: a.writes.map((w) => Buffer.from(w, 'base64')), chunked: a.chunked });
 }
 
 const server = http.createServer((req, res) => {
@@ -32,15 +36,22 @@ function answer(req: http.IncomingMessage, res: http.ServerResponse): void {
     res.writeHead(404).end();
     return;
   }
-  if (a.writes.length === 1) {
+  if (!a.chunked) {
     res.writeHead(a.status, { ...a.headers, 'content-length': String(a.writes[0]!.byteLength) });
     res.end(a.writes[0]);
     return;
   }
   res.writeHead(a.status, a.headers);
-  res.cork();
-  for (const w of a.writes) res.write(w);
-  res.uncork();
-  res.end();
+  let i = 0;
+  const next = (): void => {
+    while (i < a.writes.length) {
+      if (!res.write(a.writes[i++]!)) {
+        res.once('drain', next);
+        return;
+      }
+    }
+    res.end();
+  };
+  next();
 }
 server.listen(0, '127.0.0.1', () => console.log(`bare listening on http://127.0.0.1:${(server.address() as AddressInfo).port}`));

@@ -3,38 +3,40 @@
 //   - a bare node:http server replaying the mock's own bytes (bench/bare-server.ts): the ceiling of node:http here,
 //   - @copilotkit/aimock (a devDependency), when it is installed: a peer mock serving the same requests;
 // then 1,000 streams aborted by the client, with the mock's open file descriptors and RSS before and after.
-// The targets take turns within each round (the best of ROUNDS rounds is shown), so a burst of load from other
-// processes on a shared machine hits all of them alike.
+// The targets take turns within each of ROUNDS short rounds (each round in a rotated order), and every figure is
+// the median over the rounds; a ratio is the median of the ratios within each round, so a burst of load from
+// other processes on a shared machine, which moves all the targets of one round alike, moves the ratio little
+// (its spread over the rounds is printed beside it). Beside req/s, the CPU time (user + system) each server
+// process spent per request (from /proc/PID/stat): it does not depend on how fast the load generator is.
 // Every server is a child process running compiled JavaScript (bench/tsconfig.json -> bench/.out/, never tsx), so
 // its RSS can be read from /proc/PID/status (VmRSS sampled, VmHWM = peak) and the load generator (autocannon, in
 // this process) does not share its event loop. Figures are printed, never asserted: the machine decides them.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { MOCK_KEYS, MOCK_MODELS } from '../mock/keys-and-models.ts';
 import { batches } from '../mock/server.ts';
 import type { RecordedAnswer } from './bare-server.ts';
+import { buildBench, OUT, ROOT } from './build.ts';
 
-const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 4);
 const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const ABORTED_STREAMS = Number(process.env.BENCH_ABORTED_STREAMS ?? 1000);
-/** Rounds per scenario, the targets taking turns in each; the best round of each target counts (the machine is shared). */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+/** Rounds per scenario, the targets taking turns in each; each figure is the median over the rounds (the machine is shared). */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 /**
  * V8 flags of the mock's process. Under sustained load V8 grows the young generation to its default maximum
  * (two 16 MB semi-spaces); 8 MB keeps the mock's peak RSS under 100 MB at no measurable cost in requests/s
- * (BENCH_MOCK_FLAGS= runs it with V8's defaults).
+ * (BENCH_MOCK_FLAGS= runs it with V8's defaults). It is what a user passes (NODE_OPTIONS=--max-semi-space-size=8
+ * chatconform mock); the old generation's growth the mock command caps by itself (cli/mock.ts).
  */
 const MOCK_NODE_FLAGS = (process.env.BENCH_MOCK_FLAGS ?? '--max-semi-space-size=8').split(' ').filter(Boolean);
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const OUT = path.join(ROOT, 'bench/.out');
 const AIMOCK_CLI = path.join(ROOT, 'node_modules/@copilotkit/aimock/dist/cli.js');
 const AIMOCK_FIXTURES = path.join(ROOT, 'fixtures/third-party/aimock/fixtures.json');
 
@@ -60,16 +62,6 @@ const scenarios: Scenario[] = [
   },
 ];
 
-/** Compiles the mock and the bare server to bench/.out/ with the files they read at run time beside them. */
-function build(): void {
-  rmSync(OUT, { recursive: true, force: true });
-  const tsc = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'bench/tsconfig.json')], { stdio: 'inherit' });
-  if (tsc.status !== 0) throw new Error('tsc -p bench/tsconfig.json failed');
-  mkdirSync(path.join(OUT, 'fixtures'), { recursive: true });
-  cpSync(path.join(ROOT, 'fixtures/mock'), path.join(OUT, 'fixtures/mock'), { recursive: true });
-  cpSync(path.join(ROOT, 'spec/schemas'), path.join(OUT, 'spec/schemas'), { recursive: true });
-}
-
 interface Child {
   name: string;
   url: string;
@@ -84,6 +76,11 @@ const procStatus = (pid: number, field: 'VmRSS' | 'VmHWM'): number => {
   return m ? Number(m[1]) / 1024 : NaN;
 };
 const openFds = (pid: number): number => readdirSync(`/proc/${pid}/fd`).length;
+/** CPU time (user + system) a process has used so far, µs (/proc/PID/stat fields 14 and 15, in clock ticks of 10 ms). */
+const cpuMicros = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+};
 
 async function freePort(): Promise<number> {
   const s = http.createServer();
@@ -146,18 +143,22 @@ async function record(base: string, s: Scenario): Promise<RecordedAnswer> {
   const text = Buffer.from(await res.arrayBuffer()).toString('utf8');
   // The writes the mock makes: an unpaced stream goes out in batches of events (mock/server.ts).
   const writes = s.stream ? batches(text.split(/(?<=\n\n)/)) : [text];
-  return { key: `${s.method} ${s.path} ${s.body === undefined ? 0 : Buffer.byteLength(s.body)}`, status: res.status, headers: out, writes: writes.map((w) => Buffer.from(w).toString('base64')) };
+  return { key: `${s.method} ${s.path} ${s.body === undefined ? 0 : Buffer.byteLength(s.body)}`, status: res.status, headers: out, writes: writes.map((w) => Buffer.from(w).toString('base64')), chunked: s.stream === true };
 }
 
 interface Figures {
   rps: number;
   p50: number;
   p99: number;
+  /** CPU time of the server process per request, µs */
+  cpu: number;
   non2xx: number;
   errors: number;
 }
 
-async function load(base: string, s: Scenario, seconds: number): Promise<Figures> {
+async function load(target: Child, s: Scenario, seconds: number): Promise<Figures> {
+  const base = target.url;
+  const cpu0 = cpuMicros(target.pid);
   const r = await autocannon({
     url: `${base}${s.path}`,
     method: s.method,
@@ -166,7 +167,8 @@ async function load(base: string, s: Scenario, seconds: number): Promise<Figures
     connections: CONNECTIONS,
     duration: seconds,
   });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+  const cpu = (cpuMicros(target.pid) - cpu0) / Math.max(1, r.requests.total);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpu, non2xx: r.non2xx, errors: r.errors };
 }
 
 /** `count` streamed requests, each dropped by the client after its first bytes; `concurrency` at a time. */
@@ -204,9 +206,19 @@ async function abortStreams(base: string, count: number, concurrency: number): P
   return aborted;
 }
 
+const median = (xs: number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const m = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[m]! : (sorted[m - 1]! + sorted[m]!) / 2;
+};
+/** The median of per-round ratios, with their range: `0.62x (0.55-0.70)`. */
+const ratio = (num: Figures[], den: Figures[]): string => {
+  const rs = num.map((f, i) => f.rps / den[i]!.rps);
+  return `${median(rs).toFixed(2)}x (${Math.min(...rs).toFixed(2)}-${Math.max(...rs).toFixed(2)})`;
+};
 const fmt = (n: number, w = 9): string => (Number.isFinite(n) ? n.toFixed(n >= 100 ? 0 : 1) : '-').padStart(w);
 
-build();
+buildBench();
 const recordedFile = path.join(os.tmpdir(), `chatconform-bench-${process.pid}.json`);
 const mock = await startChild('mock', [...MOCK_NODE_FLAGS, path.join(OUT, 'mock/cli.js'), '--port', '0'], { printed: /mock listening on (http:\/\/\S+)/ });
 const children: Child[] = [mock];
@@ -231,26 +243,34 @@ try {
 
   lines.push(`mock: node ${[...MOCK_NODE_FLAGS, 'bench/.out/mock/cli.js'].join(' ')} (compiled by tsc -p bench/tsconfig.json)`);
   lines.push(`node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the start`);
-  lines.push(`autocannon: ${CONNECTIONS} connections; per scenario ${WARMUP_S} s warm-up each, then ${ROUNDS} rounds of ${DURATION_S} s with the targets taking turns (best round shown); latency in ms`);
-  lines.push(`${'scenario'.padEnd(16)}${'target'.padEnd(8)}${'req/s'.padStart(9)}${'p50'.padStart(9)}${'p99'.padStart(9)}   vs bare   vs aimock`);
+  lines.push(
+    `autocannon: ${CONNECTIONS} connections; per scenario ${WARMUP_S} s warm-up each, then ${ROUNDS} rounds of ${DURATION_S} s with the targets taking turns; ` +
+      'medians over the rounds; latency in ms; cpu = CPU time of the server process per request, µs; a ratio is the median of the per-round ratios (their range)',
+  );
+  lines.push(`${'scenario'.padEnd(16)}${'target'.padEnd(8)}${'req/s'.padStart(9)}${'p50'.padStart(7)}${'p99'.padStart(7)}${'cpu'.padStart(7)}   ${'vs bare'.padEnd(20)}vs aimock`);
   for (const s of scenarios) {
-    const figures = new Map<string, Figures>();
-    for (const t of targets) await load(t.url, s, WARMUP_S);
+    const rounds = new Map<string, Figures[]>(targets.map((t) => [t.name, []]));
+    for (const t of targets) await load(t, s, WARMUP_S);
     for (let round = 0; round < ROUNDS; round++) {
-      for (const t of targets) {
-        const f = await load(t.url, s, DURATION_S);
-        const best = figures.get(t.name);
-        if (!best || f.rps > best.rps) figures.set(t.name, f);
+      // A rotated order each round: no target always runs first, or right after another one.
+      for (let k = 0; k < targets.length; k++) {
+        const t = targets[(round + k) % targets.length]!;
+        rounds.get(t.name)!.push(await load(t, s, DURATION_S));
       }
     }
-    const b = figures.get('bare')!;
-    const a = figures.get('aimock');
+    const b = rounds.get('bare')!;
+    const a = rounds.get('aimock');
     for (const t of targets) {
-      const f = figures.get(t.name)!;
-      const vsBare = t.name === 'bare' ? '' : `${(f.rps / b.rps).toFixed(2)}x`;
-      const vsAimock = t.name === 'mock' && a ? `${(f.rps / a.rps).toFixed(2)}x` : '';
-      const bad = f.non2xx + f.errors > 0 ? `   (non-2xx ${f.non2xx}, errors ${f.errors})` : '';
-      lines.push(`${(t === targets[0] ? s.name : '').padEnd(16)}${t.name.padEnd(8)}${fmt(f.rps)}${fmt(f.p50)}${fmt(f.p99)}${vsBare.padStart(10)}${vsAimock.padStart(12)}${bad}`);
+      const fs = rounds.get(t.name)!;
+      const vsBare = t.name === 'bare' ? '' : ratio(fs, b);
+      const vsAimock = t.name === 'mock' && a ? ratio(fs, a) : '';
+      const non2xx = fs.reduce((n, f) => n + f.non2xx, 0);
+      const errors = fs.reduce((n, f) => n + f.errors, 0);
+      const bad = non2xx + errors > 0 ? `   (non-2xx ${non2xx}, errors ${errors})` : '';
+      const m = (k: 'rps' | 'p50' | 'p99' | 'cpu'): number => median(fs.map((f) => f[k]));
+      lines.push(
+        `${(t === targets[0] ? s.name : '').padEnd(16)}${t.name.padEnd(8)}${fmt(m('rps'))}${fmt(m('p50'), 7)}${fmt(m('p99'), 7)}${fmt(m('cpu'), 7)}   ${vsBare.padEnd(20)}${vsAimock}${bad}`,
+      );
     }
   }
   for (const t of targets) {

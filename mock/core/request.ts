@@ -128,11 +128,14 @@ function acceptToolCallTurnsWithoutContent(messages: unknown[]): void {
   }
 }
 
+/** One decoder for every body (decode() without `stream` keeps no state between calls). */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Parses the body text as JSON (400 invalid_json) and validates it as a chat request (400 invalid_request). */
 export function parseChatRequest(bytes: Uint8Array): ChatRequest {
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    text = UTF8.decode(bytes);
   } catch {
     throw new MockHttpError(400, 'invalid_json', 'the request body is not valid UTF-8');
   }

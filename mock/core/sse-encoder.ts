@@ -1,6 +1,7 @@
 // Encode stage of a stream (section 6): whole server-sent events. An event is always built complete; a framing
 // only changes what section 6 leaves open: line endings (rule 3), data lines (rules 1-2), comment lines, the
 // final blank line (rule 5) and how the bytes are cut into network writes (rule 7).
+import { chatJson } from './chat-json.ts';
 
 export type Framing = 'crlf' | 'multiline' | 'comments' | 'bytewise' | 'no-final-blank' | 'no-space';
 export const FRAMINGS: readonly Framing[] = ['crlf', 'multiline', 'comments', 'bytewise', 'no-final-blank', 'no-space'];
@@ -26,9 +27,10 @@ const NO_FRAMING: ReadonlySet<Framing> = new Set();
 /** The text of one event: `data: <payload>` line(s) and the blank line (unless `final` and no-final-blank). */
 export function encodeEvent(payload: SsePayload, opts: FramingOptions = {}, final = false, index = 0): string {
   const f = opts.framing ?? NO_FRAMING;
-  // The plain framing (LF, `data: `, one line, a blank line), which every stream of the clean mock uses.
+  // The plain framing (LF, `data: `, one line, a blank line), which every stream of the clean mock uses; its
+  // chunks are written by chatJson (the text of JSON.stringify, in a fraction of the time).
   if (f.size === 0 && opts.eventNameOf === undefined && !opts.sseFields && !opts.noBlankLine) {
-    return `data: ${payload === '[DONE]' ? '[DONE]' : JSON.stringify(payload)}\n\n`;
+    return `data: ${payload === '[DONE]' ? '[DONE]' : chatJson(payload)}\n\n`;
   }
   const eol = f.has('crlf') ? '\r\n' : '\n';
   const prefix = f.has('no-space') ? 'data:' : 'data: ';

@@ -12,6 +12,9 @@ const CJK = ['你', '好', '世', '界', '模', '型', '回', '答', '東', '京
 const CJK_SET: ReadonlySet<string> = new Set(CJK);
 const EMOJI = ['🚀', '✨', '🌏', '🙂', '📦', '🔎'];
 
+const DEFAULT_OPENER = 'Mock answer:';
+const DEFAULT_OPENER_WORDS = DEFAULT_OPENER.split(' ');
+
 /** Default answer length: between 40 and 80 tokens, chosen by the seed. */
 export function defaultLength(seed: number): number {
   return 40 + (seed % 41);
@@ -21,10 +24,10 @@ export function defaultLength(seed: number): number {
  * `count` tokens of answer text, each token including its trailing space (the last one has none).
  * Token 2 is a CJK run start, token 5 an emoji, so even short answers carry non-ASCII text.
  */
-export function answerTokens(seed: number, count: number, opener = 'Mock answer:'): string[] {
+export function answerTokens(seed: number, count: number, opener = DEFAULT_OPENER): string[] {
   const rnd = prng(seed);
   const out: string[] = [];
-  const openerWords = opener.split(' ').filter(Boolean);
+  const openerWords = opener === DEFAULT_OPENER ? DEFAULT_OPENER_WORDS : opener.split(' ').filter(Boolean);
   for (let i = 0; i < count; i++) {
     let tok: string;
     if (i < openerWords.length) tok = openerWords[i]!;
@@ -34,12 +37,12 @@ export function answerTokens(seed: number, count: number, opener = 'Mock answer:
     else tok = WORDS[Math.floor(rnd() * WORDS.length)]!;
     out.push(tok);
   }
-  // CJK characters are written without spaces between them; everything else is space-separated.
-  const isCjk = (t: string | undefined): boolean => t !== undefined && CJK_SET.has(t);
-  return out.map((t, i) => {
-    if (i === out.length - 1) return t;
-    return isCjk(t) && isCjk(out[i + 1]) ? t : `${t} `;
-  });
+  // CJK characters are written without spaces between them; everything else is space-separated (in place: this
+  // runs on every answer).
+  for (let i = 0; i < out.length - 1; i++) {
+    if (!(CJK_SET.has(out[i]!) && CJK_SET.has(out[i + 1]!))) out[i] = `${out[i]!} `;
+  }
+  return out;
 }
 
 /** Reasoning text: ASCII words, `count` tokens. */
