@@ -17,6 +17,8 @@ export interface Scenario {
   statusBy?: string;
   /** x-mock-fail-after: in a stream, an error event after N data events, then the end (no [DONE]) */
   failAfter?: number;
+  /** what asked for the failing stream, named in its error event (default: the x-mock-fail-after header) */
+  failAfterBy?: string;
   /** x-mock-chunk-delay-ms: delay before each event */
   chunkDelayMs: number;
   /** x-mock-write-delay-ms: delay before each network write (per byte with bytewise) */
@@ -109,7 +111,11 @@ export function mergeScenario(under: Partial<Scenario>, over: Partial<Scenario>)
     if (over.statusBy !== undefined) merged.statusBy = over.statusBy;
   }
   if (over.retryAfter !== undefined) merged.retryAfter = over.retryAfter;
-  if (over.failAfter !== undefined) merged.failAfter = over.failAfter;
+  if (over.failAfter !== undefined) {
+    merged.failAfter = over.failAfter;
+    delete merged.failAfterBy;
+    if (over.failAfterBy !== undefined) merged.failAfterBy = over.failAfterBy;
+  }
   return merged;
 }
 
@@ -142,12 +148,12 @@ export function scenarioLayer(s: Stages, source?: ScenarioSource): Partial<{ [K 
     getModel: (next) => (input) => (upfront(input.request), next(input)),
     chat: (next) => (input) => (upfront(input.request), next(input)),
     events: (next) => (input) => {
-      const { failAfter } = of(input.request);
+      const { failAfter, failAfterBy } = of(input.request);
       if (failAfter === undefined) return next(input);
       const { chunks } = input;
       return [
         ...chunks.slice(0, failAfter),
-        streamError(s, 'upstream_error', `the stream failed after ${Math.min(failAfter, chunks.length)} chunks (x-mock-fail-after)`),
+        streamError(s, 'upstream_error', `the stream failed after ${Math.min(failAfter, chunks.length)} chunks (${failAfterBy ?? 'x-mock-fail-after'})`),
       ];
     },
     framing: (next) => (input) => {

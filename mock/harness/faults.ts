@@ -97,6 +97,7 @@ export function parseFault(input: string, opts: { when?: boolean } = {}): FaultS
   } else if (kind === 'fail-after') {
     noParams();
     scenario.failAfter = intIn(spec, 'fail-after', needValue('3'), 0, MAX_FAIL_AFTER);
+    scenario.failAfterBy = `fault ${spec}`;
   } else if (kind === 'framing') {
     noParams();
     const framing = new Set<Framing>();

@@ -109,11 +109,12 @@ test.describe('when a fault fires', () => {
 test.describe('a fault is the scenario its headers would give', () => {
   const fixed = { now: () => 1_767_225_600_000, newId: () => 'chatcmpl-fixed' };
 
-  test('fail-after and framing: the same stream, byte for byte, as x-mock-fail-after and x-mock-framing', async () => {
+  test('fail-after and framing: the same stream, byte for byte, as x-mock-fail-after and x-mock-framing (only the error names the fault)', async () => {
     const byHeader = await chat(createMockService(fixed), { stream: true }, { 'x-mock-fail-after': '3', 'x-mock-framing': 'crlf,comments' });
     const byFault = await chat(createMockService({ ...fixed, fault: ['fail-after=3', 'framing=crlf,comments'] }), { stream: true });
     expect(byFault.status).toBe(200);
-    expect(byFault.pieces).toEqual(byHeader.pieces);
+    expect(byFault.pieces).toEqual(byHeader.pieces!.map((p) => p.replace('(x-mock-fail-after)', '(fault fail-after=3)')));
+    expect(byFault.pieces!.at(-1)).toContain('the stream failed after 3 chunks (fault fail-after=3)');
     expect(byFault.result.kind === 'sse' && byFault.result.writes).toEqual(byHeader.result.kind === 'sse' && byHeader.result.writes);
     const evs = events(byFault.pieces!);
     expect(evs).toHaveLength(4);
