@@ -24,6 +24,11 @@ export const TRAFFIC_REQUIREMENTS: readonly Requirement[] = requirements.map((r)
 
 /** Outcomes that keep their exchanges as evidence (those with a breach); past it, only their records are kept. */
 const MAX_EVIDENCE_OUTCOMES = 500;
+/**
+ * Exchanges kept one outcome each; past them, every record is folded into a count per requirement, status and
+ * party, so a proxy that runs for days holds as much as one that ran for an hour.
+ */
+export const MAX_OUTCOMES = 1000;
 /** Most credentials remembered for redaction. */
 const MAX_SECRETS = 1000;
 
@@ -39,6 +44,9 @@ export class Traffic {
   private readonly secrets = new Set<string>();
   private readonly catalog = new Map<string, Json>();
   readonly outcomes: TestOutcome[] = [];
+  /** The records of the exchanges past MAX_OUTCOMES: one per requirement, status and party, with its count. */
+  private readonly folded = new Map<string, CheckRecord & { count: number }>();
+  private foldedExchanges = 0;
   private withEvidence = 0;
   readonly startedAt = new Date();
   exchanges = 0;
@@ -83,21 +91,10 @@ export class Traffic {
     const judged = judgeExchange(x, { upstream: this.upstream, scrub: this.scrub, secrets: [...this.secrets], entryOf: this.entryOf, captureLimit: this.captureLimit });
     if (this.recorder && decoded) this.recorder.record(x, decoded);
     const breaches = judged.records.filter((r): r is CheckRecord & { status: 'fail' | 'warn' } => r.status === 'fail' || r.status === 'warn');
-    const keep = breaches.length > 0 && this.withEvidence < MAX_EVIDENCE_OUTCOMES;
-    if (keep) this.withEvidence++;
     const title = `#${x.seq} ${x.method} ${this.scrub(x.path.split('?')[0]!)} → ${x.status === 0 ? 'no answer' : x.status}`;
     const failed = breaches.filter((r) => r.status === 'fail');
-    const outcome: TestOutcome = {
-      title,
-      file: 'proxy',
-      line: x.seq,
-      status: failed.length > 0 ? 'failed' : 'passed',
-      declared: [],
-      durationMs: x.durationMs,
-      evidence: keep ? { checks: judged.records, exchanges: [judged.exchange] } : { checks: judged.records.map(({ exchange: _x, ...r }) => r), exchanges: [] },
-    };
-    if (failed.length > 0) outcome.error = failed.map((r) => `${r.id} (${r.party}): ${firstLine(r.message ?? '')}`).join('\n');
-    this.outcomes.push(outcome);
+    if (this.outcomes.length >= MAX_OUTCOMES) this.fold(judged.records);
+    else this.keepOutcome(x, title, judged, breaches.length > 0, failed);
     return breaches.map((r) => {
       const req = getRequirement(r.id);
       const who = r.party ?? 'server';
@@ -109,6 +106,52 @@ export class Traffic {
         line: `${r.status === 'fail' ? 'violation' : 'warning'} ${r.id} (${req.level}, §${req.section}) by the ${who}: ${title}: ${what} | replay: ${judged.exchange.curl}`,
       };
     });
+  }
+
+  /** An exchange past MAX_OUTCOMES: its records counted in with the others of the same requirement, status and party. */
+  private fold(records: readonly CheckRecord[]): void {
+    this.foldedExchanges++;
+    for (const r of records) {
+      const key = `${r.id}|${r.status}|${r.party ?? ''}`;
+      const seen = this.folded.get(key);
+      if (seen) seen.count++;
+      else {
+        const { exchange: _x, cause: _c, ...rest } = r;
+        this.folded.set(key, { ...rest, count: 1 });
+      }
+    }
+  }
+
+  private keepOutcome(x: CapturedExchange, title: string, judged: ReturnType<typeof judgeExchange>, breached: boolean, failed: readonly CheckRecord[]): void {
+    const keep = breached && this.withEvidence < MAX_EVIDENCE_OUTCOMES;
+    if (keep) this.withEvidence++;
+    const outcome: TestOutcome = {
+      title,
+      file: 'proxy',
+      line: x.seq,
+      status: failed.length > 0 ? 'failed' : 'passed',
+      declared: [],
+      durationMs: x.durationMs,
+      evidence: keep ? { checks: judged.records, exchanges: [judged.exchange] } : { checks: judged.records.map(({ exchange: _x, ...r }) => r), exchanges: [] },
+    };
+    if (failed.length > 0) outcome.error = failed.map((r) => `${r.id} (${r.party}): ${firstLine(r.message ?? '')}`).join('\n');
+    this.outcomes.push(outcome);
+  }
+
+  /** Every outcome: one per kept exchange, and one for the folded rest. */
+  private allOutcomes(): TestOutcome[] {
+    if (this.foldedExchanges === 0) return this.outcomes;
+    const checks = [...this.folded.values()];
+    const rest: TestOutcome = {
+      title: `${this.foldedExchanges} exchange(s) judged after the first ${MAX_OUTCOMES}, counted per requirement`,
+      file: 'proxy',
+      line: MAX_OUTCOMES + 1,
+      status: checks.some((c) => c.status === 'fail') ? 'failed' : 'passed',
+      declared: [],
+      durationMs: 0,
+      evidence: { checks, exchanges: [] },
+    };
+    return [...this.outcomes, rest];
   }
 
   /** The report of the traffic so far (a partial run: traffic is no certification of the whole contract). */
@@ -124,12 +167,13 @@ export class Traffic {
       sectionTitles: new Map(Object.entries(CONTRACT.sections)),
       problems: [],
     };
-    const results = aggregate(this.outcomes, TRAFFIC_REQUIREMENTS);
-    const judgedIds = [...new Set(this.outcomes.flatMap((o) => o.evidence?.checks.map((c) => c.id) ?? []))];
+    const outcomes = this.allOutcomes();
+    const results = aggregate(outcomes, TRAFFIC_REQUIREMENTS);
+    const judgedIds = [...new Set(outcomes.flatMap((o) => o.evidence?.checks.map((c) => c.id) ?? []))];
     return buildReport({
       info,
       results,
-      outcomes: this.outcomes,
+      outcomes,
       startedAt: this.startedAt,
       durationMs,
       playwrightStatus: 'passed',

@@ -47,6 +47,8 @@ export interface CheckRecord {
    * server's answer. Absent in a suite run, where the kit is the client and only the target is judged.
    */
   party?: Party;
+  /** How many judgements this record stands for (a traffic report folds the repeats of a long run); 1 when absent. */
+  count?: number;
 }
 
 export type Party = 'client' | 'server';

@@ -286,7 +286,7 @@ export function aggregate(outcomes: readonly TestOutcome[], requirements: readon
     const list = entries.get(r.id)!;
     const status = statusOf(r, list);
     const records: RecordCounts = { pass: 0, fail: 0, warn: 0, skip: 0, observed: 0, error: 0 };
-    for (const e of list) records[e.record.status]++;
+    for (const e of list) records[e.record.status] += e.record.count ?? 1;
     const cases = { judged: records.pass + records.fail + records.warn, unjudged: records.skip + records.error };
     const result: RequirementResult = {
       id: r.id,
