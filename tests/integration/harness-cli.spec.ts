@@ -2,7 +2,6 @@
 // (--fault, --script, --prefix, --journal-size, --seed); good ones serve what they say over real HTTP (a script from
 // YAML, the mount prefix and its base URL line, the journal's bound, the control API with its query parameters).
 // The control API through the MSW handlers too. Servers stay on 127.0.0.1 and are stopped by their process group.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,18 +9,16 @@ import { expect, test } from '@playwright/test';
 import { setupServer } from 'msw/node';
 import { createHandlers } from '../../mock/handlers.ts';
 import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
-import { repoRoot } from '../../suites/lib/discovery/config.ts';
+import { CliProcesses, listeningUrl } from './support/cli-process.ts';
 
-const TSX = path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs');
-const CLI = path.join(repoRoot, 'cli/main.ts');
 let dir: string;
-const children: ChildProcess[] = [];
+const cli = new CliProcesses();
 
 test.beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-harness-cli-'));
 });
 test.afterAll(() => {
-  for (const c of children) if (c.pid && c.exitCode === null) process.kill(-c.pid, 'SIGTERM');
+  cli.stopAll();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -31,40 +28,13 @@ const write = (name: string, text: string): string => {
   return file;
 };
 
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [TSX, CLI, 'mock', '--port', '0', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    children.push(child);
-    let out = '';
-    let err = '';
-    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    // A mock that listens was not refused: stop it, the test will see its output.
-    child.stdout!.on('data', () => {
-      if (/^mock listening on /m.test(out) && child.pid) process.kill(-child.pid, 'SIGTERM');
-    });
-    child.on('exit', (code) => resolve({ code, stdout: out, stderr: err }));
-  });
-}
+const run = (args: string[]) => cli.run(['mock', '--port', '0', ...args]);
 
-function start(args: string[]): Promise<{ lines: string[]; url: string }> {
-  const child = spawn(process.execPath, [TSX, CLI, 'mock', '--port', '0', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line in 30 s: ${out} ${err}`)), 30_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /^mock listening on (http:\/\/\S+)$/m.exec(out);
-      if (m && (!args.includes('--prefix') || /^base URL /m.test(out))) {
-        clearTimeout(timer);
-        resolve({ lines: out.trim().split('\n'), url: m[1]! });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
-  });
+/** The mock's URL once it has printed its lines (with --prefix, the base URL line too). */
+async function start(args: string[]): Promise<{ lines: string[]; url: string }> {
+  const ready = (out: string) => (args.includes('--prefix') && !/^base URL /m.test(out) ? undefined : listeningUrl(out));
+  const mock = await cli.start(['mock', '--port', '0', ...args], ready);
+  return { lines: mock.stdout().trim().split('\n'), url: mock.url };
 }
 
 test('bad harness flags: one line on stderr naming the problem, exit 2, nothing listens', async () => {

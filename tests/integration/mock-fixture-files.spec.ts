@@ -1,24 +1,22 @@
 // `chatconform mock --catalog FILE --keys FILE --host ADDR`: another catalog and other keys without code, checked
 // before the mock listens (a bad file is one line and exit 2), and the mock serving exactly them. Servers stay
 // on the loopback range (127.0.0.0/8).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { repoRoot } from '../../suites/lib/discovery/config.ts';
 import { isLoopback } from '../../cli/mock.ts';
+import { CliProcesses } from './support/cli-process.ts';
 
-const TSX = path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs');
-const CLI = path.join(repoRoot, 'cli/main.ts');
 let dir: string;
-const children: ChildProcess[] = [];
+const cli = new CliProcesses();
 
 test.beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-fixture-files-'));
 });
 test.afterAll(() => {
-  for (const c of children) if (c.pid && c.exitCode === null) process.kill(-c.pid, 'SIGTERM');
+  cli.stopAll();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -38,34 +36,8 @@ const write = (name: string, value: unknown) => {
   return file;
 };
 
-function start(args: string[]): Promise<{ url: string; stderr: () => string }> {
-  const child = spawn(process.execPath, [TSX, CLI, 'mock', '--port', '0', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line in 30 s: ${out} ${err}`)), 30_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /^mock listening on (http:\/\/\S+)$/m.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ url: m[1]!, stderr: () => err });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
-  });
-}
-
-function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [TSX, CLI, 'mock', '--port', '0', ...args], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('exit', (code) => resolve({ code, stderr: err }));
-  });
-}
+const start = (args: string[]) => cli.start(['mock', '--port', '0', ...args]);
+const run = (args: string[]) => cli.run(['mock', '--port', '0', ...args]);
 
 test('a catalog and keys from files: the mock lists exactly that catalog and serves exactly those keys', async () => {
   const catalog = write('catalog.json', customCatalog());

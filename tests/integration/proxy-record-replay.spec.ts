@@ -2,7 +2,6 @@
 // bodies come back byte-equal, streams event-equal; the openai SDK works against the replay; an unrecorded request
 // gets a section 7 error naming what is missing, or with `--fallback generate` the generated mock's answer. No
 // recording holds a credential.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,15 +12,12 @@ import { createReplayService } from '../../mock/replay/service.ts';
 import { readRecordings, requestKey, RecordingError } from '../../mock/replay/recording.ts';
 import { startTrafficProxy } from '../../proxy/index.ts';
 import { decodeSse } from '../../suites/lib/decoding/sse.ts';
-import { repoRoot } from '../../suites/lib/discovery/config.ts';
 import { validate } from '../../spec/validator.ts';
-
-const TSX = path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs');
-const CLI = path.join(repoRoot, 'cli/main.ts');
+import { CliProcesses } from './support/cli-process.ts';
 
 let dir: string;
 let recordDir: string;
-const children: ChildProcess[] = [];
+const cli = new CliProcesses();
 /** What the client got through the proxy while recording: raw bodies by request. */
 const seen: { label: string; path: string; body?: string; text: string; stream: boolean }[] = [];
 
@@ -39,22 +35,10 @@ async function send(base: string, r: { path: string; body?: string }, headers: R
   return fetch(`${base}${r.path}`, r.body === undefined ? { headers } : { method: 'POST', headers, body: r.body });
 }
 
-function startReplay(args: string[]): Promise<string> {
-  const child = spawn(process.execPath, [TSX, CLI, 'mock', '--port', '0', '--replay', recordDir, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  children.push(child);
-  let out = '';
-  child.stderr!.resume();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line in 30 s: ${out}`)), 30_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /^mock listening on (http:\/\/\S+) \(replaying (\d+) exchange/m.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-  });
+/** `chatconform mock --replay` of the recording; its URL once it says it is replaying. */
+async function startReplay(args: string[]): Promise<string> {
+  const replay = await cli.start(['mock', '--port', '0', '--replay', recordDir, ...args], (out) => /^mock listening on (http:\/\/\S+) \(replaying \d+ exchange/m.exec(out)?.[1]);
+  return replay.url;
 }
 
 test.beforeAll(async () => {
@@ -73,7 +57,7 @@ test.beforeAll(async () => {
   }
 });
 test.afterAll(() => {
-  for (const c of children) if (c.pid && c.exitCode === null) process.kill(-c.pid, 'SIGTERM');
+  cli.stopAll();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -154,10 +138,7 @@ test('bad recordings are refused with the file and the problem named', async () 
   expect(() => createReplayService({ dir: bad })).toThrow(/000001-get-v1-models\.json does not match spec\/schemas\/recording\.schema\.json/);
   expect(() => createReplayService({ dir: path.join(dir, 'nowhere') })).toThrow(/no such directory/);
   // The CLI: one line, exit 2.
-  const child = spawn(process.execPath, [TSX, CLI, 'mock', '--port', '0', '--replay', bad], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const { code, stderr } = await cli.run(['mock', '--port', '0', '--replay', bad]);
   expect(code).toBe(2);
-  expect(err).toMatch(/^error: --replay .*000001-get-v1-models\.json does not match/m);
+  expect(stderr).toMatch(/^error: --replay .*000001-get-v1-models\.json does not match/m);
 });

@@ -1,7 +1,6 @@
 // Issue 14: `chatconform proxy`, the validation proxy. Real clients (the openai SDK, the Vercel AI SDK) talk to
 // the mock through it; every exchange is judged by the suite's own checks, each breach under its requirement and
 // its party (client or server); streams pass through as they arrive; an upstream that is down gives 502 JSON.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,13 +13,13 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { MOCK_KEYS, MOCK_MODELS, startMockServer, type RunningMockServer } from '../../mock/index.ts';
 import { startTrafficProxy, type RunningTrafficProxy, type Violation } from '../../proxy/index.ts';
 import { decodeSse } from '../../suites/lib/decoding/sse.ts';
-import { repoRoot } from '../../suites/lib/discovery/config.ts';
 import type { MockOptions } from '../../mock/options.ts';
 import type { CapturedExchange } from '../../proxy/index.ts';
 import { giganticAnswersTarget, hangingTarget } from './support/hostile-targets.ts';
+import { CliProcesses, stop } from './support/cli-process.ts';
 
-const TSX = path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs');
-const CLI = path.join(repoRoot, 'cli/main.ts');
+const cli = new CliProcesses();
+test.afterAll(() => cli.stopAll());
 
 interface Rig {
   mock: RunningMockServer;
@@ -331,31 +330,19 @@ test('large bodies stream through whole; the checks read at most the 10 MB limit
 test('`npm run proxy`: prints its address, reports each violation, and writes the four reports on SIGTERM', async () => {
   const mock = await startMockServer({ port: 0, defect: 'catalog-null-optional' });
   const reportDir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-proxy-cli-'));
-  const child = spawn(process.execPath, [TSX, CLI, 'proxy', '--upstream', mock.url, '--port', '0', '--report-dir', reportDir], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  let out = '';
-  child.stderr!.resume();
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no listening line in 30 s: ${out}`)), 30_000);
-      child.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /^proxy listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      });
-    });
+    const proxy = await cli.start(['proxy', '--upstream', mock.url, '--port', '0', '--report-dir', reportDir]);
+    const { url } = proxy;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     await (await fetch(`${url}/v1/models`)).text();
-    await expect.poll(() => out, { timeout: 10_000 }).toMatch(/^violation CAT-027 \(MUST, §2[.\d]*\) by the server: #1 GET \/v1\/models → 200: GET \/v1\/models: .*null.* \| replay: curl -sS -N -X GET 'http:\/\/127\.0\.0\.1:\d+\/v1\/models'/m);
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    process.kill(-child.pid!, 'SIGTERM');
-    expect(await exited).toBe(1);
+    await expect.poll(() => proxy.stdout(), { timeout: 10_000 }).toMatch(/^violation CAT-027 \(MUST, §2[.\d]*\) by the server: #1 GET \/v1\/models → 200: GET \/v1\/models: .*null.* \| replay: curl -sS -N -X GET 'http:\/\/127\.0\.0\.1:\d+\/v1\/models'/m);
+    stop(proxy.child);
+    expect(await proxy.exited).toBe(1);
     for (const f of ['conformance.json', 'junit.xml', 'conformance.html', 'badge.svg']) expect(existsSync(path.join(reportDir, f)), f).toBe(true);
     const report = JSON.parse(readFileSync(path.join(reportDir, 'conformance.json'), 'utf8')) as { verdict: { result: string; mustFailed: string[] } };
     expect(report.verdict.mustFailed).toEqual(['CAT-027']);
   } finally {
-    if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+    cli.stopAll();
     await mock.close();
     rmSync(reportDir, { recursive: true, force: true });
   }
