@@ -58,7 +58,12 @@ export async function control(h: Harness, request: CoreRequest): Promise<CoreRes
 
 function routeOf(rest: string): { route: string; id?: string } {
   const m = /^\/faults\/([^/]+)$/.exec(rest);
-  return m ? { route: '/faults/{id}', id: decodeURIComponent(m[1]!) } : { route: rest };
+  if (!m) return { route: rest };
+  try {
+    return { route: '/faults/{id}', id: decodeURIComponent(m[1]!) };
+  } catch {
+    return refuse(400, 'invalid_request', `the fault id in the path is not valid percent-encoding: ${m[1]!}`);
+  }
 }
 
 /** The test a call is about: the test_id parameter or the header (they must agree when both are sent). */

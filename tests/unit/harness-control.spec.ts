@@ -29,6 +29,7 @@ test('faults: added for the server or one test, listed with their counts, remove
 
   expect((await send(service, 'DELETE', '/_chatconform/faults/f3')).json).toEqual({ removed: 'f3' });
   refused(await send(service, 'DELETE', '/_chatconform/faults/f3'), 404, 'not_found', /no fault with id f3/);
+  refused(await send(service, 'DELETE', '/_chatconform/faults/%E0%A4%A'), 400, 'invalid_request', /not valid percent-encoding/);
   expect((await send(service, 'DELETE', '/_chatconform/faults', { headers: { [TEST_ID_HEADER]: 't1' } })).json).toEqual({ cleared: 1, test_id: 't1' });
   expect((await send(service, 'DELETE', '/_chatconform/faults')).json).toEqual({ cleared: 1 });
   expect((await send(service, 'GET', '/_chatconform/faults')).json).toEqual({ faults: [] });
