@@ -92,6 +92,20 @@ function forwardable(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeader
   return out;
 }
 
+/**
+ * The path and query of a request target. A client that uses the proxy as an HTTP proxy (HTTP_PROXY) sends the
+ * absolute form, `GET http://host/v1/models`: its path goes upstream like any other.
+ */
+function originPath(target: string): string {
+  if (!/^https?:\/\//i.test(target)) return target;
+  try {
+    const u = new URL(target);
+    return `${u.pathname}${u.search}`;
+  } catch {
+    return target;
+  }
+}
+
 /** The proxy's own answer when the upstream gave none: a section 7 error body, status 502. */
 function badGateway(res: http.ServerResponse, code: string, message: string): void {
   if (res.headersSent) {
@@ -122,7 +136,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
     const exchange: CapturedExchange = {
       seq: ++seq,
       method: req.method ?? 'GET',
-      path: req.url ?? '/',
+      path: originPath(req.url ?? '/'),
       requestHeaders: joined(req.headers),
       requestBody: Buffer.alloc(0),
       requestBytes: 0,

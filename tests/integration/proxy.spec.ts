@@ -282,6 +282,17 @@ test.describe('faults', () => {
         await bad.text();
       }
       expect((await fetch(`${proxy.url}/elsewhere`)).status).toBe(200);
+      // The absolute form a client sends to an HTTP proxy (HTTP_PROXY) reaches the same path upstream.
+      const absolute = await new Promise<number>((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port: proxy.port, method: 'GET', path: 'http://api.example.test/v1/models' }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(absolute).toBe(200);
+      await expect.poll(() => proxy.traffic.outcomes.at(-1)?.title).toMatch(/ GET \/v1\/models → 200$/);
       expect(violations.some((v) => v.id === 'REQ-001' && v.party === 'client')).toBe(true);
       const { report } = await proxy.stop();
       expect(report.verdict.result).toBe('fail');
