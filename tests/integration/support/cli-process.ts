@@ -1,10 +1,11 @@
-// The `chatconform` command in a child process, as a user runs it (through tsx in a clone): started in its own
-// process group, so a test stops it and everything under it by the group, never by name.
+// The `chatconform` command in a child process, as a user runs it (its TypeScript loaded through tsx in a clone):
+// started in its own process group, so a test stops it by the group, never by name. One process, not tsx's CLI:
+// that one relays a signal to a child it starts and SIGKILLs it when the child does not acknowledge within 30 ms
+// (a loaded machine), which would cut the proxy's reports short on SIGTERM.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { repoRoot } from '../../../suites/lib/discovery/config.ts';
 
-export const TSX = path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs');
 export const CLI = path.join(repoRoot, 'cli/main.ts');
 
 /** The URL of `mock listening on URL` or `proxy listening on URL` (the first line the commands print). */
@@ -30,7 +31,7 @@ export class CliProcesses {
   private readonly children: ChildProcess[] = [];
 
   private spawn(args: readonly string[]): ChildProcess {
-    const child = spawn(process.execPath, [TSX, CLI, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     this.children.push(child);
     return child;
   }
