@@ -4,3 +4,4 @@
 export * from './validator.ts';
 export * from './requirements/index.ts';
 export { API_SCHEMAS, componentName, openApiDocument } from './openapi.ts';
+export { LISTED_FIELDS } from './listed-fields.ts';

@@ -3,6 +3,7 @@
 import { validate, type ValidationIssue } from '../../spec/validator.ts';
 import { MESSAGES, MockHttpError } from './errors.ts';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from './json-depth.ts';
+import { LISTED_FIELDS } from '../../spec/listed-fields.ts';
 
 export interface ContentPart {
   type: 'text' | 'image_url';
@@ -107,10 +108,7 @@ export function checkWebSearchOptions(options: unknown): void {
 }
 
 /** The top-level fields of 2.1; any other field is not read. */
-export const REQUEST_FIELDS: ReadonlySet<string> = new Set([
-  'model', 'messages', 'stream', 'temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'tools', 'tool_choice',
-  'web_search_options', 'reasoning', 'include_reasoning', 'provider', 'stream_options',
-]);
+export const REQUEST_FIELDS: ReadonlySet<string> = LISTED_FIELDS.request;
 
 /**
  * An assistant turn that carries tool calls is sent back by every widely used client without `content`

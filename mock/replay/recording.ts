@@ -5,6 +5,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatIssues, validate } from '../../spec/validator.ts';
+import { LISTED_FIELDS } from '../../spec/listed-fields.ts';
+import { stableStringify } from '../core/tokens.ts';
 
 export const RECORDING_FORMAT = 'chatconform-recording/1';
 
@@ -74,22 +76,6 @@ export function readRecordings(dir: string): Recording[] {
   });
 }
 
-/** The fields 2.1 lists: the only ones a server reads, so the only ones that can change an answer. */
-const READ_FIELDS = [
-  'model', 'messages', 'stream', 'temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'tools', 'tool_choice',
-  'web_search_options', 'reasoning', 'include_reasoning', 'provider', 'stream_options',
-];
-
-/** JSON with object keys sorted at every level: the same value always gives the same text. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 /** The path a request is matched by: no query, no trailing slash. */
 export function matchedPath(p: string): string {
   const noQuery = p.split('?')[0]!;
@@ -105,9 +91,10 @@ export function requestKey(method: string, requestPath: string, body: { json?: u
   const head = `${method.toUpperCase()} ${matchedPath(requestPath)}`;
   if (body.json !== undefined && body.json !== null && typeof body.json === 'object' && !Array.isArray(body.json)) {
     const read: Record<string, unknown> = {};
-    for (const f of READ_FIELDS) if (f in (body.json as Record<string, unknown>)) read[f] = (body.json as Record<string, unknown>)[f];
-    return `${head} ${canonicalJson(read)}`;
+    // The fields 2.1 lists: the only ones a server reads, so the only ones that can change an answer.
+    for (const f of LISTED_FIELDS.request) if (f in (body.json as Record<string, unknown>)) read[f] = (body.json as Record<string, unknown>)[f];
+    return `${head} ${stableStringify(read)}`;
   }
-  if (body.json !== undefined) return `${head} ${canonicalJson(body.json)}`;
+  if (body.json !== undefined) return `${head} ${stableStringify(body.json)}`;
   return body.text ? `${head} ${body.text}` : head;
 }

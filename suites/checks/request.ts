@@ -6,6 +6,7 @@
 // intent is ignored, as a warning, never as a breach.
 import { check, holds, isObject, quote, type Check, type Json } from './check.ts';
 import { schemaChecks, type PointerRule, type SchemaSubject } from './schema.ts';
+import { LISTED_FIELDS } from '../../spec/listed-fields.ts';
 
 /** A chat request as the client sent it, with the catalog entry of the model it names (when the proxy knows it). */
 export interface OutgoingRequest {
@@ -73,24 +74,12 @@ export const imagesOnlyToImageModels = check('IMG-007', function imagesOnlyToIma
   return holds(r.entry.supports_images !== false, () => `the request sends ${images} image part(s) to ${quote(r.entry!.id)}, whose catalog entry has supports_images false (section 4.3 rule 7)`);
 });
 
-/** The fields 2.1 lists for the request object; any other is not read. */
-const LISTED = new Set([
-  'model', 'messages', 'stream', 'temperature', 'top_p', 'max_tokens', 'max_completion_tokens', 'tools', 'tool_choice',
-  'web_search_options', 'reasoning', 'include_reasoning', 'provider', 'stream_options',
-]);
-/** The fields 2.2, 2.3 and 2.5 list for the nested request objects. */
-const LISTED_MESSAGE = new Set(['role', 'content', 'name', 'tool_calls', 'tool_call_id', 'reasoning_content']);
-const LISTED_TOOL = new Set(['type', 'function']);
-const LISTED_FUNCTION = new Set(['name', 'description', 'parameters']);
-const LISTED_PART = new Set(['type', 'text', 'image_url', 'cache_control']);
-const LISTED_PROVIDER = new Set(['sort', 'order', 'allow_fallbacks']);
-
 const unlisted = (value: unknown, listed: ReadonlySet<string>, at: string): string[] => (isObject(value) ? Object.keys(value).filter((k) => !listed.has(k)).map((k) => `${at}/${k}`) : []);
 
 /** Advice (2.1): a top-level field the contract does not list is not read, so what the client meant by it is lost. */
 export const unlistedTopLevel = check('REQ-013', function unlistedTopLevel(r: OutgoingRequest) {
   if (!isObject(r.body)) return undefined;
-  const extra = unlisted(r.body, LISTED, '');
+  const extra = unlisted(r.body, LISTED_FIELDS.request, '');
   return holds(extra.length === 0, () => `the request sends fields section 2.1 does not list, which the service does not read: ${extra.join(', ')}`);
 });
 
@@ -100,16 +89,16 @@ export const unlistedNested = check('REQ-014', function unlistedNested(r: Outgoi
   const body = r.body;
   const extra: string[] = [];
   messagesOf(body).forEach((m, i) => {
-    extra.push(...unlisted(m, LISTED_MESSAGE, `/messages/${i}`));
-    if (Array.isArray(m.content)) m.content.forEach((p, j) => extra.push(...unlisted(p, LISTED_PART, `/messages/${i}/content/${j}`)));
+    extra.push(...unlisted(m, LISTED_FIELDS.message, `/messages/${i}`));
+    if (Array.isArray(m.content)) m.content.forEach((p, j) => extra.push(...unlisted(p, LISTED_FIELDS.contentPart, `/messages/${i}/content/${j}`)));
   });
   if (Array.isArray(body.tools)) {
     body.tools.forEach((t, i) => {
-      extra.push(...unlisted(t, LISTED_TOOL, `/tools/${i}`));
-      if (isObject(t)) extra.push(...unlisted(t.function, LISTED_FUNCTION, `/tools/${i}/function`));
+      extra.push(...unlisted(t, LISTED_FIELDS.tool, `/tools/${i}`));
+      if (isObject(t)) extra.push(...unlisted(t.function, LISTED_FIELDS.function, `/tools/${i}/function`));
     });
   }
-  extra.push(...unlisted(body.provider, LISTED_PROVIDER, '/provider'));
+  extra.push(...unlisted(body.provider, LISTED_FIELDS.provider, '/provider'));
   return holds(extra.length === 0, () => `the request sends nested fields the contract does not list, which the service does not read: ${extra.slice(0, 8).join(', ')}${extra.length > 8 ? ` and ${extra.length - 8} more` : ''}`);
 });
 

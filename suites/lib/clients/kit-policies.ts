@@ -2,15 +2,13 @@
 // hygiene and the retry policy the contract asks of a client. Built on the one target client; no HTTP here.
 import type { Target, TargetResponse } from '../transport/target.ts';
 import { retryAfterMs } from '../transport/transient.ts';
+import { LISTED_FIELDS } from '../../../spec/listed-fields.ts';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Fields of an assistant message that are response-only (2.9): never sent back in a request message. */
 export const RESPONSE_ONLY_MESSAGE_FIELDS = ['annotations', 'service_web_search'] as const;
-
-/** The request message fields of 2.2; anything else on a returned message is not sent back. */
-const REQUEST_MESSAGE_FIELDS = ['role', 'content', 'name', 'tool_calls', 'tool_call_id', 'reasoning_content'] as const;
 
 /**
  * An assistant message from a response (or an assembled stream), made fit to send back in the next request:
@@ -19,7 +17,8 @@ const REQUEST_MESSAGE_FIELDS = ['role', 'content', 'name', 'tool_calls', 'tool_c
  */
 export function toRequestMessage(message: Json): Json {
   const out: Json = {};
-  for (const k of REQUEST_MESSAGE_FIELDS) if (k in message && message[k] !== undefined && message[k] !== null) out[k] = message[k];
+  // The request message fields of 2.2 (spec/listed-fields.ts); anything else on a returned message is not sent back.
+  for (const k of LISTED_FIELDS.message) if (k in message && message[k] !== undefined && message[k] !== null) out[k] = message[k];
   if (Array.isArray(out.tool_calls)) {
     out.tool_calls = out.tool_calls.filter(isObject).map((c) => {
       const fn = isObject(c.function) ? c.function : {};
