@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { startTrafficProxy } from '../proxy/index.ts';
-import { defaultReportDir } from '../suites/lib/discovery/config.ts';
+import { reportDirOf } from '../suites/lib/discovery/config.ts';
 import { paintFor, renderSummary } from '../suites/reporter/terminal.ts';
 import { integerFrom, portNumber, UsageError } from './usage.ts';
 
@@ -37,7 +37,7 @@ export function proxyCommand(): Command {
     .option('--record <dir>', 'record every answered exchange into this directory (replay with chatconform mock --replay)')
     .option('--upstream-timeout-ms <n>', 'the upstream must answer, and keep sending, within this many ms (else 502)', integerFrom(1), 120_000)
     .action(async (flags: ProxyFlags) => {
-      const reportDir = path.resolve(flags.reportDir ?? (process.env.CONFORMANCE_REPORT_DIR || defaultReportDir()));
+      const reportDir = flags.reportDir ? path.resolve(flags.reportDir) : reportDirOf();
       let proxy;
       try {
         proxy = await startTrafficProxy({

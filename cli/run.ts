@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import os from 'node:os';
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import { BUILTIN_PROFILES, defaultReportDir, ENV, gateOf, normaliseBaseUrl, profilePathOf } from '../suites/lib/discovery/config.ts';
+import { BUILTIN_PROFILES, ENV, gateOf, normaliseBaseUrl, profilePathOf, reportDirOf } from '../suites/lib/discovery/config.ts';
 import { applyConfigFile } from '../suites/lib/discovery/config-file.ts';
 import { loadProfile } from '../suites/lib/discovery/profile.ts';
 import { describeSelection, SELECTION_ENV, selectionOf, selectionStatements } from '../suites/lib/discovery/selection.ts';
@@ -204,7 +204,7 @@ export async function run(flags: RunFlags): Promise<number> {
   } finally {
     rmSync(output, { recursive: true, force: true });
   }
-  const reportDir = path.resolve(env[ENV.reportDir] ?? defaultReportDir());
+  const reportDir = reportDirOf(env);
   const report = readReport(reportDir, started);
   // No report of this run: the kit could not even judge (a crash before the reporter): a runtime error.
   if (!report) return EXIT.config;

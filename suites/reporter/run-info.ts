@@ -6,7 +6,7 @@
 // (spec/requirements/contract.json), the kit's name and version from its own package.json.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { defaultReportDir, ENV, kitPackage, normaliseBaseUrl, profilePathOf, repoRoot, runConfig, secrets, type RunConfig } from '../lib/discovery/config.ts';
+import { ENV, kitPackage, normaliseBaseUrl, profilePathOf, repoRoot, reportDirOf, runConfig, secrets, type RunConfig } from '../lib/discovery/config.ts';
 import { Ledger } from '../lib/transport/ledger.ts';
 import { loadProfile, type Profile } from '../lib/discovery/profile.ts';
 import { CONTRACT, requirements, type Requirement } from '../../spec/requirements/index.ts';
@@ -77,7 +77,7 @@ function configOrFallback(problems: string[]): { config?: RunConfig; apiKey: str
     apiKey: env[ENV.apiKey] ?? profile.apiKey ?? '',
     profile,
     ...(profilePath ? { profilePath } : {}),
-    reportDir: path.resolve(env[ENV.reportDir] ?? defaultReportDir()),
+    reportDir: reportDirOf(env),
   };
 }
 

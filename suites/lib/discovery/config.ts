@@ -80,6 +80,11 @@ export function kitPackage(): { name: string; version: string } {
  * Reports go to `reports/` in the checkout (what `npm run conformance` has always done), and to `./reports` in
  * the caller's working directory when installed: never inside node_modules.
  */
+/** The report folder a run writes to: CONFORMANCE_REPORT_DIR, else the default. */
+export function reportDirOf(env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(env[ENV.reportDir] ?? defaultReportDir());
+}
+
 export function defaultReportDir(): string {
   return compiledKit ? path.resolve('reports') : path.join(repoRoot, 'reports');
 }
@@ -110,7 +115,7 @@ export function runConfig(): RunConfig {
     baseUrl: normaliseBaseUrl(baseUrl),
     apiKey: env[ENV.apiKey] ?? profile.apiKey ?? '',
     profile,
-    reportDir: path.resolve(env[ENV.reportDir] ?? defaultReportDir()),
+    reportDir: reportDirOf(env),
     // Outside a run (no global setup) a fixed name in the OS temp dir; never in the checkout.
     runDir: env[ENV.runDir] ?? path.join(os.tmpdir(), 'chatconform-run'),
     seed: Number.isSafeInteger(seed) ? seed : 0,
