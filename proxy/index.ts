@@ -2,7 +2,6 @@
 // (forward.ts), judges every exchange with the suite's checks (judge.ts, traffic.ts), prints each violation, and
 // records exchanges when asked (recorder.ts). `stop()` closes it and writes the four report files.
 import { DEFAULT_CAPTURE_LIMIT, startProxy, type CapturedExchange } from './forward.ts';
-import { Recorder } from './recorder.ts';
 import { Traffic, type Violation } from './traffic.ts';
 import type { ConformanceReport } from '../suites/reporter/json.ts';
 
@@ -42,11 +41,7 @@ export async function startTrafficProxy(opts: TrafficProxyOptions): Promise<Runn
   const captureLimit = opts.captureLimit ?? DEFAULT_CAPTURE_LIMIT;
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const onViolation = opts.onViolation ?? ((v: Violation) => process.stdout.write(`${v.line}\n`));
-  // The recorder masks what the traffic has learnt to be a credential (scrub is read at each write).
-  let traffic: Traffic | undefined;
-  const recorder = opts.recordDir ? new Recorder(opts.recordDir, (t) => traffic!.scrub(t)) : undefined;
-  traffic = new Traffic(opts.upstream, captureLimit, recorder);
-  const t = traffic;
+  const t = new Traffic(opts.upstream, captureLimit, opts.recordDir);
   const proxy = await startProxy({
     upstream: opts.upstream,
     ...(opts.port !== undefined ? { port: opts.port } : {}),
@@ -66,9 +61,7 @@ export async function startTrafficProxy(opts: TrafficProxyOptions): Promise<Runn
     report: () => t.report(Date.now() - t.startedAt.getTime(), opts.reportDir),
     stop: async () => {
       await proxy.close();
-      const report = t.report(Date.now() - t.startedAt.getTime(), opts.reportDir);
-      const files = t.writeReport(opts.reportDir);
-      return { report, files };
+      return t.writeReport(opts.reportDir);
     },
   };
 }

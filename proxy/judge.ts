@@ -97,7 +97,6 @@ function clientRecord<S>(c: Check<S>, subject: S, advice: boolean, scrub: (t: st
 /** The exchange as evidence (the same shape the suite's client records). */
 function evidenceOf(x: CapturedExchange, responseBody: Buffer, ctx: JudgeContext): Exchange {
   const url = `${ctx.upstream.replace(/\/+$/, '')}${x.path}`;
-  const margin = 4 * 1024 + Math.max(0, ...ctx.secrets.map((s) => Buffer.byteLength(s)));
   const hasBody = x.requestBytes > 0;
   const credential = x.requestHeaders.authorization !== undefined;
   const exchange: Exchange = {
@@ -108,12 +107,12 @@ function evidenceOf(x: CapturedExchange, responseBody: Buffer, ctx: JudgeContext
     requestBytes: x.requestBytes,
     status: x.status,
     responseHeaders: redactHeaders(x.responseHeaders, ctx.secrets),
-    responseBody: evidenceText(responseBody, ctx.scrub, margin),
+    responseBody: evidenceText(responseBody, ctx.scrub, ctx.secrets),
     responseBytes: x.responseBytes,
     durationMs: x.durationMs,
     curl: curlOf({ method: x.method, url, headers: x.requestHeaders, ...(hasBody ? { body: x.requestBody } : {}), ...(credential ? { keyVar: 'CONFORMANCE_API_KEY' } : {}), scrub: ctx.scrub }),
   };
-  if (hasBody) exchange.requestBody = evidenceText(x.requestBody, ctx.scrub, margin);
+  if (hasBody) exchange.requestBody = evidenceText(x.requestBody, ctx.scrub, ctx.secrets);
   if (x.error) exchange.error = ctx.scrub(x.error);
   if (x.failure === 'upstream-down') exchange.errorKind = 'refused';
   else if (x.failure === 'upstream-timeout') exchange.errorKind = 'timeout';
@@ -121,10 +120,12 @@ function evidenceOf(x: CapturedExchange, responseBody: Buffer, ctx: JudgeContext
   return exchange;
 }
 
-/** Judges one exchange: the client's request, then the server's answer. */
-export function judgeExchange(x: CapturedExchange, ctx: JudgeContext): JudgedExchange {
+/**
+ * Judges one exchange: the client's request, then the server's answer. `decoded` is the answer as the client read
+ * it (decodedBody), undefined when its content-encoding could not be undone.
+ */
+export function judgeExchange(x: CapturedExchange, decoded: Buffer | undefined, ctx: JudgeContext): JudgedExchange {
   const route = routeOf(x.method, x.path);
-  const decoded = decodedBody(x.responseBody, x.responseHeaders['content-encoding'], ctx.captureLimit);
   const exchange = evidenceOf(x, decoded ?? x.responseBody, ctx);
   const records: CheckRecord[] = [];
   const judged: JudgedExchange = { exchange, records };

@@ -5,15 +5,16 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { decodeSse } from '../suites/lib/decoding/sse.ts';
+import { CREDENTIAL_HEADER } from '../suites/lib/transport/redact.ts';
 import { nextSequence, RECORDING_FORMAT, recordingFileName, type Recording } from '../mock/replay/recording.ts';
 import type { CapturedExchange } from './forward.ts';
 
-/** Headers never written: credentials, and those that describe one connection or transfer. */
-const NOT_RECORDED = /^(authorization|proxy-authorization|x-api-key|api-key|cookie|set-cookie|connection|keep-alive|transfer-encoding|content-length|content-encoding|host)$/i;
+/** Headers never written besides the credentials: those that describe one connection or transfer. */
+const TRANSFER_HEADER = /^(connection|keep-alive|transfer-encoding|content-length|content-encoding|host)$/i;
 
 function headersOf(headers: Record<string, string>, scrub: (t: string) => string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) if (!NOT_RECORDED.test(k)) out[k] = scrub(v);
+  for (const [k, v] of Object.entries(headers)) if (!CREDENTIAL_HEADER.test(k) && !TRANSFER_HEADER.test(k)) out[k] = scrub(v);
   return out;
 }
 

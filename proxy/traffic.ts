@@ -6,7 +6,7 @@
 import { requirements, getRequirement, type Requirement } from '../spec/requirements/index.ts';
 import type { CheckRecord } from '../suites/lib/check.ts';
 import { isObject, type Json } from '../suites/checks/check.ts';
-import { redact } from '../suites/lib/transport/redact.ts';
+import { CREDENTIAL_HEADER, redact } from '../suites/lib/transport/redact.ts';
 import { buildReport, type ConformanceReport } from '../suites/reporter/json.ts';
 import { aggregate, firstLine, oneLine, type TestOutcome } from '../suites/reporter/results.ts';
 import { kitInfo, publicUrl, specInfo, type RunInfo } from '../suites/reporter/run-info.ts';
@@ -14,7 +14,7 @@ import { CONTRACT } from '../spec/requirements/index.ts';
 import { writeReports } from '../suites/reporter/index.ts';
 import type { CapturedExchange } from './forward.ts';
 import { decodedBody, judgeExchange, routeOf } from './judge.ts';
-import type { Recorder } from './recorder.ts';
+import { Recorder } from './recorder.ts';
 
 /**
  * The catalog records a traffic report judges: the target's, and the client rules a suite run leaves to the kit
@@ -51,18 +51,22 @@ export class Traffic {
   readonly startedAt = new Date();
   exchanges = 0;
 
+  scrub = (text: string): string => redact(text, [...this.secrets]);
+  /** Records every answered exchange (`--record DIR`), masking what the traffic has shown to be a credential. */
+  private readonly recorder: Recorder | undefined;
+
   constructor(
     readonly upstream: string,
     private readonly captureLimit: number,
-    private readonly recorder?: Recorder,
-  ) {}
-
-  scrub = (text: string): string => redact(text, [...this.secrets]);
+    recordDir?: string,
+  ) {
+    this.recorder = recordDir ? new Recorder(recordDir, this.scrub) : undefined;
+  }
 
   /** Every credential a request carries, remembered so no output ever holds it. */
   private learnSecrets(headers: Record<string, string>): void {
     for (const [k, v] of Object.entries(headers)) {
-      if (!/^(authorization|proxy-authorization|x-api-key|api-key)$/i.test(k)) continue;
+      if (!CREDENTIAL_HEADER.test(k)) continue;
       const token = v.replace(/^\s*(bearer|basic)\s+/i, '').trim();
       if (token.length >= 4 && this.secrets.size < MAX_SECRETS) this.secrets.add(token);
     }
@@ -88,7 +92,7 @@ export class Traffic {
         // Not a list: the checks say so.
       }
     }
-    const judged = judgeExchange(x, { upstream: this.upstream, scrub: this.scrub, secrets: [...this.secrets], entryOf: this.entryOf, captureLimit: this.captureLimit });
+    const judged = judgeExchange(x, decoded, { upstream: this.upstream, scrub: this.scrub, secrets: [...this.secrets], entryOf: this.entryOf, captureLimit: this.captureLimit });
     if (this.recorder && decoded) this.recorder.record(x, decoded);
     const breaches = judged.records.filter((r): r is CheckRecord & { status: 'fail' | 'warn' } => r.status === 'fail' || r.status === 'warn');
     const title = `#${x.seq} ${x.method} ${this.scrub(x.path.split('?')[0]!)} → ${x.status === 0 ? 'no answer' : x.status}`;
@@ -183,8 +187,9 @@ export class Traffic {
     });
   }
 
-  /** Writes conformance.json, junit.xml, conformance.html and badge.svg; returns the files. */
-  writeReport(reportDir: string): string[] {
-    return writeReports(this.report(Date.now() - this.startedAt.getTime(), reportDir), reportDir, [...this.secrets]);
+  /** Writes conformance.json, junit.xml, conformance.html and badge.svg of the traffic so far; returns the report and the files. */
+  writeReport(reportDir: string): { report: ConformanceReport; files: string[] } {
+    const report = this.report(Date.now() - this.startedAt.getTime(), reportDir);
+    return { report, files: writeReports(report, reportDir, [...this.secrets]) };
   }
 }

@@ -12,9 +12,11 @@ export type Scrub = (text: string) => string;
 
 /**
  * The body as evidence: scrubbed, at most EVIDENCE_LIMIT characters. Only the head is decoded and scrubbed (a
- * 16 MB body must not be copied several times over); `margin` covers a secret that straddles the cut.
+ * 16 MB body must not be copied several times over); the margin past it covers any of `secrets` that straddles
+ * the cut.
  */
-export function evidenceText(bytes: Buffer, scrub: Scrub, margin = 4 * 1024): string {
+export function evidenceText(bytes: Buffer, scrub: Scrub, secrets: readonly string[]): string {
+  const margin = 4 * 1024 + Math.max(0, ...secrets.map((s) => Buffer.byteLength(s)));
   const head = bytes.length <= EVIDENCE_LIMIT * 4 ? bytes : bytes.subarray(0, EVIDENCE_LIMIT * 4 + margin);
   const scrubbed = scrub(head.toString('utf8'));
   if (scrubbed.length <= EVIDENCE_LIMIT && head === bytes) return scrubbed;

@@ -13,10 +13,13 @@ export function redact(text: string, secrets: readonly string[]): string {
   );
 }
 
+/** Headers that carry a credential: never shown, recorded or replayed with their value. */
+export const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|x-api-key|api-key|cookie|set-cookie)$/i;
+
 export function redactHeaders(headers: Record<string, string>, secrets: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    out[name] = /^(authorization|proxy-authorization|x-api-key|api-key|cookie|set-cookie)$/i.test(name) ? MASK : redact(value, secrets);
+    out[name] = CREDENTIAL_HEADER.test(name) ? MASK : redact(value, secrets);
   }
   return out;
 }

@@ -289,10 +289,9 @@ export class Target {
     return new TargetResponse(exchange, Buffer.alloc(0));
   }
 
-  /** The body as evidence (evidence.ts); the margin covers a secret of the run that straddles the cut. */
+  /** The body as evidence (evidence.ts). */
   private evidence(bytes: Buffer): string {
-    const margin = 4 * 1024 + Math.max(0, ...this.secretList.map((s) => Buffer.byteLength(s)));
-    return evidenceText(bytes, (t) => this.scrub(t), margin);
+    return evidenceText(bytes, (t) => this.scrub(t), this.secretList);
   }
 
   private recordCost(res: TargetResponse): void {
