@@ -5,6 +5,9 @@
 // `end`; a stream as the mock sends an unpaced one (mock/server.ts `send`): chunked, each recorded write one
 // `write` (waiting for drain when the socket is full), then `end`.
 // `node bench/.out/bench/bare-server.js recorded.json` prints `bare listening on http://127.0.0.1:N`.
+// `… recorded.json 25` first spends 25 µs of CPU on each request (a busy wait, allocating nothing), then answers the
+// same: a server doing that much more work than the bare one. It prints `bare+25us listening on …`. The bench runs
+// it to show what ratio to the bare server a given amount of work per request allows on the machine at hand.
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -25,9 +28,23 @@ for (const a of JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as RecordedAn
   answers.set(a.key, { status: a.status, headers: a.headers, writes: a.writes.map((w) => Buffer.from(w, 'base64')), chunked: a.chunked });
 }
 
+/** µs of CPU spent on each request before answering (0: the bare server itself). */
+const WORK_US = Number(process.argv[3] ?? 0);
+if (!Number.isFinite(WORK_US) || WORK_US < 0) throw new Error(`work per request must be a number of µs >= 0 (got ${process.argv[3]})`);
+const NAME = WORK_US > 0 ? `bare+${WORK_US}us` : 'bare';
+
+/** Busy-waits `us` µs (performance.now allocates nothing, unlike hrtime.bigint). */
+function work(us: number): void {
+  const end = performance.now() + us / 1000;
+  while (performance.now() < end);
+}
+
 const server = http.createServer((req, res) => {
   req.on('data', () => {});
-  req.on('end', () => answer(req, res));
+  req.on('end', () => {
+    if (WORK_US > 0) work(WORK_US);
+    answer(req, res);
+  });
 });
 
 function answer(req: http.IncomingMessage, res: http.ServerResponse): void {
@@ -54,4 +71,4 @@ function answer(req: http.IncomingMessage, res: http.ServerResponse): void {
   };
   next();
 }
-server.listen(0, '127.0.0.1', () => console.log(`bare listening on http://127.0.0.1:${(server.address() as AddressInfo).port}`));
+server.listen(0, '127.0.0.1', () => console.log(`${NAME} listening on http://127.0.0.1:${(server.address() as AddressInfo).port}`));

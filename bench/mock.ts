@@ -1,6 +1,8 @@
 // `npm run bench`: requests/s and latency (p50, p99) of the mock for GET /v1/models, a non-streamed chat and a
 // streamed chat, in one run beside
 //   - a bare node:http server replaying the mock's own bytes (bench/bare-server.ts): the ceiling of node:http here,
+//   - the bare server again, spending a fixed 10 and 25 µs of CPU on each request (BENCH_CEILING_US): the ratio a
+//     server doing that much work per request can reach on this machine at best,
 //   - @copilotkit/aimock (a devDependency), when it is installed: a peer mock serving the same requests;
 // then 1,000 streams aborted by the client, with the mock's open file descriptors and RSS before and after.
 // The targets take turns within each of ROUNDS short rounds (each round in a rotated order), and every figure is
@@ -36,6 +38,14 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
  * chatconform mock); the old generation's growth the mock command caps by itself (cli/mock.ts).
  */
 const MOCK_NODE_FLAGS = (process.env.BENCH_MOCK_FLAGS ?? '--max-semi-space-size=8').split(' ').filter(Boolean);
+
+/**
+ * The machine's ceiling: the bare server again, spending this many µs of CPU on each request before it answers
+ * (bench/bare-server.ts). Its ratio to the bare server is the most a server doing that much work per request can
+ * reach here, whatever it is written in; on two shared vCPUs that is far from bare / (bare + work), since the load
+ * generator shares them (bench/README.md). BENCH_CEILING_US= leaves these targets out.
+ */
+const CEILING_US = (process.env.BENCH_CEILING_US ?? '10,25').split(',').filter(Boolean).map(Number);
 
 const AIMOCK_CLI = path.join(ROOT, 'node_modules/@copilotkit/aimock/dist/cli.js');
 const AIMOCK_FIXTURES = path.join(ROOT, 'fixtures/third-party/aimock/fixtures.json');
@@ -216,6 +226,8 @@ const ratio = (num: Figures[], den: Figures[]): string => {
   const rs = num.map((f, i) => f.rps / den[i]!.rps);
   return `${median(rs).toFixed(2)}x (${Math.min(...rs).toFixed(2)}-${Math.max(...rs).toFixed(2)})`;
 };
+/** Width of the target column (bare+25us is the longest name). */
+const TARGET_W = 11;
 const fmt = (n: number, w = 9): string => (Number.isFinite(n) ? n.toFixed(n >= 100 ? 0 : 1) : '-').padStart(w);
 
 buildBench();
@@ -229,6 +241,11 @@ try {
   writeFileSync(recordedFile, JSON.stringify(recorded));
   const bare = await startChild('bare', [path.join(OUT, 'bench/bare-server.js'), recordedFile], { printed: /bare listening on (http:\/\/\S+)/ });
   children.push(bare);
+  const ceilings: Child[] = [];
+  for (const us of CEILING_US) {
+    ceilings.push(await startChild(`bare+${us}us`, [path.join(OUT, 'bench/bare-server.js'), recordedFile, String(us)], { printed: /listening on (http:\/\/\S+)/ }));
+  }
+  children.push(...ceilings);
   let aimock: Child | undefined;
   if (existsSync(AIMOCK_CLI)) {
     const port = await freePort();
@@ -239,7 +256,7 @@ try {
     );
     children.push(aimock);
   }
-  const targets = [mock, bare, ...(aimock ? [aimock] : [])];
+  const targets = [mock, bare, ...ceilings, ...(aimock ? [aimock] : [])];
 
   lines.push(`mock: node ${[...MOCK_NODE_FLAGS, 'bench/.out/mock/cli.js'].join(' ')} (compiled by tsc -p bench/tsconfig.json)`);
   lines.push(`node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the start`);
@@ -247,7 +264,10 @@ try {
     `autocannon: ${CONNECTIONS} connections; per scenario ${WARMUP_S} s warm-up each, then ${ROUNDS} rounds of ${DURATION_S} s with the targets taking turns; ` +
       'medians over the rounds; latency in ms; cpu = CPU time of the server process per request, µs; a ratio is the median of the per-round ratios (their range)',
   );
-  lines.push(`${'scenario'.padEnd(16)}${'target'.padEnd(8)}${'req/s'.padStart(9)}${'p50'.padStart(7)}${'p99'.padStart(7)}${'cpu'.padStart(7)}   ${'vs bare'.padEnd(20)}vs aimock`);
+  if (ceilings.length > 0) {
+    lines.push(`bare+Nus: the bare server spending N µs of CPU on each request before answering (the machine's ceiling for a server doing that much work)`);
+  }
+  lines.push(`${'scenario'.padEnd(16)}${'target'.padEnd(TARGET_W)}${'req/s'.padStart(9)}${'p50'.padStart(7)}${'p99'.padStart(7)}${'cpu'.padStart(7)}   ${'vs bare'.padEnd(20)}vs aimock`);
   for (const s of scenarios) {
     const rounds = new Map<string, Figures[]>(targets.map((t) => [t.name, []]));
     for (const t of targets) await load(t, s, WARMUP_S);
@@ -269,11 +289,12 @@ try {
       const bad = non2xx + errors > 0 ? `   (non-2xx ${non2xx}, errors ${errors})` : '';
       const m = (k: 'rps' | 'p50' | 'p99' | 'cpu'): number => median(fs.map((f) => f[k]));
       lines.push(
-        `${(t === targets[0] ? s.name : '').padEnd(16)}${t.name.padEnd(8)}${fmt(m('rps'))}${fmt(m('p50'), 7)}${fmt(m('p99'), 7)}${fmt(m('cpu'), 7)}   ${vsBare.padEnd(20)}${vsAimock}${bad}`,
+        `${(t === targets[0] ? s.name : '').padEnd(16)}${t.name.padEnd(TARGET_W)}${fmt(m('rps'))}${fmt(m('p50'), 7)}${fmt(m('p99'), 7)}${fmt(m('cpu'), 7)}   ${vsBare.padEnd(20)}${vsAimock}${bad}`,
       );
     }
   }
   for (const t of targets) {
+    if (ceilings.includes(t)) continue;
     lines.push(`peak RSS of ${t.name.padEnd(6)} under that load: ${procStatus(t.pid, 'VmHWM').toFixed(0)} MB (VmHWM; highest sampled VmRSS ${t.sampledPeakMb().toFixed(0)} MB)`);
   }
 

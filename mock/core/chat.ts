@@ -5,7 +5,7 @@ import { MockHttpError } from './errors.ts';
 import type { ChatRequest, ToolCall } from './request.ts';
 import type { SsePayload } from './sse-encoder.ts';
 import { answerTokens, defaultLength, reasoningTokens } from './text.ts';
-import { countTokens, digest, fnv1a, stableStringify, tokenize } from './tokens.ts';
+import { countTokens, digest, stableHash, stableStringify, tokenize } from './tokens.ts';
 import { buildToolCalls, checkToolConversation, chooseTools } from './tools.ts';
 import type { FixtureEntry, MockRoute } from './types.ts';
 import { buildUsage, cacheablePrefix, promptTokens, type PromptCache, type Usage } from './usage.ts';
@@ -34,19 +34,27 @@ export interface Completion {
   usage: Usage;
 }
 
-/** The seed of a request: what it asks, not how (stream, caps and routing preferences do not change the text). */
+/** What a request asks, not how (stream, caps and routing preferences do not change the text). */
+const seedFields = (req: ChatRequest): Record<string, unknown> => ({
+  model: req.model,
+  messages: req.messages,
+  tools: req.tools,
+  tool_choice: req.tool_choice,
+  web_search_options: req.web_search_options,
+  reasoning: req.reasoning,
+  include_reasoning: req.include_reasoning,
+  temperature: req.temperature,
+  top_p: req.top_p,
+});
+
+/** The seed text of a request: the canonical JSON of what it asks. */
 export function requestSeed(req: ChatRequest): string {
-  return stableStringify({
-    model: req.model,
-    messages: req.messages,
-    tools: req.tools,
-    tool_choice: req.tool_choice,
-    web_search_options: req.web_search_options,
-    reasoning: req.reasoning,
-    include_reasoning: req.include_reasoning,
-    temperature: req.temperature,
-    top_p: req.top_p,
-  });
+  return stableStringify(seedFields(req));
+}
+
+/** The seed of a request: fnv1a(requestSeed(req)), computed without the text. */
+export function requestSeedHash(req: ChatRequest): number {
+  return stableHash(seedFields(req));
 }
 
 /** The reasoning efforts an entry accepts (2.6). */
@@ -92,10 +100,17 @@ function wantsReasoning(req: ChatRequest, entry: FixtureEntry): boolean {
   return req.reasoning !== undefined;
 }
 
+/** The tokens as one text (a loop of `+=` is about three times as fast as `join('')` for these short strings). */
+function joined(tokens: readonly string[]): string {
+  let text = '';
+  for (let i = 0; i < tokens.length; i++) text += tokens[i];
+  return text;
+}
+
 /** Groups tokens into deltas of `size` tokens. */
 function groupDeltas(tokens: string[], size: number): string[] {
   const out: string[] = [];
-  for (let i = 0; i < tokens.length; i += size) out.push(tokens.slice(i, i + size).join(''));
+  for (let i = 0; i < tokens.length; i += size) out.push(joined(tokens.slice(i, i + size)));
   return out;
 }
 
@@ -104,8 +119,7 @@ function groupDeltas(tokens: string[], size: number): string[] {
  * `cache` is the mock instance's prompt cache (read/written for caching entries).
  */
 export function complete(req: ChatRequest, entry: FixtureEntry, route: MockRoute, search: boolean, cap: number | undefined, cache: PromptCache): Completion {
-  const seedText = requestSeed(req);
-  const seed = fnv1a(seedText);
+  const seed = requestSeedHash(req);
   const prompt = promptTokens(req);
   if (entry.context_window !== undefined && prompt > entry.context_window) {
     throw new MockHttpError(400, 'context_length_exceeded', `the prompt has ${prompt} tokens; model ${entry.id} has a context window of ${entry.context_window}`);
@@ -140,18 +154,17 @@ export function complete(req: ChatRequest, entry: FixtureEntry, route: MockRoute
   const toCall = chooseTools(req);
   if (toCall.length > 0) {
     // Tool calls are never cut by the cap: a cut call is not a call.
-    completion.toolCalls = buildToolCalls(toCall, digest(seedText));
+    completion.toolCalls = buildToolCalls(toCall, digest(requestSeed(req)));
     completion.finishReason = 'tool_calls';
     used += toolCallTokens(completion.toolCalls);
   } else {
-    let tokens: string[] = [];
+    let tokens = answerTokens(seed, defaultLength(seed));
     if (search) {
       const outcome = runSearch(req, seed);
-      tokens = tokenize(outcome.preamble);
+      tokens = [...tokenize(outcome.preamble), ...tokens];
       completion.citations = outcome.citations;
       completion.actions = outcome.actions;
     }
-    tokens.push(...answerTokens(seed, defaultLength(seed)));
     const room = cap === undefined ? Infinity : Math.max(0, cap - used);
     if (tokens.length > room) {
       tokens = tokens.slice(0, room);
@@ -159,7 +172,7 @@ export function complete(req: ChatRequest, entry: FixtureEntry, route: MockRoute
       const last = tokens.length - 1;
       if (last >= 0) tokens[last] = tokens[last]!.trimEnd();
     }
-    completion.content = tokens.join('');
+    completion.content = joined(tokens);
     completion.contentTokens = tokens;
     completion.citations = boundCitations(completion.citations, completion.content);
     used += tokens.length;

@@ -14,6 +14,8 @@ const EMOJI = ['🚀', '✨', '🌏', '🙂', '📦', '🔎'];
 
 const DEFAULT_OPENER = 'Mock answer:';
 const DEFAULT_OPENER_WORDS = DEFAULT_OPENER.split(' ');
+/** Every token of the vocabulary with its trailing space, made once (an answer has 40-80 of them). */
+const SPACED: ReadonlyMap<string, string> = new Map([...WORDS, ...CJK, ...EMOJI, ...DEFAULT_OPENER_WORDS].map((t) => [t, `${t} `]));
 
 /** Default answer length: between 40 and 80 tokens, chosen by the seed. */
 export function defaultLength(seed: number): number {
@@ -40,7 +42,8 @@ export function answerTokens(seed: number, count: number, opener = DEFAULT_OPENE
   // CJK characters are written without spaces between them; everything else is space-separated (in place: this
   // runs on every answer).
   for (let i = 0; i < out.length - 1; i++) {
-    if (!(CJK_SET.has(out[i]!) && CJK_SET.has(out[i + 1]!))) out[i] = `${out[i]!} `;
+    const t = out[i]!;
+    if (!(CJK_SET.has(t) && CJK_SET.has(out[i + 1]!))) out[i] = SPACED.get(t) ?? `${t} `;
   }
   return out;
 }

@@ -12,21 +12,96 @@ export function tokenize(text: string): string[] {
   return text.match(TOKEN_RE) ?? [];
 }
 
-/** Number of tokens in a text under the mock's definition. */
+/** Code units JavaScript's `\s` matches beyond ASCII (WhiteSpace and LineTerminator of ECMA-262). */
+const isUnicodeSpace = (c: number): boolean =>
+  c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+
+/**
+ * Number of tokens in a text under the mock's definition: the count of the non-whitespace pieces `tokenize` gives,
+ * read off the text in one pass without splitting it (it runs on every message of every request): a run of
+ * visible ASCII counts once, any other non-whitespace code point once each, whitespace and ASCII controls never.
+ */
 export function countTokens(text: string): number {
   let n = 0;
-  for (const t of tokenize(text)) if (!/^\s+$/u.test(t)) n++;
+  let inAsciiRun = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) {
+      const visible = c >= 0x21 && c <= 0x7e;
+      if (visible && !inAsciiRun) n++;
+      inAsciiRun = visible;
+      continue;
+    }
+    inAsciiRun = false;
+    if (isUnicodeSpace(c)) continue;
+    n++;
+    // A surrogate pair is one code point.
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+  }
   return n;
 }
 
+const FNV_OFFSET = 0x811c9dc5;
+
 /** FNV-1a, 32 bits, over the UTF-16 code units of a string. */
-export function fnv1a(text: string, seed = 0x811c9dc5): number {
+export function fnv1a(text: string, seed = FNV_OFFSET): number {
   let h = seed >>> 0;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193) >>> 0;
   }
   return h >>> 0;
+}
+
+const fnvCode = (h: number, code: number): number => Math.imul(h ^ code, 0x01000193) >>> 0;
+
+/** Whether JSON.stringify(s) is s in quotes: no quote, backslash, control character or lone surrogate in it. */
+function isPlainJsonString(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c) return false;
+    if (c >= 0xd800 && c <= 0xdfff) {
+      const d = i + 1 < s.length ? s.charCodeAt(i + 1) : 0;
+      if (c >= 0xdc00 || d < 0xdc00 || d > 0xdfff) return false;
+      i++;
+    }
+  }
+  return true;
+}
+
+/** FNV-1a over JSON.stringify(s), written out only when it is not s in quotes. */
+function fnvJsonString(h: number, s: string): number {
+  if (!isPlainJsonString(s)) return fnv1a(JSON.stringify(s), h);
+  return fnvCode(fnv1a(s, fnvCode(h, 0x22)), 0x22);
+}
+
+/**
+ * fnv1a(stableStringify(value)), the same number, without building the text: the seed of every request is this
+ * hash of its canonical JSON, and building the text was most of the seed's time and garbage.
+ */
+export function stableHash(value: unknown, h = FNV_OFFSET): number {
+  if (typeof value === 'string') return fnvJsonString(h, value);
+  if (value === null || typeof value !== 'object') return fnv1a(JSON.stringify(value) ?? 'null', h);
+  if (Array.isArray(value)) {
+    h = fnvCode(h, 0x5b);
+    for (let i = 0; i < value.length; i++) h = stableHash(value[i], i === 0 ? h : fnvCode(h, 0x2c));
+    return fnvCode(h, 0x5d);
+  }
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj).sort();
+  h = fnvCode(h, 0x7b);
+  let first = true;
+  for (const k of keys) {
+    const v = obj[k];
+    if (v === undefined) continue;
+    if (!first) h = fnvCode(h, 0x2c);
+    first = false;
+    h = stableHash(v, fnvCode(fnvJsonString(h, k), 0x3a));
+  }
+  return fnvCode(h, 0x7d);
 }
 
 /** A 64-bit-ish hex digest (two FNV passes), for ids and cache keys. */

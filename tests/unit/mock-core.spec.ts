@@ -3,7 +3,7 @@ import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { decodeSse } from '../../suites/lib/decoding/sse.ts';
-import { countTokens, tokenize } from '../../mock/core/tokens.ts';
+import { countTokens, fnv1a, stableHash, stableStringify, tokenize } from '../../mock/core/tokens.ts';
 import { answerTokens } from '../../mock/core/text.ts';
 import { capOf, complete, requestSeed, toChunks, toEvents, toResponseBody, usageOf } from '../../mock/core/chat.ts';
 import { Catalog } from '../../mock/core/catalog.ts';
@@ -42,6 +42,34 @@ test.describe('tokens', () => {
     expect(countTokens('ok 🚀✨ done')).toBe(4);
     expect(countTokens('  ')).toBe(0);
     fc.assert(fc.property(fc.string({ unit: 'grapheme' }), (s) => tokenize(s).join('') === s));
+  });
+
+  // Any UTF-16 text: every code unit, lone surrogates and ASCII controls included.
+  const anyText = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 40 });
+  const mixedText = fc.string({ unit: fc.constantFrom('a', 'Z', '~', ' ', '\t', '\n', '\u00a0', '\u3000', '\u2028', '\x01', '\x7f', '你', '🚀', '\ud800', '\udc00', 'é') });
+
+  test('countTokens counts the non-whitespace pieces of tokenize, in one pass', () => {
+    const byDefinition = (s: string): number => tokenize(s).filter((t) => !/^\s+$/u.test(t)).length;
+    expect(countTokens('ab\x01cd 你好\u00a0🚀')).toBe(byDefinition('ab\x01cd 你好\u00a0🚀'));
+    fc.assert(fc.property(fc.oneof(anyText, mixedText, fc.string({ unit: 'binary' })), (s) => countTokens(s) === byDefinition(s)), { numRuns: 2000 });
+  });
+
+  test('stableHash is fnv1a of stableStringify, without the text', () => {
+    const text = fc.oneof(anyText, mixedText, fc.string());
+    const value = fc.letrec((tie) => ({
+      v: fc.oneof(
+        { depthSize: 'small' },
+        text,
+        fc.double(),
+        fc.integer(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.constant(undefined),
+        fc.array(tie('v'), { maxLength: 4 }),
+        fc.dictionary(text, tie('v'), { maxKeys: 4 }),
+      ),
+    })).v;
+    fc.assert(fc.property(value, (v) => stableHash(v) === fnv1a(stableStringify(v))), { numRuns: 2000 });
   });
 
   test('answerTokens(seed, n) has exactly n tokens and carries CJK and emoji', () => {
