@@ -13,21 +13,29 @@
 // Every server is a child process running compiled JavaScript (bench/tsconfig.json -> bench/.out/, never tsx), so
 // its RSS can be read from /proc/PID/status (VmRSS sampled, VmHWM = peak) and the load generator (autocannon, in
 // this process) does not share its event loop. Figures are printed, never asserted: the machine decides them.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
 import { MOCK_KEYS, MOCK_MODELS } from '../mock/keys-and-models.ts';
-import { batches } from '../mock/server.ts';
 import type { RecordedAnswer } from './bare-server.ts';
 import { buildBench, OUT, ROOT } from './build.ts';
-
-const DURATION_S = Number(process.env.BENCH_DURATION ?? 4);
-const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 2);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+import {
+  fmt,
+  freePort,
+  headers,
+  loadLine,
+  median,
+  messages,
+  openFds,
+  procStatus,
+  ratio,
+  record,
+  rounds,
+  scenarios,
+  startChild,
+  type Child,
+} from './lib.ts';
 const ABORTED_STREAMS = Number(process.env.BENCH_ABORTED_STREAMS ?? 1000);
 /** Rounds per scenario, the targets taking turns in each; each figure is the median over the rounds (the machine is shared). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -49,137 +57,6 @@ const CEILING_US = (process.env.BENCH_CEILING_US ?? '10,25').split(',').filter(B
 
 const AIMOCK_CLI = path.join(ROOT, 'node_modules/@copilotkit/aimock/dist/cli.js');
 const AIMOCK_FIXTURES = path.join(ROOT, 'fixtures/third-party/aimock/fixtures.json');
-
-interface Scenario {
-  name: string;
-  method: 'GET' | 'POST';
-  path: string;
-  body?: string;
-  stream?: boolean;
-}
-
-const headers = { authorization: `Bearer ${MOCK_KEYS.full}`, 'content-type': 'application/json' };
-const messages = [{ role: 'user', content: 'Benchmark the mock with a short question about rivers and mountains.' }];
-const scenarios: Scenario[] = [
-  { name: 'GET /v1/models', method: 'GET', path: '/v1/models' },
-  { name: 'chat', method: 'POST', path: '/v1/chat/completions', body: JSON.stringify({ model: MOCK_MODELS.small, messages }) },
-  {
-    name: 'chat, streamed',
-    method: 'POST',
-    path: '/v1/chat/completions',
-    body: JSON.stringify({ model: MOCK_MODELS.small, messages, stream: true, stream_options: { include_usage: true } }),
-    stream: true,
-  },
-];
-
-interface Child {
-  name: string;
-  url: string;
-  pid: number;
-  /** highest VmRSS seen by the sampler, MB */
-  sampledPeakMb(): number;
-  stop(): Promise<void>;
-}
-
-const procStatus = (pid: number, field: 'VmRSS' | 'VmHWM'): number => {
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
-};
-const openFds = (pid: number): number => readdirSync(`/proc/${pid}/fd`).length;
-/** CPU time (user + system) a process has used so far, µs (/proc/PID/stat fields 14 and 15, in clock ticks of 10 ms). */
-const cpuMicros = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-};
-
-async function freePort(): Promise<number> {
-  const s = http.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
-/** Starts a child; its URL from the line it prints, or from `url` once GET `ready` answers. */
-async function startChild(name: string, args: string[], opts: { printed?: RegExp; url?: string; ready?: string; env?: NodeJS.ProcessEnv }): Promise<Child> {
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4096)));
-  child.stderr!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4096)));
-  const deadline = Date.now() + 20_000;
-  let url: string | undefined;
-  while (Date.now() < deadline && child.exitCode === null) {
-    if (opts.printed) url = opts.printed.exec(out)?.[1];
-    else if (opts.url && (await fetch(`${opts.url}${opts.ready ?? '/'}`).then((r) => r.ok, () => false))) url = opts.url;
-    if (url) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  if (!url) {
-    child.kill('SIGKILL');
-    throw new Error(`${name} did not start: ${out}`);
-  }
-  let peak = 0;
-  const sampler = setInterval(() => {
-    try {
-      peak = Math.max(peak, procStatus(child.pid!, 'VmRSS'));
-    } catch {
-      // exited
-    }
-  }, 100);
-  return {
-    name,
-    url,
-    pid: child.pid!,
-    sampledPeakMb: () => peak,
-    stop: async () => {
-      clearInterval(sampler);
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      const t = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(t);
-    },
-  };
-}
-
-/** The mock's answer as the bare server replays it: the body as the writes the mock makes. */
-async function record(base: string, s: Scenario): Promise<RecordedAnswer> {
-  const res = await fetch(`${base}${s.path}`, { method: s.method, headers, ...(s.body !== undefined ? { body: s.body } : {}) });
-  const out: Record<string, string> = {};
-  res.headers.forEach((v, k) => {
-    if (!['content-length', 'transfer-encoding', 'date', 'connection', 'keep-alive'].includes(k)) out[k] = v;
-  });
-  const text = Buffer.from(await res.arrayBuffer()).toString('utf8');
-  // The writes the mock makes: an unpaced stream goes out in batches of events (mock/server.ts).
-  const writes = s.stream ? batches(text.split(/(?<=\n\n)/)) : [text];
-  return { key: `${s.method} ${s.path} ${s.body === undefined ? 0 : Buffer.byteLength(s.body)}`, status: res.status, headers: out, writes: writes.map((w) => Buffer.from(w).toString('base64')), chunked: s.stream === true };
-}
-
-interface Figures {
-  rps: number;
-  p50: number;
-  p99: number;
-  /** CPU time of the server process per request, µs */
-  cpu: number;
-  non2xx: number;
-  errors: number;
-}
-
-async function load(target: Child, s: Scenario, seconds: number): Promise<Figures> {
-  const base = target.url;
-  const cpu0 = cpuMicros(target.pid);
-  const r = await autocannon({
-    url: `${base}${s.path}`,
-    method: s.method,
-    headers,
-    ...(s.body !== undefined ? { body: s.body } : {}),
-    connections: CONNECTIONS,
-    duration: seconds,
-  });
-  const cpu = (cpuMicros(target.pid) - cpu0) / Math.max(1, r.requests.total);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpu, non2xx: r.non2xx, errors: r.errors };
-}
 
 /** `count` streamed requests, each dropped by the client after its first bytes; `concurrency` at a time. */
 async function abortStreams(base: string, count: number, concurrency: number): Promise<number> {
@@ -216,19 +93,8 @@ async function abortStreams(base: string, count: number, concurrency: number): P
   return aborted;
 }
 
-const median = (xs: number[]): number => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const m = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[m]! : (sorted[m - 1]! + sorted[m]!) / 2;
-};
-/** The median of per-round ratios, with their range: `0.62x (0.55-0.70)`. */
-const ratio = (num: Figures[], den: Figures[]): string => {
-  const rs = num.map((f, i) => f.rps / den[i]!.rps);
-  return `${median(rs).toFixed(2)}x (${Math.min(...rs).toFixed(2)}-${Math.max(...rs).toFixed(2)})`;
-};
 /** Width of the target column (bare+25us is the longest name). */
 const TARGET_W = 11;
-const fmt = (n: number, w = 9): string => (Number.isFinite(n) ? n.toFixed(n >= 100 ? 0 : 1) : '-').padStart(w);
 
 buildBench();
 const recordedFile = path.join(os.tmpdir(), `chatconform-bench-${process.pid}.json`);
@@ -260,28 +126,17 @@ try {
 
   lines.push(`mock: node ${[...MOCK_NODE_FLAGS, 'bench/.out/mock/cli.js'].join(' ')} (compiled by tsc -p bench/tsconfig.json)`);
   lines.push(`node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the start`);
-  lines.push(
-    `autocannon: ${CONNECTIONS} connections; per scenario ${WARMUP_S} s warm-up each, then ${ROUNDS} rounds of ${DURATION_S} s with the targets taking turns; ` +
-      'medians over the rounds; latency in ms; cpu = CPU time of the server process per request, µs; a ratio is the median of the per-round ratios (their range)',
-  );
+  lines.push(loadLine(ROUNDS));
   if (ceilings.length > 0) {
     lines.push(`bare+Nus: the bare server spending N µs of CPU on each request before answering (the machine's ceiling for a server doing that much work)`);
   }
   lines.push(`${'scenario'.padEnd(16)}${'target'.padEnd(TARGET_W)}${'req/s'.padStart(9)}${'p50'.padStart(7)}${'p99'.padStart(7)}${'cpu'.padStart(7)}   ${'vs bare'.padEnd(20)}vs aimock`);
   for (const s of scenarios) {
-    const rounds = new Map<string, Figures[]>(targets.map((t) => [t.name, []]));
-    for (const t of targets) await load(t, s, WARMUP_S);
-    for (let round = 0; round < ROUNDS; round++) {
-      // A rotated order each round: no target always runs first, or right after another one.
-      for (let k = 0; k < targets.length; k++) {
-        const t = targets[(round + k) % targets.length]!;
-        rounds.get(t.name)!.push(await load(t, s, DURATION_S));
-      }
-    }
-    const b = rounds.get('bare')!;
-    const a = rounds.get('aimock');
+    const figures = await rounds(targets, s, ROUNDS);
+    const b = figures.get('bare')!;
+    const a = figures.get('aimock');
     for (const t of targets) {
-      const fs = rounds.get(t.name)!;
+      const fs = figures.get(t.name)!;
       const vsBare = t.name === 'bare' ? '' : ratio(fs, b);
       const vsAimock = t.name === 'mock' && a ? ratio(fs, a) : '';
       const non2xx = fs.reduce((n, f) => n + f.non2xx, 0);
