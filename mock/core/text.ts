@@ -14,8 +14,13 @@ const EMOJI = ['🚀', '✨', '🌏', '🙂', '📦', '🔎'];
 
 const DEFAULT_OPENER = 'Mock answer:';
 const DEFAULT_OPENER_WORDS = DEFAULT_OPENER.split(' ');
-/** Every token of the vocabulary with its trailing space, made once (an answer has 40-80 of them). */
-const SPACED: ReadonlyMap<string, string> = new Map([...WORDS, ...CJK, ...EMOJI, ...DEFAULT_OPENER_WORDS].map((t) => [t, `${t} `]));
+
+/** Each word with its trailing space, made once per vocabulary (an answer has 40-80 tokens). */
+const spaced = (words: readonly string[]): string[] => words.map((w) => `${w} `);
+const WORDS_SPACED = spaced(WORDS);
+const CJK_SPACED = spaced(CJK);
+const EMOJI_SPACED = spaced(EMOJI);
+const DEFAULT_OPENER_SPACED = spaced(DEFAULT_OPENER_WORDS);
 
 /** Default answer length: between 40 and 80 tokens, chosen by the seed. */
 export function defaultLength(seed: number): number {
@@ -28,22 +33,47 @@ export function defaultLength(seed: number): number {
  */
 export function answerTokens(seed: number, count: number, opener = DEFAULT_OPENER): string[] {
   const rnd = prng(seed);
+  const custom = opener !== DEFAULT_OPENER;
+  const openerWords = custom ? opener.split(' ').filter(Boolean) : DEFAULT_OPENER_WORDS;
+  const openerSpaced = custom ? spaced(openerWords) : DEFAULT_OPENER_SPACED;
+  const n = openerWords.length;
   const out: string[] = [];
-  const openerWords = opener === DEFAULT_OPENER ? DEFAULT_OPENER_WORDS : opener.split(' ').filter(Boolean);
+  // CJK characters are written without spaces between them; everything else is space-separated. So a token is
+  // written plain, and given its space once the next one is chosen, unless both are CJK. (Tables by index rather
+  // than lookups by string: this runs on every answer.)
+  let lastSpaced = '';
+  let lastCjk = false;
   for (let i = 0; i < count; i++) {
-    let tok: string;
-    if (i < openerWords.length) tok = openerWords[i]!;
-    else if (i === openerWords.length || i === openerWords.length + 1) tok = CJK[Math.floor(rnd() * CJK.length)]!;
-    else if (i === openerWords.length + 4 || rnd() < 0.06) tok = EMOJI[Math.floor(rnd() * EMOJI.length)]!;
-    else if (rnd() < 0.1) tok = CJK[Math.floor(rnd() * CJK.length)]!;
-    else tok = WORDS[Math.floor(rnd() * WORDS.length)]!;
+    let table: readonly string[];
+    let spacedTable: readonly string[];
+    let k: number;
+    if (i < n) {
+      table = openerWords;
+      spacedTable = openerSpaced;
+      k = i;
+    } else if (i === n || i === n + 1) {
+      table = CJK;
+      spacedTable = CJK_SPACED;
+      k = Math.floor(rnd() * CJK.length);
+    } else if (i === n + 4 || rnd() < 0.06) {
+      table = EMOJI;
+      spacedTable = EMOJI_SPACED;
+      k = Math.floor(rnd() * EMOJI.length);
+    } else if (rnd() < 0.1) {
+      table = CJK;
+      spacedTable = CJK_SPACED;
+      k = Math.floor(rnd() * CJK.length);
+    } else {
+      table = WORDS;
+      spacedTable = WORDS_SPACED;
+      k = Math.floor(rnd() * WORDS.length);
+    }
+    const tok = table[k]!;
+    const cjk = table === CJK || (custom && table === openerWords && CJK_SET.has(tok));
+    if (i > 0 && !(lastCjk && cjk)) out[i - 1] = lastSpaced;
     out.push(tok);
-  }
-  // CJK characters are written without spaces between them; everything else is space-separated (in place: this
-  // runs on every answer).
-  for (let i = 0; i < out.length - 1; i++) {
-    const t = out[i]!;
-    if (!(CJK_SET.has(t) && CJK_SET.has(out[i + 1]!))) out[i] = SPACED.get(t) ?? `${t} `;
+    lastSpaced = spacedTable[k]!;
+    lastCjk = cjk;
   }
   return out;
 }
