@@ -9,8 +9,9 @@
 //   4  the mock's service instead (createMockService().handle with the journal off): every stage, the modes' and
 //      the scenario layer's wrappers, the harness
 //   5  + the journal (the default 1,000 entries)
-// Each rung is served by the same minimal node:http handler (the body read whole, then one `end`); the rung after
-// 5 is the mock itself behind its own adapter (mock/server.ts), which the ladder runs as `chatconform mock` does.
+//   6  the mock's own node:http adapter instead of the minimal handler (startMockServer, mock/server.ts)
+// Rungs 0-5 are served by the same minimal node:http handler (the body read whole, then one `end`). The ladder's
+// last rung is the mock as `chatconform mock` runs it (the command's V8 heap setting on top of rung 6).
 // `node bench/.out/bench/ladder-server.js N` prints `ladder-N listening on http://127.0.0.1:PORT`.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,17 +21,18 @@ import { defaultCatalog, defaultKeys } from '../mock/core/fixture-data.ts';
 import { bodyFromBytes, jsonText } from '../mock/core/http.ts';
 import { parseChatRequest, type ChatRequest } from '../mock/core/request.ts';
 import { PromptCache } from '../mock/core/usage.ts';
+import { startMockServer } from '../mock/server.ts';
 import { createMockService } from '../mock/service.ts';
 import { validate } from '../spec/validator.ts';
 
 const RUNG = Number(process.argv[2] ?? 0);
-if (!Number.isInteger(RUNG) || RUNG < 0 || RUNG > 5) throw new Error(`the rung must be 0 to 5 (got ${process.argv[2]})`);
+if (!Number.isInteger(RUNG) || RUNG < 0 || RUNG > 6) throw new Error(`the rung must be 0 to 6 (got ${process.argv[2]})`);
 
 const keys = new Set(defaultKeys().keys.map((k) => k.key));
 const entry = defaultCatalog().entries.find((e) => e.id === 'acme/chat-small')!;
 const route = entry.mock.routes[0]!;
 const cache = new PromptCache();
-const service = createMockService({ journalSize: RUNG >= 5 ? undefined : 0 });
+const service = createMockService(RUNG >= 5 ? {} : { journalSize: 0 });
 const WORDS = ['the', 'mock', 'answers', 'every', 'request', 'with', 'a', 'deterministic', 'reply', 'river', 'mountain', '你', '好', '🚀'];
 let served = 0;
 const newId = (): string => `chatcmpl-${(served++).toString(16).padStart(32, '0')}`;
@@ -113,4 +115,9 @@ const server = http.createServer((req, res) => {
     );
   });
 });
-server.listen(0, '127.0.0.1', () => console.log(`ladder-${RUNG} listening on http://127.0.0.1:${(server.address() as AddressInfo).port}`));
+if (RUNG === 6) {
+  const mock = await startMockServer({ service });
+  console.log(`ladder-${RUNG} listening on ${mock.url}`);
+} else {
+  server.listen(0, '127.0.0.1', () => console.log(`ladder-${RUNG} listening on http://127.0.0.1:${(server.address() as AddressInfo).port}`));
+}

@@ -20,6 +20,7 @@ const RUNGS = [
   '+ the mock\'s response body (toResponseBody, chatJson)',
   'the mock\'s service (every stage and layer), journal off, behind a minimal handler',
   '+ the journal (1,000 entries)',
+  'the mock\'s own node:http adapter instead of the minimal handler (startMockServer)',
 ];
 
 buildBench();
@@ -48,7 +49,7 @@ try {
     const fs = figures.get(t.name)!;
     const cpu = median(fs.map((f) => f.cpu));
     const step = previous === undefined || t === bare ? '' : `${cpu - previous >= 0 ? '+' : ''}${(cpu - previous).toFixed(0)}`;
-    const what = t === bare ? 'the bare server: the mock\'s bytes replayed' : t === mock ? 'the mock as served (its node:http adapter, chatconform mock)' : RUNGS[Number(t.name)]!;
+    const what = t === bare ? 'the bare server: the mock\'s bytes replayed' : t === mock ? 'the mock as `chatconform mock` serves it (+ its V8 heap setting)' : RUNGS[Number(t.name)]!;
     lines.push(`${t.name.padEnd(6)}${fmt(median(fs.map((f) => f.rps)))}${fmt(cpu, 7)}${step.padStart(7)}   ${(t === bare ? '' : ratio(fs, b)).padEnd(20)}${what}`);
     if (t !== bare) previous = cpu;
   }
