@@ -128,9 +128,9 @@ const complete = (p: Partial<Scenario>): Scenario => ({ ...p, chunkDelayMs: p.ch
  * fields that do not come from the request's headers (the harness's faults, mock/harness/).
  */
 export function scenarioLayer(s: Stages, source?: ScenarioSource): Partial<{ [K in keyof Stages]: StageWrapper<K> }> {
-  // Headers are read once per request, kept while it is answered (`handle` below), and dropped with it: a WeakMap
-  // entry per request cost more in full collections than reading them (bench/README.md). A request without any
-  // x-mock-* header shares NONE.
+  // Headers are read once per request, kept while it is answered (`handle` below), and dropped with it (a WeakMap
+  // entry per request kept each request's objects alive into the old generation; bench/README.md). A request
+  // without any x-mock-* header shares NONE.
   const seen = new Map<CoreRequest, Scenario | undefined>();
   const of = (request: CoreRequest): Scenario => {
     let sc = seen.get(request);
