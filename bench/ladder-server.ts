@@ -20,6 +20,7 @@ import { chatJson } from '../mock/core/chat-json.ts';
 import { defaultCatalog, defaultKeys } from '../mock/core/fixture-data.ts';
 import { bodyFromBytes, jsonText } from '../mock/core/http.ts';
 import { parseChatRequest, type ChatRequest } from '../mock/core/request.ts';
+import { fnv1a } from '../mock/core/tokens.ts';
 import { PromptCache } from '../mock/core/usage.ts';
 import { startMockServer } from '../mock/server.ts';
 import { createMockService } from '../mock/service.ts';
@@ -32,16 +33,20 @@ const keys = new Set(defaultKeys().keys.map((k) => k.key));
 const entry = defaultCatalog().entries.find((e) => e.id === 'acme/chat-small')!;
 const route = entry.mock.routes[0]!;
 const cache = new PromptCache();
-const service = createMockService(RUNG >= 5 ? {} : { journalSize: 0 });
+/** Rungs 4-6 answer with the mock's service; the others never build one. */
+const service = RUNG >= 4 ? createMockService(RUNG >= 5 ? {} : { journalSize: 0 }) : undefined;
 const WORDS = ['the', 'mock', 'answers', 'every', 'request', 'with', 'a', 'deterministic', 'reply', 'river', 'mountain', '你', '好', '🚀'];
 let served = 0;
 const newId = (): string => `chatcmpl-${(served++).toString(16).padStart(32, '0')}`;
 const created = (): number => Math.floor(Date.now() / 1000);
 
+/** A chat completion's JSON written by template (rungs 0 and 2, which do not use the mock's serialiser). */
+const templateBody = (model: string, content: string, finishReason: string, usage: string): string =>
+  `{"id":"${newId()}","object":"chat.completion","created":${created()},"model":${JSON.stringify(model)},"choices":[{"index":0,"message":{"role":"assistant","content":${JSON.stringify(content)}},"finish_reason":${JSON.stringify(finishReason)}}],"usage":${usage}}`;
+
 /** Rung 0's answer: the least work a contract-honest chat completion needs. */
 function leanAnswer(text: string, req: ChatRequest): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  const h = fnv1a(text);
   let prompt = 0;
   for (const m of req.messages) {
     prompt++;
@@ -59,7 +64,7 @@ function leanAnswer(text: string, req: ChatRequest): string {
     s = Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) >>> 0;
     content += (i === 0 ? '' : ' ') + WORDS[s % WORDS.length]!;
   }
-  return `{"id":"${newId()}","object":"chat.completion","created":${created()},"model":${JSON.stringify(req.model)},"choices":[{"index":0,"message":{"role":"assistant","content":${JSON.stringify(content)}},"finish_reason":"stop"}],"usage":{"prompt_tokens":${prompt},"completion_tokens":${length},"total_tokens":${prompt + length}}}`;
+  return templateBody(req.model, content, 'stop', `{"prompt_tokens":${prompt},"completion_tokens":${length},"total_tokens":${prompt + length}}`);
 }
 
 /** Rungs 0-3: the answer's JSON text, or undefined for a request they refuse. */
@@ -75,9 +80,8 @@ function answer(bytes: Buffer, authorization: string | undefined): string | unde
   if (RUNG < 2) return leanAnswer(text, req);
   const c = complete(req, entry, route, false, entry.max_tokens, cache);
   c.usage = usageOf(c, entry);
-  const envelope = { id: newId(), created: created(), model: entry.id };
-  if (RUNG >= 3) return chatJson(toResponseBody(c, envelope));
-  return `{"id":"${envelope.id}","object":"chat.completion","created":${envelope.created},"model":${JSON.stringify(envelope.model)},"choices":[{"index":0,"message":{"role":"assistant","content":${JSON.stringify(c.content)}},"finish_reason":${JSON.stringify(c.finishReason)}}],"usage":${JSON.stringify(c.usage)}}`;
+  if (RUNG >= 3) return chatJson(toResponseBody(c, { id: newId(), created: created(), model: entry.id }));
+  return templateBody(entry.id, c.content ?? '', c.finishReason, JSON.stringify(c.usage));
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json', 'x-mock-route': route.name };
@@ -90,7 +94,7 @@ const server = http.createServer((req, res) => {
     const reply = async (): Promise<{ status: number; headers: Record<string, string>; text: string | undefined }> => {
       if (RUNG < 4) return { status: 200, headers: JSON_HEADERS, text: answer(bytes, req.headers.authorization) };
       const headers = req.headers;
-      const result = await service.handle({
+      const result = await service!.handle({
         method: req.method ?? 'GET',
         path: req.url ?? '/',
         header: (name) => {
