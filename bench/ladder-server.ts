@@ -10,8 +10,9 @@
 //      the scenario layer's wrappers, the harness
 //   5  + the journal (the default 1,000 entries)
 //   6  the mock's own node:http adapter instead of the minimal handler (startMockServer, mock/server.ts)
-// Rungs 0-5 are served by the same minimal node:http handler (the body read whole, then one `end`). The ladder's
-// last rung is the mock as `chatconform mock` runs it (the command's V8 heap setting on top of rung 6).
+// Rungs 0-5 are served by the same minimal node:http handler (the body read whole, then one `end` at the end of
+// the turn, as the adapter writes). The ladder's last rung is the mock as `chatconform mock` runs it; every rung
+// gets the command's V8 settings.
 // `node bench/.out/bench/ladder-server.js N` prints `ladder-N listening on http://127.0.0.1:PORT`.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,7 +23,7 @@ import { bodyFromBytes, jsonText } from '../mock/core/http.ts';
 import { parseChatRequest, type ChatRequest } from '../mock/core/request.ts';
 import { fnv1a } from '../mock/core/tokens.ts';
 import { PromptCache } from '../mock/core/usage.ts';
-import { startMockServer } from '../mock/server.ts';
+import { startMockServer, TurnEnd } from '../mock/server.ts';
 import { createMockService } from '../mock/service.ts';
 import { validate } from '../spec/validator.ts';
 
@@ -85,6 +86,7 @@ function answer(bytes: Buffer, authorization: string | undefined): string | unde
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json', 'x-mock-route': route.name };
+const turn = new TurnEnd();
 
 const server = http.createServer((req, res) => {
   const chunks: Buffer[] = [];
@@ -105,8 +107,9 @@ const server = http.createServer((req, res) => {
       });
       return { status: result.status, headers: result.headers, text: result.kind === 'json' ? jsonText(result.body) : undefined };
     };
-    reply().then(
-      ({ status, headers, text }) => {
+    // As the mock's adapter does: the answers of one turn of the event loop written together at its end.
+    Promise.all([reply(), turn.wait()]).then(
+      ([{ status, headers, text }]) => {
         if (text === undefined) {
           res.writeHead(400).end();
           return;

@@ -7,6 +7,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { rmSync, writeFileSync } from 'node:fs';
+import { V8_FLAGS } from '../cli/mock.ts';
 import { buildBench, OUT } from './build.ts';
 import { fmt, loadLine, median, ratio, record, rounds, scenarios, startChild, type Child } from './lib.ts';
 
@@ -35,7 +36,8 @@ try {
   children.push(bare);
   const rungs: Child[] = [];
   for (let i = 0; i < RUNGS.length; i++) {
-    rungs.push(await startChild(`${i}`, [...MOCK_NODE_FLAGS, path.join(OUT, 'bench/ladder-server.js'), String(i)], { printed: /listening on (http:\/\/\S+)/ }));
+    // The V8 settings `chatconform mock` gives itself, given to every rung on its command line.
+    rungs.push(await startChild(`${i}`, [...MOCK_NODE_FLAGS, ...V8_FLAGS, path.join(OUT, 'bench/ladder-server.js'), String(i)], { printed: /listening on (http:\/\/\S+)/ }));
   }
   children.push(...rungs);
   const ladder = [bare, ...rungs, mock];
@@ -49,7 +51,7 @@ try {
     const fs = figures.get(t.name)!;
     const cpu = median(fs.map((f) => f.cpu));
     const step = previous === undefined || t === bare ? '' : `${cpu - previous >= 0 ? '+' : ''}${(cpu - previous).toFixed(0)}`;
-    const what = t === bare ? 'the bare server: the mock\'s bytes replayed' : t === mock ? 'the mock as `chatconform mock` serves it (+ its V8 heap setting)' : RUNGS[Number(t.name)]!;
+    const what = t === bare ? 'the bare server: the mock\'s bytes replayed' : t === mock ? 'the mock as `chatconform mock` serves it (the rungs have its V8 settings too)' : RUNGS[Number(t.name)]!;
     lines.push(`${t.name.padEnd(6)}${fmt(median(fs.map((f) => f.rps)))}${fmt(cpu, 7)}${step.padStart(7)}   ${(t === bare ? '' : ratio(fs, b)).padEnd(20)}${what}`);
     if (t !== bare) previous = cpu;
   }

@@ -7,7 +7,7 @@ import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { MockHttpError } from './core/errors.ts';
-import { jsonText, NO_BODY, type BodySource, type CoreRequest, type CoreResult } from './core/http.ts';
+import { jsonText, NO_BODY, type BodySource, type CoreRequest, type CoreResult, type StreamWrites } from './core/http.ts';
 import { toWrites } from './core/sse-encoder.ts';
 import type { MockOptions } from './options.ts';
 import { createMockService, type MockService } from './service.ts';
@@ -331,6 +331,7 @@ class Owed {
 async function handle(
   service: MockService,
   bounds: Bounds,
+  turn: TurnEnd,
   origin: string,
   req: http.IncomingMessage,
   res: http.ServerResponse,
@@ -370,26 +371,80 @@ async function handle(
   }
   // The body was never asked for after `Expect: 100-continue`: the client may never send it.
   if (expectContinue && body && !body.pulled) res.shouldKeepAlive = false;
-  await send(req, res, body, result);
+  await send(req, res, body, result, turn);
 }
 
 /** Most characters of encoded events joined into one write of an unpaced stream. */
 export const WRITE_BATCH_CHARS = 16 * 1024;
 
-/** Consecutive pieces joined into strings of up to WRITE_BATCH_CHARS (a longer piece stays whole). */
-export function batches(pieces: readonly string[]): string[] {
-  const out: string[] = [];
-  let current = '';
-  for (const p of pieces) {
-    if (current.length > 0 && current.length + p.length > WRITE_BATCH_CHARS) {
-      out.push(current);
-      current = '';
+/** The batches of consecutive pieces of up to WRITE_BATCH_CHARS characters (a longer piece stays whole), as [from, to) index pairs. */
+function batchBounds(pieces: readonly string[]): [number, number][] {
+  const out: [number, number][] = [];
+  let from = 0;
+  let chars = 0;
+  for (let i = 0; i < pieces.length; i++) {
+    const n = pieces[i]!.length;
+    if (i > from && chars + n > WRITE_BATCH_CHARS) {
+      out.push([from, i]);
+      from = i;
+      chars = 0;
     }
-    current += p;
+    chars += n;
   }
-  if (current.length > 0) out.push(current);
+  if (from < pieces.length) out.push([from, pieces.length]);
   return out;
 }
+
+/** Consecutive pieces joined into strings of up to WRITE_BATCH_CHARS (a longer piece stays whole): the writes of an unpaced stream. */
+export function batches(pieces: readonly string[]): string[] {
+  return batchBounds(pieces).map(([from, to]) => joinRange(pieces, from, to));
+}
+
+function joinRange(pieces: readonly string[], from: number, to: number): string {
+  let text = '';
+  for (let i = from; i < to; i++) text += pieces[i];
+  return text;
+}
+
+/** Bytes of a slab, the smallest the stream writes are carved from. */
+const SLAB_BYTES = 32 * 1024;
+
+/**
+ * The UTF-8 bytes of a stream's writes, carved from shared slabs, as Node carves small Buffers from its pool. Why:
+ * written as strings, each write is measured (Buffer.byteLength) and then encoded again into memory allocated for
+ * that write alone; encoded here, once, into a slab, a stream costs one pass over its text and an allocation every
+ * few streams. A slab is never written twice: it is freed when the last write carved from it is.
+ */
+export class WriteSlabs {
+  private slab = Buffer.allocUnsafe(0);
+  private used = 0;
+
+  /** The writes of an unpaced stream (the batches of `batches`), as bytes. */
+  writes(pieces: readonly string[]): Buffer[] {
+    return batchBounds(pieces).map(([from, to]) => this.encode(pieces, from, to));
+  }
+
+  private encode(pieces: readonly string[], from: number, to: number): Buffer {
+    // Joined first, as the string write was: a surrogate pair split across two pieces is still one character.
+    const text = joinRange(pieces, from, to);
+    // UTF-8 takes at most 3 bytes for each UTF-16 code unit.
+    const bound = text.length * 3;
+    if (this.slab.length - this.used < bound) {
+      this.slab = Buffer.allocUnsafe(Math.max(SLAB_BYTES, bound));
+      this.used = 0;
+    }
+    const start = this.used;
+    const end = start + this.slab.write(text, start);
+    this.used = end;
+    return this.slab.subarray(start, end);
+  }
+}
+
+/** One set of slabs for the process (like Node's own pool). */
+const slabs = new WriteSlabs();
+
+/** Whether a stream goes out event by event on its clocks (delays, one-byte writes), not in batches. */
+const paced = (writes: StreamWrites): boolean => writes.chunkDelayMs > 0 || writes.writeDelayMs > 0 || writes.framing.has('bytewise');
 
 /** Resolves when `res` can take more (drain) or is gone (close). */
 function drained(res: http.ServerResponse): Promise<void> {
@@ -411,8 +466,31 @@ function writeAlone(res: http.ServerResponse, chunk: Uint8Array): Promise<void> 
   });
 }
 
-async function send(req: http.IncomingMessage, res: http.ServerResponse, body: RequestBody | undefined, result: CoreResult): Promise<void> {
+/**
+ * The end of the current turn of the event loop: the answers made ready during one turn go out together, one
+ * after the other, once every request that arrived in that turn has been answered (setImmediate runs right after
+ * the poll phase, so an idle server adds no wait). Why: a write to a loopback socket whose reader sleeps pays for
+ * waking it, and on shared vCPUs that wake-up cost more than the mock's own work on a chat request; written
+ * back to back, the answers of one turn wake a client once (bench/README.md, "The last runs, and what moved them").
+ */
+export class TurnEnd {
+  private next: Promise<void> | undefined;
+  private readonly fire = (resolve: () => void): void => {
+    setImmediate(() => {
+      this.next = undefined;
+      resolve();
+    });
+  };
+
+  wait(): Promise<void> {
+    this.next ??= new Promise(this.fire);
+    return this.next;
+  }
+}
+
+async function send(req: http.IncomingMessage, res: http.ServerResponse, body: RequestBody | undefined, result: CoreResult, turn?: TurnEnd): Promise<void> {
   if (body?.cut) res.shouldKeepAlive = false;
+  if (turn !== undefined && !(result.kind === 'sse' && paced(result.writes))) await turn.wait();
   if (res.destroyed) return;
   if (result.kind !== 'sse') {
     // A JSON (or text) body: one write with its Content-Length.
@@ -439,12 +517,11 @@ async function send(req: http.IncomingMessage, res: http.ServerResponse, body: R
     });
   res.writeHead(result.status, result.headers);
   const { pieces, writes } = result;
-  const paced = writes.chunkDelayMs > 0 || writes.writeDelayMs > 0 || writes.framing.has('bytewise');
   try {
-    if (!paced) {
+    if (!paced(writes)) {
       // Unpaced, the events go out in writes of up to WRITE_BATCH_CHARS (a short stream in one), each waiting for
       // the socket to drain when it is full: the same bytes in far fewer chunks and syscalls.
-      for (const batch of batches(pieces)) {
+      for (const batch of slabs.writes(pieces)) {
         if (gone) break;
         if (!res.write(batch)) await drained(res);
       }
@@ -488,6 +565,7 @@ export async function startMockServer(opts: StartOptions = {}): Promise<RunningM
   }
   const bounds: Bounds = { bodyIdleTimeoutMs, bodyTimeoutMs, clocks: new BodyClocks(Math.max(50, Math.min(1000, Math.floor(Math.min(bodyIdleTimeoutMs, bodyTimeoutMs) / 4)))) };
   const service = given ?? createMockService(mockOptions);
+  const turn = new TurnEnd();
   const owed = new WeakMap<Socket, Owed>();
   const owedOn = (socket: Socket): Owed => {
     let o = owed.get(socket);
@@ -497,7 +575,7 @@ export async function startMockServer(opts: StartOptions = {}): Promise<RunningM
   let origin = '';
   const serve = (req: http.IncomingMessage, res: http.ServerResponse, expectContinue: boolean): void => {
     owedOn(req.socket).add(res);
-    handle(service, bounds, origin, req, res, expectContinue).catch((err: unknown) => {
+    handle(service, bounds, turn, origin, req, res, expectContinue).catch((err: unknown) => {
       if (!res.headersSent) void send(req, res, undefined, service.error({ status: 500, code: 'internal_error', message: `the mock failed: ${(err as Error)?.message}` }));
       else res.destroy();
     });

@@ -22,6 +22,35 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype;
 const isScalar = (v: unknown): boolean => typeof v === 'string' || typeof v === 'number';
 
+/**
+ * How many keys `o` has when they are the first of `names`, in that order (at least `min` of them); -1 for any
+ * other keys. A for-in walk: no array of keys is built (a plain object inherits no enumerable key; one that did
+ * would not match, and goes to JSON.stringify).
+ */
+function keysMatch(o: object, names: readonly string[], min: number): number {
+  let n = 0;
+  for (const k in o) {
+    if (n >= names.length || k !== names[n]) return -1;
+    n++;
+  }
+  return n >= min ? n : -1;
+}
+
+const TOP_KEYS = ['id', 'object', 'created', 'model', 'choices', 'usage'] as const;
+const DELTA_KEYS = ['index', 'delta', 'finish_reason'] as const;
+const MESSAGE_KEYS = ['index', 'message', 'finish_reason'] as const;
+
+/** `"key":` of the field names met so far (a few: role, content, reasoning_content...), kept up to a bound. */
+const quotedKeys = new Map<string, string>();
+function quotedKey(k: string): string {
+  let q = quotedKeys.get(k);
+  if (q === undefined) {
+    q = `${JSON.stringify(k)}:`;
+    if (quotedKeys.size < 64) quotedKeys.set(k, q);
+  }
+  return q;
+}
+
 /** The envelope's text, or undefined when a value is not a string or number (JSON.stringify decides then). */
 function envelopeText(value: Record<string, unknown>): string | undefined {
   const { id, object, created, model } = value;
@@ -35,46 +64,42 @@ function envelopeText(value: Record<string, unknown>): string | undefined {
 
 /** A flat object of strings (a delta, a message without tool calls) field by field; any other by JSON.stringify. */
 function fieldsJson(o: Record<string, unknown>): string {
-  let text = '{';
-  for (const k of Object.keys(o)) {
+  let text = '';
+  for (const k in o) {
     const v = o[k];
     if (typeof v !== 'string') return JSON.stringify(o);
-    text += `${text.length === 1 ? '' : ','}${JSON.stringify(k)}:${JSON.stringify(v)}`;
+    text += (text === '' ? '{' : ',') + quotedKey(k) + JSON.stringify(v);
   }
-  return `${text}}`;
+  return text === '' ? '{}' : `${text}}`;
 }
 
 /** `{"index":…,"delta":{…}}` or `{"index":…,"message":{…}}`, with `"finish_reason":"…"` when set; undefined for another shape. */
 function choiceJson(choice: unknown): string | undefined {
-  if (!isPlainObject(choice)) return undefined;
-  const keys = Object.keys(choice);
-  const part = keys[1];
-  if (keys[0] !== 'index' || typeof choice.index !== 'number' || (part !== 'delta' && part !== 'message') || keys.length > 3) return undefined;
+  if (!isPlainObject(choice) || typeof choice.index !== 'number') return undefined;
+  let part: 'delta' | 'message' = 'delta';
+  let n = keysMatch(choice, DELTA_KEYS, 2);
+  if (n < 0) {
+    part = 'message';
+    n = keysMatch(choice, MESSAGE_KEYS, 2);
+    if (n < 0) return undefined;
+  }
   const finish = choice.finish_reason;
-  if (keys.length === 3 && (keys[2] !== 'finish_reason' || typeof finish !== 'string')) return undefined;
-  const body = choice[part];
+  if (n === 3 && typeof finish !== 'string') return undefined;
+  const body = part === 'delta' ? choice.delta : choice.message;
   if (!isPlainObject(body)) return undefined;
-  return `{"index":${JSON.stringify(choice.index)},"${part}":${fieldsJson(body)}${keys.length === 3 ? `,"finish_reason":${JSON.stringify(finish)}` : ''}}`;
+  return `{"index":${JSON.stringify(choice.index)},"${part}":${fieldsJson(body)}${n === 3 ? `,"finish_reason":${JSON.stringify(finish)}` : ''}}`;
 }
 
 /** JSON.stringify(value), the same text, faster for chat completions and stream chunks. */
 export function chatJson(value: unknown): string {
   if (!isPlainObject(value)) return JSON.stringify(value);
-  const keys = Object.keys(value);
   // {envelope, choices} or {envelope, choices, usage}, in that order, with at most one choice.
-  const shaped =
-    (keys.length === 5 || (keys.length === 6 && keys[5] === 'usage' && isPlainObject(value.usage))) &&
-    keys[0] === 'id' &&
-    keys[1] === 'object' &&
-    keys[2] === 'created' &&
-    keys[3] === 'model' &&
-    keys[4] === 'choices' &&
-    Array.isArray(value.choices) &&
-    value.choices.length <= 1;
-  const head = shaped ? envelopeText(value) : undefined;
+  const n = keysMatch(value, TOP_KEYS, 5);
+  const choices = value.choices;
+  if (n < 0 || !Array.isArray(choices) || choices.length > 1 || (n === 6 && !isPlainObject(value.usage))) return JSON.stringify(value);
+  const head = envelopeText(value);
   if (head === undefined) return JSON.stringify(value);
-  const choices = value.choices as unknown[];
   const choice = choices.length === 1 ? choiceJson(choices[0]) : '';
   if (choice === undefined) return JSON.stringify(value);
-  return `${head},"choices":[${choice}]${keys.length === 6 ? `,"usage":${JSON.stringify(value.usage)}` : ''}}`;
+  return `${head},"choices":[${choice}]${n === 6 ? `,"usage":${JSON.stringify(value.usage)}` : ''}}`;
 }

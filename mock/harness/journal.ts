@@ -180,8 +180,9 @@ export class RecordedBody implements BodySource {
     if (chunk === null) return null;
     this.bytes += chunk.byteLength;
     if (this.keptBytes < this.bound) {
-      // A copy: the chunk may be a view on a larger buffer that must not stay alive with the entry.
-      const part = chunk.slice(0, this.bound - this.keptBytes);
+      // A copy (Buffer.from; a Buffer's own slice() is a view): the chunk may be a view on a larger buffer that
+      // must not stay alive with the entry. Small copies come from Node's pool, not an allocation each.
+      const part = Buffer.from(chunk.subarray(0, this.bound - this.keptBytes));
       this.kept.push(part);
       this.keptBytes += part.byteLength;
     }

@@ -105,6 +105,45 @@ test('Expect: 100-continue: the 100 comes when the mock reads the body, then the
   expect(response).toContain('HTTP/1.1 200 OK');
 });
 
+test('answers made in the same turn go out together, each on its own connection; clients that hang up first are skipped', async () => {
+  // The adapter writes the answers of one turn of the event loop at its end (mock/server.ts, TurnEnd). Many
+  // requests at once, streamed and not, beside clients that hang up before their answer is written: each
+  // answer must reach its own client, and be the one that question gets when asked alone.
+  const ask = (i: number, stream: boolean): string =>
+    JSON.stringify({ model: MOCK_MODELS.small, messages: [{ role: 'user', content: `question number ${i}` }], ...(stream ? { stream: true } : {}) });
+  const headers = { authorization: `Bearer ${MOCK_KEYS.full}`, 'content-type': 'application/json' };
+  const post = async (i: number, stream: boolean): Promise<string> => {
+    const res = await fetch(`${mock.url}/v1/chat/completions`, { method: 'POST', headers, body: ask(i, stream) });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    if (!stream) return (JSON.parse(text) as { choices: { message: { content: string } }[] }).choices[0]!.message.content;
+    return text
+      .split('\n\n')
+      .filter((e) => e.startsWith('data: {'))
+      .map((e) => (JSON.parse(e.slice(6)) as { choices: { delta?: { content?: string } }[] }).choices[0]?.delta?.content ?? '')
+      .join('');
+  };
+  const hangUp = (i: number): Promise<void> =>
+    new Promise((resolve) => {
+      const body = ask(i, i % 2 === 0);
+      const socket = net.connect(mock.port, '127.0.0.1', () => {
+        socket.write(
+          `POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${MOCK_KEYS.full}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        );
+        socket.destroy();
+        resolve();
+      });
+      socket.on('error', () => resolve());
+    });
+  const together = await Promise.all([
+    ...Array.from({ length: 40 }, (_, i) => post(i, i % 3 === 0)),
+    ...Array.from({ length: 10 }, (_, i) => hangUp(i).then(() => '')),
+  ]);
+  for (let i = 0; i < 40; i++) expect(together[i], `question ${i}`).toBe(await post(i, false));
+  expect(new Set(together.slice(0, 40)).size).toBeGreaterThan(30);
+});
+
 test('1,000 streams aborted by the client leave handles and memory flat', async () => {
   test.setTimeout(120_000);
   // A server of its own, so the count of its connections is this test's alone.
