@@ -107,9 +107,11 @@ const server = http.createServer((req, res) => {
       });
       return { status: result.status, headers: result.headers, text: result.kind === 'json' ? jsonText(result.body) : undefined };
     };
-    // As the mock's adapter does: the answers of one turn of the event loop written together at its end.
-    Promise.all([reply(), turn.wait()]).then(
-      ([{ status, headers, text }]) => {
+    // As the mock's adapter does: an answer, once made, waits for the end of the turn, so the answers of one turn
+    // are written together.
+    reply().then(
+      async ({ status, headers, text }) => {
+        await turn.wait();
         if (text === undefined) {
           res.writeHead(400).end();
           return;

@@ -377,33 +377,19 @@ async function handle(
 /** Most characters of encoded events joined into one write of an unpaced stream. */
 export const WRITE_BATCH_CHARS = 16 * 1024;
 
-/** The batches of consecutive pieces of up to WRITE_BATCH_CHARS characters (a longer piece stays whole), as [from, to) index pairs. */
-function batchBounds(pieces: readonly string[]): [number, number][] {
-  const out: [number, number][] = [];
-  let from = 0;
-  let chars = 0;
-  for (let i = 0; i < pieces.length; i++) {
-    const n = pieces[i]!.length;
-    if (i > from && chars + n > WRITE_BATCH_CHARS) {
-      out.push([from, i]);
-      from = i;
-      chars = 0;
-    }
-    chars += n;
-  }
-  if (from < pieces.length) out.push([from, pieces.length]);
-  return out;
-}
-
 /** Consecutive pieces joined into strings of up to WRITE_BATCH_CHARS (a longer piece stays whole): the writes of an unpaced stream. */
 export function batches(pieces: readonly string[]): string[] {
-  return batchBounds(pieces).map(([from, to]) => joinRange(pieces, from, to));
-}
-
-function joinRange(pieces: readonly string[], from: number, to: number): string {
-  let text = '';
-  for (let i = from; i < to; i++) text += pieces[i];
-  return text;
+  const out: string[] = [];
+  let current = '';
+  for (const p of pieces) {
+    if (current.length > 0 && current.length + p.length > WRITE_BATCH_CHARS) {
+      out.push(current);
+      current = '';
+    }
+    current += p;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
 }
 
 /** Bytes of a slab, the smallest the stream writes are carved from. */
@@ -421,12 +407,11 @@ export class WriteSlabs {
 
   /** The writes of an unpaced stream (the batches of `batches`), as bytes. */
   writes(pieces: readonly string[]): Buffer[] {
-    return batchBounds(pieces).map(([from, to]) => this.encode(pieces, from, to));
+    // Each batch is encoded joined, as a string write was: a surrogate pair split across two pieces stays one character.
+    return batches(pieces).map((text) => this.encode(text));
   }
 
-  private encode(pieces: readonly string[], from: number, to: number): Buffer {
-    // Joined first, as the string write was: a surrogate pair split across two pieces is still one character.
-    const text = joinRange(pieces, from, to);
+  private encode(text: string): Buffer {
     // UTF-8 takes at most 3 bytes for each UTF-16 code unit.
     const bound = text.length * 3;
     if (this.slab.length - this.used < bound) {
