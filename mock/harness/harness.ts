@@ -165,8 +165,8 @@ export class Harness {
   }
 
   private finish(record: JournalRecord, body: RecordedBody | undefined, result: CoreResult): void {
-    const copy = body?.copy();
-    if (copy !== undefined) record.body = copy;
+    const read = body?.recorded();
+    if (read !== undefined) record.body = read;
     record.status = result.status;
     const { outcome, errorCode } = outcomeOf(result);
     record.outcome = outcome;

@@ -4,6 +4,7 @@
 // masked whenever the journal is served, so no key ever leaves the mock.
 import type { BodySource, CoreResult } from '../core/http.ts';
 import { redactHeaders } from '../../suites/lib/transport/redact.ts';
+import { RecordRing, type StoredRecord } from './record-ring.ts';
 
 /** What became of a request, as far as the mock decided it (a client that hangs up mid-stream is not seen here). */
 export type Outcome = 'answered' | 'error' | 'stream' | 'stream-error';
@@ -44,7 +45,8 @@ export const DEFAULT_JOURNAL_SIZE = 1000;
 export const DEFAULT_JOURNAL_BODY_BYTES = 16 * 1024;
 
 /**
- * One request as recorded: the cheap part of an entry. Headers are masked and the body decoded only when the
+ * One request as recorded, as the harness fills it while the request is answered. The journal packs it into bytes
+ * when the answer is made (mock/harness/record-ring.ts); headers are masked and the body decoded only when the
  * journal is read, so recording costs little on a mock under load.
  */
 export interface JournalRecord {
@@ -63,14 +65,15 @@ export interface JournalRecord {
   scriptRule?: string;
 }
 
-/** A ring buffer of records: a fixed array, overwritten oldest first. */
+const OUTCOMES: readonly Outcome[] = ['answered', 'error', 'stream', 'stream-error'];
+
+/** The fields of a record the ring keeps as text: one JSON array (exact for any string, lone surrogates included). */
+type RecordText = [method: string, path: string, query: string | null, headers: Record<string, string>, errorCode: string | null, faults: string[] | null, scriptRule: string | null];
+
+/** The journal: the last `size` records, packed into bytes. */
 export class Journal {
-  private ring: (JournalRecord | undefined)[];
-  private start = 0;
-  private count = 0;
+  private readonly ring: RecordRing;
   private seq = 0;
-  /** records pushed out by newer ones since the start */
-  dropped = 0;
 
   constructor(
     readonly size: number = DEFAULT_JOURNAL_SIZE,
@@ -78,7 +81,7 @@ export class Journal {
   ) {
     if (!Number.isInteger(size) || size < 0) throw new Error(`journal size must be an integer of at least 0 (got ${size})`);
     if (!Number.isInteger(bodyBytes) || bodyBytes < 0) throw new Error(`journal body bound must be an integer of at least 0 (got ${bodyBytes})`);
-    this.ring = new Array<JournalRecord | undefined>(size);
+    this.ring = new RecordRing(size);
   }
 
   get enabled(): boolean {
@@ -87,81 +90,74 @@ export class Journal {
 
   /** Records now held (never more than `size`). */
   get length(): number {
-    return this.count;
+    return this.ring.length;
+  }
+
+  /** Records pushed out by newer ones since the start. */
+  get dropped(): number {
+    return this.ring.dropped;
   }
 
   nextSeq(): number {
     return ++this.seq;
   }
 
-  push(record: JournalRecord): void {
+  push(r: JournalRecord): void {
     if (this.size === 0) return;
-    if (this.count < this.size) {
-      this.ring[(this.start + this.count) % this.size] = record;
-      this.count++;
-    } else {
-      this.ring[this.start] = record;
-      this.start = (this.start + 1) % this.size;
-      this.dropped++;
-    }
-  }
-
-  private records(testId?: string): JournalRecord[] {
-    const out: JournalRecord[] = [];
-    for (let i = 0; i < this.count; i++) {
-      const r = this.ring[(this.start + i) % this.size]!;
-      if (testId === undefined || r.testId === testId) out.push(r);
-    }
-    return out;
+    const text: RecordText = [r.method, r.path, r.query ?? null, r.headers, r.errorCode ?? null, r.faults ?? null, r.scriptRule ?? null];
+    this.ring.push({
+      seq: r.seq,
+      at: r.at,
+      status: r.status,
+      outcome: OUTCOMES.indexOf(r.outcome),
+      bodyBytes: r.body?.bytes ?? -1,
+      testId: r.testId,
+      text: JSON.stringify(text),
+      body: r.body?.chunks ?? [],
+    });
   }
 
   /** The entries held, oldest first, as served: credentials masked, bodies decoded. */
   entries(filter: JournalFilter = {}): JournalEntry[] {
-    const out = this.records(filter.testId);
+    const out = this.ring.records(filter.testId);
     return (filter.limit !== undefined ? out.slice(Math.max(0, out.length - filter.limit)) : out).map(render);
   }
 
   /** Forgets a test's records (or all of them); returns how many. */
   clear(testId?: string): number {
-    const keep = testId === undefined ? [] : this.records().filter((r) => r.testId !== testId);
-    const cleared = this.count - keep.length;
-    this.ring = new Array<JournalRecord | undefined>(this.size);
-    this.start = 0;
-    this.count = 0;
-    for (const r of keep) this.push(r);
-    return cleared;
+    return this.ring.clear(testId);
   }
 }
 
-function render(r: JournalRecord): JournalEntry {
+function render(r: StoredRecord): JournalEntry {
+  const [method, path, query, headers, errorCode, faults, scriptRule] = JSON.parse(r.text) as RecordText;
   const e: JournalEntry = {
     seq: r.seq,
     at: new Date(r.at).toISOString(),
     ...(r.testId !== undefined ? { test_id: r.testId } : {}),
-    method: r.method,
-    path: r.path,
-    ...(r.query !== undefined ? { query: r.query } : {}),
-    headers: redactHeaders(r.headers, []),
-    body_bytes: r.body?.bytes ?? 0,
-    body_truncated: r.body?.truncated ?? false,
+    method,
+    path,
+    ...(query !== null ? { query } : {}),
+    headers: redactHeaders(headers, []),
+    body_bytes: Math.max(0, r.bodyBytes),
+    body_truncated: r.bodyBytes > r.body.byteLength,
     status: r.status,
-    outcome: r.outcome,
+    outcome: OUTCOMES[r.outcome]!,
   };
-  if (r.body !== undefined) e.body = Buffer.concat(r.body.chunks).toString('utf8');
-  if (r.errorCode !== undefined) e.error_code = r.errorCode;
-  if (r.faults !== undefined) e.faults = r.faults;
-  if (r.scriptRule !== undefined) e.script_rule = r.scriptRule;
+  if (r.bodyBytes >= 0) e.body = r.body.toString('utf8');
+  if (errorCode !== null) e.error_code = errorCode;
+  if (faults !== null) e.faults = faults;
+  if (scriptRule !== null) e.script_rule = scriptRule;
   return e;
 }
 
-/** The part of a body a record keeps. */
+/** The part of a body a record keeps, and the bytes read in all. */
 export interface BodyCopy {
   chunks: Uint8Array[];
   bytes: number;
-  truncated: boolean;
 }
 
-/** A request body that keeps a copy of the first `bound` bytes the core reads. */
+/** A request body that keeps (as views) the first `bound` bytes the core reads. */
 export class RecordedBody implements BodySource {
   private readonly kept: Uint8Array[] = [];
   private keptBytes = 0;
@@ -180,9 +176,9 @@ export class RecordedBody implements BodySource {
     if (chunk === null) return null;
     this.bytes += chunk.byteLength;
     if (this.keptBytes < this.bound) {
-      // A copy (Buffer.from; a Buffer's own slice() is a view): the chunk may be a view on a larger buffer that
-      // must not stay alive with the entry. Small copies come from Node's pool, not an allocation each.
-      const part = Buffer.from(chunk.subarray(0, this.bound - this.keptBytes));
+      // A view, not a copy: the journal copies the kept bytes into its ring when the answer is made, and no
+      // transport reuses a chunk it has handed over.
+      const part = chunk.subarray(0, this.bound - this.keptBytes);
       this.kept.push(part);
       this.keptBytes += part.byteLength;
     }
@@ -193,10 +189,10 @@ export class RecordedBody implements BodySource {
     this.inner.cancel();
   }
 
-  /** What was read, detached from the transport (undefined when the core never asked for the body). */
-  copy(): BodyCopy | undefined {
+  /** What was read (undefined when the core never asked for the body). */
+  recorded(): BodyCopy | undefined {
     if (!this.touched) return undefined;
-    return { chunks: this.kept, bytes: this.bytes, truncated: this.bytes > this.keptBytes };
+    return { chunks: this.kept, bytes: this.bytes };
   }
 }
 
