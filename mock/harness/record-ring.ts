@@ -115,19 +115,27 @@ export class RecordRing {
     if (cap > FIRST_BYTES && (this.end - this.oldestStart()) * 8 < cap) this.rebuild(cap / 2, this.rowCap);
   }
 
-  /** Where `n` bytes go: contiguous, after the newest record, clear of the oldest one (the bytes grow until they are). */
+  /** Where `n` bytes go: contiguous, after the newest record, clear of the oldest one (the bytes grow if they must). */
   private place(n: number): number {
-    for (;;) {
-      const cap = this.bytes.length;
-      let at = this.end;
-      const off = at % cap;
-      // A record never wraps: the tail too short for it is skipped.
-      if (off + n > cap) at += cap - off;
-      if (n <= cap && (this.count === 0 || this.rows[this.row(0) + START]! >= at + n - cap)) return at;
-      let grown = cap * 2;
-      while (grown < this.end - this.oldestStart() + n) grown *= 2;
-      this.rebuild(grown, this.rowCap);
-    }
+    const at = this.fit(n);
+    if (at !== undefined) return at;
+    let grown = this.bytes.length * 2;
+    while (grown < this.end - this.oldestStart() + n) grown *= 2;
+    this.rebuild(grown, this.rowCap);
+    // Rebuilt, the records sit from 0 and leave at least `n` bytes after them.
+    const after = this.fit(n);
+    if (after === undefined) throw new Error(`the journal's ring has no room for ${n} bytes after growing to ${grown}`);
+    return after;
+  }
+
+  /** The position for `n` bytes in the bytes as they are, if there is room. */
+  private fit(n: number): number | undefined {
+    const cap = this.bytes.length;
+    let at = this.end;
+    const off = at % cap;
+    // A record never wraps: the tail too short for it is skipped.
+    if (off + n > cap) at += cap - off;
+    return n <= cap && (this.count === 0 || this.rows[this.row(0) + START]! >= at + n - cap) ? at : undefined;
   }
 
   private oldestStart(): number {
