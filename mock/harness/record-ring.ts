@@ -135,7 +135,7 @@ export class RecordRing {
     const off = at % cap;
     // A record never wraps: the tail too short for it is skipped.
     if (off + n > cap) at += cap - off;
-    return n <= cap && (this.count === 0 || this.rows[this.row(0) + START]! >= at + n - cap) ? at : undefined;
+    return n <= cap && (this.count === 0 || this.oldestStart() >= at + n - cap) ? at : undefined;
   }
 
   private oldestStart(): number {
