@@ -1,7 +1,7 @@
 // What the bench's scripts share (bench/mock.ts, bench/ladder.ts): the bench's requests, its child servers
 // (compiled JavaScript in their own processes, with their CPU time and memory read from /proc), the load generator
 // (autocannon, in the calling process) and the rounds in which targets take turns.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -37,6 +37,36 @@ export const scenarios: Scenario[] = [
   },
 ];
 
+/** The CPUs this process may run on (/proc/self/status, Cpus_allowed_list: "0-3,6"). */
+function allowedCpus(): number[] {
+  const list = /^Cpus_allowed_list:\s*(\S+)/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '';
+  return list.split(',').filter(Boolean).flatMap((part) => {
+    const [a, b = a] = part.split('-').map(Number);
+    return Array.from({ length: b! - a! + 1 }, (_, i) => a! + i);
+  });
+}
+
+/**
+ * The load generator on a CPU of its own, the servers on the others (BENCH_PIN=0: no pinning). Why: on two shared
+ * vCPUs, with the load generator and the server scheduled on either, a target's rate swung up to 2x from one round
+ * to the next; pinned, a target's CPU per request moves a few percent between rounds. Every target is pinned
+ * alike, so no ratio favours one. Needs `taskset` (util-linux) and two CPUs; otherwise nothing is pinned.
+ */
+export const pinning = ((): { load: number; servers: string } | undefined => {
+  if (process.env.BENCH_PIN === '0') return undefined;
+  const cpus = allowedCpus();
+  if (cpus.length < 2) return undefined;
+  const pinned = spawnSync('taskset', ['-a', '-p', '-c', String(cpus[0]), String(process.pid)], { stdio: 'ignore' });
+  if (pinned.status !== 0) return undefined;
+  return { load: cpus[0]!, servers: cpus.slice(1).join(',') };
+})();
+
+/** How the run is pinned, for the report. */
+export const pinLine = (): string =>
+  pinning
+    ? `pinned (taskset): the load generator on CPU ${pinning.load}, every server on CPU ${pinning.servers} (BENCH_PIN=0: not pinned)`
+    : 'not pinned: the load generator and the servers share every CPU (BENCH_PIN=0, or no taskset, or one CPU)';
+
 export interface Child {
   name: string;
   url: string;
@@ -67,7 +97,9 @@ export async function freePort(): Promise<number> {
 
 /** Starts a child; its URL from the line it prints, or from `url` once GET `ready` answers. */
 export async function startChild(name: string, args: string[], opts: { printed?: RegExp; url?: string; ready?: string; env?: NodeJS.ProcessEnv }): Promise<Child> {
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
+  // taskset execs node in the same process: the pid stays the server's.
+  const [command, argv] = pinning ? ['taskset', ['-c', pinning.servers, process.execPath, ...args]] : [process.execPath, args];
+  const child: ChildProcess = spawn(command, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4096)));
   child.stderr!.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-4096)));

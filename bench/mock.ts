@@ -25,6 +25,7 @@ import {
   freePort,
   headers,
   loadLine,
+  pinLine,
   median,
   messages,
   openFds,
@@ -126,7 +127,7 @@ try {
 
   lines.push(`mock: node ${[...MOCK_NODE_FLAGS, 'bench/.out/mock/cli.js'].join(' ')} (compiled by tsc -p bench/tsconfig.json)`);
   lines.push(`node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the start`);
-  lines.push(loadLine(ROUNDS));
+  lines.push(loadLine(ROUNDS), pinLine());
   if (ceilings.length > 0) {
     lines.push(`bare+Nus: the bare server spending N µs of CPU on each request before answering (the machine's ceiling for a server doing that much work)`);
   }
