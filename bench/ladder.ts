@@ -1,9 +1,10 @@
 // `npm run bench:ladder`: where the mock's served time goes. The bench's chat request, then its streamed chat
 // request, against the bare server and a ladder of servers (bench/ladder-server.ts), each doing more of the mock's
-// work than the one before, up to the mock itself as `chatconform mock` serves it; the CPU time per request between two rungs is what that part of the
-// mock costs when served, with the network and the load generator as they are in the bench. Same method as
-// bench/mock.ts (rounds in which the targets take turns, medians, ratios within each round); BENCH_ROUNDS
-// (default 3) and BENCH_DURATION as there. Figures are printed, never asserted.
+// work than the one before, up to the mock itself as `chatconform mock` serves it; the CPU time per request
+// between two rungs is what that part of the mock costs when served, with the network and the load generator as
+// they are in the bench. Same method as bench/mock.ts (rounds in which the targets take turns, medians, ratios
+// within each round, pinned CPUs); BENCH_ROUNDS (default 3), BENCH_DURATION and BENCH_PIN as there. Figures are
+// printed, never asserted.
 import os from 'node:os';
 import path from 'node:path';
 import { rmSync, writeFileSync } from 'node:fs';

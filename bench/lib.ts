@@ -47,7 +47,8 @@ function allowedCpus(): number[] {
 }
 
 /**
- * The load generator on a CPU of its own, the servers on the others (BENCH_PIN=0: no pinning). Why: on two shared
+ * The load generator on a CPU of its own, the servers on the others (BENCH_PIN=0: no pinning); this process, the
+ * load generator, is pinned as the module loads, and every server `startChild` starts. Why: on two shared
  * vCPUs, with the load generator and the server scheduled on either, a target's rate swung up to 2x from one round
  * to the next; pinned, a target's CPU per request moves a few percent between rounds. Every target is pinned
  * alike, so no ratio favours one. Needs `taskset` (util-linux) and two CPUs; otherwise nothing is pinned.
