@@ -127,12 +127,19 @@ const server = http.createServer((req, res) => {
         return { status: 200, headers: a === undefined ? {} : HEADERS[a.kind], answer: a };
       }
       const headers = req.headers;
+      const one = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v.join(', ') : v);
       const result = await service!.handle({
         method: req.method ?? 'GET',
         path: req.url ?? '/',
-        header: (name) => {
-          const v = headers[name];
-          return Array.isArray(v) ? v.join(', ') : v;
+        header: (name) => one(headers[name]),
+        // What the journal records (rung 5), as the adapter gives it.
+        headers: () => {
+          const all: Record<string, string> = {};
+          for (const k in headers) {
+            const v = one(headers[k]);
+            if (v !== undefined) all[k] = v;
+          }
+          return all;
         },
         body: bodyFromBytes(bytes),
       });
