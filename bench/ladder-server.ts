@@ -27,7 +27,7 @@ import { parseChatRequest, type ChatRequest } from '../mock/core/request.ts';
 import { encodeStream } from '../mock/core/sse-encoder.ts';
 import { fnv1a } from '../mock/core/tokens.ts';
 import { PromptCache } from '../mock/core/usage.ts';
-import { startMockServer, TurnEnd, WriteSlabs } from '../mock/server.ts';
+import { startMockServer, toCoreRequest, TurnEnd, WriteSlabs } from '../mock/server.ts';
 import { createMockService } from '../mock/service.ts';
 import { validate } from '../spec/validator.ts';
 
@@ -126,23 +126,8 @@ const server = http.createServer((req, res) => {
         const a = answer(bytes, req.headers.authorization);
         return { status: 200, headers: a === undefined ? {} : HEADERS[a.kind], answer: a };
       }
-      const headers = req.headers;
-      const one = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v.join(', ') : v);
-      const result = await service!.handle({
-        method: req.method ?? 'GET',
-        path: req.url ?? '/',
-        header: (name) => one(headers[name]),
-        // What the journal records (rung 5), as the adapter gives it.
-        headers: () => {
-          const all: Record<string, string> = {};
-          for (const k in headers) {
-            const v = one(headers[k]);
-            if (v !== undefined) all[k] = v;
-          }
-          return all;
-        },
-        body: bodyFromBytes(bytes),
-      });
+      // The request as the adapter gives it to the core (its headers are what the journal records in rung 5).
+      const result = await service!.handle(toCoreRequest(req, req.url ?? '/', bodyFromBytes(bytes)));
       const a: Answer | undefined =
         result.kind === 'json' ? { kind: 'json', text: jsonText(result.body) } : result.kind === 'sse' ? { kind: 'sse', pieces: result.pieces } : undefined;
       return { status: result.status, headers: result.headers, answer: a };

@@ -243,7 +243,8 @@ function pathOf(target: string, origin: string): string | undefined {
   return url.origin === origin ? url.pathname : undefined;
 }
 
-function toCoreRequest(req: http.IncomingMessage, path: string, body: BodySource): CoreRequest {
+/** The core's plain request for an IncomingMessage (exported for the bench's ladder, bench/ladder-server.ts). */
+export function toCoreRequest(req: http.IncomingMessage, path: string, body: BodySource): CoreRequest {
   const headers = req.headers;
   return {
     method: req.method ?? 'GET',

@@ -2,34 +2,21 @@
 // bench's two chat requests with what the contract asks for: a figure for a rung that answered less would flatter
 // it. Every rung is started as `npm run bench:ladder` starts it (its own process, stopped by its process group),
 // and its answers are checked with the kit's one validator and one SSE decoder.
-import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
 import { repoRoot } from '../../suites/lib/discovery/config.ts';
 import { decodeSse } from '../../suites/lib/decoding/sse.ts';
 import { validate } from '../../spec/validator.ts';
+import { CliProcesses, stop } from './support/cli-process.ts';
 
 const RUNGS = [0, 1, 2, 3, 4, 5, 6];
 const messages = [{ role: 'user', content: 'Benchmark the mock with a short question about rivers and mountains.' }];
 
-async function startRung(rung: number): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/ladder-server.ts', String(rung)], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  let out = '';
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`rung ${rung} did not start in 30 s: ${out}`)), 30_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`rung ${rung} exited ${code}: ${out}`)));
-  });
-  return { url, child };
-}
+const rungs = new CliProcesses(path.join(repoRoot, 'bench/ladder-server.ts'));
+test.afterAll(() => rungs.stopAll());
+/** `ladder-N listening on URL`. */
+const rungUrl = (out: string): string | undefined => /listening on (http:\/\/\S+)/.exec(out)?.[1];
 
 const chat = (url: string, body: Record<string, unknown>): Promise<Response> =>
   fetch(`${url}/v1/chat/completions`, {
@@ -40,7 +27,7 @@ const chat = (url: string, body: Record<string, unknown>): Promise<Response> =>
 
 for (const rung of RUNGS) {
   test(`ladder rung ${rung} answers the bench's chat and streamed chat as the contract asks`, async () => {
-    const { url, child } = await startRung(rung);
+    const { url, child } = await rungs.start([String(rung)], rungUrl);
     try {
       const plain = await chat(url, {});
       expect(plain.status).toBe(200);
@@ -62,7 +49,7 @@ for (const rung of RUNGS) {
       expect(chunks.at(-1)!.choices).toEqual([]);
       expect(chunks.at(-1)!.usage).toBeDefined();
     } finally {
-      if (child.exitCode === null && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      stop(child, 'SIGKILL');
     }
   });
 }

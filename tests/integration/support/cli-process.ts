@@ -30,8 +30,11 @@ export interface Ran {
 export class CliProcesses {
   private readonly children: ChildProcess[] = [];
 
+  /** `script`: the command's entry point, or another of the kit's scripts run the same way (a bench server). */
+  constructor(private readonly script: string = CLI) {}
+
   private spawn(args: readonly string[]): ChildProcess {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(process.execPath, ['--import', 'tsx', this.script, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     this.children.push(child);
     return child;
   }
