@@ -4,7 +4,7 @@
 // long Content-Length, bad chunking, pipelining, garbage) and random bytes. It prints the count per status, every
 // 500, hang (no answer within 15 s) or crash, the mock's peak RSS, and the cut-off times of a slow-header client, a
 // stalled body and a slow body under the default bounds. Without --url it starts the mock as a child process
-// (`mock/cli.ts --port 0`) so that its RSS and a crash can be seen.
+// (`cli/mock-main.ts --port 0`) so that its RSS and a crash can be seen.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -199,7 +199,7 @@ interface Mock {
 
 async function startMock(): Promise<Mock> {
   if (GIVEN_URL) return { url: GIVEN_URL };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'mock/cli.ts', '--port', '0'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/mock-main.ts', '--port', '0'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d) => {

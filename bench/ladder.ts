@@ -30,7 +30,7 @@ buildBench();
 /** The bench's chat request, then its streamed one. */
 const ladderScenarios = scenarios.filter((s) => s.method === 'POST');
 const recordedFile = path.join(os.tmpdir(), `chatconform-ladder-${process.pid}.json`);
-const mock = await startChild('mock', [...MOCK_NODE_FLAGS, path.join(OUT, 'mock/cli.js'), '--port', '0'], { printed: /mock listening on (http:\/\/\S+)/ });
+const mock = await startChild('mock', [...MOCK_NODE_FLAGS, path.join(OUT, 'cli/mock-main.js'), '--port', '0'], { printed: /mock listening on (http:\/\/\S+)/ });
 const children: Child[] = [mock];
 const lines: string[] = [];
 try {

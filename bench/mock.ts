@@ -99,7 +99,7 @@ const TARGET_W = 11;
 
 buildBench();
 const recordedFile = path.join(os.tmpdir(), `chatconform-bench-${process.pid}.json`);
-const mock = await startChild('mock', [...MOCK_NODE_FLAGS, path.join(OUT, 'mock/cli.js'), '--port', '0'], { printed: /mock listening on (http:\/\/\S+)/ });
+const mock = await startChild('mock', [...MOCK_NODE_FLAGS, path.join(OUT, 'cli/mock-main.js'), '--port', '0'], { printed: /mock listening on (http:\/\/\S+)/ });
 const children: Child[] = [mock];
 const lines: string[] = [];
 try {
@@ -125,7 +125,7 @@ try {
   }
   const targets = [mock, bare, ...ceilings, ...(aimock ? [aimock] : [])];
 
-  lines.push(`mock: node ${[...MOCK_NODE_FLAGS, 'bench/.out/mock/cli.js'].join(' ')} (compiled by tsc -p bench/tsconfig.json)`);
+  lines.push(`mock: node ${[...MOCK_NODE_FLAGS, 'bench/.out/cli/mock-main.js'].join(' ')} (compiled by tsc -p bench/tsconfig.json)`);
   lines.push(`node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the start`);
   lines.push(loadLine(ROUNDS), pinLine());
   if (ceilings.length > 0) {

@@ -3,12 +3,12 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
-import { ENV } from '../suites/lib/discovery/config.ts';
-import { CONFIG_FILE_NAMES } from '../suites/lib/discovery/config-file.ts';
-import { initConfig } from '../suites/lib/discovery/init-config.ts';
-import { baselineFromResults } from '../suites/reporter/baseline.ts';
-import { formatVerification, verifyBundle } from '../suites/reporter/bundle.ts';
-import { CompareUsageError, loadReport } from '../suites/reporter/cli.ts';
+import { ENV } from '../run/config.ts';
+import { CONFIG_FILE_NAMES } from '../run/config-file.ts';
+import { initConfig } from '../run/init-config.ts';
+import { baselineFromResults } from '../report/baseline.ts';
+import { formatVerification, verifyBundle } from '../report/bundle.ts';
+import { CompareUsageError, loadReport } from '../report/cli.ts';
 import type { Io } from './program.ts';
 import { ConfigError, EXIT, UsageError } from './usage.ts';
 

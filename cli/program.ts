@@ -1,7 +1,7 @@
 // The `chatconform` command: its subcommands, and one policy for bad input on all of them. Commander parses;
 // every parse error and every UsageError becomes one line on stderr and exit 2; --help and --version exit 0.
 import { Command, CommanderError } from 'commander';
-import { kitPackage } from '../suites/lib/discovery/config.ts';
+import { kitPackage } from '../run/config.ts';
 import { mockCommand } from './mock.ts';
 import { proxyCommand } from './proxy.ts';
 import { openapiCommand } from './openapi.ts';

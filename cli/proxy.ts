@@ -4,8 +4,8 @@
 import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { startTrafficProxy } from '../proxy/index.ts';
-import { reportDirOf } from '../suites/lib/discovery/config.ts';
-import { paintFor, renderSummary } from '../suites/reporter/terminal.ts';
+import { reportDirOf } from '../run/config.ts';
+import { paintFor, renderSummary } from '../report/terminal.ts';
 import { integerFrom, portNumber, UsageError } from './usage.ts';
 
 interface ProxyFlags {

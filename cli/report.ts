@@ -1,8 +1,8 @@
 // `chatconform report compare OLD NEW`: what regressed and what improved between two runs
-// (suites/reporter/compare.ts). Exit 1 when something regressed, 2 when the files cannot be compared.
+// (report/compare.ts). Exit 1 when something regressed, 2 when the files cannot be compared.
 import { Command } from 'commander';
-import { CompareUsageError, compareFiles, loadReport } from '../suites/reporter/cli.ts';
-import { renderSummary } from '../suites/reporter/terminal.ts';
+import { CompareUsageError, compareFiles, loadReport } from '../report/cli.ts';
+import { renderSummary } from '../report/terminal.ts';
 import { UsageError } from './usage.ts';
 
 export function reportCommand(done: (code: number) => void): Command {

@@ -1,8 +1,8 @@
 // `--list`, and the check that a partial run runs something: Playwright's own listing of the suite
-// (`--list --reporter=json`) under the run's environment, so the selection (suites/lib/discovery/selection.ts,
+// (`--list --reporter=json`) under the run's environment, so the selection (run/selection.ts,
 // tags and files) is applied exactly as the run applies it; each test's `req(...)` annotations name its IDs.
 import { execFileSync } from 'node:child_process';
-import { REQUIREMENT_ANNOTATION } from '../suites/lib/check.ts';
+import { REQUIREMENT_ANNOTATION } from '../judge/checker.ts';
 import { CONFORMANCE_CONFIG, playwrightCli } from './kit-files.ts';
 
 export interface ListedTest {

@@ -3,7 +3,7 @@
 // records exchanges when asked (recorder.ts). `stop()` closes it and writes the four report files.
 import { DEFAULT_CAPTURE_LIMIT, startProxy, type CapturedExchange } from './forward.ts';
 import { Traffic, type Violation } from './traffic.ts';
-import type { ConformanceReport } from '../suites/reporter/json.ts';
+import type { ConformanceReport } from '../report/json.ts';
 
 export { Traffic, type Violation } from './traffic.ts';
 export type { CapturedExchange } from './forward.ts';

@@ -4,8 +4,8 @@
 // wherever else they appear. An event stream is kept as its events, with the boundaries it was sent with.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { decodeSse } from '../suites/lib/decoding/sse.ts';
-import { CREDENTIAL_HEADER } from '../suites/lib/transport/redact.ts';
+import { decodeSse } from '../judge/decoding/sse.ts';
+import { CREDENTIAL_HEADER } from '../spec/redact.ts';
 import { nextSequence, RECORDING_FORMAT, recordingFileName, type Recording } from '../mock/replay/recording.ts';
 import type { CapturedExchange } from './forward.ts';
 

@@ -4,16 +4,16 @@
 // a suite run writes are written from it (one outcome per exchange; per requirement, how many exchanges honoured
 // it and broke it).
 import { requirements, getRequirement, type Requirement } from '../spec/requirements/index.ts';
-import type { CheckRecord } from '../suites/lib/check.ts';
-import { isObject, type Json } from '../suites/checks/check.ts';
-import { CREDENTIAL_HEADER, redact } from '../suites/lib/transport/redact.ts';
-import { buildReport, type ConformanceReport } from '../suites/reporter/json.ts';
-import { aggregate, firstLine, oneLine, type TestOutcome } from '../suites/reporter/results.ts';
-import { kitInfo, publicUrl, specInfo, type RunInfo } from '../suites/reporter/run-info.ts';
+import type { CheckRecord } from '../judge/checker.ts';
+import { isObject, type Json } from '../judge/checks/check.ts';
+import { CREDENTIAL_HEADER, redact } from '../spec/redact.ts';
+import { buildReport, type ConformanceReport } from '../report/json.ts';
+import { aggregate, firstLine, oneLine, type TestOutcome } from '../report/results.ts';
+import { kitInfo, publicUrl, specInfo, type RunInfo } from '../report/run-info.ts';
 import { CONTRACT } from '../spec/requirements/index.ts';
-import { writeReports } from '../suites/reporter/index.ts';
+import { writeReports } from '../report/write.ts';
 import type { CapturedExchange } from './forward.ts';
-import { decodedBody, judgeExchange, routeOf } from './judge.ts';
+import { decodedBody, judgeExchange, routeOf } from './judge-exchange.ts';
 import { Recorder } from './recorder.ts';
 
 /**

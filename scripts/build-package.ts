@@ -72,7 +72,7 @@ export function build(): void {
   const declarations = rewriteDeclarationSpecifiers();
   placeMapSources();
   chmodSync(path.join(DIST, 'cli/main.js'), 0o755);
-  // The commit the package was built from: a certification bundle records it (suites/reporter/bundle.ts kitCommit).
+  // The commit the package was built from: a certification bundle records it (report/bundle.ts kitCommit).
   const commit = gitCommit();
   if (commit) writeFileSync(path.join(DIST, 'build-info.json'), `${JSON.stringify({ commit }, null, 2)}\n`);
   console.log(`built dist/: ${copied} data files copied, ${declarations} declaration files' import specifiers set to .js`);

@@ -78,7 +78,7 @@ function linksTable(): string[] {
   return [
     '## Where each requirement is judged',
     '',
-    'Generated from the sources: the check functions that judge it (`suites/checks/`), the conformance tests that declare it',
+    'Generated from the sources: the check functions that judge it (`judge/checks/`), the conformance tests that declare it',
     '(`req(...)`), the mock code that names it, and the defect modes (`mock/defects.ts`) that break it. **type only** marks a',
     'rule that only the schema checks judge (its JSON type and presence), with no check of what the value means.',
     '',

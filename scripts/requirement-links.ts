@@ -6,13 +6,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFECTS } from '../mock/defects.ts';
-import { ALL_CHECKS } from '../suites/checks/registry.ts';
+import { ALL_CHECKS } from '../judge/checks/registry.ts';
 import { getRequirement, requirements } from '../spec/requirements/index.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export interface RequirementLinks {
-  /** Check functions (suites/checks/) with file:line. */
+  /** Check functions (judge/checks/) with file:line. */
   checks: string[];
   /** Tests that declare it (req(...)) or judge it directly, with file:line. */
   tests: string[];
@@ -39,8 +39,8 @@ export function requirementLinks(): Map<string, RequirementLinks> {
     if (l && !l[key].includes(where)) l[key].push(where);
   };
 
-  // Check functions: `check('ID', function name(` in suites/checks/, and the rows of the schema rule tables.
-  const checkSources = sources('suites/checks');
+  // Check functions: `check('ID', function name(` in judge/checks/, and the rows of the schema rule tables.
+  const checkSources = sources('judge/checks');
   const named = new Set(ALL_CHECKS.map((c) => `${c.id} ${c.name}`));
   for (const { file, lines } of checkSources) {
     lines.forEach((line, i) => {
@@ -51,7 +51,7 @@ export function requirementLinks(): Map<string, RequirementLinks> {
     });
   }
   // Schema fallbacks and null rules are named in registry.ts.
-  for (const c of ALL_CHECKS) if (c.name === 'schemaRule' && links.get(c.id)?.checks.length === 0) add(c.id, 'checks', 'schema fallback (suites/checks/registry.ts)');
+  for (const c of ALL_CHECKS) if (c.name === 'schemaRule' && links.get(c.id)?.checks.length === 0) add(c.id, 'checks', 'schema fallback (judge/checks/registry.ts)');
 
   // Tests: the line of each test() whose req(...) names the ID, and lines elsewhere in the specs judging it.
   for (const { file, lines } of [...sources('suites').filter((s) => s.file.endsWith('.spec.ts'))]) {

@@ -1,10 +1,10 @@
 // Authentication of POST /v1/chat/completions (sections 4 and 5): the credential is required; a key limited
 // to a list of models, and a key below an entry's min_tier, are refused rather than rerouted.
 import { req, test } from './lib/test-fixtures.ts';
-import { judgeRefusal } from './checks/judge.ts';
+import { judgeRefusal } from '../judge/judge-response.ts';
 import { answeredBy, chatModel, errorFieldsOf, invalidKey, noModelReason, notARefusal, SHORT_PROMPT, userMessage } from './lib/requests/chat.ts';
-import { judgeCompletion } from './checks/judge.ts';
-import { usableModels } from './lib/discovery/discovery.ts';
+import { judgeCompletion } from '../judge/judge-response.ts';
+import { usableModels } from './lib/discovery.ts';
 
 const CAP = 8;
 

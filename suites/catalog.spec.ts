@@ -1,10 +1,10 @@
 // The model catalog: GET /v1/models and GET /v1/models/{model_id} (sections 2.10, 2.11, 4.1, 4.2, 5, 9).
 import { isDeepStrictEqual } from 'node:util';
-import { noUsableReason } from './lib/discovery/discovery.ts';
+import { noUsableReason } from './lib/discovery.ts';
 import { req, test } from './lib/test-fixtures.ts';
-import { judgeModelEntry, judgeModelList } from './checks/judge.ts';
-import type { ModelEntry } from './lib/discovery/discovery.ts';
-import type { TargetResponse } from './lib/transport/target.ts';
+import { judgeModelEntry, judgeModelList } from '../judge/judge-response.ts';
+import type { ModelEntry } from './lib/discovery.ts';
+import type { TargetResponse } from '../judge/exchange.ts';
 
 /** At most this many single-entry reads per run: a live catalog can hold hundreds of entries. */
 const MAX_ENTRY_READS = 25;

@@ -1,7 +1,7 @@
 // POST /v1/chat/completions: the request fields (2.1, 2.2), the non-streamed response (2.9), token caps
 // (2.1, 4.3 rule 2), and what a standard client needs (section 1).
 import { req, test } from './lib/test-fixtures.ts';
-import { judgeCompletion } from './checks/judge.ts';
+import { judgeCompletion } from '../judge/judge-response.ts';
 
 import { aiSdkProvider, openaiClient } from './lib/clients/sdk-clients.ts';
 import {
@@ -19,7 +19,7 @@ import {
   userMessage,
   type Json,
 } from './lib/requests/chat.ts';
-import { pickModel, usableModels } from './lib/discovery/discovery.ts';
+import { pickModel, usableModels } from './lib/discovery.ts';
 import { generateText, streamText } from 'ai';
 
 /** How many models the "answered by the requested model" test asks (cheapest first). */

@@ -3,8 +3,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
-import { selectionGrep, selectionOf } from './lib/discovery/selection.ts';
-import { applyConfigFile } from './lib/discovery/config-file.ts';
+import { selectionGrep, selectionOf } from '../run/selection.ts';
+import { applyConfigFile } from '../run/config-file.ts';
 
 // chatconform.config.json (or .yaml) in the working directory or a parent fills in what flags and the environment
 // left unset; the workers inherit the result.
@@ -30,7 +30,7 @@ export default defineConfig({
   // Bounded: a hanging target fails its tests in time, it never hangs the run.
   timeout: 60_000,
   retries: 0,
-  reporter: [[progress], [`./reporter/index${ext}`]],
+  reporter: [[progress], [`./reporter${ext}`]],
   // A partial run (CONFORMANCE_REQUIREMENTS, _SECTIONS, _LEVELS, _EXCLUDE_REQUIREMENTS): the tests tagged with the
   // selected requirement IDs. The reporter reads the same variables and calls the verdict partial.
   ...selectionGrep(selectionOf()),

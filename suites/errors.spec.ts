@@ -1,9 +1,9 @@
 // Refusals of POST /v1/chat/completions (sections 4.3 and 7): the error body, refusals before a stream
 // opens, requests missing required fields, and the model refusals (deactivated, unavailable, unknown).
 import { req, test } from './lib/test-fixtures.ts';
-import { judgeRefusal } from './checks/judge.ts';
+import { judgeRefusal } from '../judge/judge-response.ts';
 import { answeredBy, chatModel, errorFieldsOf, isObject, limitHeaders, noModelReason, notARefusal, outcomeOf, SHORT_PROMPT, timeFor, unknownModelId, userMessage, type Json } from './lib/requests/chat.ts';
-import type { TargetResponse } from './lib/transport/target.ts';
+import type { TargetResponse } from '../judge/exchange.ts';
 
 const CAP = 8;
 const isClientError = (s: number) => s >= 400 && s < 500;

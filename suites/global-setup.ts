@@ -9,12 +9,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startMockServer } from '../mock/server.ts';
-import { ENV, gateOf, repoRoot, runConfig, secrets } from './lib/discovery/config.ts';
-import { loadBaseline } from './reporter/baseline.ts';
-import { discover, saveDiscovery } from './lib/discovery/discovery.ts';
-import { budgetOf } from './lib/discovery/profile.ts';
-import { Target } from './lib/transport/target.ts';
-import { closeIdleConnections } from './lib/transport/http.ts';
+import { ENV, gateOf, repoRoot, runConfig, secrets } from '../run/config.ts';
+import { loadBaseline } from '../report/baseline.ts';
+import { discover, saveDiscovery } from './lib/discovery.ts';
+import { budgetOf } from '../run/profile.ts';
+import { Target } from '../run/target.ts';
+import { closeIdleConnections } from '../run/http.ts';
 
 export const MOCK_PROFILE = path.join(repoRoot, 'fixtures/profiles/mock.json');
 

@@ -2,10 +2,10 @@
 // entry; an image part is accepted by an entry with supports_images true and refused (a section 7 error,
 // never an answer) by one with supports_images false. The refusal's status and code are not in the contract.
 import { req, test } from './lib/test-fixtures.ts';
-import { judgeRefusal } from './checks/judge.ts';
-import { pickModel, type ModelEntry, noUsableReason } from './lib/discovery/discovery.ts';
+import { judgeRefusal } from '../judge/judge-response.ts';
+import { pickModel, type ModelEntry, noUsableReason } from './lib/discovery.ts';
 import { checkAccepted, isAccessRefusal, probeCap, skipIfUnavailable, TINY_PNG_DATA_URL } from './lib/requests/features.ts';
-import type { TargetResponse } from './lib/transport/target.ts';
+import type { TargetResponse } from '../judge/exchange.ts';
 
 const describeEntry = (m: ModelEntry) => `${m.id} (supports_images ${String(m.supports_images)}, supports_caching ${String(m.supports_caching)})`;
 

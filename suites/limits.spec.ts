@@ -3,9 +3,9 @@
 import { req, test } from './lib/test-fixtures.ts';
 
 import { chatModel, completionTokensOf, LONG_ANSWER_PROMPT, errorFieldsOf, limitHeaders, noModelReason, outcomeOf, SHORT_PROMPT, usageOf, userMessage } from './lib/requests/chat.ts';
-import { judgeCompletion } from './checks/judge.ts';
-import { usableModels } from './lib/discovery/discovery.ts';
-import type { TargetResponse } from './lib/transport/target.ts';
+import { judgeCompletion } from '../judge/judge-response.ts';
+import { usableModels } from './lib/discovery.ts';
+import type { TargetResponse } from '../judge/exchange.ts';
 
 /**
  * Just over the limit under both readings of "10 MB" (10,000,000 and 10,485,760 bytes), with a margin.

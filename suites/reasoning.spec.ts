@@ -4,10 +4,10 @@
 // Entries are picked by supports_reasoning from the live catalog. thinking_config is an unspecified block
 // (a gap): it only makes messages more helpful, it never decides a verdict.
 import { req, test } from './lib/test-fixtures.ts';
-import { judgeRefusal } from './checks/judge.ts';
-import { pickModel, usableModels, type ModelEntry, noUsableReason } from './lib/discovery/discovery.ts';
+import { judgeRefusal } from '../judge/judge-response.ts';
+import { pickModel, usableModels, type ModelEntry, noUsableReason } from './lib/discovery.ts';
 import { checkAccepted, refusedForAccess, checkStreamAccepted, firstMessage, isObject, probeCap, skipIfUnavailable } from './lib/requests/features.ts';
-import { judgeStream } from './checks/judge.ts';
+import { judgeStream } from '../judge/judge-response.ts';
 
 /** An effort value no entry's set contains. */
 const INVALID_EFFORT = 'chatconform-invalid-effort';

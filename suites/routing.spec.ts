@@ -3,13 +3,13 @@
 // none changes the model: whatever the preferences, a 200 answer names the requested entry. An
 // allow_fallbacks refusal is judged only with the target's cooperation (see routing-probes.ts).
 import { req, test } from './lib/test-fixtures.ts';
-import type { Checker } from './lib/check.ts';
-import { judgeCompletion, judgeRefusal } from './checks/judge.ts';
-import { pickModel, usableModels, type Discovery, type ModelEntry, noUsableReason } from './lib/discovery/discovery.ts';
-import type { Profile } from './lib/discovery/profile.ts';
+import type { Checker } from '../judge/checker.ts';
+import { judgeCompletion, judgeRefusal } from '../judge/judge-response.ts';
+import { pickModel, usableModels, type Discovery, type ModelEntry, noUsableReason } from './lib/discovery.ts';
+import type { Profile } from '../run/profile.ts';
 import { checkAccepted, isObject, outcomeOf, probeCap, skipIfUnavailable } from './lib/requests/features.ts';
 import { allowFallbacksCooperation, noSuchRoute, orderProbes, sortProbes } from './lib/requests/routing.ts';
-import type { Target, TargetResponse } from './lib/transport/target.ts';
+import type { Target, TargetResponse } from '../run/target.ts';
 
 /** How many models the "no preference changes the model" test spreads its combinations over. */
 const MODELS_FOR_COMBINATIONS = 3;

@@ -2,15 +2,15 @@
 // 2.1/2.6 (stream, stream_options). Every stream is decoded by the reference consumer and judged by
 // lib/stream-checks.ts; the framing variants prove the suite accepts what section 6 allows.
 import { req, test } from './lib/test-fixtures.ts';
-import { judgeCompletion, judgeRefusal, judgeStream } from './checks/judge.ts';
-import { streamedAnswer, streamUsage, type ChatStream } from './lib/decoding/chat-stream.ts';
-import { pickModel, searchModels, usableModels, type Discovery, type ModelEntry, noUsableReason } from './lib/discovery/discovery.ts';
-import type { Profile } from './lib/discovery/profile.ts';
+import { judgeCompletion, judgeRefusal, judgeStream } from '../judge/judge-response.ts';
+import { streamedAnswer, streamUsage, type ChatStream } from '../judge/decoding/chat-stream.ts';
+import { pickModel, searchModels, usableModels, type Discovery, type ModelEntry, noUsableReason } from './lib/discovery.ts';
+import type { Profile } from '../run/profile.ts';
 import { checkStreamProvenance } from './lib/requests/search.ts';
-import { warnClientNote } from './lib/check.ts';
+import { warnClientNote } from './lib/declare.ts';
 import { validate, formatIssues } from '../spec/validator.ts';
 import { getRequirement } from '../spec/requirements/index.ts';
-import type { TargetResponse } from './lib/transport/target.ts';
+import type { TargetResponse } from '../judge/exchange.ts';
 
 const HELLO = [{ role: 'user', content: 'Say hello in one short sentence.' }];
 /** Small caps: a paid deployment is billed per token. */

@@ -2,12 +2,12 @@
 // the calls a completion returns, sending calls and their results back, and the refusal of tool calls that
 // no declared tool backs.
 import { req, test } from './lib/test-fixtures.ts';
-import { judgeCompletion, judgeRefusal } from './checks/judge.ts';
-import { judgeStream } from './checks/judge.ts';
-import { pickModel, type Discovery, noUsableReason } from './lib/discovery/discovery.ts';
-import type { Checker } from './lib/check.ts';
-import type { Profile } from './lib/discovery/profile.ts';
-import type { TargetResponse } from './lib/transport/target.ts';
+import { judgeCompletion, judgeRefusal } from '../judge/judge-response.ts';
+import { judgeStream } from '../judge/judge-response.ts';
+import { pickModel, type Discovery, noUsableReason } from './lib/discovery.ts';
+import type { Checker } from '../judge/checker.ts';
+import type { Profile } from '../run/profile.ts';
+import type { TargetResponse } from '../judge/exchange.ts';
 import {
   BARE_TOOL,
   TIME_TOOL,

@@ -1,15 +1,15 @@
 // Hosted web search (sections 2.7, 2.9, 4.3 rule 6, 6 rule 8, 7, 8): requesting it (web_search_options or a
 // bare web_search tool), validating its options, reporting its provenance, and the upfront refusals: a model
 // that cannot search, and an output budget below the entry's minimum. Which models search is learned by the
-// discovery probes (suites/lib/discovery/discovery.ts), never assumed.
+// discovery probes (suites/lib/discovery.ts), never assumed.
 import { req, test } from './lib/test-fixtures.ts';
-import { judgeCompletion, judgeRefusal } from './checks/judge.ts';
-import { judgeStream } from './checks/judge.ts';
-import { assembledCompletion } from './checks/stream.ts';
+import { judgeCompletion, judgeRefusal } from '../judge/judge-response.ts';
+import { judgeStream } from '../judge/judge-response.ts';
+import { assembledCompletion } from '../judge/checks/stream.ts';
 import { searchTakers, checkStreamProvenance } from './lib/requests/search.ts';
-import type { Checker } from './lib/check.ts';
-import type { Discovery } from './lib/discovery/discovery.ts';
-import type { Target, TargetResponse } from './lib/transport/target.ts';
+import type { Checker } from '../judge/checker.ts';
+import type { Discovery } from './lib/discovery.ts';
+import type { Target, TargetResponse } from '../run/target.ts';
 import {
   BAD_CONTEXT_SIZES,
   BUDGET_MESSAGE,

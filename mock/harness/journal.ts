@@ -3,7 +3,7 @@
 // `size` entries (the oldest is dropped first) and at most `bodyBytes` of each request body. Credentials are
 // masked whenever the journal is served, so no key ever leaves the mock.
 import type { BodySource, CoreResult } from '../core/http.ts';
-import { redactHeaders } from '../../suites/lib/transport/redact.ts';
+import { redactHeaders } from '../../spec/redact.ts';
 import { RecordRing, type StoredRecord } from './record-ring.ts';
 
 /** What became of a request, as far as the mock decided it (a client that hangs up mid-stream is not seen here). */

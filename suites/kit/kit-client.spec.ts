@@ -3,7 +3,7 @@
 import { req, test } from '../lib/test-fixtures.ts';
 import { errorFieldsOf, isObject, SHORT_PROMPT, timeFor, userMessage } from '../lib/requests/chat.ts';
 import { chatRetryingUnavailable } from '../lib/clients/kit-policies.ts';
-import type { TargetResponse } from '../lib/transport/target.ts';
+import type { TargetResponse } from '../../judge/exchange.ts';
 
 const CAP = 8;
 

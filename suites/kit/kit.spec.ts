@@ -6,18 +6,18 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { req, test } from '../lib/test-fixtures.ts';
-import { readChatStream, streamedAnswer, StreamFailure, type ChatStream } from '../lib/decoding/chat-stream.ts';
-import { decodeSse, transcribeSse, type SseEvent } from '../lib/decoding/sse.ts';
-import { repoRoot, type RunConfig } from '../lib/discovery/config.ts';
-import { pickModel, usableModels, type Discovery, type ModelEntry } from '../lib/discovery/discovery.ts';
+import { readChatStream, streamedAnswer, StreamFailure, type ChatStream } from '../../judge/decoding/chat-stream.ts';
+import { decodeSse, transcribeSse, type SseEvent } from '../../judge/decoding/sse.ts';
+import { repoRoot, type RunConfig } from '../../run/config.ts';
+import { pickModel, usableModels, type Discovery, type ModelEntry } from '../lib/discovery.ts';
 import { searchReport } from '../lib/requests/search.ts';
-import { assembledCompletion } from '../checks/stream.ts';
-import { COMPLETION_CHECKS } from '../checks/completion.ts';
-import { COMPLETION_SCHEMA_CHECKS } from '../checks/registry.ts';
-import { Checker } from '../lib/check.ts';
-import { streamUsage } from '../lib/decoding/chat-stream.ts';
+import { assembledCompletion } from '../../judge/checks/stream.ts';
+import { COMPLETION_CHECKS } from '../../judge/checks/completion.ts';
+import { COMPLETION_SCHEMA_CHECKS } from '../../judge/checks/registry.ts';
+import { Checker } from '../../judge/checker.ts';
+import { streamUsage } from '../../judge/decoding/chat-stream.ts';
 import { chatRetryingUnavailable, RESPONSE_ONLY_MESSAGE_FIELDS, toRequestMessage } from '../lib/clients/kit-policies.ts';
-import type { TargetResponse } from '../lib/transport/target.ts';
+import type { TargetResponse } from '../../judge/exchange.ts';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -163,9 +163,9 @@ const MOCK_CATALOG = path.join(repoRoot, 'fixtures/mock/catalog.json');
 test.describe("the kit's own code", () => {
   test('never reads or expects a backend-naming catalog field', req('CAT-003'), async ({ check }) => {
     const listed = new Set(Object.keys((JSON.parse(readFileSync(MODEL_SCHEMA, 'utf8')) as { properties: Json }).properties));
-    const discoverySource = readFileSync(path.join(repoRoot, 'suites/lib/discovery/discovery.ts'), 'utf8');
+    const discoverySource = readFileSync(path.join(repoRoot, 'suites/lib/discovery.ts'), 'utf8');
     const block = /export interface ModelEntry \{([\s\S]*?)\n\}/.exec(discoverySource)?.[1];
-    if (!block) return check.skip('suites/lib/discovery/discovery.ts declares no ModelEntry interface to inspect');
+    if (!block) return check.skip('suites/lib/discovery.ts declares no ModelEntry interface to inspect');
     const declared = [...block.matchAll(/^\s*(\w+)\??:/gm)].map((m) => m[1]!);
     const unlisted = declared.filter((f) => !listed.has(f));
     check.that('CAT-003', unlisted.length === 0, () => `the kit's catalog entry type declares fields 2.10 does not list: ${unlisted.join(', ')}`);
@@ -404,7 +404,7 @@ test.describe('search actions without url', () => {
       usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7, service_web_search_calls: 1 },
     };
     // The checks a target's completion goes through, run on a scratch checker: none may fail or warn.
-    const scratch = new Checker({ annotations: [] }, target);
+    const scratch = new Checker(target);
     scratch.apply(COMPLETION_SCHEMA_CHECKS, { values: [{ label: 'completion', data: body }] });
     scratch.apply(COMPLETION_CHECKS, { body, model: 'm', what: 'completion' });
     const complaints = scratch.records.filter((r) => r.status === 'fail' || r.status === 'warn' || r.status === 'error');

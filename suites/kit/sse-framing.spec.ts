@@ -4,7 +4,7 @@
 import { req, test } from '../lib/test-fixtures.ts';
 import { CONSUMER_IDS, describeEncoderCase, describeFramingCase, encoderCase, encoderLaw, framingCase, framingLaw, type Decode } from '../lib/properties/arb/sse.ts';
 import { checkProperty } from '../lib/properties/runner.ts';
-import { decodeSse } from '../lib/decoding/sse.ts';
+import { decodeSse } from '../../judge/decoding/sse.ts';
 
 /** The consumer under test: lib/decoding/sse.ts, as every streamed check uses it. */
 const decode: Decode = (chunks) => decodeSse(chunks).map((e) => e.data);

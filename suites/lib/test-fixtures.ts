@@ -2,10 +2,12 @@
 // At the end of every test its check records and exchanges are attached as one evidence document, which
 // the reporter turns into per-requirement results; a failed MUST record fails the test there, and only there.
 import { test as base } from '@playwright/test';
-import { Checker, EVIDENCE_ATTACHMENT, failureSummary } from './check.ts';
-import { runConfig, type RunConfig } from './discovery/config.ts';
-import { loadDiscovery, type Discovery } from './discovery/discovery.ts';
-import { Target } from './transport/target.ts';
+import { Checker, EVIDENCE_ATTACHMENT, failureSummary } from '../../judge/checker.ts';
+import { declaredRequirements } from './declare.ts';
+import { runConfig, type RunConfig } from '../../run/config.ts';
+import { loadDiscovery, type Discovery } from './discovery.ts';
+import { Target } from '../../run/target.ts';
+import { playwrightHooks } from './runner-hooks.ts';
 
 export interface Evidence {
   checks: Checker['records'];
@@ -17,10 +19,17 @@ export const test = base.extend<{ target: Target; check: Checker; discovery: Dis
     await use(runConfig());
   },
   target: async ({ config }, use) => {
-    await use(new Target(config));
+    await use(new Target(config, playwrightHooks));
   },
   check: async ({ target }, use, testInfo) => {
-    const checker = new Checker(testInfo, target);
+    const checker: Checker = new Checker(target, {
+      declared: () => declaredRequirements(testInfo),
+      onSkip: (reason) => {
+        checker.markSkipped(reason);
+        testInfo.skip(true, reason);
+        throw new Error('unreachable: skip throws');
+      },
+    });
     await use(checker);
     // A test skipped part-way still reports which requirements it could not check, and why.
     if (testInfo.status === 'skipped') checker.markSkipped(testInfo.annotations.find((a) => a.type === 'skip')?.description ?? 'skipped');
@@ -39,4 +48,4 @@ export const test = base.extend<{ target: Target; check: Checker; discovery: Dis
 });
 
 export { expect } from '@playwright/test';
-export { req } from './check.ts';
+export { req } from './declare.ts';

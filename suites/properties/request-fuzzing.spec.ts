@@ -17,11 +17,11 @@
 // Every non-200 answer is judged for the section 7 error body (ERR-001..004).
 import { req, test } from '../lib/test-fixtures.ts';
 import { describeFuzzCase, malformedRequest, type FuzzCase, type RequestFault } from '../lib/properties/arb/requests.ts';
-import { judgeRefusal } from '../checks/judge.ts';
+import { judgeRefusal } from '../../judge/judge-response.ts';
 import { chatModel, noModelReason } from '../lib/requests/chat.ts';
 import { CaseSkipped, checkProperty, type CaseChecker } from '../lib/properties/runner.ts';
 import { errorOf } from '../lib/requests/search.ts';
-import type { TargetResponse } from '../lib/transport/target.ts';
+import type { TargetResponse } from '../../judge/exchange.ts';
 import { blamesUpstream } from '../lib/requests/tools.ts';
 
 /** The cap of every generated request: small, within the budget. */

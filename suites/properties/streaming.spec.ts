@@ -7,7 +7,7 @@ import { capPair, describeCaps } from '../lib/properties/arb/caps.ts';
 import { streamedRequest } from '../lib/properties/arb/requests.ts';
 import { chatModel, noModelReason } from '../lib/requests/chat.ts';
 import { checkProperty } from '../lib/properties/runner.ts';
-import { judgeStream } from '../checks/judge.ts';
+import { judgeStream } from '../../judge/judge-response.ts';
 
 test.describe('property: streamed completions', () => {
   test(

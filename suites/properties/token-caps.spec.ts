@@ -8,8 +8,8 @@ import { req, test } from '../lib/test-fixtures.ts';
 import { capPair, capRequirements, describeCaps, winningCap, type CapPair } from '../lib/properties/arb/caps.ts';
 import { chatModel, completionTokensOf, finishReasonsOf, isObject, LONG_ANSWER_PROMPT, noModelReason } from '../lib/requests/chat.ts';
 import { CaseSkipped, checkProperty } from '../lib/properties/runner.ts';
-import { streamUsage } from '../lib/decoding/chat-stream.ts';
-import type { TargetResponse } from '../lib/transport/target.ts';
+import { streamUsage } from '../../judge/decoding/chat-stream.ts';
+import type { TargetResponse } from '../../judge/exchange.ts';
 
 interface CapCase {
   caps: CapPair;

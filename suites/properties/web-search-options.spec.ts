@@ -3,13 +3,13 @@
 // labelled fault, are refused with 400 invalid_web_search_options and the fixed message of its row; the same
 // for search_context_size.
 import { req, test } from '../lib/test-fixtures.ts';
-import { judgeRefusal } from '../checks/judge.ts';
-import type { Checker } from '../lib/check.ts';
-import type { Discovery } from '../lib/discovery/discovery.ts';
+import { judgeRefusal } from '../../judge/judge-response.ts';
+import type { Checker } from '../../judge/checker.ts';
+import type { Discovery } from '../lib/discovery.ts';
 import { contextSize, invalidLocation, validLocation, type LocationFault } from '../lib/properties/arb/location.ts';
 import { checkProperty, type CaseChecker } from '../lib/properties/runner.ts';
 import { errorOf, searchTakers, SEARCH_MESSAGES, SEARCH_PROMPT } from '../lib/requests/search.ts';
-import type { Target, TargetResponse } from '../lib/transport/target.ts';
+import type { Target, TargetResponse } from '../../run/target.ts';
 
 const INVALID_OPTIONS = 'invalid_web_search_options';
 

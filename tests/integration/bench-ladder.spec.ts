@@ -5,8 +5,8 @@
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
-import { repoRoot } from '../../suites/lib/discovery/config.ts';
-import { decodeSse } from '../../suites/lib/decoding/sse.ts';
+import { repoRoot } from '../../run/config.ts';
+import { decodeSse } from '../../judge/decoding/sse.ts';
 import { validate } from '../../spec/validator.ts';
 import { CliProcesses, stop } from './support/cli-process.ts';
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
-import { repoRoot } from '../../suites/lib/discovery/config.ts';
+import { repoRoot } from '../../run/config.ts';
 import { cleanup, pool, runSuite, type SuiteRun } from './support/suite-runner.ts';
 import { recordingTarget } from './support/hostile-targets.ts';
 import type { DefectName } from '../../mock/defects.ts';
@@ -49,7 +49,7 @@ test('a baseline excuses the failures it lists, fails a new one, and goes stale 
   expect(first.code, first.tail).toBe(1);
   expect(first.full!.verdict.mustFailed).toEqual(['CAT-027']);
   const baselineFile = path.join(scratch, 'expected-failures.yaml');
-  const text = execFileSync(process.execPath, [TSX, 'suites/reporter/cli.ts', '--baseline', path.join(first.reportDir, 'conformance.json')], { cwd: repoRoot, encoding: 'utf8' });
+  const text = execFileSync(process.execPath, [TSX, 'report/cli.ts', '--baseline', path.join(first.reportDir, 'conformance.json')], { cwd: repoRoot, encoding: 'utf8' });
   writeFileSync(baselineFile, text);
   expect(text).toMatch(/- id: CAT-027\n\s+reason: .+/);
   cleanup(first);

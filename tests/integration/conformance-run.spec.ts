@@ -6,9 +6,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { repoRoot } from '../../suites/lib/discovery/config.ts';
-import { runConformance } from '../../suites/reporter/testing.ts';
-import type { ConformanceReport } from '../../suites/reporter/json.ts';
+import { repoRoot } from '../../run/config.ts';
+import { runConformance } from '../support/reports.ts';
+import type { ConformanceReport } from '../../report/json.ts';
 
 const SEED = '20261122';
 

@@ -12,7 +12,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { streamText, type TextStreamPart, type ToolSet } from 'ai';
 import { startChatconformMock, type ChatconformMock } from '../../entries/testing.ts';
 import { MOCK_MODELS } from '../../mock/keys-and-models.ts';
-import { repoRoot } from '../../suites/lib/discovery/config.ts';
+import { repoRoot } from '../../run/config.ts';
 import { expect, test } from './support/chatconform-fixture.ts';
 
 const TSX = path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs');

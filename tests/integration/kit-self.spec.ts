@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { requirements } from '../../spec/requirements/index.ts';
-import { repoRoot } from '../../suites/lib/discovery/config.ts';
+import { repoRoot } from '../../run/config.ts';
 
 const CLI = path.join(repoRoot, 'node_modules/@playwright/test/cli.js');
 const BOUND_MS = 240_000;

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { setupServer } from 'msw/node';
 import { assertValid } from '../../spec/validator.ts';
-import { decodeSse } from '../../suites/lib/decoding/sse.ts';
+import { decodeSse } from '../../judge/decoding/sse.ts';
 import { createHandlers, handlers } from '../../mock/index.ts';
 import { startMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';

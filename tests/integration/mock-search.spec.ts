@@ -1,7 +1,7 @@
 // Issue 3, point 6: hosted web search (2.7, 4.3 rule 6, section 7) over real HTTP.
 import { expect, test } from '@playwright/test';
 import { assertValid } from '../../spec/validator.ts';
-import { decodeSse } from '../../suites/lib/decoding/sse.ts';
+import { decodeSse } from '../../judge/decoding/sse.ts';
 import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS, MOCK_MODELS, MOCK_SEARCH_MIN_OUTPUT_TOKENS } from '../../mock/keys-and-models.ts';
 

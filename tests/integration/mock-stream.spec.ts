@@ -1,9 +1,9 @@
 // Issue 3, points 12 and 13: streamed completions (section 6) and the scenario headers, over real HTTP.
-// Streams are decoded with the kit's reference consumer (suites/lib/decoding/sse.ts); every chunk is schema-valid.
+// Streams are decoded with the kit's reference consumer (judge/decoding/sse.ts); every chunk is schema-valid.
 import { expect, test } from '@playwright/test';
 import http from 'node:http';
 import { assertValid } from '../../spec/validator.ts';
-import { decodeSse, transcribeSse, type SseEvent } from '../../suites/lib/decoding/sse.ts';
+import { decodeSse, transcribeSse, type SseEvent } from '../../judge/decoding/sse.ts';
 import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
 

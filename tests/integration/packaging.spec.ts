@@ -13,9 +13,9 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { CONTRACT } from '../../spec/requirements/index.ts';
-import { repoRoot } from '../../suites/lib/discovery/config.ts';
-import { REPORT_FILES } from '../../suites/reporter/index.ts';
-import type { ConformanceReport } from '../../suites/reporter/json.ts';
+import { repoRoot } from '../../run/config.ts';
+import { REPORT_FILES } from '../../report/write.ts';
+import type { ConformanceReport } from '../../report/json.ts';
 
 const VERSION = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
 

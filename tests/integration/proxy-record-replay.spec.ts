@@ -11,7 +11,7 @@ import { MOCK_KEYS, MOCK_MODELS, startMockServer, type RunningMockServer } from 
 import { createReplayService } from '../../mock/replay/service.ts';
 import { readRecordings, requestKey, RecordingError } from '../../mock/replay/recording.ts';
 import { startTrafficProxy } from '../../proxy/index.ts';
-import { decodeSse } from '../../suites/lib/decoding/sse.ts';
+import { decodeSse } from '../../judge/decoding/sse.ts';
 import { validate } from '../../spec/validator.ts';
 import { CliProcesses } from './support/cli-process.ts';
 

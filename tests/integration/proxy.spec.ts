@@ -12,7 +12,7 @@ import { generateText, streamText } from 'ai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { MOCK_KEYS, MOCK_MODELS, startMockServer, type RunningMockServer } from '../../mock/index.ts';
 import { startTrafficProxy, type RunningTrafficProxy, type Violation } from '../../proxy/index.ts';
-import { decodeSse } from '../../suites/lib/decoding/sse.ts';
+import { decodeSse } from '../../judge/decoding/sse.ts';
 import type { MockOptions } from '../../mock/options.ts';
 import type { CapturedExchange } from '../../proxy/index.ts';
 import { giganticAnswersTarget, hangingTarget } from './support/hostile-targets.ts';

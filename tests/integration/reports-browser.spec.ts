@@ -7,10 +7,10 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { expect, test, type TestInfo } from '@playwright/test';
 import { chromium, type Browser, type Page } from 'playwright';
-import { writeReports } from '../../suites/reporter/index.ts';
-import { buildReport, type ConformanceReport } from '../../suites/reporter/json.ts';
-import { aggregate, targetRequirements } from '../../suites/reporter/results.ts';
-import { HOSTILE_HTML, MOCK_PROFILE, REPLAY_CURL, SAMPLE_SECRET, runConformance, sampleInfo, sampleReport, startBrokenTarget } from '../../suites/reporter/testing.ts';
+import { writeReports } from '../../report/write.ts';
+import { buildReport, type ConformanceReport } from '../../report/json.ts';
+import { aggregate, targetRequirements } from '../../report/results.ts';
+import { HOSTILE_HTML, MOCK_PROFILE, REPLAY_CURL, SAMPLE_SECRET, runConformance, sampleInfo, sampleReport, startBrokenTarget } from '../support/reports.ts';
 
 /** What a target's report lists: the catalog without its mock-only records. */
 const requirements = targetRequirements();

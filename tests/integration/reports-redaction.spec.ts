@@ -6,10 +6,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type TestInfo } from '@playwright/test';
 import { formatIssues, validate } from '../../spec/validator.ts';
-import { repoRoot } from '../../suites/lib/discovery/config.ts';
-import type { ConformanceReport } from '../../suites/reporter/json.ts';
-import { esc } from '../../suites/reporter/html.ts';
-import { MOCK_PROFILE, mockKeys, runConformance, startBrokenTarget } from '../../suites/reporter/testing.ts';
+import { repoRoot } from '../../run/config.ts';
+import type { ConformanceReport } from '../../report/json.ts';
+import { esc } from '../../report/html.ts';
+import { MOCK_PROFILE, mockKeys, runConformance, startBrokenTarget } from '../support/reports.ts';
 
 const FILES = ['conformance.json', 'junit.xml', 'conformance.html', 'badge.svg'];
 const SEED = '20250601';
@@ -41,7 +41,7 @@ function expectNoKey(dir: string): void {
   }
 }
 
-/** The writers' alarm (suites/reporter/index.ts), which must fire only when a secret really reached a writer. */
+/** The writers' alarm (suites/reporter.ts), which must fire only when a secret really reached a writer. */
 const LEAK_ALARM = /a credential reached the .* writer unredacted/;
 
 test('against the embedded mock, two spec files: four files, a valid report, no key anywhere, exit 0, and INCOMPLETE (no stream was judged)', async ({}, testInfo) => {

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect, test } from '@playwright/test';
-import { repoRoot } from '../../suites/lib/discovery/config.ts';
+import { repoRoot } from '../../run/config.ts';
 import { echoesKeyTarget } from './support/hostile-targets.ts';
 import { cleanup, crashes, runSuite } from './support/suite-runner.ts';
 

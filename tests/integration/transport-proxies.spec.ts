@@ -10,7 +10,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
-import type { Exchange } from '../../suites/lib/transport/target.ts';
+import type { Exchange } from '../../judge/exchange.ts';
 import { closesKeptAliveTarget, rateLimitingTarget } from './support/hostile-targets.ts';
 import { cleanup, crashes, pool, runSuite, type SuiteRun } from './support/suite-runner.ts';
 
@@ -70,7 +70,7 @@ test('behind a transport that closes kept-alive connections, or a rate limit tha
           boundMs: RUN_BOUND_MS,
           label,
           extraEnv: { CONFORMANCE_API_KEY: MOCK_KEYS.full, PLAYWRIGHT_JSON_OUTPUT_FILE: jsonFile },
-          extraArgs: ['--reporter=line,./suites/reporter/index.ts,json'],
+          extraArgs: ['--reporter=line,./suites/reporter.ts,json'],
         }).then((run) => ({ ...run, jsonFile }));
       },
     );

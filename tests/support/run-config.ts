@@ -3,7 +3,7 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { RunConfig } from '../../suites/lib/discovery/config.ts';
+import type { RunConfig } from '../../run/config.ts';
 
 export function unitRunConfig(base: { baseUrl: string; apiKey: string; folders: string[] }, extra: Partial<RunConfig> = {}): RunConfig {
   const runDir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-unit-'));

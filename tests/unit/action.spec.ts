@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { parse } from 'yaml';
-import { repoRoot } from '../../suites/lib/discovery/config.ts';
+import { repoRoot } from '../../run/config.ts';
 
 interface Step {
   name?: string;

@@ -1,9 +1,9 @@
 // The checks judge what they are given, each under its own requirement, and none stops another: hand-made
-// exchanges, judged by the same functions a run uses (suites/checks/judge.ts), through a real Checker.
+// exchanges, judged by the same functions a run uses (judge/judge-response.ts), through a real Checker.
 import { expect, test } from '@playwright/test';
-import { judgeCompletion, judgeModelList, judgeRefusal, judgeStream } from '../../suites/checks/judge.ts';
-import { Checker, type CheckRecord } from '../../suites/lib/check.ts';
-import { TargetResponse, type Exchange, type Target } from '../../suites/lib/transport/target.ts';
+import { judgeCompletion, judgeModelList, judgeRefusal, judgeStream } from '../../judge/judge-response.ts';
+import { Checker, type CheckRecord } from '../../judge/checker.ts';
+import { TargetResponse, type Exchange, type Target } from '../../run/target.ts';
 
 type Json = Record<string, unknown>;
 const NOW = () => Math.floor(Date.now() / 1000);
@@ -12,7 +12,7 @@ const NOW = () => Math.floor(Date.now() / 1000);
 function scratch(declared: string[] = []): { check: Checker; respond: (status: number, body: string | Json, headers?: Record<string, string>) => TargetResponse } {
   const exchanges: Exchange[] = [];
   const target = { exchanges, scrub: (s: string) => s } as unknown as Target;
-  const check = new Checker({ annotations: declared.map((description) => ({ type: 'requirement', description })) }, target);
+  const check = new Checker(target, { declared: () => declared });
   const respond = (status: number, body: string | Json, headers: Record<string, string> = {}) => {
     const text = typeof body === 'string' ? body : JSON.stringify(body);
     const exchange: Exchange = {
@@ -181,7 +181,7 @@ test.describe('meanings', () => {
   test('a rule stated twice is recorded under its primary ID', () => {
     const exchanges: Exchange[] = [];
     const target = { exchanges, scrub: (s: string) => s } as unknown as Target;
-    const check = new Checker({ annotations: [{ type: 'requirement', description: 'CHAT-008' }] }, target);
+    const check = new Checker(target, { declared: () => ['CHAT-008'] });
     check.that('CHAT-008', false, 'cap ignored');
     expect(check.records.map((r) => `${r.id} ${r.status}`)).toEqual(['REQ-011 fail']);
   });

@@ -10,10 +10,10 @@ import { promisify } from 'node:util';
 import { expect, test } from '@playwright/test';
 import { main } from '../../cli/program.ts';
 import { RUN_SETTINGS, commandLine, environmentFor, WORKERS_ENV } from '../../cli/run.ts';
-import { BUILTIN_PROFILES, ENV, repoRoot } from '../../suites/lib/discovery/config.ts';
-import { SELECTION_ENV } from '../../suites/lib/discovery/selection.ts';
+import { BUILTIN_PROFILES, ENV, repoRoot } from '../../run/config.ts';
+import { SELECTION_ENV } from '../../run/selection.ts';
 import { requirements } from '../../spec/requirements/index.ts';
-import { sampleReport } from '../../suites/reporter/testing.ts';
+import { sampleReport } from '../support/reports.ts';
 
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';

@@ -1,11 +1,11 @@
-// chatconform.config.json / .yaml (suites/lib/discovery/config-file.ts): found upwards from the working
+// chatconform.config.json / .yaml (run/config-file.ts): found upwards from the working
 // directory, checked against its schema, and filling in only what the environment (and so the flags) left unset.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { applyConfigFile, configFileEnv, findConfigFile, readConfigFile } from '../../suites/lib/discovery/config-file.ts';
-import { initConfig } from '../../suites/lib/discovery/init-config.ts';
+import { applyConfigFile, configFileEnv, findConfigFile, readConfigFile } from '../../run/config-file.ts';
+import { initConfig } from '../../run/init-config.ts';
 import { startMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
 

@@ -1,8 +1,8 @@
 // Pinned models (CONFORMANCE_MODELS, the profile's `models`): discovery and every pick stay within them, and a
 // test that needs what they lack skips saying which capability is missing.
 import { expect, test } from '@playwright/test';
-import { noUsableReason, pickModel, usableModels, type Discovery } from '../../suites/lib/discovery/discovery.ts';
-import { pinnedModelsOf } from '../../suites/lib/discovery/config.ts';
+import { noUsableReason, pickModel, usableModels, type Discovery } from '../../suites/lib/discovery.ts';
+import { pinnedModelsOf } from '../../run/config.ts';
 
 const models = [
   { id: 'cheap', output_price: 1, supports_reasoning: false, supports_images: false },

@@ -2,7 +2,7 @@
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
 import Ajv2020 from 'ajv/dist/2020.js';
-import { decodeSse } from '../../suites/lib/decoding/sse.ts';
+import { decodeSse } from '../../judge/decoding/sse.ts';
 import { countTokens, fnv1a, stableHash, stableStringify, tokenize } from '../../mock/core/tokens.ts';
 import { answerTokens } from '../../mock/core/text.ts';
 import { capOf, complete, requestSeed, toChunks, toEvents, toResponseBody, usageOf } from '../../mock/core/chat.ts';
@@ -185,7 +185,7 @@ test.describe('SSE encoder', () => {
   const chunks = toChunks(run(req({ messages: [{ role: 'user', content: '你好 🚀 encoder' }] })), { id: 'chatcmpl-1', created: 1, model: 'acme/chat-small' }, true);
   const framingSet = fc.subarray([...FRAMINGS] as Framing[]).map((a) => new Set(a));
 
-  test('every framing, cut into arbitrary network chunks, round-trips through suites/lib/decoding/sse.ts', () => {
+  test('every framing, cut into arbitrary network chunks, round-trips through judge/decoding/sse.ts', () => {
     fc.assert(
       fc.property(framingSet, fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 20 }), (framing, cuts) => {
         const pieces = encodeStream(toEvents(chunks), { framing });

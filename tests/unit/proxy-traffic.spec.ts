@@ -4,7 +4,7 @@
 import { expect, test } from '@playwright/test';
 import { MAX_OUTCOMES, Traffic } from '../../proxy/traffic.ts';
 import type { CapturedExchange } from '../../proxy/forward.ts';
-import { validateReport } from '../../suites/reporter/json.ts';
+import { validateReport } from '../../report/json.ts';
 
 const LIST = Buffer.from(JSON.stringify({ object: 'list', data: [{ id: 'm', name: 'M', min_tier: 'free', supports_images: false, supports_caching: false, supports_reasoning: false, supports_global_endpoint: true, is_featured: false }] }));
 

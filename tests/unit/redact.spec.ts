@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { redact, redactHeaders, REDACTION_MASK } from '../../suites/lib/transport/redact.ts';
+import { redact, redactHeaders, REDACTION_MASK } from '../../spec/redact.ts';
 
 test('configured secrets are masked wherever they appear', () => {
   expect(redact('key=sk-secret-1 and again sk-secret-1.', ['sk-secret-1'])).toBe(`key=${REDACTION_MASK} and again ${REDACTION_MASK}.`);

@@ -1,21 +1,21 @@
-// Expected failures (suites/reporter/baseline.ts) and fail-on-warn, on hand-made outcomes: a listed failure is
+// Expected failures (report/baseline.ts) and fail-on-warn, on hand-made outcomes: a listed failure is
 // expected-fail and passes the gate, an unlisted MUST failure fails it, a listed ID that passes makes the baseline
 // stale (named, exit failed), and every output says so. The whole loop against the mock runs in
 // tests/integration/ci-gating.spec.ts.
 import { expect, test } from '@playwright/test';
 import { requirements as catalog } from '../../spec/requirements/index.ts';
 import { validate, formatIssues } from '../../spec/validator.ts';
-import { gateOf } from '../../suites/lib/discovery/config.ts';
-import { applyBaseline, BaselineError, baselineFromResults, parseBaseline } from '../../suites/reporter/baseline.ts';
-import { aggregate, targetRequirements, type TestOutcome } from '../../suites/reporter/results.ts';
-import { buildReport } from '../../suites/reporter/json.ts';
-import { renderJunit } from '../../suites/reporter/junit.ts';
-import { badgeMessage } from '../../suites/reporter/badge.ts';
-import { renderHtml } from '../../suites/reporter/html.ts';
-import { renderSummary } from '../../suites/reporter/terminal.ts';
-import { compareReports } from '../../suites/reporter/compare.ts';
-import { sampleInfo } from '../../suites/reporter/testing.ts';
-import { annotations, publishToCi, stepSummary } from '../../suites/reporter/ci-summary.ts';
+import { gateOf } from '../../run/config.ts';
+import { applyBaseline, BaselineError, baselineFromResults, parseBaseline } from '../../report/baseline.ts';
+import { aggregate, targetRequirements, type TestOutcome } from '../../report/results.ts';
+import { buildReport } from '../../report/json.ts';
+import { renderJunit } from '../../report/junit.ts';
+import { badgeMessage } from '../../report/badge.ts';
+import { renderHtml } from '../../report/html.ts';
+import { renderSummary } from '../../report/terminal.ts';
+import { compareReports } from '../../report/compare.ts';
+import { sampleInfo } from '../support/reports.ts';
+import { annotations, publishToCi, stepSummary } from '../../report/ci-summary.ts';
 
 const MUSTS = targetRequirements().filter((r) => r.kind === 'requirement' && r.level === 'MUST');
 const SHOULD = targetRequirements().find((r) => r.kind === 'requirement' && r.level === 'SHOULD')!;

@@ -1,4 +1,4 @@
-// Certification bundles (suites/reporter/bundle.ts): a run fit to certify, the bundle's contents with every secret
+// Certification bundles (report/bundle.ts): a run fit to certify, the bundle's contents with every secret
 // removed, and `verify`, which holds on an untouched bundle and fails on a bundle with one file changed, as a
 // folder and as a .tar.gz.
 import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -6,9 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import * as tar from 'tar';
-import { certifyProblems, formatVerification, MANIFEST, profileWithoutSecrets, verifyBundle, writeBundle } from '../../suites/reporter/bundle.ts';
-import { writeReports } from '../../suites/reporter/index.ts';
-import { SAMPLE_SECRET, sampleReport } from '../../suites/reporter/testing.ts';
+import { certifyProblems, formatVerification, MANIFEST, profileWithoutSecrets, verifyBundle, writeBundle } from '../../report/bundle.ts';
+import { writeReports } from '../../report/write.ts';
+import { SAMPLE_SECRET, sampleReport } from '../support/reports.ts';
 
 let root: string;
 test.beforeAll(() => {

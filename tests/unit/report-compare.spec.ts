@@ -3,12 +3,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { main } from '../../suites/reporter/cli.ts';
-import { compareReports } from '../../suites/reporter/compare.ts';
-import { buildReport, type ConformanceReport } from '../../suites/reporter/json.ts';
-import { aggregate, type TestOutcome } from '../../suites/reporter/results.ts';
-import { sampleInfo } from '../../suites/reporter/testing.ts';
-import type { CheckRecord } from '../../suites/lib/check.ts';
+import { main } from '../../report/cli.ts';
+import { compareReports } from '../../report/compare.ts';
+import { buildReport, type ConformanceReport } from '../../report/json.ts';
+import { aggregate, type TestOutcome } from '../../report/results.ts';
+import { sampleInfo } from '../support/reports.ts';
+import type { CheckRecord } from '../../judge/checker.ts';
 
 function report(records: CheckRecord[], startedAt = '2025-01-01T00:00:00Z'): ConformanceReport {
   const outcomes: TestOutcome[] = [

@@ -5,15 +5,15 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { CORE_REQUIREMENTS, requirements as catalog } from '../../spec/requirements/index.ts';
 import { validate, formatIssues } from '../../spec/validator.ts';
-import { aggregate, oneLine, targetRequirements, type RequirementResult, type TestOutcome } from '../../suites/reporter/results.ts';
-import { buildReport, decideExitStatus } from '../../suites/reporter/json.ts';
-import { writeReports } from '../../suites/reporter/index.ts';
-import { redactDeep, redactText } from '../../suites/reporter/redaction.ts';
-import { renderHtml, esc } from '../../suites/reporter/html.ts';
-import { renderJunit, xmlEscape } from '../../suites/reporter/junit.ts';
-import { badgeMessage, renderBadge } from '../../suites/reporter/badge.ts';
-import { renderSummary } from '../../suites/reporter/terminal.ts';
-import { HOSTILE_HTML, SAMPLE_SECRET, sampleInfo, sampleOutcomes, sampleReport } from '../../suites/reporter/testing.ts';
+import { aggregate, oneLine, targetRequirements, type RequirementResult, type TestOutcome } from '../../report/results.ts';
+import { buildReport, decideExitStatus } from '../../report/json.ts';
+import { writeReports } from '../../report/write.ts';
+import { redactDeep, redactText } from '../../report/redaction.ts';
+import { renderHtml, esc } from '../../report/html.ts';
+import { renderJunit, xmlEscape } from '../../report/junit.ts';
+import { badgeMessage, renderBadge } from '../../report/badge.ts';
+import { renderSummary } from '../../report/terminal.ts';
+import { HOSTILE_HTML, SAMPLE_SECRET, sampleInfo, sampleOutcomes, sampleReport } from '../support/reports.ts';
 
 /** The records a target's run judges: the catalog without its mock-only records. */
 const requirements = targetRequirements();

@@ -1,13 +1,13 @@
-// Root causes, not cascades (suites/reporter/root-causes.ts), on hand-made outcomes: one deviation is shown once
+// Root causes, not cascades (report/root-causes.ts), on hand-made outcomes: one deviation is shown once
 // with the tests it touched, ranked by impact, linked to what it left unjudged, and carried into the reports.
 import { expect, test } from '@playwright/test';
-import type { CheckRecord } from '../../suites/lib/check.ts';
-import type { Exchange } from '../../suites/lib/transport/target.ts';
-import { renderHtml } from '../../suites/reporter/html.ts';
-import { aggregate, type TestOutcome } from '../../suites/reporter/results.ts';
-import { impactOf, normaliseMessage, rootCauses } from '../../suites/reporter/root-causes.ts';
-import { buildReport } from '../../suites/reporter/json.ts';
-import { sampleInfo, sampleReport } from '../../suites/reporter/testing.ts';
+import type { CheckRecord } from '../../judge/checker.ts';
+import type { Exchange } from '../../judge/exchange.ts';
+import { renderHtml } from '../../report/html.ts';
+import { aggregate, type TestOutcome } from '../../report/results.ts';
+import { impactOf, normaliseMessage, rootCauses } from '../../report/root-causes.ts';
+import { buildReport } from '../../report/json.ts';
+import { sampleInfo, sampleReport } from '../support/reports.ts';
 
 const EXCHANGE: Exchange = {
   method: 'POST',

@@ -5,14 +5,14 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { escapeControls } from '../../suites/reporter/control-chars.ts';
-import { esc } from '../../suites/reporter/html.ts';
-import { writeReports } from '../../suites/reporter/index.ts';
-import type { ConformanceReport } from '../../suites/reporter/json.ts';
-import { xmlEscape } from '../../suites/reporter/junit.ts';
-import { maskKnownSecrets } from '../../suites/reporter/redaction.ts';
-import { renderSummary } from '../../suites/reporter/terminal.ts';
-import { CONTROL_BYTES, REPLAY_CURL, SAMPLE_SECRET, sampleReport } from '../../suites/reporter/testing.ts';
+import { escapeControls } from '../../report/control-chars.ts';
+import { esc } from '../../report/html.ts';
+import { writeReports } from '../../report/write.ts';
+import type { ConformanceReport } from '../../report/json.ts';
+import { xmlEscape } from '../../report/junit.ts';
+import { maskKnownSecrets } from '../../report/redaction.ts';
+import { renderSummary } from '../../report/terminal.ts';
+import { CONTROL_BYTES, REPLAY_CURL, SAMPLE_SECRET, sampleReport } from '../support/reports.ts';
 
 interface Written {
   files: Record<string, string>;

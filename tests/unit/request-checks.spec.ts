@@ -1,8 +1,8 @@
-// The request checks (suites/checks/request.ts): what the proxy charges to a client. Each breach under the rule
+// The request checks (judge/checks/request.ts): what the proxy charges to a client. Each breach under the rule
 // it breaks, advice (fields the service does not read) apart from breaches, and nothing for what the contract
 // leaves open (the length of a city).
 import { expect, test } from '@playwright/test';
-import { owedRefusals, REQUEST_ADVICE, REQUEST_CHECKS, REQUEST_SCHEMA_CHECKS, schemaSubjectOf, type OutgoingRequest } from '../../suites/checks/request.ts';
+import { owedRefusals, REQUEST_ADVICE, REQUEST_CHECKS, REQUEST_SCHEMA_CHECKS, schemaSubjectOf, type OutgoingRequest } from '../../judge/checks/request.ts';
 
 const base = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
 

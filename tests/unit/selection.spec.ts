@@ -1,12 +1,12 @@
-// Partial runs (suites/lib/discovery/selection.ts): requirement IDs are tags, a selection is a grep over tags and,
+// Partial runs (run/selection.ts): requirement IDs are tags, a selection is a grep over tags and,
 // for requirements registered checks judge on every answer of a kind, over the files that send that kind.
 import { expect, test } from '@playwright/test';
-import { req } from '../../suites/lib/check.ts';
-import { describeSelection, filesCheckingByKind, KIND_FILES, runnerFilters, selectedIds, selectionGrep, selectionOf } from '../../suites/lib/discovery/selection.ts';
+import { req } from '../../suites/lib/declare.ts';
+import { describeSelection, filesCheckingByKind, KIND_FILES, runnerFilters, selectedIds, selectionGrep, selectionOf } from '../../run/selection.ts';
 import { getRequirement, requirements } from '../../spec/requirements/index.ts';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { repoRoot } from '../../suites/lib/discovery/config.ts';
+import { repoRoot } from '../../run/config.ts';
 
 /** The string Playwright matches grep against: project, file, describe and title, then the tags. */
 const line = (file: string, title: string, tags: string[]) => ` ${file} suite ${title} ${tags.join(' ')}`;
@@ -68,7 +68,7 @@ test('every file named for a kind of answer exists in the suite', () => {
 test("Playwright's own filters make a run partial: file arguments and filtering options, never option values", () => {
   const base = ['/usr/bin/node', '/x/node_modules/@playwright/test/cli.js', 'test', '-c', 'suites/conformance.config.ts', '--output', '/tmp/out'];
   expect(runnerFilters(base)).toBeUndefined();
-  expect(runnerFilters([...base, '--reporter=line,./suites/reporter/index.ts,json', '--workers', '2'])).toBeUndefined();
+  expect(runnerFilters([...base, '--reporter=line,./suites/reporter.ts,json', '--workers', '2'])).toBeUndefined();
   expect(runnerFilters([...base, 'suites/chat.spec.ts', 'suites/catalog.spec.ts'])).toBe('files suites/chat.spec.ts, suites/catalog.spec.ts');
   expect(runnerFilters([...base, '--grep', 'x-mock', '--shard=1/3'])).toBe('--grep x-mock; --shard=1/3');
   expect(runnerFilters([...base, '-g', 'stream', '--last-failed'])).toBe('-g stream; --last-failed');

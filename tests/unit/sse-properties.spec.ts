@@ -1,5 +1,5 @@
 // The SSE framing property with a fixed seed, and its power: consumers that each lack one of the fixes of
-// suites/lib/decoding/sse.ts (or frame lines naively) are caught by the same property, shrunk to a case that shows the
+// judge/decoding/sse.ts (or frame lines naively) are caught by the same property, shrunk to a case that shows the
 // fault. A property that cannot catch these would pass a broken consumer.
 import { createParser } from 'eventsource-parser';
 import fc from 'fast-check';
@@ -16,7 +16,7 @@ import {
   type FramingCase,
   type FramingFeatures,
 } from '../../suites/lib/properties/arb/sse.ts';
-import { decodeSse } from '../../suites/lib/decoding/sse.ts';
+import { decodeSse } from '../../judge/decoding/sse.ts';
 
 const SEED = 424242;
 const RUNS = 300;
@@ -46,7 +46,7 @@ test('the generators exercise every feature the law is charged to', () => {
 });
 
 // ---------------------------------------------------------------------------------------------------------
-// Broken consumers: eventsource-parser wrapped without one of the fixes of suites/lib/decoding/sse.ts, or hand-rolled
+// Broken consumers: eventsource-parser wrapped without one of the fixes of judge/decoding/sse.ts, or hand-rolled
 // line framing with a classic mistake.
 
 function wrapParser(opts: { flushAtEnd: boolean; incrementalUtf8: boolean }): Decode {

@@ -1,13 +1,13 @@
 // Every requirement of the catalog is judged: by a check registered for every response of its kind
-// (suites/checks/registry.ts) or by a conformance test that declares it; the kit's own (`mock-only`) by a kit
+// (judge/checks/registry.ts) or by a conformance test that declares it; the kit's own (`mock-only`) by a kit
 // test (suites/kit/), never in a target's run. No test declares an ID the catalog does not know. Read from Playwright's own listing of the suite, not from the source text.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import { isKnownRequirement, requirements } from '../../spec/requirements/index.ts';
-import { REQUIREMENT_ANNOTATION } from '../../suites/lib/check.ts';
-import { CHECKED_IDS } from '../../suites/checks/registry.ts';
+import { REQUIREMENT_ANNOTATION } from '../../judge/checker.ts';
+import { CHECKED_IDS } from '../../judge/checks/registry.ts';
 import { requirementLinks } from '../../scripts/requirement-links.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

@@ -1,4 +1,4 @@
-// The target client over the transport (suites/lib/transport/target.ts): what it sends, what it records, and the kit's
+// The target client over the transport (run/target.ts): what it sends, what it records, and the kit's
 // own limits kept off the target: a request extends the test's timeout, a budget refusal skips the test
 // (inside a test) or comes back as a reason (outside one), big bodies get a curl that rebuilds them, and the
 // scratch folder's discovery.json is redacted.
@@ -9,12 +9,13 @@ import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
-import { repoRoot, type RunConfig } from '../../suites/lib/discovery/config.ts';
+import { repoRoot, type RunConfig } from '../../run/config.ts';
 import { unitRunConfig } from '../support/run-config.ts';
-import { saveDiscovery } from '../../suites/lib/discovery/discovery.ts';
-import { BudgetExhausted } from '../../suites/lib/transport/ledger.ts';
-import { bodyGenerator, Target } from '../../suites/lib/transport/target.ts';
-import type { Profile } from '../../suites/lib/discovery/profile.ts';
+import { saveDiscovery } from '../../suites/lib/discovery.ts';
+import { BudgetExhausted } from '../../run/ledger.ts';
+import { bodyGenerator, Target } from '../../run/target.ts';
+import { playwrightHooks } from '../../suites/lib/runner-hooks.ts';
+import type { Profile } from '../../run/profile.ts';
 
 const KEY = 'sk-unit-target-0123456789';
 
@@ -65,7 +66,7 @@ test('a request carries the user-agent, the key and the exact body; its exchange
 });
 
 test('each request extends the running test timeout by its own timeout', async () => {
-  const target = new Target(config({}, { requestTimeoutMs: 7_000 }));
+  const target = new Target(config({}, { requestTimeoutMs: 7_000 }), playwrightHooks);
   const before = test.info().timeout;
   await target.get('/v1/models');
   await target.get('/v1/models', { timeoutMs: 3_000 });
@@ -88,7 +89,7 @@ test.afterEach(({}, info) => {
 });
 
 test(BUDGET_SKIP_TITLE, async () => {
-  const target = new Target(config({ budget: { maxRequests: 1 } }));
+  const target = new Target(config({ budget: { maxRequests: 1 } }), playwrightHooks);
   expect((await target.get('/v1/models')).status).toBe(200);
   let caught: unknown;
   try {
@@ -102,7 +103,7 @@ test(BUDGET_SKIP_TITLE, async () => {
 });
 
 test(CAP_SKIP_TITLE, async () => {
-  const target = new Target(config({ budget: { maxTokensPerRequest: 100 } }));
+  const target = new Target(config({ budget: { maxTokensPerRequest: 100 } }), playwrightHooks);
   const before = seen.length;
   try {
     await target.chat({ model: 'm', messages: [], max_tokens: 500 });
@@ -117,7 +118,7 @@ test('outside a test (global setup, discovery) a budget refusal comes back as a 
   const script = path.join(dir, 'outside.mts');
   writeFileSync(
     script,
-    `import { Target } from ${JSON.stringify(path.join(repoRoot, 'suites/lib/transport/target.ts'))};
+    `import { Target } from ${JSON.stringify(path.join(repoRoot, 'run/target.ts'))};
 const target = new Target(${JSON.stringify(config({ budget: { maxRequests: 1, maxTokensPerRequest: 10 } }))});
 const a = await target.get('/v1/models');
 const b = await target.get('/v1/models');

@@ -1,4 +1,4 @@
-// Transient refusals and the run's rate limit (suites/lib/transport/transient.ts, ledger.ts, target.ts): a 429, or a
+// Transient refusals and the run's rate limit (run/transient.ts, ledger.ts, target.ts): a 429, or a
 // 503 with Retry-After, on a request not about it is sent again after the named delay, within the run's bounds,
 // with every retry in the evidence; when the bounds run out the exchange is `rate-limited` and judged by nothing;
 // a request whose subject is the refusal gets it as it is. The throttle spaces the run's requests across workers.
@@ -8,12 +8,12 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
-import { maxRpsOf, type RunConfig } from '../../suites/lib/discovery/config.ts';
+import { maxRpsOf, type RunConfig } from '../../run/config.ts';
 import { unitRunConfig } from '../support/run-config.ts';
-import { Ledger } from '../../suites/lib/transport/ledger.ts';
-import { Target } from '../../suites/lib/transport/target.ts';
-import { nextRetry, retryAfterMs, transientWaitMs } from '../../suites/lib/transport/transient.ts';
-import { Checker } from '../../suites/lib/check.ts';
+import { Ledger } from '../../run/ledger.ts';
+import { Target } from '../../run/target.ts';
+import { nextRetry, retryAfterMs, transientWaitMs } from '../../run/transient.ts';
+import { Checker } from '../../judge/checker.ts';
 
 let server: http.Server;
 let baseUrl: string;
@@ -100,7 +100,7 @@ test('a refusal that outlasts the retries is rate-limited: an error the kit coul
   expect(res.status).toBe(429);
   expect(res.exchange.errorKind).toBe('rate-limited');
   expect(res.exchange.error).toContain('still HTTP 429 after 2 retries');
-  const check = new Checker({ annotations: [{ type: 'requirement', description: 'CAT-036' }] }, target);
+  const check = new Checker(target, { declared: () => ['CAT-036'] });
   expect(check.status('CAT-036', res, 200)).toBe(false);
   expect(check.records).toEqual([expect.objectContaining({ id: 'CAT-036', status: 'error' })]);
   expect(check.failures).toEqual([]);

@@ -1,11 +1,11 @@
-// The suite's transport (suites/lib/transport/http.ts) against tiny servers on 127.0.0.1: the retry on a fresh
+// The suite's transport (run/http.ts) against tiny servers on 127.0.0.1: the retry on a fresh
 // connection after a kept-alive close (and none after a close on a fresh one), the classification of each
 // failure, the body cap and the event cap.
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
-import { EventCounter, sendRequest, type TransportRequest } from '../../suites/lib/transport/http.ts';
+import { EventCounter, sendRequest, type TransportRequest } from '../../run/http.ts';
 
 interface Tiny {
   url: string;

@@ -1,7 +1,7 @@
 // What the kit's client does for its caller beyond sending a request (section 2.9, 7): the conversation
 // hygiene and the retry policy the contract asks of a client. Built on the one target client; no HTTP here.
-import type { Target, TargetResponse } from '../transport/target.ts';
-import { retryAfterMs } from '../transport/transient.ts';
+import type { Target, TargetResponse } from '../../../run/target.ts';
+import { retryAfterMs } from '../../../run/transient.ts';
 import { LISTED_FIELDS } from '../../../spec/listed-fields.ts';
 
 type Json = Record<string, unknown>;

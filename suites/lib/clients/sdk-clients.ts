@@ -3,7 +3,7 @@
 // cap, evidence), so a client run is recorded and bounded like any other request of the suite.
 import OpenAI from 'openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import type { Target } from '../transport/target.ts';
+import type { Target } from '../../../run/target.ts';
 
 /**
  * A `fetch` for a client library that sends every request through `target`. A POST of a chat completion

@@ -14,10 +14,11 @@
 import path from 'node:path';
 import fc from 'fast-check';
 import { test, type TestInfo } from '@playwright/test';
-import { Checker, type CheckRecord } from '../check.ts';
-import { repoRoot, type RunConfig } from '../discovery/config.ts';
-import { BudgetExhausted } from '../transport/ledger.ts';
-import type { Target } from '../transport/target.ts';
+import { Checker, type CheckRecord } from '../../../judge/checker.ts';
+import { declaredRequirements } from '../declare.ts';
+import { repoRoot, type RunConfig } from '../../../run/config.ts';
+import { BudgetExhausted } from '../../../run/ledger.ts';
+import type { Target } from '../../../run/target.ts';
 
 /** Thrown by a case that cannot be judged (e.g. the target was rate limited); the case counts as neither pass nor fail. */
 export class CaseSkipped extends Error {
@@ -31,7 +32,8 @@ export class CaseSkipped extends Error {
 export type CaseChecker = Checker;
 
 function caseChecker(info: TestInfo, via: Target): CaseChecker {
-  return new Checker(info, via, {
+  return new Checker(via, {
+    declared: () => declaredRequirements(info),
     onSkip: (reason) => {
       throw new CaseSkipped(reason);
     },

@@ -2,12 +2,12 @@
 // an error's fields without trusting the target, and the response rules no schema can state (sums, bounds,
 // positions). Judgement stays in the specs and in chat-checks.ts; this file only builds and reads.
 import { randomBytes } from 'node:crypto';
-import type { Checker } from '../check.ts';
-import type { RunConfig } from '../discovery/config.ts';
-import { judgeCompletion } from '../../checks/judge.ts';
-import { noUsableReason, pickModel, type Discovery, type ModelEntry } from '../discovery/discovery.ts';
-import type { Profile } from '../discovery/profile.ts';
-import type { Target, TargetResponse } from '../transport/target.ts';
+import type { Checker } from '../../../judge/checker.ts';
+import type { RunConfig } from '../../../run/config.ts';
+import { judgeCompletion } from '../../../judge/judge-response.ts';
+import { noUsableReason, pickModel, type Discovery, type ModelEntry } from '../discovery.ts';
+import type { Profile } from '../../../run/profile.ts';
+import type { Target, TargetResponse } from '../../../run/target.ts';
 
 export type Json = Record<string, unknown>;
 export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);

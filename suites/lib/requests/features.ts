@@ -1,11 +1,11 @@
 // Helpers for tests that send an optional request feature (routing preferences, content parts, reasoning) and
 // judge whether the target accepted it: acceptance is charged to the feature's requirement, the completion
 // itself to the shared chat checks, so a refusal is reported once, against the feature that was refused.
-import type { Checker } from '../check.ts';
-import { judgeCompletion } from '../../checks/judge.ts';
-import type { ChatStream } from '../decoding/chat-stream.ts';
-import type { Discovery } from '../discovery/discovery.ts';
-import type { TargetResponse } from '../transport/target.ts';
+import type { Checker } from '../../../judge/checker.ts';
+import { judgeCompletion } from '../../../judge/judge-response.ts';
+import type { ChatStream } from '../../../judge/decoding/chat-stream.ts';
+import type { Discovery } from '../discovery.ts';
+import type { TargetResponse } from '../../../judge/exchange.ts';
 
 type Json = Record<string, unknown>;
 export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,7 +1,7 @@
 // Routing preferences (2.8): the probes the routing tests send, and when the suite may judge an
 // allow_fallbacks refusal. Route names are never published (the catalog deliberately names no backend), so
 // the suite cannot name a route that exists; it can always name one that cannot exist.
-import type { Profile } from '../discovery/profile.ts';
+import type { Profile } from '../../../run/profile.ts';
 
 /** A route name no target can have: the kit's prefix and the run's seed. */
 export function noSuchRoute(seed: number): string {

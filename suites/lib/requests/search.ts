@@ -1,10 +1,10 @@
 // Hosted web search (2.7, 2.9, 4.3 rule 6, section 7, section 8): the requests the web-search spec sends,
 // the fixed refusal texts of section 7, and reading what a target reported about a search without trusting
 // its shape. The judging helpers here charge only the IDs their callers pass or name in their doc comment.
-import type { ChatStream } from '../decoding/chat-stream.ts';
-import type { Checker } from '../check.ts';
-import type { Discovery, SearchProbe } from '../discovery/discovery.ts';
-import type { TargetResponse } from '../transport/target.ts';
+import type { ChatStream } from '../../../judge/decoding/chat-stream.ts';
+import type { Checker } from '../../../judge/checker.ts';
+import type { Discovery, SearchProbe } from '../discovery.ts';
+import type { TargetResponse } from '../../../judge/exchange.ts';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -13,7 +13,7 @@
 //   route, /v1/models included (401 invalid_api_key); only /health, /ready and /metrics stay public.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { repoRoot } from '../../../suites/lib/discovery/config.ts';
+import { repoRoot } from '../../../run/config.ts';
 
 /** The `llmock` bin (dist/cli.js): the `aimock` bin has no --fixtures flag. */
 export const AIMOCK_CLI = path.join(repoRoot, 'node_modules/@copilotkit/aimock/dist/cli.js');

@@ -4,7 +4,7 @@
 // (a loaded machine), which would cut the proxy's reports short on SIGTERM.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { repoRoot } from '../../../suites/lib/discovery/config.ts';
+import { repoRoot } from '../../../run/config.ts';
 
 export const CLI = path.join(repoRoot, 'cli/main.ts');
 

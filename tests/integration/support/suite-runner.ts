@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { repoRoot } from '../../../suites/lib/discovery/config.ts';
+import { repoRoot } from '../../../run/config.ts';
 
 export const PLAYWRIGHT_CLI = path.join(repoRoot, 'node_modules/@playwright/test/cli.js');
 export const MOCK_PROFILE = path.join(repoRoot, 'fixtures/profiles/mock.json');

@@ -1,0 +1,291 @@
+// The one Checker: it only records. A test declares the requirement IDs it checks itself (in the suite, with
+// `req(...)`: suites/lib/declare.ts); the checks that apply to every response of a kind (judge/checks/) are run
+// through `apply` and record under their own IDs. Each record is pass, fail, warn (a failed SHOULD/MAY), skip (a precondition could not be met, with
+// its root cause), error (the kit could not judge), or an observation (a gap of the spec: recorded, never
+// judged). Nothing here stops a test, and nothing here knows the runner that drives it: the runner hands in the IDs
+// a test declares and what skipping means to it. The suite's fixture teardown (suites/lib/test-fixtures.ts) turns
+// the failed MUSTs into the test's failure, in one place, after every check has run.
+import { getRequirement, isKnownRequirement, primaryOf, type Requirement } from '../spec/requirements/index.ts';
+import type { Check } from './checks/check.ts';
+import { CHECKED_IDS } from './checks/registry.ts';
+import { noResponse, type Exchange, type TargetResponse } from './exchange.ts';
+
+export { noResponse } from './exchange.ts';
+
+/** What a Checker reads of the client that sent the requests: the exchanges, and the scrubber of its secrets. */
+export interface ExchangeLog {
+  readonly exchanges: readonly Exchange[];
+  scrub(text: string): string;
+}
+
+/**
+ * What one check found. `error` is the kit's own inability to judge (a transport failure that did not
+ * reproduce, a timeout of the kit's own making): never charged to the target as `fail`.
+ */
+export type CheckStatus = 'pass' | 'fail' | 'warn' | 'skip' | 'observed' | 'error';
+
+/** Why a requirement could not be judged: the exchange it needed, and what went wrong there first. */
+export interface RootCause {
+  /** The requirement that failed on that exchange, when a deviation (not the kit) is the cause. */
+  id?: string;
+  /** Index into the test's exchanges. */
+  exchange?: number;
+  message: string;
+}
+
+export interface CheckRecord {
+  id: string;
+  status: CheckStatus;
+  message?: string;
+  /** For observations: what the target did. */
+  observed?: unknown;
+  /** Index into the test's exchanges of the request this check judged. */
+  exchange?: number;
+  /** For `skip` and `error`: the root cause, named once (the exchange and the requirement that failed on it). */
+  cause?: RootCause;
+  /**
+   * Whose conduct the record judges, in traffic the kit did not send (the proxy): the client's request or the
+   * server's answer. Absent in a suite run, where the kit is the client and only the target is judged.
+   */
+  party?: Party;
+  /** How many judgements this record stands for (a traffic report folds the repeats of a long run); 1 when absent. */
+  count?: number;
+}
+
+export type Party = 'client' | 'server';
+
+export const REQUIREMENT_ANNOTATION = 'requirement';
+export const EVIDENCE_ATTACHMENT = 'chatconform-evidence';
+
+/** Most problems quoted in one record's message. */
+const QUOTE = 5;
+
+export interface CheckerOptions {
+  /**
+   * The requirement IDs the test declares, read whenever a check is recorded (a runner may add some as the test
+   * runs); default none. A check for an ID the test does not declare is the kit's bug and throws.
+   */
+  declared?: () => readonly string[];
+  /**
+   * What `skip` does to the runner: the suite skips the Playwright test, the property runner one generated case.
+   * Default: the declared requirements without a record are marked skipped and `Skipped` is thrown.
+   */
+  onSkip?: (reason: string) => never;
+}
+
+/** Thrown by `skip` when the runner gave no skip of its own. */
+export class Skipped extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'Skipped';
+  }
+}
+
+export class Checker {
+  readonly records: CheckRecord[] = [];
+
+  constructor(
+    private readonly target: ExchangeLog,
+    private readonly options: CheckerOptions = {},
+  ) {}
+
+  /** The requirement IDs the test declares. */
+  get declaredIds(): readonly string[] {
+    return this.options.declared?.() ?? [];
+  }
+
+  /**
+   * A requirement a test checks directly must be declared by it (the catalog's coverage rests on that), unless a
+   * registered check judges it on every response of its kind (judge/checks/registry.ts).
+   */
+  private declared(id: string): Requirement {
+    if (!CHECKED_IDS.has(id) && !this.declaredIds.includes(id)) {
+      throw new Error(`check for ${id}, which this test does not declare with req(); declare every ID a test checks`);
+    }
+    return getRequirement(id);
+  }
+
+  /** The index of a response's exchange among the test's exchanges. */
+  exchangeIndex(res: TargetResponse): number | undefined {
+    const i = this.target.exchanges.indexOf(res.exchange);
+    return i >= 0 ? i : undefined;
+  }
+
+  /** Whether some record already judged this exchange (its status, say). */
+  judgedExchange(exchange: number | undefined): boolean {
+    return exchange !== undefined && this.records.some((r) => r.exchange === exchange && r.status !== 'skip' && r.status !== 'observed');
+  }
+
+  /** The first requirement that failed (or warned) on this exchange: the root cause of what it left unjudged. */
+  firstFailureOn(exchange: number | undefined): string | undefined {
+    if (exchange === undefined) return undefined;
+    return this.records.find((r) => r.exchange === exchange && (r.status === 'fail' || r.status === 'warn'))?.id;
+  }
+
+  private lastExchange(): number | undefined {
+    return this.target.exchanges.length > 0 ? this.target.exchanges.length - 1 : undefined;
+  }
+
+  private push(record: CheckRecord, exchange = this.lastExchange()): void {
+    if (exchange !== undefined && record.exchange === undefined) record.exchange = exchange;
+    this.records.push(record);
+  }
+
+  /**
+   * Records a judgement; a failed SHOULD/MAY is a warning. A rule the contract states twice is recorded under
+   * its primary ID, so it is counted once. Returns `ok`.
+   */
+  private judge(stated: Requirement, ok: boolean, failure: string | (() => string), exchange?: number): boolean {
+    const r = getRequirement(primaryOf(stated.id));
+    const record: CheckRecord = { id: r.id, status: 'pass' };
+    if (!ok) {
+      record.status = r.level === 'MUST' && r.kind === 'requirement' ? 'fail' : 'warn';
+      record.message = this.target.scrub(typeof failure === 'function' ? failure() : failure);
+    }
+    this.push(record, exchange);
+    return ok;
+  }
+
+  /**
+   * The core check: `ok` true passes; false fails a MUST or warns for SHOULD/MAY. The message says what was
+   * received, in the spec's terms. Never throws, never stops the test.
+   */
+  that(id: string, ok: boolean, failure: string | (() => string)): boolean {
+    return this.judge(this.declared(id), ok, failure);
+  }
+
+  /**
+   * Runs every check of a kind on one subject (a response, a stream, an error body). A check that finds nothing
+   * to judge records nothing; one that throws is the kit's error, recorded as such, and the others still run.
+   */
+  apply<S>(checks: readonly Check<S>[], subject: S, exchange = this.lastExchange()): void {
+    for (const c of checks) {
+      let problems: readonly string[] | undefined;
+      try {
+        problems = c.run(subject);
+      } catch (err) {
+        this.push({ id: c.id, status: 'error', message: this.target.scrub(`the check ${c.name} threw: ${err instanceof Error ? err.message : String(err)}`) }, exchange);
+        continue;
+      }
+      if (problems === undefined) continue;
+      this.judge(getRequirement(c.id), problems.length === 0, () => quoteProblems(problems!), exchange);
+    }
+  }
+
+  /**
+   * The response has one of the expected statuses. With no HTTP response at all (refused, reset, timed out
+   * before any byte) the kit could not judge: an `error` record, never a failure of the requirement.
+   */
+  status(id: string, res: TargetResponse, expected: number | readonly number[] | ((s: number) => boolean), what = 'status'): boolean {
+    const r = this.declared(id);
+    if (noResponse(res)) {
+      this.couldNotJudge(r.id, res);
+      return false;
+    }
+    const ok = typeof expected === 'function' ? expected(res.status) : ([] as number[]).concat(expected).includes(res.status);
+    const wanted = typeof expected === 'function' ? 'a different status' : ([] as number[]).concat(expected).join(' or ');
+    return this.judge(r, ok, () => `expected ${what} ${wanted}; received ${res.describe()}`);
+  }
+
+  /** `error` for `id`: the exchange got no HTTP response, so nothing about the target can be said from it. */
+  couldNotJudge(id: string, res: TargetResponse): void {
+    const exchange = this.exchangeIndex(res);
+    const what = res.exchange.status === 0 ? 'no HTTP response to judge' : `no answer to judge (HTTP ${res.exchange.status})`;
+    const message = this.target.scrub(`${what} (${res.exchange.errorKind ?? 'transport'}: ${res.exchange.error ?? 'unknown'})`);
+    this.push({ id: primaryOf(id), status: 'error', message, cause: { message, ...(exchange !== undefined ? { exchange } : {}) } }, exchange);
+  }
+
+  /**
+   * Records `skip` with its root cause (`on`: the exchange that did not give what they needed) for requirements that needed something this exchange did not give (a
+   * completion to judge, a refusal to read). Requirements the test already judged are left as they are.
+   */
+  cannotJudge(ids: readonly string[], cause: { id?: string; message: string; on?: TargetResponse }): void {
+    const message = this.target.scrub(cause.message);
+    const exchange = cause.on ? this.exchangeIndex(cause.on) : undefined;
+    const scrubbed: RootCause = { ...(cause.id ? { id: cause.id } : {}), message, ...(exchange !== undefined ? { exchange } : {}) };
+    for (const id of new Set(ids)) {
+      if (!isKnownRequirement(id)) continue;
+      this.push({ id: primaryOf(id), status: 'skip', message, cause: scrubbed }, exchange);
+    }
+  }
+
+  /** Record what the target does where the spec is silent (a gap). Never fails. */
+  observe(id: string, observed: unknown, message?: string): void {
+    const r = this.declared(id);
+    if (r.kind !== 'observation') throw new Error(`observe(): ${id} is a requirement, not an observation; use that()`);
+    const record: CheckRecord = { id, status: 'observed', observed: this.scrubValue(observed) };
+    if (message) record.message = this.target.scrub(message);
+    this.push(record);
+  }
+
+  /** Skip the rest of the test with a stated reason; its unchecked requirements are reported as skipped.
+   *  Write `return check.skip(…)` so TypeScript narrows after it. */
+  skip(reason: string): never {
+    if (this.options.onSkip) return this.options.onSkip(reason);
+    this.markSkipped(reason);
+    throw new Skipped(reason);
+  }
+
+  /** Record skip records for every declared requirement that has no record yet. */
+  markSkipped(reason: string): void {
+    const checked = new Set(this.records.map((r) => r.id));
+    for (const id of this.declaredIds) {
+      if (!checked.has(id)) this.records.push({ id, status: 'skip', message: reason });
+    }
+  }
+
+  /**
+   * At the end of a test: every declared requirement it left without a record is a skip whose root cause is the
+   * first deviation the test met (the requirement and exchange), or, when there was none, the test's own reason
+   * (`error` when the kit itself stopped: a timeout, an exception outside the checks).
+   */
+  markUnjudged(reason: string, status: 'skip' | 'error' = 'skip'): void {
+    const first = this.records.find((r) => r.status === 'fail' || r.status === 'error') ?? this.records.find((r) => r.status === 'warn');
+    const recorded = new Set(this.records.map((r) => r.id));
+    for (const id of this.declaredIds) {
+      if (recorded.has(primaryOf(id))) continue;
+      const cause: RootCause = first ? { ...(first.status === 'error' ? {} : { id: first.id }), ...(first.exchange !== undefined ? { exchange: first.exchange } : {}), message: unjudgedAfter(first, this.target) } : { message: reason };
+      this.records.push({ id: primaryOf(id), status: first ? 'skip' : status, message: cause.message, cause });
+    }
+  }
+
+  /** The failed MUST records: the test fails exactly when there is one (the fixture teardown decides). */
+  get failures(): CheckRecord[] {
+    return this.records.filter((r) => r.status === 'fail');
+  }
+
+  private scrubValue(v: unknown): unknown {
+    if (v === undefined) return undefined;
+    try {
+      return JSON.parse(this.target.scrub(JSON.stringify(v)));
+    } catch {
+      return this.target.scrub(String(v));
+    }
+  }
+}
+
+/**
+ * Why a declared requirement went unjudged after `first`: the answer it needed never came (refused, no response),
+ * or, a cascade the checks should not allow, the test stopped after a check failed on an answer it got.
+ */
+function unjudgedAfter(first: CheckRecord, target: ExchangeLog): string {
+  const what = `${first.id} ${first.status === 'error' ? 'could not be judged' : 'failed'}: ${(first.message ?? '').split('\n')[0]!.slice(0, 200)}`;
+  const status = first.exchange !== undefined ? target.exchanges[first.exchange]?.status : undefined;
+  return status === 200 ? `not judged: the test stopped after ${what}` : `not judged: the answer it needed never came (${what})`;
+}
+
+function quoteProblems(problems: readonly string[]): string {
+  const distinct = [...new Set(problems)];
+  return distinct.slice(0, QUOTE).join('\n') + (distinct.length > QUOTE ? `\n… and ${distinct.length - QUOTE} more` : '');
+}
+
+/** The failed MUSTs of a test as one readable failure message. */
+export function failureSummary(records: readonly CheckRecord[]): string {
+  return records
+    .filter((r) => r.status === 'fail')
+    .map((r) => {
+      const req = getRequirement(r.id);
+      return `${r.id} (MUST, §${req.section}) ${req.statement}\n  ${(r.message ?? '').split('\n').join('\n  ')}`;
+    })
+    .join('\n');
+}

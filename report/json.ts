@@ -1,0 +1,267 @@
+// conformance.json: the certifier's deliverable, the source every other output is written from. It leads with
+// the verdict, the coverage behind it and the distinct root causes ranked by impact.
+// Its JSON Schema is spec/schemas/conformance-report.schema.json; a report that does not validate is never
+// written as conformance.json (it is a bug of the kit, and the run fails loudly).
+import { formatIssues, validate, type ValidationIssue } from '../spec/validator.ts';
+import { CORE_REQUIREMENTS } from '../spec/requirements/index.ts';
+import { coverageOf, coverageSentence, insufficient, type Coverage } from './coverage.ts';
+import { rootCauses, type RootCause } from './root-causes.ts';
+import { transportSentence, transportSummary, type TransportSummary } from './transport-events.ts';
+import {
+  countStatuses,
+  firstLine,
+  mustFailures,
+  sectionCounts,
+  type RequirementResult,
+  type SectionCounts,
+  type StatusCounts,
+  type TestOutcome,
+  type TestStatus,
+} from './results.ts';
+import { redactDeep } from './redaction.ts';
+import type { RunInfo } from './run-info.ts';
+import { staleLines, type BaselineOutcome } from './baseline.ts';
+
+export const REPORT_SCHEMA_ID = 'https://chatconform.dev/schemas/conformance-report.schema.json';
+export const REPORT_VERSION = 1;
+
+export type RunStatus = 'passed' | 'failed' | 'timedout' | 'interrupted';
+/** What fails the run: a MUST failure (default), or also a SHOULD/MAY warning. */
+export type FailOn = 'must' | 'warn';
+/** `partial`: a run of some of the tests (a selection); it never shows as a full pass. */
+export type Verdict = 'pass' | 'fail' | 'incomplete' | 'partial';
+
+export interface FailedTest {
+  title: string;
+  file: string;
+  line: number;
+  status: TestStatus;
+  error: string;
+  /** The IDs this test's failure is charged to (its fail records); empty when none (the kit's own exception). */
+  failed: string[];
+}
+
+export interface ConformanceReport {
+  $schema: string;
+  reportVersion: number;
+  kit: RunInfo['kit'];
+  spec: RunInfo['spec'];
+  target: RunInfo['target'];
+  run: {
+    startedAt: string;
+    durationMs: number;
+    seed?: number;
+    fuzzRuns?: number;
+    requests?: number;
+    cost?: number;
+    costedResponses?: number;
+    /** How Playwright saw the run before the reporter decided the exit status. */
+    playwrightStatus: RunStatus;
+    tests: Record<TestStatus, number> & { total: number };
+  };
+  verdict: {
+    result: Verdict;
+    /** The process exit status the reporter asked for ("passed" is exit code 0). */
+    exitStatus: RunStatus;
+    /**
+     * The exit code of `chatconform run`: 0 nothing failed the gate; 1 a MUST failed outside the baseline (or a
+     * stale entry, or a warning with fail-on warn); 3 the run could not complete (a configuration or runtime error:
+     * no target, a bad profile, the kit crashed, interrupted or out of time) without any such failure.
+     */
+    exitCode: 0 | 1 | 3;
+    summary: string;
+    /** IDs of the MUST requirements that failed. */
+    mustFailed: string[];
+    /** Requirements (not observations) that passed, out of all requirements the target is judged on. */
+    requirementsPassed: number;
+    requirementsTotal: number;
+    /** What fails the run (CONFORMANCE_FAIL_ON); omitted for the default, must. */
+    failOn?: FailOn;
+    /** The run's expected failures and what became of each entry; omitted without a baseline. */
+    baseline?: BaselineOutcome;
+    /** What a partial run selected (verdict partial unless a MUST failed or too little was judged). */
+    selection?: string;
+  };
+  /** Judged MUSTs out of the MUSTs the run declared; a pass needs at least half, and every core one. */
+  coverage: Coverage;
+  /** The distinct failures and warnings, ranked by impact. */
+  rootCauses: RootCause[];
+  /** Exchanges that failed at the transport level or met transport events. */
+  transport: TransportSummary;
+  counts: StatusCounts;
+  sections: SectionCounts[];
+  subsections: SectionCounts[];
+  requirements: RequirementResult[];
+  /** Tests that failed or timed out, with the IDs their failure was charged to. */
+  failedTests: FailedTest[];
+  /** Errors outside any test (global setup, a spec file that does not load, a reporter problem). */
+  errors: string[];
+}
+
+export interface ReportInput {
+  info: RunInfo;
+  results: RequirementResult[];
+  outcomes: readonly TestOutcome[];
+  startedAt: Date;
+  durationMs: number;
+  playwrightStatus: RunStatus;
+  errors: string[];
+  /** The baseline applied to `results` (baseline.ts). */
+  baseline?: BaselineOutcome;
+  failOn?: FailOn;
+  /** Set for a partial run: what it selected. */
+  selection?: string;
+  /** For a selection of requirements: the IDs it takes (then only its core requirements are owed a judgement). */
+  scope?: readonly string[];
+}
+
+/**
+ * The run status the reporter returns: a MUST failure outside the baseline decides, unless the run could not
+ * complete; a stale baseline entry fails the run too (the list must be kept current), and with failOn 'warn' so
+ * does a warning.
+ */
+export function decideExitStatus(playwrightStatus: RunStatus, mustFailedCount: number, incomplete: boolean, more: GateInput = {}): RunStatus {
+  if (playwrightStatus === 'interrupted' || playwrightStatus === 'timedout') return playwrightStatus;
+  if (incomplete) return 'failed';
+  return gateFails(mustFailedCount, more) ? 'failed' : 'passed';
+}
+
+interface GateInput {
+  stale?: number;
+  warnings?: number;
+  failOn?: FailOn;
+}
+
+/** What the target's results alone do to the gate: a MUST failure, a stale baseline entry, a warning with fail-on warn. */
+function gateFails(mustFailedCount: number, more: GateInput): boolean {
+  return mustFailedCount > 0 || (more.stale ?? 0) > 0 || (more.failOn === 'warn' && (more.warnings ?? 0) > 0);
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** The IDs a failed test's failure is charged to: its fail records only (an unrecorded ID is never charged). */
+function chargedIds(t: TestOutcome, byId: ReadonlyMap<string, RequirementResult>): string[] {
+  const checks = t.evidence?.checks ?? [];
+  return [...new Set(checks.filter((c) => c.status === 'fail' && byId.get(c.id)?.status === 'fail').map((c) => c.id))];
+}
+
+/** The verdict in one clause, the start of its summary: what failed, or why there is no pass. */
+export function headlineOf(v: { result: Verdict; mustFailed: readonly string[]; playwrightStatus: RunStatus; errors: readonly string[] }): string {
+  const why =
+    v.playwrightStatus === 'interrupted' ? 'the run was interrupted' : v.playwrightStatus === 'timedout' ? 'the run hit its global timeout' : v.errors.length > 0 ? `${plural(v.errors.length, 'error')} outside the tests` : undefined;
+  const unfinished = why === undefined ? '' : `the run did not complete: ${why}`;
+  if (v.result === 'fail') return `${plural(v.mustFailed.length, 'MUST requirement')} failed${unfinished ? `; ${unfinished}` : ''}`;
+  if (unfinished) return unfinished;
+  if (v.result === 'partial') return 'no MUST requirement failed in a partial run, which is no certification of the whole contract';
+  return v.result === 'incomplete' ? 'no MUST requirement failed, but too little was judged for a pass' : 'no MUST requirement failed';
+}
+
+/** The headline of a written report. */
+export function headline(report: ConformanceReport): string {
+  return headlineOf({ result: report.verdict.result, mustFailed: report.verdict.mustFailed, playwrightStatus: report.run.playwrightStatus, errors: report.errors });
+}
+
+/** Builds the report (every string redacted with the run's secrets). */
+export function buildReport(input: ReportInput): ConformanceReport {
+  const { info, results, outcomes, playwrightStatus, errors, baseline } = input;
+  const failOn = input.failOn ?? 'must';
+  const failed = mustFailures(results).map((r) => r.id);
+  const unfinished = playwrightStatus === 'interrupted' || playwrightStatus === 'timedout' || errors.length > 0;
+  const warnings = results.filter((r) => r.status === 'warn').length;
+  const gate: GateInput = { stale: baseline?.stale.length ?? 0, warnings, failOn };
+  const exitStatus = decideExitStatus(playwrightStatus, failed.length, errors.length > 0, gate);
+  const gateFailed = gateFails(failed.length, gate);
+  // No target: the run's requests got no HTTP response at all (refused, reset, timed out): a runtime error, not a verdict.
+  const sent = outcomes.flatMap((t) => t.evidence?.exchanges ?? []);
+  const noTarget = sent.length > 0 && sent.every((x) => x.status === 0);
+  const exitCode: 0 | 1 | 3 = gateFailed ? 1 : exitStatus === 'passed' && !noTarget ? 0 : 3;
+  const reqs = results.filter((r) => r.kind === 'requirement');
+  const passed = reqs.filter((r) => r.status === 'pass').length;
+  // A selection of requirements answers for the core requirements it selected; a run narrowed by file or title
+  // filters owes all of them (nothing says which it meant to leave out).
+  const coverage = input.scope === undefined ? coverageOf(results) : coverageOf(results, CORE_REQUIREMENTS.filter((id) => input.scope!.includes(id)));
+  const transport = transportSummary(outcomes);
+  // A failed MUST is evidence whatever else happened; a pass needs enough evidence behind it.
+  const result: Verdict = failed.length > 0 ? 'fail' : unfinished || insufficient(coverage) ? 'incomplete' : input.selection !== undefined ? 'partial' : 'pass';
+  const parts = [headlineOf({ result, mustFailed: failed, playwrightStatus, errors })];
+  if (input.selection !== undefined) parts.push(`partial run: ${input.selection}`);
+  if (baseline && baseline.expected.length > 0) parts.push(`${plural(baseline.expected.length, 'expected failure')} of the baseline (${baseline.expected.map((e) => e.id).join(', ')})`);
+  if (baseline) parts.push(...staleLines(baseline));
+  if (failOn === 'warn' && warnings > 0) parts.push(`${plural(warnings, 'warning')}, which fail the run (fail on warn)`);
+  parts.push(coverageSentence(coverage));
+  if (coverage.coreNotJudged.length > 0) parts.push(`core requirements not judged: ${coverage.coreNotJudged.join(', ')}`);
+  parts.push(`${passed} of ${reqs.length} requirements pass`);
+  if (noTarget) parts.push(`no target: none of the ${sent.length} requests got an HTTP response`);
+  const transportNote = transportSentence(transport);
+  if (transportNote) parts.push(transportNote);
+  const summary = parts.join('; ');
+
+  const tests: ConformanceReport['run']['tests'] = { total: 0, passed: 0, failed: 0, timedOut: 0, skipped: 0, interrupted: 0, notRun: 0 };
+  for (const t of outcomes) {
+    tests[t.status]++;
+    tests.total++;
+  }
+  const byId = new Map(results.map((r) => [r.id, r]));
+  const failedTests: FailedTest[] = outcomes
+    .filter((t) => t.status === 'failed' || t.status === 'timedOut')
+    .map((t) => ({
+      title: t.title,
+      file: t.file,
+      line: t.line,
+      status: t.status,
+      error: t.error ? firstLine(t.error) : `the test ${t.status === 'timedOut' ? 'timed out' : 'failed'}`,
+      failed: chargedIds(t, byId),
+    }));
+
+  const report: ConformanceReport = {
+    $schema: REPORT_SCHEMA_ID,
+    reportVersion: REPORT_VERSION,
+    kit: info.kit,
+    spec: info.spec,
+    target: info.target,
+    run: {
+      startedAt: input.startedAt.toISOString(),
+      durationMs: Math.max(0, Math.round(input.durationMs)),
+      ...(info.seed !== undefined ? { seed: info.seed } : {}),
+      ...(info.fuzzRuns !== undefined ? { fuzzRuns: info.fuzzRuns } : {}),
+      ...(info.ledger ? { requests: info.ledger.requests, cost: info.ledger.cost, costedResponses: info.ledger.costedResponses } : {}),
+      playwrightStatus,
+      tests,
+    },
+    verdict: {
+      result,
+      exitStatus,
+      exitCode,
+      summary,
+      mustFailed: failed,
+      requirementsPassed: passed,
+      requirementsTotal: reqs.length,
+      ...(failOn !== 'must' ? { failOn } : {}),
+      ...(baseline ? { baseline } : {}),
+      ...(input.selection !== undefined ? { selection: input.selection } : {}),
+    },
+    coverage,
+    rootCauses: rootCauses(outcomes),
+    transport,
+    counts: countStatuses(results),
+    ...sectionCounts(results, info.sectionTitles),
+    requirements: results,
+    failedTests,
+    errors,
+  };
+  return redactDeep(report, info.secrets);
+}
+
+export function validateReport(report: unknown): ValidationIssue[] {
+  return validate('conformance-report', report).errors;
+}
+
+export function formatReportIssues(issues: ValidationIssue[]): string {
+  return formatIssues(issues);
+}
+
+export function serializeReport(report: ConformanceReport): string {
+  return `${JSON.stringify(report, null, 2)}\n`;
+}

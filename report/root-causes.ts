@@ -1,0 +1,141 @@
+// Root causes, not cascades: one deviation (a field null in every chunk, say) fails the same requirement in many
+// tests and leaves other requirements unjudged. Every fail/warn record of the run is grouped by (requirement ID,
+// message with its numbers and indices normalised); each group is shown once, with the tests it touched, one
+// exchange with its curl, the requirements it left unjudged, and a rank by impact: what a certifier must read
+// first.
+import type { CheckRecord } from '../judge/checker.ts';
+import { requirements as catalog, type Requirement } from '../spec/requirements/index.ts';
+import { entriesOf, evidenceItem, oneLine, targetRequirements, type Entry, type ReportExchange, type TestOutcome } from './results.ts';
+
+/** Where a requirement sits for a certifier: the service's core, its guard rails, or an optional extension. */
+export type ImpactTier = 'core' | 'auth-errors-limits' | 'extension';
+
+export interface RootCauseTest {
+  title: string;
+  file: string;
+  line: number;
+}
+
+export interface RootCause {
+  /** 1 = the most important. */
+  rank: number;
+  id: string;
+  section: string;
+  level: Requirement['level'];
+  status: 'fail' | 'warn';
+  tier: ImpactTier;
+  /** The first message of the group, as one line. */
+  message: string;
+  /** The message with numbers and indices normalised: what the group shares. */
+  pattern: string;
+  /** Records of the group across the run. */
+  occurrences: number;
+  tests: RootCauseTest[];
+  /** One exchange it happened on, with the curl that replays it. */
+  exchange?: ReportExchange;
+  /** Requirements left unjudged (skip or error) because of it, as their records' cause says. */
+  blocked: string[];
+}
+
+/** Sections in order of impact within each tier (4.3 and 2.9 are the completion itself). */
+const CORE_SECTIONS = ['4.3', '2.9', '2.11', '2.10', '4.1', '4.2', '6', '2.1', '2.2', '1', '2', '3', '4', '9'];
+const GUARD_SECTIONS = ['5', '7', '8'];
+const EXTENSION_SECTIONS = ['2.3', '2.4', '2.7', '2.8', '2.6', '2.5'];
+/** The optional features, wherever the spec states their rules (SEARCH-041 is in 4.3, SEARCH-045 in 7). */
+const EXTENSION_AREAS: Record<string, string> = { TOOL: '2.3', SEARCH: '2.7', ROUTE: '2.8', RSN: '2.6', IMG: '2.5' };
+const LEVEL_ORDER: Record<string, number> = { MUST: 0, SHOULD: 1, MAY: 2, none: 3 };
+
+export function impactOf(r: Pick<Requirement, 'id' | 'section'>): { tier: ImpactTier; order: number } {
+  const area = EXTENSION_AREAS[r.id.split('-')[0]!];
+  const section = area ?? r.section;
+  const top = section.split('.')[0]!;
+  let at = EXTENSION_SECTIONS.indexOf(section);
+  if (at >= 0) return { tier: 'extension', order: at };
+  at = GUARD_SECTIONS.indexOf(top);
+  if (at >= 0) return { tier: 'auth-errors-limits', order: at };
+  at = CORE_SECTIONS.indexOf(section);
+  return { tier: 'core', order: at >= 0 ? at : CORE_SECTIONS.indexOf(top) };
+}
+
+const TIERS: readonly ImpactTier[] = ['core', 'auth-errors-limits', 'extension'];
+
+/**
+ * A message as its group key: one line, numbers and indices as N ("/choices/3/delta" and "/choices/0/delta" are
+ * one cause), long generated identifiers as ID; requirement IDs and names like v1 kept.
+ */
+export function normaliseMessage(message: string): string {
+  return oneLine(message, 400)
+    .replace(/\b(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{16,}\b/g, 'ID')
+    // Digits glued to a letter name something (v1, utf8, CAT-027 keeps its own pattern); the others count.
+    .replace(/[A-Z]+-\d{3}\b|(?<![A-Za-z])\d+(?:\.\d+)?/g, (x) => (/^[A-Z]/.test(x) ? x : 'N'));
+}
+
+function keyOf(record: CheckRecord): string {
+  return `${record.id}\u0000${normaliseMessage(record.message ?? '')}`;
+}
+
+interface Group {
+  entries: Entry[];
+  blocked: Set<string>;
+}
+
+/** The distinct root causes of the run's failures and warnings, ranked by impact. */
+export function rootCauses(outcomes: readonly TestOutcome[], requirements: readonly Requirement[] = catalog): RootCause[] {
+  const scope = targetRequirements(requirements);
+  const known = new Map(scope.map((r) => [r.id, r]));
+  const all = outcomes.flatMap((t) => entriesOf(t, known));
+  const groups = new Map<string, Group>();
+  for (const e of all) {
+    if (e.record.status !== 'fail' && e.record.status !== 'warn') continue;
+    const key = keyOf(e.record);
+    const g = groups.get(key) ?? { entries: [], blocked: new Set<string>() };
+    g.entries.push(e);
+    groups.set(key, g);
+  }
+  // Link each unjudged record to the failure its cause names: the same test's record on the same exchange first.
+  for (const e of all) {
+    const cause = e.record.cause;
+    if ((e.record.status !== 'skip' && e.record.status !== 'error') || !cause?.id) continue;
+    const failing = (x: Entry) => x.record.id === cause.id && (x.record.status === 'fail' || x.record.status === 'warn');
+    const same = all.find((x) => x.test === e.test && failing(x) && (cause.exchange === undefined || x.record.exchange === cause.exchange)) ?? all.find(failing);
+    if (same) groups.get(keyOf(same.record))!.blocked.add(e.record.id);
+  }
+  const causes = [...groups.entries()].map(([key, g]) => {
+    const first = g.entries[0]!;
+    const r = known.get(first.record.id)!;
+    const tests = new Map<string, RootCauseTest>();
+    for (const e of g.entries) tests.set(`${e.test.file}:${e.test.line}:${e.test.title}`, { title: e.test.title, file: e.test.file, line: e.test.line });
+    const withExchange = g.entries.find((e) => evidenceItem(e).exchange !== undefined);
+    const cause: RootCause = {
+      rank: 0,
+      id: r.id,
+      section: r.section,
+      level: r.level,
+      // A failed SHOULD or observation only warns (as in the requirement's own status).
+      status: g.entries.some((e) => e.record.status === 'fail') && r.level === 'MUST' && r.kind === 'requirement' ? 'fail' : 'warn',
+      tier: impactOf(r).tier,
+      message: oneLine(first.record.message ?? `the test ${first.record.status === 'fail' ? 'failed' : 'warned'}`),
+      pattern: key.split('\u0000')[1]!,
+      occurrences: g.entries.length,
+      tests: [...tests.values()],
+      blocked: [...g.blocked].filter((id) => id !== r.id).sort(),
+    };
+    const exchange = withExchange ? evidenceItem(withExchange).exchange : undefined;
+    if (exchange) cause.exchange = exchange;
+    return cause;
+  });
+  // A failed MUST decides the verdict, so every MUST cause comes before any SHOULD one; within a level, the core
+  // before auth, errors and limits before the extensions; then the widest first.
+  const sortKey = (c: RootCause) => {
+    const impact = impactOf(c);
+    return [LEVEL_ORDER[c.level] ?? 3, TIERS.indexOf(impact.tier), impact.order, -c.tests.length, -c.blocked.length, -c.occurrences];
+  };
+  causes.sort((a, b) => {
+    const ka = sortKey(a);
+    const kb = sortKey(b);
+    for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return ka[i]! - kb[i]!;
+    return a.id.localeCompare(b.id) || a.pattern.localeCompare(b.pattern);
+  });
+  causes.forEach((c, i) => (c.rank = i + 1));
+  return causes;
+}

@@ -1,0 +1,125 @@
+// What the report says about the run itself: the target, the kit and spec versions, the seed, the spending.
+// Read in the runner process after the global setup has filled in the environment; a run whose setup failed
+// (no target, bad profile) still gets a report, from whatever the environment holds.
+//
+// Nothing here reads outside the kit: the contract's file name, digest and section titles come from the catalog
+// (spec/requirements/contract.json), the kit's name and version from its own package.json.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { ENV, kitPackage, normaliseBaseUrl, profilePathOf, repoRoot, reportDirOf, runConfig, secrets, type RunConfig } from '../run/config.ts';
+import { Ledger } from '../run/ledger.ts';
+import { loadProfile, type Profile } from '../run/profile.ts';
+import { CONTRACT, requirements, type Requirement } from '../spec/requirements/index.ts';
+import { targetRequirements } from './results.ts';
+
+export interface RunInfo {
+  kit: { name: string; version: string };
+  /** Counts of the catalog records the target is judged on; `kitOnly` mock-only records (about the kit) are left out. */
+  spec: { file: string; sha256?: string; catalogRecords: number; requirements: number; observations: number; kitOnly?: number };
+  target: { url?: string; embeddedMock: boolean; profile?: { name?: string; path?: string } };
+  seed?: number;
+  fuzzRuns?: number;
+  ledger?: { requests: number; cost: number; costedResponses: number };
+  reportDir: string;
+  /** Every credential the run knows; the report redacts them all. */
+  secrets: string[];
+  /** Section titles from the spec's headings ("2.10" → "Model catalog entry"). */
+  sectionTitles: Map<string, string>;
+  /** What could not be read (reported, never fatal). */
+  problems: string[];
+}
+
+export function kitInfo(): RunInfo['kit'] {
+  const pkg = kitPackage();
+  return { name: pkg.name, version: pkg.version };
+}
+
+/** The contract and the catalog records a target is judged on (`kitOnly`: the records about the kit itself). */
+export function specInfo(list: readonly Requirement[] = requirements): RunInfo['spec'] {
+  const scope = targetRequirements(list);
+  return {
+    file: CONTRACT.file,
+    sha256: CONTRACT.sha256,
+    catalogRecords: scope.length,
+    requirements: scope.filter((r) => r.kind === 'requirement').length,
+    observations: scope.filter((r) => r.kind === 'observation').length,
+    kitOnly: list.filter((r) => r.check === 'mock-only').length,
+  };
+}
+
+/** A URL with its credentials, query and fragment removed: only origin and path go into a report. */
+export function publicUrl(raw: string): string | undefined {
+  try {
+    const u = new URL(raw);
+    return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The run's configuration, or as much of it as the environment holds when the setup never completed. */
+function configOrFallback(problems: string[]): { config?: RunConfig; apiKey: string; profile: Profile; profilePath?: string; reportDir: string } {
+  try {
+    const config = runConfig();
+    return { config, apiKey: config.apiKey, profile: config.profile, ...(config.profilePath ? { profilePath: config.profilePath } : {}), reportDir: config.reportDir };
+  } catch (err) {
+    problems.push(`run configuration: ${(err as Error).message.split('\n')[0]}`);
+  }
+  const env = process.env;
+  const profilePath = env[ENV.profile] ? profilePathOf(env[ENV.profile]!) : undefined;
+  let profile: Profile = {};
+  try {
+    profile = loadProfile(profilePath);
+  } catch (err) {
+    problems.push(`profile: ${(err as Error).message.split('\n')[0]}`);
+  }
+  return {
+    apiKey: env[ENV.apiKey] ?? profile.apiKey ?? '',
+    profile,
+    ...(profilePath ? { profilePath } : {}),
+    reportDir: reportDirOf(env),
+  };
+}
+
+export function collectRunInfo(): RunInfo {
+  const problems: string[] = [];
+  const { config, apiKey, profile, profilePath, reportDir } = configOrFallback(problems);
+  const env = process.env;
+  const rawUrl = config?.baseUrl ?? env[ENV.baseUrl];
+  let url: string | undefined;
+  if (rawUrl) {
+    try {
+      url = normaliseBaseUrl(rawUrl);
+    } catch {
+      url = publicUrl(rawUrl);
+    }
+  }
+  const runDir = config?.runDir ?? env[ENV.runDir];
+  let ledger: RunInfo['ledger'];
+  if (runDir && existsSync(path.join(runDir, 'ledger.jsonl'))) {
+    ledger = Ledger.in(runDir, { maxRequests: Infinity, maxCost: Infinity }).totals();
+  } else if (runDir) {
+    ledger = { requests: 0, cost: 0, costedResponses: 0 };
+  }
+  const seed = config ? config.seed : Number(env[ENV.seed]);
+  const profileInfo: { name?: string; path?: string } = {};
+  if (profile.name) profileInfo.name = profile.name;
+  if (profilePath) profileInfo.path = path.relative(repoRoot, profilePath) || profilePath;
+  const info: RunInfo = {
+    kit: kitInfo(),
+    spec: specInfo(),
+    target: { embeddedMock: config?.embeddedMock ?? env[ENV.embeddedMock] === '1' },
+    reportDir,
+    // secrets(runConfig()): the key, every key of the profile, its `secrets`; from the environment when setup failed.
+    secrets: secrets(config ?? ({ apiKey, profile } as RunConfig)),
+    sectionTitles: new Map(Object.entries(CONTRACT.sections)),
+    problems,
+  };
+  // A value the run does not know is omitted, never null.
+  if (url) info.target.url = url;
+  if (Object.keys(profileInfo).length > 0) info.target.profile = profileInfo;
+  if (Number.isSafeInteger(seed)) info.seed = seed;
+  if (config) info.fuzzRuns = config.fuzzRuns;
+  if (ledger) info.ledger = ledger;
+  return info;
+}

@@ -1,0 +1,99 @@
+// chatconform.config.json (or .yaml / .yml): a run's settings kept beside the project that uses the kit, found
+// in the working directory or its parents (schema spec/schemas/config-file.schema.json). It fills in only what
+// neither the command line nor the environment set: flags, then CONFORMANCE_* variables, then the file, then the
+// defaults. Relative paths are read from the file's folder. The key itself never lives there (apiKeyEnv).
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { formatIssues, validate } from '../spec/validator.ts';
+import { ENV } from './config.ts';
+import { SELECTION_ENV } from './selection.ts';
+
+export const CONFIG_FILE_NAMES = ['chatconform.config.json', 'chatconform.config.yaml', 'chatconform.config.yml'] as const;
+
+export interface ConfigFile {
+  baseUrl?: string;
+  apiKeyEnv?: string;
+  profile?: string;
+  reportDir?: string;
+  seed?: number;
+  fuzzRuns?: number;
+  requestTimeoutMs?: number;
+  maxRetries?: number;
+  maxRetryWaitMs?: number;
+  maxRps?: number;
+  expectedFailures?: string;
+  failOn?: 'must' | 'warn';
+  models?: string[];
+  requirements?: string[];
+  sections?: string[];
+  levels?: string[];
+  excludeRequirements?: string[];
+  workers?: number;
+}
+
+/** The variable each setting fills, and whether its value is a path (read from the file's folder). */
+const VARIABLES: { [K in Exclude<keyof ConfigFile, 'apiKeyEnv'>]-?: { env: string; path?: true } } = {
+  baseUrl: { env: ENV.baseUrl },
+  profile: { env: ENV.profile, path: true },
+  reportDir: { env: ENV.reportDir, path: true },
+  seed: { env: ENV.seed },
+  fuzzRuns: { env: ENV.fuzzRuns },
+  requestTimeoutMs: { env: ENV.requestTimeoutMs },
+  maxRetries: { env: ENV.maxRetries },
+  maxRetryWaitMs: { env: ENV.maxRetryWaitMs },
+  maxRps: { env: ENV.maxRps },
+  expectedFailures: { env: ENV.expectedFailures, path: true },
+  failOn: { env: ENV.failOn },
+  models: { env: ENV.models },
+  requirements: { env: SELECTION_ENV.requirements },
+  sections: { env: SELECTION_ENV.sections },
+  levels: { env: SELECTION_ENV.levels },
+  excludeRequirements: { env: SELECTION_ENV.exclude },
+  workers: { env: 'CONFORMANCE_WORKERS' },
+};
+
+/** The nearest config file from `dir` up to the file system's root, or undefined. */
+export function findConfigFile(dir: string): string | undefined {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    for (const name of CONFIG_FILE_NAMES) if (existsSync(path.join(d, name))) return path.join(d, name);
+    if (path.dirname(d) === d) return undefined;
+  }
+}
+
+/** Reads and checks a config file; a bad one is a clear error naming the file and the fields. */
+export function readConfigFile(file: string): ConfigFile {
+  let data: unknown;
+  try {
+    data = YAML.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new Error(`config file ${file}: not readable as JSON or YAML (${(err as Error).message.split('\n')[0]})`);
+  }
+  const result = validate('config-file', data ?? {});
+  if (!result.valid) throw new Error(`config file ${file} does not match spec/schemas/config-file.schema.json:\n${formatIssues(result.errors)}`);
+  return (data ?? {}) as ConfigFile;
+}
+
+/**
+ * The variables a config file adds to `env`: only those `env` does not set already. Returns the additions (the
+ * caller applies them), so nothing is read twice and the precedence stays in one place.
+ */
+export function configFileEnv(file: string, config: ConfigFile, env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  const base = path.dirname(file);
+  for (const [key, spec] of Object.entries(VARIABLES) as [keyof typeof VARIABLES, { env: string; path?: true }][]) {
+    const value = config[key];
+    if (value === undefined || (env[spec.env] !== undefined && env[spec.env] !== '')) continue;
+    out[spec.env] = Array.isArray(value) ? value.join(',') : spec.path ? path.resolve(base, String(value)) : String(value);
+  }
+  if (config.apiKeyEnv && !env[ENV.apiKey] && env[config.apiKeyEnv]) out[ENV.apiKey] = env[config.apiKeyEnv]!;
+  return out;
+}
+
+/** Finds the config file from `cwd` and fills `env` from it; returns the file used, if any. */
+export function applyConfigFile(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string | undefined {
+  const file = findConfigFile(cwd);
+  if (!file) return undefined;
+  Object.assign(env, configFileEnv(file, readConfigFile(file), env));
+  return file;
+}

@@ -1,0 +1,285 @@
+// The suite's one HTTP transport, on node:http/https with a keep-alive agent. It only moves bytes and says
+// what happened on the way; judging the answer is the checks' business. What it guarantees:
+// - the request body goes exactly as given (bytes, Content-Length set), nothing is re-encoded;
+// - one deadline covers the whole exchange (connect, upload, head, body, and a retry);
+// - what is read is bounded: a body cap in bytes, and for event streams a cap in events, so a worker's memory
+//   stays bounded whatever the target sends;
+// - a request that fails before any response byte on a *reused* kept-alive connection is sent again once on a
+//   fresh connection: the server closed an idle connection as HTTP/1.1 allows (RFC 9112 9.5), the request was
+//   not processed, and RFC 9110 9.2.2 lets a client retry it;
+// - every failure is classified (`TransportErrorKind`); `status` stays 0 when no response head arrived, and a
+//   failure after the head keeps the status: that is the target's (broken) answer.
+import http from 'node:http';
+import https from 'node:https';
+import type { Socket } from 'node:net';
+import zlib from 'node:zlib';
+
+export type { TransportErrorKind, TransportEvent } from '../judge/exchange.ts';
+import type { TransportErrorKind, TransportEvent } from '../judge/exchange.ts';
+
+/** Default body cap (CONFORMANCE_MAX_BODY_BYTES overrides it). */
+export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** Default cap on the events of one event stream. */
+export const DEFAULT_MAX_EVENTS = 100_000;
+
+export interface TransportRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: Buffer;
+  /**
+   * Without a body, send no Content-Length and no Transfer-Encoding either (Node would add "Content-Length: 0"):
+   * the request HTTP/1.1 reads as having an empty body, which some servers wait on forever.
+   */
+  noLengthHeaders?: boolean;
+  /** The whole exchange, retry included. */
+  timeoutMs: number;
+  maxBodyBytes?: number;
+  maxEvents?: number;
+}
+
+export interface TransportResult {
+  /** 0 when no response head arrived. */
+  status: number;
+  headers: Record<string, string>;
+  /** What was read (at most the cap; cut short when `error` is set). */
+  body: Buffer;
+  error?: string;
+  errorKind?: TransportErrorKind;
+  events: TransportEvent[];
+}
+
+// One pool per worker process, shared by every test: keep-alive reuse across requests is what real clients do,
+// and it is what exposes a server's idle-connection closes. Free sockets are unref'd by Node, so the pool never
+// keeps a process alive.
+const agents = {
+  'http:': new http.Agent({ keepAlive: true }),
+  'https:': new https.Agent({ keepAlive: true }),
+};
+
+/** Closes the pooled idle connections (e.g. before stopping a server the run started). */
+export function closeIdleConnections(): void {
+  for (const agent of Object.values(agents)) {
+    for (const list of Object.values(agent.freeSockets)) for (const s of list ?? []) s.destroy();
+  }
+}
+
+/** A failure the transport raises itself (deadline, caps), with its kind. */
+class TransportFailure extends Error {
+  constructor(
+    readonly kind: TransportErrorKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const RETRYABLE_CODES = new Set(['ECONNRESET', 'EPIPE']);
+
+export function classify(err: unknown): TransportErrorKind {
+  if (err instanceof TransportFailure) return err.kind;
+  const code = String((err as { code?: unknown })?.code ?? '');
+  const message = err instanceof Error ? err.message : String(err);
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE' || /socket hang up|aborted/i.test(message)) return 'reset';
+  if (code === 'ETIMEDOUT' || code === 'ESOCKETTIMEDOUT') return 'timeout';
+  if (/^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/.test(code) || /\b(ssl|tls)\b/i.test(message)) return 'tls';
+  if (code.startsWith('HPE_') || code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR' || code === 'ERR_INVALID_HTTP_TOKEN' || /parse error/i.test(message)) return 'protocol';
+  return 'other';
+}
+
+function describe(err: unknown): string {
+  if (err instanceof TransportFailure) return err.message;
+  const code = (err as { code?: unknown })?.code;
+  const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+  return typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
+}
+
+function flatHeaders(raw: http.IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/**
+ * Counts server-sent events as bytes arrive: an event ends at a blank line (LF, CRLF or CR line ends, split
+ * anywhere across chunks). Only lines with content between blank lines make an event.
+ */
+export class EventCounter {
+  count = 0;
+  private lineHasContent = false;
+  private pendingEvent = false;
+  private lastWasCR = false;
+
+  push(chunk: Uint8Array): void {
+    for (let i = 0; i < chunk.length; i++) {
+      const b = chunk[i]!;
+      if (b === 0x0a && this.lastWasCR) {
+        // The LF of a CRLF: the line already ended at the CR.
+        this.lastWasCR = false;
+        continue;
+      }
+      this.lastWasCR = b === 0x0d;
+      if (b === 0x0a || b === 0x0d) {
+        if (!this.lineHasContent && this.pendingEvent) {
+          this.count++;
+          this.pendingEvent = false;
+        }
+        this.lineHasContent = false;
+      } else if (!this.lineHasContent) {
+        this.lineHasContent = true;
+        this.pendingEvent = true;
+      }
+    }
+  }
+}
+
+interface Attempt {
+  result: TransportResult;
+  /** True when the attempt may be sent again on a fresh connection (nothing received on a reused one). */
+  retryable: boolean;
+}
+
+/** Sends one request; never rejects: every failure is in the result. */
+export async function sendRequest(request: TransportRequest): Promise<TransportResult> {
+  const deadline = Date.now() + request.timeoutMs;
+  const events: TransportEvent[] = [];
+  const url = new URL(request.url);
+  const pooled = agents[url.protocol as keyof typeof agents];
+  if (!pooled) return { status: 0, headers: {}, body: Buffer.alloc(0), error: `unsupported URL scheme ${url.protocol}`, errorKind: 'other', events };
+  const first = await attempt(request, url, pooled, deadline);
+  if (!first.retryable || Date.now() >= deadline) return { ...first.result, events };
+  events.push({ kind: 'retried', message: `${first.result.error}: the connection was a reused kept-alive one and nothing was received, so the request was sent again on a fresh connection` });
+  // A one-off agent guarantees a new connection (the pool may hold other idle sockets the server closed too).
+  const fresh = url.protocol === 'https:' ? new https.Agent({ keepAlive: true, maxSockets: 1 }) : new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const second = await attempt(request, url, fresh, deadline);
+    return { ...second.result, events };
+  } finally {
+    fresh.destroy();
+  }
+}
+
+function attempt(request: TransportRequest, url: URL, agent: http.Agent, deadline: number): Promise<Attempt> {
+  const maxBody = request.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxEvents = request.maxEvents ?? DEFAULT_MAX_EVENTS;
+  const headers: Record<string, string> = { ...request.headers };
+  if (request.body !== undefined) headers['content-length'] = String(request.body.length);
+  const lib = url.protocol === 'https:' ? https : http;
+
+  return new Promise<Attempt>((resolve) => {
+    let status = 0;
+    let responseHeaders: Record<string, string> = {};
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let received = false;
+    let settled = false;
+    let socket: Socket | undefined;
+    let res: http.IncomingMessage | undefined;
+    let decoded: zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | undefined;
+    const onSocketData = () => {
+      received = true;
+    };
+
+    const finish = (err?: unknown) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket?.off('data', onSocketData);
+      const result: TransportResult = { status, headers: responseHeaders, body: Buffer.concat(chunks, size), events: [] };
+      let retryable = false;
+      if (err !== undefined) {
+        result.error = describe(err);
+        result.errorKind = classify(err);
+        const code = String((err as { code?: unknown })?.code ?? '');
+        retryable = status === 0 && !received && req?.reusedSocket === true && (RETRYABLE_CODES.has(code) || /socket hang up/i.test(result.error));
+        // Past a bound or on a broken answer the connection is of no further use: never return it to the pool.
+        req?.destroy();
+        res?.destroy();
+        decoded?.destroy();
+        socket?.destroy();
+      }
+      resolve({ result, retryable });
+    };
+
+    let req: http.ClientRequest | undefined;
+    try {
+      req = lib.request(url, { method: request.method, headers, agent });
+    } catch (err) {
+      // E.g. a header value Node refuses to send: nothing went out.
+      return resolve({ result: { status: 0, headers: {}, body: Buffer.alloc(0), error: describe(err), errorKind: 'other', events: [] }, retryable: false });
+    }
+    const timer = setTimeout(
+      () => finish(new TransportFailure('timeout', `request timed out after ${request.timeoutMs} ms ${status === 0 ? 'before any response' : 'while reading the response body'}`)),
+      Math.max(0, deadline - Date.now()),
+    );
+    req.on('socket', (s) => {
+      socket = s;
+      s.on('data', onSocketData);
+      guardSocket(s);
+    });
+    req.on('error', (err) => {
+      // Once the answer's head is in, a failed upload is the server's choice (an early 413 that closes while
+      // the body is still going); the answer itself is judged by how its body ends, below.
+      if (!res) finish(err);
+    });
+    req.on('response', (response) => {
+      res = response;
+      status = response.statusCode ?? 0;
+      responseHeaders = flatHeaders(response.headers);
+      const isStream = /^text\/event-stream/i.test(responseHeaders['content-type'] ?? '');
+      const counter = isStream ? new EventCounter() : undefined;
+      decoded = decoder(response, responseHeaders['content-encoding']);
+      const source: NodeJS.ReadableStream = decoded ?? response;
+      source.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        if (size + chunk.length > maxBody) {
+          chunks.push(chunk.subarray(0, maxBody - size));
+          size = maxBody;
+          return finish(new TransportFailure('too-large', `response larger than ${maxBody} bytes`));
+        }
+        chunks.push(chunk);
+        size += chunk.length;
+        if (counter) {
+          counter.push(chunk);
+          if (counter.count > maxEvents) return finish(new TransportFailure('too-large', `response stream of more than ${maxEvents} events`));
+        }
+      });
+      source.on('end', () => finish());
+      source.on('error', (err) => finish(err));
+      response.on('error', (err) => finish(err));
+      // A body that stops before its framing says it is complete ends in 'close' without 'end'.
+      response.on('close', () => {
+        if (!response.complete) finish(Object.assign(new Error('the connection closed before the response body was complete'), { code: 'ECONNRESET' }));
+      });
+    });
+    if (request.body === undefined && request.noLengthHeaders) {
+      req.removeHeader('content-length');
+      req.removeHeader('transfer-encoding');
+    }
+    req.end(request.body);
+  });
+}
+
+const guarded = new WeakSet<Socket>();
+
+/**
+ * Node detaches the request's error listener from a kept-alive socket between requests and when an answer
+ * ends before the upload does (an early 413); a reset arriving in such a gap would be an unhandled 'error'
+ * that kills the worker. The request still learns of it through its own listener when one is attached.
+ */
+function guardSocket(s: Socket): void {
+  if (guarded.has(s)) return;
+  guarded.add(s);
+  s.on('error', () => {});
+}
+
+/** A decoder when the target compressed the body anyway (the kit asks for identity); the caps apply to its output. */
+function decoder(response: http.IncomingMessage, encoding: string | undefined): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | undefined {
+  const e = (encoding ?? '').trim().toLowerCase();
+  const z = e === 'gzip' || e === 'x-gzip' ? zlib.createGunzip() : e === 'deflate' ? zlib.createInflate() : e === 'br' ? zlib.createBrotliDecompress() : undefined;
+  if (z) response.pipe(z);
+  return z;
+}

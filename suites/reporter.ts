@@ -1,0 +1,153 @@
+// The conformance reporter. Playwright hands it every test's result; it reads each test's requirement IDs
+// (the `requirement` annotations) and its evidence (the `chatconform-evidence` attachment), folds them into
+// one status per requirement ID, and writes conformance.json (validated against its schema), junit.xml,
+// conformance.html and badge.svg to CONFORMANCE_REPORT_DIR; every file is checked for the run's secrets on the
+// way out. The verdict (pass, fail, incomplete) says how much evidence stands behind it.
+//
+// The exit code is the contract: `onEnd` returns "failed" exactly when a MUST requirement failed, "passed"
+// otherwise (an incomplete verdict included: too little was judged, nothing failed); a run that was interrupted
+// or timed out keeps that status, and a run that could not complete (an error outside the tests: the global
+// setup, a spec file that does not load) or whose report is invalid is "failed".
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError } from '@playwright/test/reporter';
+import { EVIDENCE_ATTACHMENT, REQUIREMENT_ANNOTATION, type CheckRecord } from '../judge/checker.ts';
+import { gateOf, repoRoot } from '../run/config.ts';
+import { applyBaseline, loadBaseline, type BaselineOutcome } from '../report/baseline.ts';
+import { describeSelection, runnerFilters, selectedIds, selectionOf } from '../run/selection.ts';
+import { publishToCi } from '../report/ci-summary.ts';
+import type { Exchange } from '../judge/exchange.ts';
+import { buildReport, type RunStatus } from '../report/json.ts';
+import { redactText } from '../report/redaction.ts';
+import { writeReports } from '../report/write.ts';
+import { aggregate, type TestOutcome, type TestStatus } from '../report/results.ts';
+import { collectRunInfo, type RunInfo } from '../report/run-info.ts';
+import { paintFor, renderSummary } from '../report/terminal.ts';
+
+const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
+
+function clean(text: string): string {
+  return text.replace(ANSI, '');
+}
+
+function titleOf(test: TestCase): string {
+  const titles = [test.title];
+  for (let s: Suite | undefined = test.parent; s && s.type === 'describe'; s = s.parent) titles.unshift(s.title);
+  return titles.join(' › ');
+}
+
+function errorText(e: TestError | undefined): string | undefined {
+  if (!e) return undefined;
+  const text = e.message ?? e.value ?? e.stack;
+  return text === undefined ? undefined : clean(text);
+}
+
+function readEvidence(test: TestCase): TestOutcome['evidence'] {
+  const last = test.results.at(-1);
+  const attachment = last?.attachments.find((a) => a.name === EVIDENCE_ATTACHMENT);
+  if (!attachment) return undefined;
+  try {
+    const text = attachment.body ? attachment.body.toString('utf8') : attachment.path ? readFileSync(attachment.path, 'utf8') : undefined;
+    if (text === undefined) return undefined;
+    const data = JSON.parse(text) as { checks?: CheckRecord[]; exchanges?: Exchange[] };
+    return { checks: Array.isArray(data.checks) ? data.checks : [], exchanges: Array.isArray(data.exchanges) ? data.exchanges : [] };
+  } catch {
+    return undefined;
+  }
+}
+
+/** One test as the aggregation sees it. */
+export function outcomeOf(test: TestCase): TestOutcome {
+  const last = test.results.at(-1);
+  const annotations = [...test.annotations, ...(last?.annotations ?? [])];
+  const declared = [...new Set(annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION && a.description).map((a) => a.description!))];
+  const status: TestStatus = last ? last.status : 'notRun';
+  const outcome: TestOutcome = {
+    title: titleOf(test),
+    file: path.relative(repoRoot, test.location.file) || test.location.file,
+    line: test.location.line,
+    status,
+    declared,
+    durationMs: last?.duration ?? 0,
+  };
+  const error = errorText(last?.error ?? last?.errors[0]);
+  if (error && (status === 'failed' || status === 'timedOut')) {
+    outcome.error = error;
+    // All of them: a failed check and an exception of the kit can end the same test (results.ts tells them apart).
+    const errors = (last?.errors ?? []).map(errorText).filter((e): e is string => e !== undefined);
+    outcome.errors = errors.length > 0 ? errors : [error];
+  }
+  const skip = annotations.find((a) => (a.type === 'skip' || a.type === 'fixme') && a.description);
+  if (skip?.description) outcome.skipReason = skip.description;
+  const evidence = readEvidence(test);
+  if (evidence) outcome.evidence = evidence;
+  return outcome;
+}
+
+/**
+ * Whether this run is partial, and what it selected: a selection (CONFORMANCE_REQUIREMENTS, …), or tests left out
+ * by Playwright's own filters on the runner's command line (file arguments, --grep, --shard, …).
+ */
+function partialRun(): { selection?: string; scope?: string[] } {
+  const sel = selectionOf();
+  if (sel) return { selection: describeSelection(sel), scope: selectedIds(sel) };
+  const filters = runnerFilters(process.argv);
+  return filters ? { selection: `tests left out by the runner's filters (${filters})` } : {};
+}
+
+export default class ConformanceReporter implements Reporter {
+  private root: Suite | undefined;
+  private readonly errors: string[] = [];
+  private readonly constructedAt = new Date();
+
+  onBegin(_config: FullConfig, suite: Suite): void {
+    this.root = suite;
+  }
+
+  onError(error: TestError): void {
+    const text = errorText(error) ?? 'unknown error';
+    const where = error.location ? ` (${path.relative(repoRoot, error.location.file)}:${error.location.line})` : '';
+    this.errors.push(`${text.split('\n').slice(0, 3).join('\n')}${where}`);
+  }
+
+  async onEnd(result: FullResult): Promise<{ status: FullResult['status'] }> {
+    const playwrightStatus = result.status as RunStatus;
+    let info: RunInfo | undefined;
+    try {
+      info = collectRunInfo();
+      const outcomes = (this.root?.allTests() ?? []).map(outcomeOf);
+      if (!this.root && this.errors.length === 0) this.errors.push('the run ended before any test was loaded');
+      const gate = gateOf();
+      let results = aggregate(outcomes);
+      let baseline: BaselineOutcome | undefined;
+      if (gate.expectedFailures) ({ results, outcome: baseline } = applyBaseline(results, loadBaseline(gate.expectedFailures)));
+      const report = buildReport({
+        info,
+        results,
+        ...partialRun(),
+        ...(baseline ? { baseline } : {}),
+        failOn: gate.failOn,
+        outcomes,
+        startedAt: result.startTime ?? this.constructedAt,
+        durationMs: result.duration,
+        playwrightStatus,
+        errors: this.errors,
+      });
+      const files = writeReports(report, info.reportDir, info.secrets);
+      // The report is redacted already; the CI outputs are written from it alone.
+      publishToCi(report);
+      for (const p of info.problems) process.stderr.write(`chatconform: note: ${redactText(p, info.secrets)}\n`);
+      process.stdout.write(renderSummary(report, files, paintFor(process.stdout)));
+      return { status: report.verdict.exitStatus };
+    } catch (err) {
+      const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      const line = '='.repeat(100);
+      process.stderr.write(`\n${line}\nchatconform: THE CONFORMANCE REPORT COULD NOT BE WRITTEN; the run fails.\n${info ? redactText(message, info.secrets) : message}\n${line}\n`);
+      return { status: playwrightStatus === 'interrupted' || playwrightStatus === 'timedout' ? playwrightStatus : 'failed' };
+    }
+  }
+
+  printsToStdio(): boolean {
+    return true;
+  }
+}
