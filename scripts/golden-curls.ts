@@ -6,8 +6,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GOLDEN_ID, GOLDEN_NOW_MS } from '../tests/support/golden/exchange.ts';
-import { isStreamRequest, KEY_PLACEHOLDERS, loadGoldenFiles, REPO_ROOT, type GoldenFile, type Json } from '../tests/support/golden/format.ts';
+import { GOLDEN_ID, GOLDEN_NOW_MS } from './golden/exchange.ts';
+import { isStreamRequest, KEY_PLACEHOLDERS, loadGoldenFiles, REPO_ROOT, type GoldenFile, type Json } from './golden/format.ts';
 
 export const MOCK_README_PATH = path.join(REPO_ROOT, 'mock/README.md');
 export const BEGIN_MARKER = '<!-- golden:begin -->';

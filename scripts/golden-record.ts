@@ -8,9 +8,9 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startMockServer } from '../mock/server.ts';
-import { eventPayloads, isEventStream, mockOptionsOf, send } from '../tests/support/golden/exchange.ts';
-import { loadGoldenFiles, optionsKey, type GoldenExpect, type GoldenFile, type Json } from '../tests/support/golden/format.ts';
-import { formatGolden, RECORDED_HEADERS } from '../tests/support/golden/write.ts';
+import { eventPayloads, isEventStream, mockOptionsOf, send } from './golden/exchange.ts';
+import { loadGoldenFiles, optionsKey, type GoldenExpect, type GoldenFile, type Json } from './golden/format.ts';
+import { formatGolden, RECORDED_HEADERS } from './golden/write.ts';
 
 async function record(files: GoldenFile[]): Promise<void> {
   const groups = new Map<string, GoldenFile[]>();

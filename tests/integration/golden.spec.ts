@@ -5,9 +5,9 @@ import { expect, test } from '@playwright/test';
 import { setupServer } from 'msw/node';
 import { createHandlers } from '../../mock/handlers.ts';
 import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
-import { compareExchange } from '../support/golden/compare.ts';
-import { mockOptionsOf, send } from '../support/golden/exchange.ts';
-import { loadGoldenFiles, optionsKey, type GoldenFile } from '../support/golden/format.ts';
+import { compareExchange } from '../../scripts/golden/compare.ts';
+import { mockOptionsOf, send } from '../../scripts/golden/exchange.ts';
+import { loadGoldenFiles, optionsKey, type GoldenFile } from '../../scripts/golden/format.ts';
 
 // In order, in one worker, even under --fully-parallel: the MSW groups patch this worker's globals (fetch) from
 // their beforeAll to their afterAll, so no node:http test may run in between. Not 'serial': one mismatch must

@@ -7,9 +7,9 @@ import { expect, test } from '@playwright/test';
 import { FRAMINGS } from '../../mock/index.ts';
 import { PENDING_VARIANTS, VARIANTS } from '../../mock/variants.ts';
 import { MOCK_README_PATH, renderedReadme } from '../../scripts/golden-curls.ts';
-import { compareExchange } from '../support/golden/compare.ts';
-import { eventPayloads, type Observed } from '../support/golden/exchange.ts';
-import { isStreamRequest, loadGoldenFiles, REPO_ROOT, schemaProblems, type GoldenExchange, type GoldenExpect, type GoldenFile, type Json } from '../support/golden/format.ts';
+import { compareExchange } from '../../scripts/golden/compare.ts';
+import { eventPayloads, type Observed } from '../../scripts/golden/exchange.ts';
+import { isStreamRequest, loadGoldenFiles, REPO_ROOT, schemaProblems, type GoldenExchange, type GoldenExpect, type GoldenFile, type Json } from '../../scripts/golden/format.ts';
 
 const files = loadGoldenFiles();
 const byName = new Map(files.map((f) => [f.name, f]));

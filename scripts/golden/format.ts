@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Ajv2020 from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
-import { MOCK_KEYS } from '../../../mock/keys-and-models.ts';
+import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -54,7 +54,7 @@ export interface GoldenFile {
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-export const REPO_ROOT = path.resolve(here, '../../..');
+export const REPO_ROOT = path.resolve(here, '../..');
 export const GOLDEN_DIR = path.join(REPO_ROOT, 'mock/golden');
 export const GOLDEN_SCHEMA_PATH = path.join(GOLDEN_DIR, 'golden.schema.json');
 

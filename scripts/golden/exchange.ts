@@ -1,7 +1,7 @@
 // Sending a golden request and observing the answer the way the golden files describe it: status, headers, and
 // the body as JSON, as event payloads, or as raw text. The same code serves both adapters (the base URL differs).
-import type { MockOptions } from '../../../mock/index.ts';
-import type { VariantName } from '../../../mock/variants.ts';
+import type { MockOptions } from '../../mock/index.ts';
+import type { VariantName } from '../../mock/variants.ts';
 import { resolveKeys, type EventPayload, type GoldenExchange, type GoldenOptions, type Json } from './format.ts';
 
 /** The fixed clock of every golden mock instance: 2026-01-01T00:00:00Z, so `created` is 1767225600. */
