@@ -8,7 +8,7 @@ import { CONFIG_FILE_NAMES } from '../run/config-file.ts';
 import { initConfig } from '../run/init-config.ts';
 import { baselineFromResults } from '../report/baseline.ts';
 import { formatVerification, verifyBundle } from '../report/bundle.ts';
-import { CompareUsageError, loadReport } from '../report/cli.ts';
+import { loadReport, ReportFileError } from '../report/load.ts';
 import type { Io } from './program.ts';
 import { ConfigError, EXIT, UsageError } from './usage.ts';
 
@@ -22,7 +22,7 @@ export function baselineCommand(io: Io): Command {
       try {
         report = loadReport(file);
       } catch (err) {
-        if (err instanceof CompareUsageError) throw new UsageError(err.message);
+        if (err instanceof ReportFileError) throw new UsageError(err.message);
         throw err;
       }
       const text = baselineFromResults(report.requirements, report.target.url);

@@ -28,7 +28,7 @@ export function buildProgram(io: Io = stdio, done: Done = () => undefined): Comm
     .addCommand(runCommand(done))
     .addCommand(mockCommand())
     .addCommand(proxyCommand())
-    .addCommand(reportCommand(done))
+    .addCommand(reportCommand(io, done))
     .addCommand(requirementsCommand())
     .addCommand(openapiCommand())
     .addCommand(baselineCommand(io))

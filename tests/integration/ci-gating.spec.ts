@@ -49,7 +49,7 @@ test('a baseline excuses the failures it lists, fails a new one, and goes stale 
   expect(first.code, first.tail).toBe(1);
   expect(first.full!.verdict.mustFailed).toEqual(['CAT-027']);
   const baselineFile = path.join(scratch, 'expected-failures.yaml');
-  const text = execFileSync(process.execPath, [TSX, 'report/cli.ts', '--baseline', path.join(first.reportDir, 'conformance.json')], { cwd: repoRoot, encoding: 'utf8' });
+  const text = execFileSync(process.execPath, [TSX, 'cli/npm-report.ts', '--baseline', path.join(first.reportDir, 'conformance.json')], { cwd: repoRoot, encoding: 'utf8' });
   writeFileSync(baselineFile, text);
   expect(text).toMatch(/- id: CAT-027\n\s+reason: .+/);
   cleanup(first);

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { main } from '../../report/cli.ts';
+import { main } from '../../cli/npm-report.ts';
 import { compareReports } from '../../report/compare.ts';
 import { buildReport, type ConformanceReport } from '../../report/json.ts';
 import { aggregate, type TestOutcome } from '../../report/results.ts';
@@ -71,7 +71,7 @@ test.describe('compare two reports', () => {
     expect([c.regressed, c.improved, c.other]).toEqual([[], [], []]);
   });
 
-  test('CLI: exit 1 when something regressed, 0 when not, 2 on bad usage or a file that is not a report', () => {
+  test('CLI: exit 1 when something regressed, 0 when not, 2 on bad usage or a file that is not a report', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'chatconform-compare-'));
     const oldFile = path.join(dir, 'old.json');
     const newFile = path.join(dir, 'new.json');
@@ -83,26 +83,26 @@ test.describe('compare two reports', () => {
     let err = '';
     const io = { out: (s: string) => (out += s), err: (s: string) => (err += s) };
 
-    expect(main(['--compare', oldFile, newFile], io)).toBe(1);
+    expect(await main(['--compare', oldFile, newFile], io)).toBe(1);
     expect(out).toMatch(/Regressed \(4\):\n {2}CAT-001 +MUST +§2\.10 +pass → fail +now broken/);
     expect(out).toMatch(/Improved \(3\):/);
     expect(out).toMatch(/CAT-005 .*\[failure no longer checked\]/);
     expect(out).toMatch(/OBS-003 .*\[observation changed\]/);
 
     out = '';
-    expect(main(['--compare', newFile, oldFile], io)).toBe(1); // the reverse regresses too (CAT-004, CAT-008 …)
+    expect(await main(['--compare', newFile, oldFile], io)).toBe(1); // the reverse regresses too (CAT-004, CAT-008 …)
     out = '';
-    expect(main(['--compare', newFile, newFile], io)).toBe(0);
+    expect(await main(['--compare', newFile, newFile], io)).toBe(0);
     expect(out).toMatch(/Regressed \(0\):\n {2}none/);
 
     out = '';
-    expect(main(['--compare', oldFile, newFile, '--json'], io)).toBe(1);
+    expect(await main(['--compare', oldFile, newFile, '--json'], io)).toBe(1);
     expect(JSON.parse(out).regressed).toHaveLength(4);
 
-    expect(main(['--compare', oldFile], io)).toBe(2);
-    expect(main(['--compare', oldFile, bogus], io)).toBe(2);
+    expect(await main(['--compare', oldFile], io)).toBe(2);
+    expect(await main(['--compare', oldFile, bogus], io)).toBe(2);
     expect(err).toMatch(/bogus\.json is not a conformance report/);
-    expect(main(['--compare', oldFile, path.join(dir, 'missing.json')], io)).toBe(2);
-    expect(main([], io)).toBe(2);
+    expect(await main(['--compare', oldFile, path.join(dir, 'missing.json')], io)).toBe(2);
+    expect(await main([], io)).toBe(2);
   });
 });

@@ -1,0 +1,23 @@
+// Reading a conformance.json someone hands the kit (compare, baseline, summary): validated against its schema, or
+// a ReportFileError that says why it cannot be used.
+import { readFileSync } from 'node:fs';
+import { formatReportIssues, validateReport, type ConformanceReport } from './json.ts';
+
+/** The file cannot be used as a report: unreadable, not JSON, or not a conformance report. */
+export class ReportFileError extends Error {}
+
+/** A conformance.json, validated against its schema; ReportFileError when it cannot be read or is not one. */
+export function loadReport(file: string): ConformanceReport {
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ReportFileError(`cannot read ${file}: ${(err as Error).message}`);
+  }
+  const issues = validateReport(data);
+  if (issues.length > 0) {
+    const first = formatReportIssues(issues.slice(0, 1)).split('\n')[0]!.trim();
+    throw new ReportFileError(`${file} is not a conformance report (spec/schemas/conformance-report.schema.json): ${first}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''}`);
+  }
+  return data as ConformanceReport;
+}
