@@ -1,12 +1,13 @@
 // Where each requirement lives in the code, read from the sources (never kept by hand), in the manner of
 // Kubernetes' conformance walk: the check functions that judge it, the tests that declare it or check it
-// directly, the mock code that honours it (a comment or code naming the ID), and the defect modes that break it.
+// directly (and, for the checks that judge every answer of a kind, the spec files that send that kind), the mock
+// code that honours it (a `// honours: ID, ID` marker comment), and the defect modes that break it.
 // spec/REQUIREMENTS.md is generated from this; a stale file fails npm test.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFECTS } from '../mock/defects.ts';
-import { ALL_CHECKS } from '../judge/checks/registry.ts';
+import { ALL_CHECKS, CATALOG_IDS, COMPLETION_IDS, REFUSAL_IDS, STREAM_IDS } from '../judge/checks/registry.ts';
 import { getRequirement, requirements } from '../spec/requirements/index.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -16,11 +17,27 @@ export interface RequirementLinks {
   checks: string[];
   /** Tests that declare it (req(...)) or judge it directly, with file:line. */
   tests: string[];
-  /** Mock code that names it. */
+  /** For a requirement judged on every answer of a kind: the spec files that send that kind (`file (every stream)`). */
+  everyAnswer: string[];
+  /** Mock code that honours it: its `// honours:` markers, with file:line. */
   mock: string[];
   /** Defect modes (mock/defects.ts) that break it, with the file:line of the mode (mock/modes/defects/). */
   defects: string[];
 }
+
+/**
+ * The judge's entry points for every answer of a kind (judge/judge-response.ts), and the requirements the checks of
+ * that kind judge: a spec file that calls one, directly or through a suite helper, judges all of them.
+ */
+const KINDS: readonly { judge: RegExp; kind: string; ids: readonly string[] }[] = [
+  { judge: /\bjudgeCompletion\(/, kind: 'completion', ids: COMPLETION_IDS },
+  { judge: /\bjudgeStream\(/, kind: 'stream', ids: STREAM_IDS },
+  { judge: /\bjudgeRefusal\(/, kind: 'refusal', ids: REFUSAL_IDS },
+  { judge: /\bjudgeModel(?:List|Entry)\(/, kind: 'catalog answer', ids: CATALOG_IDS },
+];
+
+/** A mock marker: `// honours: CAT-002, CAT-027` (what follows the IDs is free text). */
+const HONOURS = /\/\/\s*honours:\s*((?:[A-Z]+-\d{3}(?:,\s*)?)+)/;
 
 const ID = /\b(?:CAT|REQ|RESP|CHAT|TOOL|SEARCH|ROUTE|IMG|RSN|AUTH|STREAM|ERR|LIMIT|VER|OBS)-\d{3}\b/g;
 
@@ -33,7 +50,7 @@ function sources(dir: string): { file: string; lines: string[] }[] {
 
 /** Every requirement's links, computed from the sources of suites/, mock/ and the registered checks. */
 export function requirementLinks(): Map<string, RequirementLinks> {
-  const links = new Map(requirements.map((r) => [r.id, { checks: [] as string[], tests: [] as string[], mock: [] as string[], defects: [] as string[] }]));
+  const links = new Map(requirements.map((r) => [r.id, { checks: [] as string[], tests: [] as string[], everyAnswer: [] as string[], mock: [] as string[], defects: [] as string[] }]));
   const add = (id: string, key: keyof RequirementLinks, where: string) => {
     const l = links.get(id);
     if (l && !l[key].includes(where)) l[key].push(where);
@@ -54,17 +71,29 @@ export function requirementLinks(): Map<string, RequirementLinks> {
   for (const c of ALL_CHECKS) if (c.name === 'schemaRule' && links.get(c.id)?.checks.length === 0) add(c.id, 'checks', 'schema fallback (judge/checks/registry.ts)');
 
   // Tests: the line of each test() whose req(...) names the ID, and lines elsewhere in the specs judging it.
-  for (const { file, lines } of [...sources('suites').filter((s) => s.file.endsWith('.spec.ts'))]) {
+  const suiteSources = sources('suites');
+  const specs = suiteSources.filter((s) => s.file.endsWith('.spec.ts'));
+  for (const { file, lines } of specs) {
     lines.forEach((line, i) => {
       const declared = /\breq\(([^)]*)\)/.exec(line);
       if (declared) for (const id of declared[1]!.match(ID) ?? []) add(id, 'tests', `${file}:${i + 1}`);
     });
   }
-  // The mock code that honours a rule; the modes (mock/modes/) break rules, so their IDs are not links to it.
+  // The checks of every answer of a kind judge it in each spec file that sends that kind.
+  const carriers = answerCarriers(suiteSources.filter((s) => !s.file.endsWith('.spec.ts')));
+  for (const { file, lines } of specs) {
+    const text = lines.join('\n');
+    for (const k of KINDS) {
+      if (!k.judge.test(text) && !(carriers.get(k.kind) ?? []).some((fn) => new RegExp(`\\b${fn}\\(`).test(text))) continue;
+      for (const id of k.ids) add(id, 'everyAnswer', `${file} (every ${k.kind})`);
+    }
+  }
+  // The mock code that honours a rule names it in a marker; the modes (mock/modes/) break rules, never honour them.
   for (const { file, lines } of sources('mock')) {
     if (file === 'mock/defects.ts' || file.startsWith('mock/modes/')) continue;
     lines.forEach((line, i) => {
-      for (const id of line.match(ID) ?? []) add(id, 'mock', `${file}:${i + 1}`);
+      const marker = HONOURS.exec(line);
+      if (marker) for (const id of marker[1]!.match(ID) ?? []) add(id, 'mock', `${file}:${i + 1}`);
     });
   }
   // Each defect mode is one object in mock/modes/defects/: its name line is where it lives.
@@ -80,4 +109,45 @@ export function requirementLinks(): Map<string, RequirementLinks> {
   // A defect that breaks a restated rule breaks its primary.
   for (const d of DEFECTS) if (getRequirement(d.breaks).sameAs) add(getRequirement(d.breaks).sameAs!, 'defects', defectLink(d.name));
   return links;
+}
+
+/**
+ * The suite helpers (outside the spec files) that judge an answer of a kind, by kind: a function whose body calls
+ * a judge entry point, or another such helper (followed until nothing new is found).
+ */
+function answerCarriers(helpers: readonly { file: string; lines: string[] }[]): Map<string, string[]> {
+  const bodies: { name: string; text: string }[] = [];
+  for (const { lines } of helpers) {
+    let current: { name: string; text: string } | undefined;
+    for (const line of lines) {
+      const start = /^export (?:async )?function (\w+)\(/.exec(line);
+      if (start) bodies.push((current = { name: start[1]!, text: '' }));
+      else if (/^(?:export |function |const |class )/.test(line)) current = undefined;
+      if (current) current.text += `${line}\n`;
+    }
+  }
+  const out = new Map<string, string[]>();
+  for (const k of KINDS) {
+    const found = new Set<string>();
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const b of bodies) {
+        if (found.has(b.name)) continue;
+        if (k.judge.test(b.text) || [...found].some((fn) => new RegExp(`\\b${fn}\\(`).test(b.text))) {
+          found.add(b.name);
+          grew = true;
+        }
+      }
+    }
+    out.set(k.kind, [...found].sort());
+  }
+  return out;
+}
+
+/**
+ * The spec files that can show a deviation from a requirement: those that declare it, and, for one judged on every
+ * answer of a kind, those that send that kind. The defect matrix runs these for a defect that breaks it.
+ */
+export function specFilesOf(links: RequirementLinks): string[] {
+  return [...new Set([...links.tests, ...links.everyAnswer].map((t) => t.split(/[: ]/)[0]!))].sort();
 }

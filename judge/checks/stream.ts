@@ -1,5 +1,5 @@
 // Checks of a streamed chat completion (section 6, 2.9, 4.3), each one requirement. The bytes are decoded by the
-// one reference consumer (`res.stream()`: lib/decoding/sse.ts + lib/decoding/chat-stream.ts); these only judge what it decoded.
+// one reference consumer (`res.stream()`: judge/decoding/sse.ts + judge/decoding/chat-stream.ts); these only judge what it decoded.
 // What is a MUST is what the contract says. What real clients need beyond it (shared/CLIENT-NOTES.md) is
 // charged to CHAT-001 (SHOULD: "a standard chat-completions client works"): a warning, never a failed MUST.
 import type { AssembledChoice, ChatStream } from '../decoding/chat-stream.ts';

@@ -25,7 +25,7 @@ const enc = new TextEncoder();
 const show = (events: SseEvent[]) => JSON.stringify(events);
 
 // ---------------------------------------------------------------------------------------------------------
-// The reference consumer (lib/decoding/sse.ts, lib/decoding/chat-stream.ts), fed synthetic bodies.
+// The reference consumer (judge/decoding/sse.ts, judge/decoding/chat-stream.ts), fed synthetic bodies.
 
 const NOW = 1_700_000_000;
 const chunk = (delta: Json, finish?: string): Json => ({ id: 'c', object: 'chat.completion.chunk', created: NOW, model: 'm', choices: [{ index: 0, delta, ...(finish ? { finish_reason: finish } : {}) }] });

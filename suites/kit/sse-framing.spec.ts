@@ -6,7 +6,7 @@ import { CONSUMER_IDS, describeEncoderCase, describeFramingCase, encoderCase, en
 import { checkProperty } from '../lib/properties/runner.ts';
 import { decodeSse } from '../../judge/decoding/sse.ts';
 
-/** The consumer under test: lib/decoding/sse.ts, as every streamed check uses it. */
+/** The consumer under test: judge/decoding/sse.ts, as every streamed check uses it. */
 const decode: Decode = (chunks) => decodeSse(chunks).map((e) => e.data);
 
 /** Offline cases are cheap: eight times the run count of a property that sends requests. */

@@ -4,8 +4,8 @@
 //
 // Each run: the mock in-process on a free port, Playwright's cli.js spawned with node, one worker, 3 fuzz runs;
 // CHATCONFORM_MATRIX_CONCURRENCY (default 2: the machine has two cores) runs at a time. A defect run runs the
-// spec files that can show it (those declaring the requirement it breaks, and those of its area: the checks of
-// every response run in every file); the clean and variant runs run the whole suite.
+// spec files that can show it (those declaring the requirement it breaks and, for a rule judged on every answer of
+// a kind, those sending that kind: spec/REQUIREMENTS.md's Tests column); the clean and variant runs run the whole suite.
 // Two tiers: with full cooperation (the mock's own profile, a fixed seed), every defect must be caught under the
 // requirement it breaks; as a black box (no profile, only a key, a random seed), every defect of a black-box
 // requirement must still be caught, and the table says which ones a black box cannot see, and why.
@@ -14,11 +14,11 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { CORE_DEFECTS, DEFECTS, type DefectName, type DefectSection, type DefectSpec } from '../../mock/defects.ts';
+import { CORE_DEFECTS, DEFECTS, type DefectName, type DefectSpec } from '../../mock/defects.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
 import { startMockServer } from '../../mock/server.ts';
 import { getRequirement, primaryOf } from '../../spec/requirements/index.ts';
-import { requirementLinks } from '../../scripts/requirement-links.ts';
+import { requirementLinks, specFilesOf } from '../../scripts/requirement-links.ts';
 import { VARIANTS, type VariantName } from '../../mock/variants.ts';
 import { cleanup, crashes, pool, runSuite, type SuiteRun } from './support/suite-runner.ts';
 
@@ -28,30 +28,17 @@ const SEED = 20261122;
 /** The black-box tier's seed: random, printed with the table, so a miss can be replayed. */
 const BLACK_BOX_SEED = Number(process.env.CHATCONFORM_MATRIX_SEED) || Math.floor(Math.random() * 2 ** 31);
 
-/**
- * The spec files of each defect area: a defect shows in the tests that send what triggers it (the response checks
- * run in all of them). A defect often hides on one path (tool-call streams, reasoning requests, stream_options on
- * a plain request), so an area lists every file that takes that path.
- */
-const AREA_FILES: Record<DefectSection, string[]> = {
-  catalog: ['suites/catalog.spec.ts', 'suites/auth.spec.ts'],
-  auth: ['suites/auth.spec.ts', 'suites/catalog.spec.ts', 'suites/errors.spec.ts'],
-  'request rules': ['suites/chat.spec.ts', 'suites/images.spec.ts', 'suites/reasoning.spec.ts', 'suites/properties/token-caps.spec.ts'],
-  'response shape': ['suites/chat.spec.ts', 'suites/tools.spec.ts', 'suites/reasoning.spec.ts'],
-  tools: ['suites/tools.spec.ts', 'suites/properties/request-fuzzing.spec.ts'],
-  'web search': ['suites/web-search.spec.ts', 'suites/properties/web-search-options.spec.ts', 'suites/streaming.spec.ts'],
-  routing: ['suites/routing.spec.ts'],
-  streaming: ['suites/streaming.spec.ts', 'suites/properties/streaming.spec.ts', 'suites/tools.spec.ts', 'suites/reasoning.spec.ts'],
-  errors: ['suites/errors.spec.ts', 'suites/auth.spec.ts'],
-  limits: ['suites/limits.spec.ts'],
-};
-
 const LINKS = requirementLinks();
 
-/** The spec files a defect run runs: its area's, and every file whose tests declare the requirement it breaks. */
+/**
+ * The spec files a defect run runs: those that can show a deviation from the requirement it breaks (the files
+ * declaring it and, for a rule judged on every answer of a kind, the files sending that kind), derived from the
+ * sources by scripts/requirement-links.ts, as spec/REQUIREMENTS.md shows them.
+ */
 function filesFor(d: DefectSpec): string[] {
-  const declaring = (LINKS.get(d.breaks)?.tests ?? []).map((t) => t.split(':')[0]!);
-  return [...new Set([...AREA_FILES[d.section], ...declaring])].sort();
+  const files = specFilesOf(LINKS.get(d.breaks)!);
+  if (files.length === 0) throw new Error(`no spec file can show ${d.name}: nothing declares ${d.breaks} or sends the answers its checks judge`);
+  return files;
 }
 
 /** Why a black box cannot see a defect: provoking it needs what only a cooperating profile gives. */
