@@ -27,7 +27,9 @@ import { parseChatRequest, type ChatRequest } from '../mock/core/request.ts';
 import { encodeStream } from '../mock/core/sse-encoder.ts';
 import { fnv1a } from '../mock/core/tokens.ts';
 import { PromptCache } from '../mock/core/usage.ts';
-import { startMockServer, toCoreRequest, TurnEnd, WriteSlabs } from '../mock/server.ts';
+import { startMockServer } from '../mock/server.ts';
+import { toCoreRequest } from '../mock/transport/core-request.ts';
+import { fastWriter, TurnEnd, WriteSlabs } from '../mock/transport/fast-writer.ts';
 import { createMockService } from '../mock/service.ts';
 import { validate } from '../spec/validator.ts';
 
@@ -156,7 +158,7 @@ const server = http.createServer((req, res) => {
   });
 });
 if (RUNG === 6) {
-  const mock = await startMockServer({ service });
+  const mock = await startMockServer({ service, writer: fastWriter() });
   console.log(`ladder-${RUNG} listening on ${mock.url}`);
 } else {
   server.listen(0, '127.0.0.1', () => console.log(`ladder-${RUNG} listening on http://127.0.0.1:${(server.address() as AddressInfo).port}`));
