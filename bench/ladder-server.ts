@@ -19,9 +19,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { complete, toChunks, toEvents, toResponseBody, usageOf } from '../mock/core/chat.ts';
-import { chatJson } from '../mock/core/chat-json.ts';
+import { chatJson, jsonText } from '../mock/engine/chat-json.ts';
 import { defaultCatalog, defaultKeys } from '../mock/core/fixture-data.ts';
-import { bodyFromBytes, jsonText } from '../mock/core/http.ts';
+import { bodyFromBytes } from '../mock/core/http.ts';
 import { JSON_HEADERS, SSE_HEADERS } from '../mock/core/pipeline.ts';
 import { parseChatRequest, type ChatRequest } from '../mock/core/request.ts';
 import { encodeStream } from '../mock/core/sse-encoder.ts';

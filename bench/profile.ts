@@ -6,7 +6,8 @@
 // JavaScript (bench/.out/, as the bench does); add `-- --cpu-prof` style flags by running
 // `node --cpu-prof --cpu-prof-dir=.tmp/prof bench/.out/bench/profile.js [scenario]` after `npm run bench:build`.
 // Optional argument: one scenario name (models, chat, stream) to profile alone.
-import { bodyFromBytes, jsonText, type CoreRequest, type CoreResult } from '../mock/core/http.ts';
+import { bodyFromBytes, type CoreRequest, type CoreResult } from '../mock/core/http.ts';
+import { jsonText } from '../mock/engine/chat-json.ts';
 import { MOCK_KEYS, MOCK_MODELS } from '../mock/keys-and-models.ts';
 import { batches } from '../mock/transport/fast-writer.ts';
 import { createMockService } from '../mock/service.ts';

@@ -137,10 +137,6 @@ export function matchPath(pathname: string): { route: 'models' | 'model' | 'chat
 
 const ALLOW: Record<string, string> = { models: 'GET', model: 'GET', chat: 'POST' };
 
-/** Bodies larger than this are parsed and completed in two turns of the event loop. */
-const YIELD_ABOVE_BYTES = 64 * 1024;
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
 /** The contract's stages, calling each other through `s` (filled by the caller with these or wrapped ones). */
 export function contractStages(i: Instance, s: Stages): Stages {
   const jsonResult = (body: unknown, headers: Record<string, string> = JSON_HEADERS): CoreResult => ({ status: 200, headers, kind: 'json', body });
@@ -178,21 +174,17 @@ export function contractStages(i: Instance, s: Stages): Stages {
       const key = s.authenticate({ request, required: true })!;
       const bytes = await s.readBody({ request });
       const req = s.parse({ request, bytes });
-      // Parsing a large body and building its completion are each one synchronous pass: let other requests
-      // (GET /v1/models) in between the two.
-      if (bytes.byteLength > YIELD_ABOVE_BYTES) await nextTurn();
-      // One context object for the whole turn, filled as the stages answer (one shape: no copy per stage).
-      const t: ChatTurn = { request, req, key, entry: undefined as unknown as FixtureEntry, search: false, route: undefined as unknown as MockRoute, cap: undefined };
-      t.entry = s.resolveModel(t);
-      t.search = s.admit(t).search;
-      const served = s.route(t);
-      t.route = served.route;
-      t.entry = served.entry;
-      t.cap = s.cap(t);
+      // One context object for the whole turn, widened as the stages answer (no copy per stage).
+      const asked = { request, req, key };
+      const resolved = Object.assign(asked, { entry: s.resolveModel(asked), search: false });
+      resolved.search = s.admit(resolved).search;
+      const served = s.route(resolved);
+      resolved.entry = served.entry;
+      const t: ChatTurn = Object.assign(resolved, { route: served.route, cap: s.cap(resolved) });
       const completion = s.complete(t);
-      const done: ChatTurn & { completion: Completion; envelope: Envelope } = Object.assign(t, { completion, envelope: undefined as unknown as Envelope });
-      completion.usage = s.usage(done);
-      done.envelope = s.envelope(done);
+      const withCompletion = Object.assign(t, { completion });
+      completion.usage = s.usage(withCompletion);
+      const done = Object.assign(withCompletion, { envelope: s.envelope(withCompletion) });
       const headers = { 'x-mock-route': t.route.name };
       if (req.stream === true) {
         const chunks = s.chunks(done).map((c) => s.json(c));
@@ -274,10 +266,14 @@ export function buildInstance(
   keys: Map<string, ApiKey>,
 ): { instance: Instance; stages: Stages } {
   const s = {} as Stages;
+  let catalog: Catalog | undefined;
   const instance: Instance = {
     options,
-    // filled below, once the catalog stages are final
-    catalog: undefined as unknown as Catalog,
+    // built below, once the catalog stages are final (a layer reads it when a request comes, never while built)
+    get catalog(): Catalog {
+      if (catalog === undefined) throw new Error('the catalog is built after the layers');
+      return catalog;
+    },
     keys,
     cache: new PromptCache(options.cacheCapacity),
     bodyLimit: bodyLimitOf(options),
@@ -286,12 +282,13 @@ export function buildInstance(
   };
   Object.assign(s, contractStages(instance, s));
   for (const layer of layers(instance, s)) {
-    for (const name of Object.keys(layer) as (keyof Stages)[]) {
-      const wrap = layer[name] as StageWrapper<typeof name> | undefined;
-      if (wrap) (s as unknown as Record<string, unknown>)[name] = wrap(s[name] as never);
-    }
+    const wrap = <K extends keyof Stages>(name: K): void => {
+      const wrapper = layer[name];
+      if (wrapper) s[name] = wrapper(s[name]);
+    };
+    for (const name of Object.keys(layer) as (keyof Stages)[]) wrap(name);
   }
-  (instance as { catalog: Catalog }).catalog = new Catalog(catalogFixture, {
+  catalog = new Catalog(catalogFixture, {
     publicEntry: (e) => s.publicEntry(e),
     listedEntries: (es) => s.listedEntries(es),
     modelList: (data) => s.modelList(data),

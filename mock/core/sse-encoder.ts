@@ -1,7 +1,7 @@
 // Encode stage of a stream (section 6): whole server-sent events. An event is always built complete; a framing
 // only changes what section 6 leaves open: line endings (rule 3), data lines (rules 1-2), comment lines, the
 // final blank line (rule 5) and how the bytes are cut into network writes (rule 7).
-import { chatJson } from './chat-json.ts';
+import { chatJson } from '../engine/chat-json.ts';
 
 export type Framing = 'crlf' | 'multiline' | 'comments' | 'bytewise' | 'no-final-blank' | 'no-space';
 export const FRAMINGS: readonly Framing[] = ['crlf', 'multiline', 'comments', 'bytewise', 'no-final-blank', 'no-space'];

@@ -1,7 +1,7 @@
 // The fast writer (opt-in; `chatconform mock` uses it): the answers made ready in one turn of the event loop go out
 // together at its end, an unpaced stream's events are joined into a few writes encoded once into shared slabs, and
 // a frozen JSON body (the catalog lists) is encoded once. The same bytes as the reference writer (writer.ts).
-import { jsonText } from '../core/http.ts';
+import { jsonText } from '../engine/chat-json.ts';
 import type { Writer } from './writer.ts';
 
 /** Most characters of encoded events joined into one write of an unpaced stream. */

@@ -1,5 +1,6 @@
 // The shape of mock/: the core is the contract only (it names no mode and imports nothing outside itself but
-// spec/), and no module of mock/ imports itself back through others (type imports count).
+// engine/ and spec/), the engine knows nothing of modes, adapters or the harness, and no module of mock/ imports
+// itself back through others (type imports count).
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,13 +13,28 @@ const source = new Map(files.map((f) => [f, readFileSync(f, 'utf8')]));
 const importsOf = (f: string): string[] =>
   [...source.get(f)!.matchAll(/^(?:import|export)[^'"]*?from\s+['"](\.[^'"]+)['"]/gm)].map((m) => path.normalize(path.join(path.dirname(f), m[1]!)));
 
-test('mock/core names no defect or variant and imports nothing outside itself but spec/', () => {
-  const core = files.filter((f) => f.startsWith(path.join(MOCK, 'core') + path.sep));
+const under = (folder: string) => (f: string): boolean => f.startsWith(path.join(MOCK, folder) + path.sep);
+const SPEC = path.resolve(MOCK, '../spec') + path.sep;
+
+test('mock/core names no defect or variant and imports nothing outside itself but engine/ and spec/', () => {
+  const core = files.filter(under('core'));
   expect(core.length).toBeGreaterThan(10);
   for (const f of core) {
     expect(source.get(f)!, path.relative(MOCK, f)).not.toMatch(/defect|variant/);
     for (const d of importsOf(f)) {
-      const inside = d.startsWith(path.join(MOCK, 'core') + path.sep) || d.startsWith(path.resolve(MOCK, '../spec') + path.sep);
+      const inside = under('core')(d) || under('engine')(d) || d.startsWith(SPEC);
+      expect(inside, `${path.relative(MOCK, f)} imports ${d}`).toBe(true);
+    }
+  }
+});
+
+test('mock/engine names no mode and imports nothing but itself, the core and spec/', () => {
+  const engine = files.filter(under('engine'));
+  expect(engine.length).toBeGreaterThan(0);
+  for (const f of engine) {
+    expect(source.get(f)!, path.relative(MOCK, f)).not.toMatch(/defect|variant/);
+    for (const d of importsOf(f)) {
+      const inside = under('engine')(d) || under('core')(d) || d.startsWith(SPEC);
       expect(inside, `${path.relative(MOCK, f)} imports ${d}`).toBe(true);
     }
   }
