@@ -19,15 +19,17 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { complete, toChunks, toEvents, toResponseBody, usageOf } from '../mock/core/chat.ts';
-import { chatJson } from '../mock/core/chat-json.ts';
+import { chatJson, jsonText } from '../mock/engine/chat-json.ts';
 import { defaultCatalog, defaultKeys } from '../mock/core/fixture-data.ts';
-import { bodyFromBytes, jsonText } from '../mock/core/http.ts';
+import { bodyFromBytes } from '../mock/core/http.ts';
 import { JSON_HEADERS, SSE_HEADERS } from '../mock/core/pipeline.ts';
 import { parseChatRequest, type ChatRequest } from '../mock/core/request.ts';
 import { encodeStream } from '../mock/core/sse-encoder.ts';
 import { fnv1a } from '../mock/core/tokens.ts';
 import { PromptCache } from '../mock/core/usage.ts';
-import { startMockServer, toCoreRequest, TurnEnd, WriteSlabs } from '../mock/server.ts';
+import { startMockServer } from '../mock/server.ts';
+import { toCoreRequest } from '../mock/transport/core-request.ts';
+import { fastWriter, TurnEnd, WriteSlabs } from '../mock/transport/fast-writer.ts';
 import { createMockService } from '../mock/service.ts';
 import { validate } from '../spec/validator.ts';
 
@@ -156,7 +158,7 @@ const server = http.createServer((req, res) => {
   });
 });
 if (RUNG === 6) {
-  const mock = await startMockServer({ service });
+  const mock = await startMockServer({ service, writer: fastWriter() });
   console.log(`ladder-${RUNG} listening on ${mock.url}`);
 } else {
   server.listen(0, '127.0.0.1', () => console.log(`ladder-${RUNG} listening on http://127.0.0.1:${(server.address() as AddressInfo).port}`));

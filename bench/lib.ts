@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import { MOCK_KEYS, MOCK_MODELS } from '../mock/keys-and-models.ts';
-import { batches } from '../mock/server.ts';
+import { batches } from '../mock/transport/fast-writer.ts';
 import type { RecordedAnswer } from './bare-server.ts';
 import { ROOT } from './build.ts';
 
@@ -149,7 +149,7 @@ export async function record(base: string, s: Scenario): Promise<RecordedAnswer>
     if (!['content-length', 'transfer-encoding', 'date', 'connection', 'keep-alive'].includes(k)) out[k] = v;
   });
   const text = Buffer.from(await res.arrayBuffer()).toString('utf8');
-  // The writes the mock makes: an unpaced stream goes out in batches of events (mock/server.ts).
+  // The writes the mock makes: an unpaced stream goes out in batches of events (mock/transport/fast-writer.ts).
   const writes = s.stream ? batches(text.split(/(?<=\n\n)/)) : [text];
   return { key: `${s.method} ${s.path} ${s.body === undefined ? 0 : Buffer.byteLength(s.body)}`, status: res.status, headers: out, writes: writes.map((w) => Buffer.from(w).toString('base64')), chunked: s.stream === true };
 }

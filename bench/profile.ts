@@ -6,9 +6,10 @@
 // JavaScript (bench/.out/, as the bench does); add `-- --cpu-prof` style flags by running
 // `node --cpu-prof --cpu-prof-dir=.tmp/prof bench/.out/bench/profile.js [scenario]` after `npm run bench:build`.
 // Optional argument: one scenario name (models, chat, stream) to profile alone.
-import { bodyFromBytes, jsonText, type CoreRequest, type CoreResult } from '../mock/core/http.ts';
+import { bodyFromBytes, type CoreRequest, type CoreResult } from '../mock/core/http.ts';
+import { jsonText } from '../mock/engine/chat-json.ts';
 import { MOCK_KEYS, MOCK_MODELS } from '../mock/keys-and-models.ts';
-import { batches } from '../mock/server.ts';
+import { batches } from '../mock/transport/fast-writer.ts';
 import { createMockService } from '../mock/service.ts';
 
 const ITERATIONS = Number(process.env.PROFILE_ITERATIONS ?? 20_000);
@@ -41,7 +42,7 @@ function request(name: Name): CoreRequest {
   return { method: s.method, path: s.path, header: (n) => headers[n], body: bytes ? bodyFromBytes(bytes) : bodyFromBytes(new Uint8Array()) };
 }
 
-/** The bytes the adapter writes for a result (mock/server.ts `send`, unpaced). */
+/** The bytes the adapter writes for a result (mock/transport/send.ts with the fast writer, unpaced). */
 function bytesOf(result: CoreResult): number {
   if (result.kind === 'json') return Buffer.byteLength(jsonText(result.body));
   if (result.kind === 'text') return Buffer.byteLength(result.body);

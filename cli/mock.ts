@@ -9,6 +9,7 @@ import v8 from 'node:v8';
 import { defaultCatalog } from '../mock/core/fixture-data.ts';
 import type { MockOptions } from '../mock/options.ts';
 import { startMockServer } from '../mock/server.ts';
+import { fastWriter } from '../mock/transport/fast-writer.ts';
 import { FixtureFileError, loadCatalogFile, loadKeysFile } from '../mock/fixture-files.ts';
 import { FaultSpecError, parseFault } from '../mock/harness/faults.ts';
 import { checkPrefix } from '../mock/harness/harness.ts';
@@ -182,6 +183,8 @@ async function serve(flags: MockFlags): Promise<void> {
     port: flags.port,
     host: flags.host,
     ...(replay ? { service: replay } : {}),
+    // the speed the bench measures (bench/README.md); the reference writer sends the same bytes
+    writer: fastWriter(),
     ...fixtures,
     ...(flags.defect?.length ? { defect: flags.defect } : {}),
     ...(flags.variant?.length ? { variant: flags.variant } : {}),

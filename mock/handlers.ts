@@ -2,7 +2,8 @@
 // `setupServer(...handlers)` intercepts a client pointed at any base URL. Each one turns the Fetch Request into
 // the core's plain request and the core's result into a Response; no behaviour lives here.
 import { http, HttpResponse, type HttpHandler } from 'msw';
-import { bodyFromStream, jsonText, type CoreRequest, type CoreResult } from './core/http.ts';
+import { bodyFromStream, type CoreRequest, type CoreResult } from './core/http.ts';
+import { jsonText } from './engine/chat-json.ts';
 import type { MockOptions } from './options.ts';
 import { createMockService, type MockService } from './service.ts';
 import { sseBody } from './sse-body.ts';

@@ -3,7 +3,8 @@
 // stages, applied to every instance outermost, after the modes (so x-mock-fail-after wins over a mode's events).
 import { MockHttpError } from './core/errors.ts';
 import type { CoreRequest } from './core/http.ts';
-import { streamError, type StageWrapper, type Stages } from './core/pipeline.ts';
+import { streamErrorPayload } from './core/chat.ts';
+import type { StageWrapper, Stages } from './core/pipeline.ts';
 import { FRAMINGS, type Framing } from './core/sse-encoder.ts';
 
 export { FRAMINGS, type Framing };
@@ -165,7 +166,7 @@ export function scenarioLayer(s: Stages, source?: ScenarioSource): Partial<{ [K 
       const { chunks } = input;
       return [
         ...chunks.slice(0, failAfter),
-        streamError(s, 'upstream_error', `the stream failed after ${Math.min(failAfter, chunks.length)} chunks (${failAfterBy ?? 'x-mock-fail-after'})`),
+        streamErrorPayload('upstream_error', `the stream failed after ${Math.min(failAfter, chunks.length)} chunks (${failAfterBy ?? 'x-mock-fail-after'})`),
       ];
     },
     framing: (next) => (input) => {

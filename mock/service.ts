@@ -9,7 +9,7 @@ import { DEFECTS, isDefectName } from './defects.ts';
 import { control } from './harness/control.ts';
 import { Harness } from './harness/harness.ts';
 import { isControlPath } from './harness/names.ts';
-import { layerOf, type Mode } from './modes/mode.ts';
+import { layerOf, leaveResult, leavingLayer, leavingOf, type Mode } from './modes/mode.ts';
 import type { MockOptions } from './options.ts';
 import { scenarioLayer } from './scenario.ts';
 import { ALL_VARIANTS, isVariantName } from './variants.ts';
@@ -43,23 +43,31 @@ export function modesOf(options: MockOptions): Mode[] {
 export function createMockService(options: MockOptions = {}): MockService {
   const modes = modesOf(options);
   const harness = new Harness(options);
+  // What modes change on every JSON value as it leaves (key-order), after every layer.
+  const leave = leavingOf(modes);
   // Scripted answers sit right over the contract's `complete`, under the modes; the harness's faults reach the
   // scenario layer, outermost, as a source of scenario fields.
   const { instance, stages } = buildInstance(
     options,
-    (i, s: Stages) => [harness.stages(), ...modes.flatMap((m) => layerOf(m, { s, i, options })), scenarioLayer(s, harness.scenarioSource)],
+    (i, s: Stages) => [
+      harness.stages(),
+      ...modes.flatMap((m) => layerOf(m, { s, i, options })),
+      scenarioLayer(s, harness.scenarioSource),
+      ...(leave ? [leavingLayer(leave)] : []),
+    ],
     catalogOf(options),
     indexKeys(keysOf(options)),
   );
   const contract = (request: CoreRequest): Promise<CoreResult> => stages.handle(request);
-  const error = (input: ErrorInput): CoreResult => stages.error(input);
+  // Errors answered outside `handle` (the transport's, the harness's) leave the same way.
+  const error = leave ? (input: ErrorInput): CoreResult => leaveResult(leave, stages.error(input)) : (input: ErrorInput): CoreResult => stages.error(input);
   return {
     options,
     catalog: instance.catalog,
     bodyLimit: instance.bodyLimit,
     harness,
     handle: (request) => (isControlPath(request.path) ? control(harness, request) : harness.handle(request, contract, error)),
-    error: (input) => stages.error(input),
+    error,
     resetCache: () => instance.cache.clear(),
   };
 }

@@ -11,11 +11,6 @@ export const PUBLIC_FIELDS = [
   'featured_label', 'featured_tab', 'display_order', 'credit_tier',
 ] as const satisfies readonly (keyof PublicCatalogEntry)[];
 
-/** The fields 2.10 requires on every entry; the others are optional. */
-export const REQUIRED_FIELDS: ReadonlySet<string> = new Set([
-  'id', 'name', 'min_tier', 'supports_images', 'supports_caching', 'supports_reasoning', 'supports_global_endpoint', 'is_featured',
-]);
-
 /** Strips hidden attributes and any null/undefined value (2.10: optional fields are omitted, never null). */
 export function toPublicEntry(entry: FixtureEntry): PublicCatalogEntry {
   const out: Record<string, unknown> = {};
@@ -79,16 +74,6 @@ export class Catalog {
       this.lists.set(cacheKey, list);
     }
     return list;
-  }
-
-  /**
-   * The alias of `id`: the next listed entry (among those `like` accepts) after
-   * it, wrapping around; `id` itself when there is no other.
-   */
-  aliasOf(id: string, like: (e: PublicCatalogEntry) => boolean = () => true): string {
-    const ids = this.listed.filter((e) => e.id === id || like(e)).map((e) => e.id).filter((x, i, all) => all.indexOf(x) === i);
-    const i = ids.indexOf(id);
-    return ids[(i + 1) % ids.length] ?? id;
   }
 
   /** One entry for GET /v1/models/{id}: 404 unknown, 403 outside a restricted key's list, 403 deactivated. */

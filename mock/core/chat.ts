@@ -202,37 +202,6 @@ export function usageOf(c: Completion, entry: FixtureEntry): Usage {
   return buildUsage(entry, t.prompt, t.completion, { cached: t.cached, written: t.written }, c.actions.length);
 }
 
-/**
- * The calls that fit in `room` tokens (name and arguments each counted as usage counts them): the call that
- * crosses the cap keeps the prefix of its arguments that fits, later calls are dropped. undefined: all fit.
- */
-export function cutToolCalls(calls: ToolCall[], room: number): ToolCall[] | undefined {
-  let left = room;
-  const out: ToolCall[] = [];
-  for (const c of calls) {
-    const nameTokens = countTokens(c.function.name);
-    const argTokens = countTokens(c.function.arguments);
-    if (nameTokens + argTokens <= left) {
-      out.push(c);
-      left -= nameTokens + argTokens;
-      continue;
-    }
-    if (nameTokens <= left) {
-      let keep = left - nameTokens;
-      let args = '';
-      for (const t of tokenize(c.function.arguments)) {
-        const counted = !/^\s+$/u.test(t);
-        if (counted && keep === 0) break;
-        if (counted) keep--;
-        args += t;
-      }
-      out.push({ ...c, function: { ...c.function, arguments: args.trimEnd() } });
-    }
-    return out;
-  }
-  return undefined;
-}
-
 export interface Envelope {
   id: string;
   created: number;
@@ -246,11 +215,11 @@ export function wireToolCall(call: ToolCall, args: string): Record<string, unkno
 }
 
 /** The non-streamed response body (2.9). Optional fields are omitted, never null. */
-export function toResponseBody(c: Completion, env: Envelope, args: (call: ToolCall) => string = (t) => t.function.arguments): Record<string, unknown> {
+export function toResponseBody(c: Completion, env: Envelope): Record<string, unknown> {
   const message: Record<string, unknown> = { role: 'assistant' };
   if (c.content !== undefined) message.content = c.content;
   if (c.reasoning !== undefined) message.reasoning_content = c.reasoning;
-  if (c.toolCalls.length > 0) message.tool_calls = c.toolCalls.map((t) => wireToolCall(t, args(t)));
+  if (c.toolCalls.length > 0) message.tool_calls = c.toolCalls.map((t) => wireToolCall(t, t.function.arguments));
   if (c.citations.length > 0) message.annotations = c.citations;
   if (c.actions.length > 0) message.service_web_search = c.actions;
   return {
@@ -278,7 +247,7 @@ export function splitInto(s: string, parts: number): string[] {
  * deltas (provenance in the last one, 6 rule 8), tool-call deltas, the final chunk with finish_reason, and with
  * include_usage (6 rule 9) exactly one usage chunk with `choices: []`.
  */
-export function toChunks(c: Completion, env: Envelope, includeUsage: boolean, args: (call: ToolCall) => string = (t) => t.function.arguments): Record<string, unknown>[] {
+export function toChunks(c: Completion, env: Envelope, includeUsage: boolean): Record<string, unknown>[] {
   const chunk = (delta: Record<string, unknown>, finish?: string): Record<string, unknown> => {
     const choice: Record<string, unknown> = { index: 0, delta };
     if (finish !== undefined) choice.finish_reason = finish;
@@ -297,7 +266,7 @@ export function toChunks(c: Completion, env: Envelope, includeUsage: boolean, ar
   if (contentDeltas.length === 0 && Object.keys(provenance).length > 0) out.push(chunk(provenance));
   c.toolCalls.forEach((call, index) => {
     out.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
-    for (const p of splitInto(args(call), 3)) out.push(chunk({ tool_calls: [{ index, function: { arguments: p } }] }));
+    for (const p of splitInto(call.function.arguments, 3)) out.push(chunk({ tool_calls: [{ index, function: { arguments: p } }] }));
   });
   out.push(chunk({}, c.finishReason));
   if (includeUsage) out.push({ id: env.id, object: 'chat.completion.chunk', created: env.created, model: env.model, choices: [], usage: c.usage });

@@ -1,6 +1,5 @@
 // The plain request the core reads and the plain result it answers. Adapters (mock/server.ts for node:http,
 // mock/handlers.ts for MSW) translate to and from these; the core never sees a socket or a Fetch object.
-import { chatJson } from './chat-json.ts';
 import type { Framing } from './sse-encoder.ts';
 
 /** A request body the core pulls chunk by chunk; it stops pulling (and cancels) past its limit. */
@@ -72,16 +71,4 @@ export function bodyFromStream(stream: ReadableStream<Uint8Array> | null): BodyS
       reader.cancel('the mock stopped reading the request body').catch(() => {});
     },
   };
-}
-
-/** JSON text of a body (a chat completion by chatJson); frozen bodies (the catalog lists, built once) are serialised once. */
-const serialised = new WeakMap<object, string>();
-export function jsonText(body: unknown): string {
-  if (body === null || typeof body !== 'object' || !Object.isFrozen(body)) return chatJson(body);
-  let text = serialised.get(body);
-  if (text === undefined) {
-    text = JSON.stringify(body);
-    serialised.set(body, text);
-  }
-  return text;
 }

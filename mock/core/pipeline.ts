@@ -8,7 +8,6 @@ import {
   admit,
   capOf,
   complete,
-  streamErrorPayload,
   toChunks,
   toEvents,
   toResponseBody,
@@ -19,9 +18,9 @@ import {
 import { errorResult, MockHttpError } from './errors.ts';
 import type { CoreRequest, CoreResult, StreamWrites } from './http.ts';
 import { bodyLimitOf, checkContentLength, readBodyLimited } from './limits.ts';
-import { parseChatRequest, type ChatRequest, type ToolCall } from './request.ts';
+import { parseChatRequest, type ChatRequest } from './request.ts';
 import { pickRoute } from './routing.ts';
-import { encodeStream, type FramingOptions, type SsePayload } from './sse-encoder.ts';
+import { encodeEvent, encodeStream, type FramingOptions, type SsePayload } from './sse-encoder.ts';
 import type { ApiKey, CatalogFixture, CoreOptions, FixtureEntry, MockRoute, PublicCatalogEntry } from './types.ts';
 import type { Usage } from './usage.ts';
 import { PromptCache } from './usage.ts';
@@ -84,8 +83,6 @@ export interface Stages {
   usage(input: Turn & { entry: FixtureEntry; completion: Completion }): Usage;
   /** 2.9: id, created (Unix seconds) and the model the response names (4.3 rule 4) */
   envelope(input: Turn & { entry: FixtureEntry; completion: Completion }): Envelope;
-  /** 2.4: function.arguments as sent (a JSON-encoded string) */
-  toolArguments(input: { call: ToolCall; streamed: boolean }): string;
   /** 2.9: the non-streamed body */
   responseBody(input: Turn & { completion: Completion; envelope: Envelope }): Record<string, unknown>;
   /** 6: the stream's chunks */
@@ -94,16 +91,14 @@ export interface Stages {
   events(input: { request: CoreRequest; chunks: Record<string, unknown>[] }): SsePayload[];
   /** 6 rules 1-3, 5: how events are written (plain: LF, `data: `, a blank line after each) */
   framing(input: { request: CoreRequest }): FramingOptions;
+  /** 6 rules 1-3, 5: one event as text, in the framing (`index`: its position in the stream; `final`: the last) */
+  event(input: { payload: SsePayload; framing: FramingOptions; final: boolean; index: number }): string;
   /** 6 rule 7: how encoded events go out (one write per event, no delay) */
   writes(input: { request: CoreRequest; framing: FramingOptions }): StreamWrites;
   /** 4.3, 6: a 200 stream of `events` */
   streamResult(input: { request: CoreRequest; events: SsePayload[]; headers?: Record<string, string> }): CoreResult;
-  /** every JSON value as it leaves (bodies, chunks, errors, the catalog) */
-  json<T>(value: T): T;
-  /** 7: an error response, as it leaves (the error body, JSON-shaped) */
+  /** 7: an error response: the error body {error: {type, code, message}} with its status */
   error(input: ErrorInput): CoreResult;
-  /** 7: the error body {error: {type, code, message}} with its status */
-  errorBody(input: ErrorInput): CoreResult;
 
   /** 2.10: one entry as the catalog shows it (built once per instance) */
   publicEntry(entry: FixtureEntry): PublicCatalogEntry;
@@ -137,10 +132,6 @@ export function matchPath(pathname: string): { route: 'models' | 'model' | 'chat
 
 const ALLOW: Record<string, string> = { models: 'GET', model: 'GET', chat: 'POST' };
 
-/** Bodies larger than this are parsed and completed in two turns of the event loop. */
-const YIELD_ABOVE_BYTES = 64 * 1024;
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
 /** The contract's stages, calling each other through `s` (filled by the caller with these or wrapped ones). */
 export function contractStages(i: Instance, s: Stages): Stages {
   const jsonResult = (body: unknown, headers: Record<string, string> = JSON_HEADERS): CoreResult => ({ status: 200, headers, kind: 'json', body });
@@ -160,7 +151,7 @@ export function contractStages(i: Instance, s: Stages): Stages {
 
     listModels: ({ request }) => {
       const key = s.authenticate({ request, required: false });
-      return jsonResult(s.json(i.catalog.list(key)));
+      return jsonResult(i.catalog.list(key));
     },
 
     getModel: ({ request, rawId }) => {
@@ -171,34 +162,29 @@ export function contractStages(i: Instance, s: Stages): Stages {
       } catch {
         throw new MockHttpError(400, 'invalid_request', `invalid request: the model id in the path is not valid percent-encoding: ${rawId}`);
       }
-      return jsonResult(s.json(i.catalog.get(id, key)));
+      return jsonResult(i.catalog.get(id, key));
     },
 
     chat: async ({ request }) => {
       const key = s.authenticate({ request, required: true })!;
       const bytes = await s.readBody({ request });
       const req = s.parse({ request, bytes });
-      // Parsing a large body and building its completion are each one synchronous pass: let other requests
-      // (GET /v1/models) in between the two.
-      if (bytes.byteLength > YIELD_ABOVE_BYTES) await nextTurn();
-      // One context object for the whole turn, filled as the stages answer (one shape: no copy per stage).
-      const t: ChatTurn = { request, req, key, entry: undefined as unknown as FixtureEntry, search: false, route: undefined as unknown as MockRoute, cap: undefined };
-      t.entry = s.resolveModel(t);
-      t.search = s.admit(t).search;
-      const served = s.route(t);
-      t.route = served.route;
-      t.entry = served.entry;
-      t.cap = s.cap(t);
+      // One context object for the whole turn, widened as the stages answer (no copy per stage).
+      const asked = { request, req, key };
+      const resolved = Object.assign(asked, { entry: s.resolveModel(asked), search: false });
+      resolved.search = s.admit(resolved).search;
+      const served = s.route(resolved);
+      resolved.entry = served.entry;
+      const t: ChatTurn = Object.assign(resolved, { route: served.route, cap: s.cap(resolved) });
       const completion = s.complete(t);
-      const done: ChatTurn & { completion: Completion; envelope: Envelope } = Object.assign(t, { completion, envelope: undefined as unknown as Envelope });
-      completion.usage = s.usage(done);
-      done.envelope = s.envelope(done);
+      const withCompletion = Object.assign(t, { completion });
+      completion.usage = s.usage(withCompletion);
+      const done = Object.assign(withCompletion, { envelope: s.envelope(withCompletion) });
       const headers = { 'x-mock-route': t.route.name };
       if (req.stream === true) {
-        const chunks = s.chunks(done).map((c) => s.json(c));
-        return s.streamResult({ request, events: s.events({ request, chunks }), headers });
+        return s.streamResult({ request, events: s.events({ request, chunks: s.chunks(done) }), headers });
       }
-      return jsonResult(s.json(s.responseBody(done)), { ...JSON_HEADERS, ...headers });
+      return jsonResult(s.responseBody(done), { ...JSON_HEADERS, ...headers });
     },
 
     fallback: ({ request }) => {
@@ -223,33 +209,23 @@ export function contractStages(i: Instance, s: Stages): Stages {
     complete: ({ req, entry, route, search, cap }) => complete(req, entry, route, search, cap, i.cache),
     usage: ({ entry, completion }) => usageOf(completion, entry),
     envelope: ({ entry }) => ({ id: i.newId(), created: Math.floor(i.now() / 1000), model: entry.id }),
-    toolArguments: ({ call }) => call.function.arguments,
-    responseBody: ({ completion, envelope }) => toResponseBody(completion, envelope, (call) => s.toolArguments({ call, streamed: false })),
-    chunks: ({ req, completion, envelope }) =>
-      toChunks(completion, envelope, req.stream_options?.include_usage === true, (call) => s.toolArguments({ call, streamed: true })),
+    responseBody: ({ completion, envelope }) => toResponseBody(completion, envelope),
+    chunks: ({ req, completion, envelope }) => toChunks(completion, envelope, req.stream_options?.include_usage === true),
     events: ({ chunks }) => toEvents(chunks),
     framing: () => ({ framing: new Set() }),
+    event: ({ payload, framing, final }) => encodeEvent(payload, framing, final),
     writes: ({ framing }) => ({ framing: framing.framing ?? new Set(), chunkDelayMs: 0, writeDelayMs: 0 }),
     streamResult: ({ request, events, headers = {} }) => {
       const framing = s.framing({ request });
-      return { status: 200, headers: { ...SSE_HEADERS, ...headers }, kind: 'sse', pieces: encodeStream(events, framing), writes: s.writes({ request, framing }) };
+      const pieces = encodeStream(events, framing, (payload, final, index) => s.event({ payload, framing, final, index }));
+      return { status: 200, headers: { ...SSE_HEADERS, ...headers }, kind: 'sse', pieces, writes: s.writes({ request, framing }) };
     },
-    json: (value) => value,
-    error: (input) => {
-      const result = s.errorBody(input);
-      return result.kind === 'json' ? { ...result, body: s.json(result.body) } : result;
-    },
-    errorBody: ({ status, code, message, headers }) => errorResult(status, code, message, headers),
+    error: ({ status, code, message, headers }) => errorResult(status, code, message, headers),
 
     publicEntry: (entry) => CONTRACT_VIEW.publicEntry(entry),
     listedEntries: (entries) => CONTRACT_VIEW.listedEntries(entries),
     modelList: (data) => CONTRACT_VIEW.modelList(data),
   };
-}
-
-/** The in-stream error event (6 rule 10) as the instance shapes JSON. */
-export function streamError(s: Stages, code: string, message: string): Record<string, unknown> {
-  return s.json(streamErrorPayload(code, message));
 }
 
 /** Completion ids: `chatcmpl-` and 32 hex digits, a random prefix per instance and a counter (unique, cheap). */
@@ -274,10 +250,14 @@ export function buildInstance(
   keys: Map<string, ApiKey>,
 ): { instance: Instance; stages: Stages } {
   const s = {} as Stages;
+  let catalog: Catalog | undefined;
   const instance: Instance = {
     options,
-    // filled below, once the catalog stages are final
-    catalog: undefined as unknown as Catalog,
+    // built below, once the catalog stages are final (a layer reads it when a request comes, never while built)
+    get catalog(): Catalog {
+      if (catalog === undefined) throw new Error('the catalog is built after the layers');
+      return catalog;
+    },
     keys,
     cache: new PromptCache(options.cacheCapacity),
     bodyLimit: bodyLimitOf(options),
@@ -286,12 +266,13 @@ export function buildInstance(
   };
   Object.assign(s, contractStages(instance, s));
   for (const layer of layers(instance, s)) {
-    for (const name of Object.keys(layer) as (keyof Stages)[]) {
-      const wrap = layer[name] as StageWrapper<typeof name> | undefined;
-      if (wrap) (s as unknown as Record<string, unknown>)[name] = wrap(s[name] as never);
-    }
+    const wrap = <K extends keyof Stages>(name: K): void => {
+      const wrapper = layer[name];
+      if (wrapper) s[name] = wrapper(s[name]);
+    };
+    for (const name of Object.keys(layer) as (keyof Stages)[]) wrap(name);
   }
-  (instance as { catalog: Catalog }).catalog = new Catalog(catalogFixture, {
+  catalog = new Catalog(catalogFixture, {
     publicEntry: (e) => s.publicEntry(e),
     listedEntries: (es) => s.listedEntries(es),
     modelList: (data) => s.modelList(data),

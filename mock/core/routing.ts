@@ -20,7 +20,7 @@ const SORT_KEYS: Record<string, keyof MockRoute> = {
  *   `x-should-retry: false`. Otherwise the first ranked candidate, else the first other candidate.
  */
 export function pickRoute(req: ChatRequest, entry: FixtureEntry, search: boolean): MockRoute {
-  const { ranked, byPreference, usable } = rank(req, entry, search);
+  const { ranked, byPreference, usable } = rankRoutes(req, entry, search);
   const first = ranked.find(usable);
   if (first) return first;
   if (req.provider?.allow_fallbacks === false) {
@@ -39,13 +39,8 @@ export function pickRoute(req: ChatRequest, entry: FixtureEntry, search: boolean
   });
 }
 
-/** Whether a route the preferences rank can serve the request (false: only a fallback could). */
-export function rankedRouteAvailable(req: ChatRequest, entry: FixtureEntry, search: boolean): boolean {
-  const { ranked, usable } = rank(req, entry, search);
-  return ranked.some(usable);
-}
-
-function rank(req: ChatRequest, entry: FixtureEntry, search: boolean): { ranked: MockRoute[]; byPreference: MockRoute[]; usable: (r: MockRoute) => boolean } {
+/** The routes the preferences rank, all routes by preference, and which routes can serve the request now. */
+export function rankRoutes(req: ChatRequest, entry: FixtureEntry, search: boolean): { ranked: MockRoute[]; byPreference: MockRoute[]; usable: (r: MockRoute) => boolean } {
   const routes = entry.mock.routes;
   const sortKey = req.provider?.sort !== undefined ? SORT_KEYS[req.provider.sort] : undefined;
   const byPreference = sortKey ? [...routes].sort((a, b) => (a[sortKey] as number) - (b[sortKey] as number)) : routes;

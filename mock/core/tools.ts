@@ -1,6 +1,6 @@
 // Tool calling: which tools the mock calls, and arguments generated from each tool's parameters JSON Schema.
 import { MockHttpError } from './errors.ts';
-import { ArgumentBoundError, ArgumentBudget, generateArguments } from './tool-arguments.ts';
+import { ArgumentBoundError, ArgumentBudget, generateArguments } from '../engine/tool-arguments.ts';
 import type { ChatRequest, FunctionTool, RequestMessage, ToolCall } from './request.ts';
 import { digest, prng } from './tokens.ts';
 
@@ -125,7 +125,7 @@ export function mentions(text: string, name: string): boolean {
 
 /**
  * Tool calls for the chosen tools; ids and arguments derive from the request hash. A parameters schema the
- * generator cannot satisfy within its bounds (core/tool-arguments.ts) is a 400 naming the tool and the bound,
+ * generator cannot satisfy within its bounds (engine/tool-arguments.ts) is a 400 naming the tool and the bound,
  * raised here, before any response starts. `padding`: extra text placed once in each call's arguments.
  */
 export function buildToolCalls(tools: FunctionTool[], seed: string, padding?: string): ToolCall[] {

@@ -30,8 +30,13 @@ export interface OutputTransformers {
   chunks?(chunks: Record<string, unknown>[], input: Turn & { completion: Completion; envelope: Envelope }): Record<string, unknown>[];
   /** the stream's event sequence (6 rule 4) */
   events?(events: SsePayload[], input: { request: CoreRequest; chunks: Record<string, unknown>[] }): SsePayload[];
-  /** an error response (7), before JSON shaping */
+  /** an error response (7) */
   error?(result: CoreResult, input: ErrorInput): CoreResult;
+  /**
+   * every JSON value as it leaves (bodies, chunks, events, errors, the catalog), after every layer: applied by
+   * the instance outermost (`leavingLayer`), so what other modes change is changed too
+   */
+  json?<T>(value: T): T;
 }
 
 interface ModeBase<N extends string> {
@@ -111,9 +116,28 @@ export function layerOf(mode: Mode, ctx: ModeContext): StageWrappers[] {
     }
     if (o.error) {
       const f = o.error;
-      w.errorBody = (next) => (input) => f(next(input), input);
+      w.error = (next) => (input) => f(next(input), input);
     }
     layers.push(w);
   }
   return layers;
+}
+
+/** The modes' `output.json` transformers in registry order, as one function; undefined when no mode has one. */
+export function leavingOf(modes: readonly Mode[]): (<T>(value: T) => T) | undefined {
+  const all = modes.flatMap((m) => (m.output?.json ? [m.output.json] : []));
+  if (all.length === 0) return undefined;
+  return <T>(value: T): T => all.reduce((v, f) => f(v), value);
+}
+
+/** A JSON result with `leave` applied to its body (any other result as it is). */
+export const leaveResult = (leave: <T>(value: T) => T, result: CoreResult): CoreResult =>
+  result.kind === 'json' ? { ...result, body: leave(result.body) } : result;
+
+/** The outermost layer: `leave` on every JSON answer and every streamed payload (not [DONE]) as it leaves. */
+export function leavingLayer(leave: <T>(value: T) => T): StageWrappers {
+  return {
+    handle: (next) => async (request) => leaveResult(leave, await next(request)),
+    event: (next) => (input) => next(input.payload === '[DONE]' ? input : { ...input, payload: leave(input.payload) }),
+  };
 }

@@ -1,10 +1,16 @@
-// Small readers and builders the modes share: where a chunk's deltas are, a 200 stream that fails, the first key.
+// What the modes share: readers of a chunk's deltas, a 200 stream that fails, the first key, and the hooks that
+// exist only for modes (the core never needs them): extra lines of an event, an entry's alias, whether a ranked
+// route could serve, tool calls cut to a cap, the fields 2.10 requires.
+import type { Catalog } from '../core/catalog.ts';
+import { streamErrorPayload } from '../core/chat.ts';
 import { MockHttpError } from '../core/errors.ts';
 import type { CoreRequest, CoreResult } from '../core/http.ts';
-import { streamError } from '../core/pipeline.ts';
-import type { ChatRequest } from '../core/request.ts';
-import type { ApiKey } from '../core/types.ts';
-import type { ModeContext } from './mode.ts';
+import type { ChatRequest, ToolCall } from '../core/request.ts';
+import { rankRoutes } from '../core/routing.ts';
+import { endsWithBlankLine, eolOf, type FramingOptions, type SsePayload } from '../core/sse-encoder.ts';
+import { countTokens, tokenize } from '../core/tokens.ts';
+import type { ApiKey, FixtureEntry, PublicCatalogEntry } from '../core/types.ts';
+import type { ModeContext, StageWrappers } from './mode.ts';
 
 export const deltasOf = (p: unknown): Record<string, unknown>[] => {
   const choices = (p as { choices?: unknown } | null)?.choices;
@@ -30,11 +36,103 @@ export function firstKey(ctx: ModeContext): ApiKey {
 export function failingStream(ctx: ModeContext, request: CoreRequest, req: ChatRequest | undefined, err: MockHttpError, text: string): CoreResult {
   const { s, i } = ctx;
   const base = { id: i.newId(), object: 'chat.completion.chunk', created: Math.floor(i.now() / 1000), model: req?.model ?? 'unknown' };
-  const events: unknown[] = [s.json({ ...base, choices: [{ index: 0, delta: { role: 'assistant' } }] })];
-  if (text) events.push(s.json({ ...base, choices: [{ index: 0, delta: { content: text } }] }));
-  events.push(streamError(s, err.code, err.message));
+  const events: unknown[] = [{ ...base, choices: [{ index: 0, delta: { role: 'assistant' } }] }];
+  if (text) events.push({ ...base, choices: [{ index: 0, delta: { content: text } }] });
+  events.push(streamErrorPayload(err.code, err.message));
   return s.streamResult({ request, events });
 }
 
 /** Fields a vendor adds beside the contract's. */
 export const VENDOR_EXTRA = { x_vendor_extra: { region: 'mock-1', trace: 'f00d' } } as const;
+
+/** The fields 2.10 requires on every entry (spec/schemas/model.schema.json); the others are optional. */
+export const REQUIRED_FIELDS: ReadonlySet<string> = new Set([
+  'id', 'name', 'min_tier', 'supports_images', 'supports_caching', 'supports_reasoning', 'supports_global_endpoint', 'is_featured',
+]);
+
+/** Lines a mode adds to every event, beyond the framings section 6 allows (core/sse-encoder.ts). */
+export interface EventLines {
+  /** the `event:` name of a payload, when it gets one (none: unnamed events, as clients need) */
+  eventNameOf?: (payload: SsePayload) => string | undefined;
+  /** events are not separated by a blank line (not SSE: the events run together) */
+  noBlankLine?: boolean;
+  /** every event also carries `event: message`, `id: <n>` and `retry: 3000` lines (standard SSE fields) */
+  sseFields?: boolean;
+}
+
+/** The reconnection time announced by `sseFields` (SSE `retry:` field, ms). */
+export const SSE_RETRY_MS = 3000;
+
+type LinedFraming = FramingOptions & EventLines;
+const hasLines = (f: FramingOptions): f is LinedFraming => 'eventNameOf' in f || 'noBlankLine' in f || 'sseFields' in f;
+
+/**
+ * A mode's wrappers that give every event the lines `lines` asks: the framing carries them (so the lines of every
+ * active mode add up), and the outermost `event` wrapper writes them around the contract's event text, once.
+ */
+export function eventLines(lines: EventLines): StageWrappers {
+  return {
+    framing: (next) => (input) => {
+      const f: LinedFraming = { ...next(input), ...lines };
+      return f;
+    },
+    event: (next) => (input) => {
+      const f = input.framing;
+      if (!hasLines(f)) return next(input);
+      // The wrappers below (other modes' eventLines among them) see a framing without lines: they pass through.
+      const { eventNameOf, noBlankLine, sseFields, ...plain } = f;
+      const text = next({ ...input, framing: plain });
+      const eol = eolOf(plain);
+      const name = eventNameOf?.(input.payload);
+      let head = name !== undefined ? `event: ${name}${eol}` : sseFields ? `event: message${eol}` : '';
+      // `message` is the default event type, so standard consumers see the same data; id and retry are legal fields.
+      if (sseFields) head += `id: ${input.index + 1}${eol}retry: ${SSE_RETRY_MS}${eol}`;
+      const body = noBlankLine && endsWithBlankLine(plain, input.final) ? text.slice(0, -eol.length) : text;
+      return head + body;
+    },
+  };
+}
+
+/** The alias of `id`: the next listed entry (among those `like` accepts) after it, wrapping around; `id` itself when there is no other. */
+export function aliasOf(catalog: Catalog, id: string, like: (e: PublicCatalogEntry) => boolean = () => true): string {
+  const ids = catalog.listedEntries.filter((e) => e.id === id || like(e)).map((e) => e.id).filter((x, i, all) => all.indexOf(x) === i);
+  const i = ids.indexOf(id);
+  return ids[(i + 1) % ids.length] ?? id;
+}
+
+/** Whether a route the preferences rank can serve the request (false: only a fallback could). */
+export function rankedRouteAvailable(req: ChatRequest, entry: FixtureEntry, search: boolean): boolean {
+  const { ranked, usable } = rankRoutes(req, entry, search);
+  return ranked.some(usable);
+}
+
+/**
+ * The calls that fit in `room` tokens (name and arguments each counted as usage counts them): the call that
+ * crosses the cap keeps the prefix of its arguments that fits, later calls are dropped. undefined: all fit.
+ */
+export function cutToolCalls(calls: ToolCall[], room: number): ToolCall[] | undefined {
+  let left = room;
+  const out: ToolCall[] = [];
+  for (const c of calls) {
+    const nameTokens = countTokens(c.function.name);
+    const argTokens = countTokens(c.function.arguments);
+    if (nameTokens + argTokens <= left) {
+      out.push(c);
+      left -= nameTokens + argTokens;
+      continue;
+    }
+    if (nameTokens <= left) {
+      let keep = left - nameTokens;
+      let args = '';
+      for (const t of tokenize(c.function.arguments)) {
+        const counted = !/^\s+$/u.test(t);
+        if (counted && keep === 0) break;
+        if (counted) keep--;
+        args += t;
+      }
+      out.push({ ...c, function: { ...c.function, arguments: args.trimEnd() } });
+    }
+    return out;
+  }
+  return undefined;
+}

@@ -1,10 +1,13 @@
 // Issue 12, item 4: every golden exchange (mock/golden/<area>/<name>.json) against both adapters of the mock,
-// node:http (startMockServer) and MSW (setupServer over createHandlers). The files describe wire behaviour only,
+// node:http (startMockServer, through each of its writers: the reference one and the fast one) and MSW
+// (setupServer over createHandlers). The files describe wire behaviour only,
 // so they hold while the mock's internals change. One mock instance per distinct options set and adapter.
 import { expect, test } from '@playwright/test';
 import { setupServer } from 'msw/node';
 import { createHandlers } from '../../mock/handlers.ts';
 import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
+import { fastWriter } from '../../mock/transport/fast-writer.ts';
+import { referenceWriter, type Writer } from '../../mock/transport/writer.ts';
 import { compareExchange } from '../../scripts/golden/compare.ts';
 import { mockOptionsOf, send } from '../../scripts/golden/exchange.ts';
 import { loadGoldenFiles, optionsKey, type GoldenFile } from '../../scripts/golden/format.ts';
@@ -30,24 +33,32 @@ function verdict(f: GoldenFile, problems: string[]): void {
   expect(problems, `${f.name} (${f.file}): the answer departs from the golden file:\n  ${problems.join('\n  ')}\n`).toEqual([]);
 }
 
-test.describe('golden exchanges over node:http', () => {
-  for (const [key, group] of groups) {
-    test.describe(`options ${key}`, () => {
-      let server: RunningMockServer;
-      test.beforeAll(async () => {
-        server = await startMockServer({ port: 0, ...mockOptionsOf(group[0]!.exchange.options) });
-      });
-      test.afterAll(async () => {
-        await server?.close();
-      });
-      for (const f of group) {
-        test(`${f.name} [node:http]`, async () => {
-          verdict(f, compareExchange(f.exchange.expect, await send(f.exchange, server.url)));
+/** The node:http adapter's two writers: the same bytes whichever sends them. */
+const WRITERS: ReadonlyArray<[string, () => Writer]> = [
+  ['reference writer', () => referenceWriter],
+  ['fast writer', fastWriter],
+];
+
+for (const [writerName, writer] of WRITERS) {
+  test.describe(`golden exchanges over node:http, ${writerName}`, () => {
+    for (const [key, group] of groups) {
+      test.describe(`options ${key}`, () => {
+        let server: RunningMockServer;
+        test.beforeAll(async () => {
+          server = await startMockServer({ port: 0, writer: writer(), ...mockOptionsOf(group[0]!.exchange.options) });
         });
-      }
-    });
-  }
-});
+        test.afterAll(async () => {
+          await server?.close();
+        });
+        for (const f of group) {
+          test(`${f.name} [node:http, ${writerName}]`, async () => {
+            verdict(f, compareExchange(f.exchange.expect, await send(f.exchange, server.url)));
+          });
+        }
+      });
+    }
+  });
+}
 
 test.describe('golden exchanges over MSW', () => {
   // One options set listens at a time: each group listens in its beforeAll and closes in its afterAll.

@@ -8,7 +8,7 @@ import net from 'node:net';
 import { assertValid } from '../../spec/validator.ts';
 import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
-import { ARGUMENT_BOUNDS } from '../../mock/core/tool-arguments.ts';
+import { ARGUMENT_BOUNDS } from '../../mock/engine/tool-arguments.ts';
 import { MAX_JSON_DEPTH } from '../../mock/core/json-depth.ts';
 
 const AUTH = { authorization: `Bearer ${MOCK_KEYS.full}`, 'content-type': 'application/json' };

@@ -1,9 +1,9 @@
-// chatJson (mock/core/chat-json.ts) writes a chat completion's or a stream chunk's JSON from its parts instead of
+// chatJson (mock/engine/chat-json.ts) writes a chat completion's or a stream chunk's JSON from its parts instead of
 // JSON.stringify: its text must be JSON.stringify's for any value, shaped like one or not, edited after a first
 // encoding or not, and for every body and chunk the mock answers in any mode.
 import fc from 'fast-check';
 import { expect, test } from '@playwright/test';
-import { chatJson } from '../../mock/core/chat-json.ts';
+import { chatJson } from '../../mock/engine/chat-json.ts';
 import { bodyFromBytes } from '../../mock/core/http.ts';
 import { DEFECTS } from '../../mock/defects.ts';
 import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';

@@ -10,7 +10,7 @@ import { Catalog } from '../../mock/core/catalog.ts';
 import { defaultCatalog } from '../../mock/core/fixture-data.ts';
 import { PromptCache } from '../../mock/core/usage.ts';
 import { buildToolCalls } from '../../mock/core/tools.ts';
-import { generateArguments } from '../../mock/core/tool-arguments.ts';
+import { generateArguments } from '../../mock/engine/tool-arguments.ts';
 import { prng } from '../../mock/core/tokens.ts';
 import { encodeStream, toWrites } from '../../mock/core/sse-encoder.ts';
 import { FRAMINGS, type Framing } from '../../mock/core/sse-encoder.ts';

@@ -1,10 +1,10 @@
-// The node:http adapter's stream writes (mock/server.ts): the events of an unpaced stream go out in batches of
+// The fast writer's stream writes (mock/transport/fast-writer.ts): the events of an unpaced stream go out in batches of
 // up to WRITE_BATCH_CHARS characters, encoded once into shared slabs. The bytes must be exactly the UTF-8 of the
 // text (surrogate pairs, lone surrogates, pieces longer than a slab), the batches those of `batches`, and a slab
 // region, once handed out, never written again.
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
-import { batches, WRITE_BATCH_CHARS, WriteSlabs } from '../../mock/server.ts';
+import { batches, WRITE_BATCH_CHARS, WriteSlabs } from '../../mock/transport/fast-writer.ts';
 
 /** Pieces as a stream has them, with every kind of UTF-16 content, some longer than a batch. */
 const piece = fc.oneof(

@@ -11,7 +11,7 @@ export const ERROR_DEFECTS = [
     section: 'errors',
     description: 'model_unavailable is answered with status 500 instead of 503',
     cooperation: 'a model that cannot currently be served (profile.unavailableModel)',
-    stages: () => ({ errorBody: (next) => (input) => next(input.code === 'model_unavailable' ? { ...input, status: 500 } : input) }),
+    stages: () => ({ error: (next) => (input) => next(input.code === 'model_unavailable' ? { ...input, status: 500 } : input) }),
   }),
   defect({
     name: 'deactivated-404',
@@ -19,7 +19,7 @@ export const ERROR_DEFECTS = [
     breaks: 'ERR-007',
     section: 'errors',
     description: 'a deactivated model is answered 404 (code model_not_found) instead of 403',
-    stages: () => ({ errorBody: (next) => (input) => next(input.code === 'model_not_found' ? { ...input, status: 404 } : input) }),
+    stages: () => ({ error: (next) => (input) => next(input.code === 'model_not_found' ? { ...input, status: 404 } : input) }),
   }),
   defect({
     name: 'error-plain-text',

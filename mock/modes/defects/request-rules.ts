@@ -1,7 +1,7 @@
 // Defect modes: request rules (2.1, 2.5, 2.6, 4.3). Each breaks the requirement it names, as real servers do.
+import { LISTED_FIELDS } from '../../../spec/listed-fields.ts';
 import { acceptedEfforts } from '../../core/chat.ts';
 import { MockHttpError } from '../../core/errors.ts';
-import { REQUEST_FIELDS } from '../../core/request.ts';
 import { defect } from '../mode.ts';
 
 export const REQUEST_RULE_DEFECTS = [
@@ -41,7 +41,7 @@ export const REQUEST_RULE_DEFECTS = [
     stages: () => ({
       parse: (next) => (input) => {
         const req = next(input);
-        const unknown = Object.keys(req).find((k) => !REQUEST_FIELDS.has(k));
+        const unknown = Object.keys(req).find((k) => !LISTED_FIELDS.request.has(k));
         if (unknown !== undefined) throw new MockHttpError(400, 'invalid_request', `invalid request: unknown field ${unknown}`);
         return req;
       },

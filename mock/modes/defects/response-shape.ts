@@ -1,7 +1,7 @@
 // Defect modes: response shape (2.9). Each breaks the requirement it names, as real servers do.
 import { countTokens } from '../../core/tokens.ts';
 import { defect } from '../mode.ts';
-import { choicesOf } from '../support.ts';
+import { aliasOf, choicesOf } from '../support.ts';
 
 export const RESPONSE_SHAPE_DEFECTS = [
   defect({
@@ -42,7 +42,7 @@ export const RESPONSE_SHAPE_DEFECTS = [
       envelope: (next) => (input) => {
         const env = next(input);
         if (!input.entry.supports_reasoning || input.req.reasoning === undefined) return env;
-        return { ...env, model: ctx.i.catalog.aliasOf(input.entry.id, (e) => e.supports_reasoning) };
+        return { ...env, model: aliasOf(ctx.i.catalog, input.entry.id, (e) => e.supports_reasoning) };
       },
     }),
   }),

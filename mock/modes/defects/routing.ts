@@ -1,7 +1,7 @@
 // Defect modes: routing (2.8, 4.3 rules 4-5, 7 rule 3). Each breaks the requirement it names, as real servers do.
 import type { ChatRequest } from '../../core/request.ts';
-import { rankedRouteAvailable } from '../../core/routing.ts';
 import { defect } from '../mode.ts';
+import { aliasOf, rankedRouteAvailable } from '../support.ts';
 
 /** The request as a route sees it when allow_fallbacks is not forwarded. */
 function withoutAllowFallbacks(req: ChatRequest): ChatRequest {
@@ -30,7 +30,7 @@ export const ROUTING_DEFECTS = [
         if (req.provider === undefined || rankedRouteAvailable(req, entry, search)) return next(input);
         const { route } = next({ ...input, req: withoutAllowFallbacks(req) });
         const catalog = ctx.i.catalog;
-        return { route, entry: catalog.byId.get(catalog.aliasOf(entry.id)) ?? entry };
+        return { route, entry: catalog.byId.get(aliasOf(catalog, entry.id)) ?? entry };
       },
     }),
   }),

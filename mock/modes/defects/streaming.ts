@@ -1,7 +1,7 @@
 // Defect modes: streaming (6). Each breaks the requirement it names, as real servers do.
 import type { SsePayload } from '../../core/sse-encoder.ts';
 import { defect } from '../mode.ts';
-import { choicesOf, hasProvenance, hasReasoningDelta, hasToolCallDelta } from '../support.ts';
+import { choicesOf, eventLines, hasProvenance, hasReasoningDelta, hasToolCallDelta } from '../support.ts';
 
 export const STREAMING_DEFECTS = [
   defect({
@@ -33,9 +33,7 @@ export const STREAMING_DEFECTS = [
     breaks: 'STREAM-002',
     section: 'streaming',
     description: 'reasoning deltas go out as named events ("event: reasoning" before their data: line)',
-    stages: () => ({
-      framing: (next) => (input) => ({ ...next(input), eventNameOf: (p: SsePayload) => (hasReasoningDelta(p) ? 'reasoning' : undefined) }),
-    }),
+    stages: () => eventLines({ eventNameOf: (p: SsePayload) => (hasReasoningDelta(p) ? 'reasoning' : undefined) }),
   }),
   defect({
     name: 'stream-usage-missing',
@@ -65,7 +63,7 @@ export const STREAMING_DEFECTS = [
     breaks: 'STREAM-009',
     section: 'streaming',
     description: 'events are separated by a single newline, not by a blank line',
-    stages: () => ({ framing: (next) => (input) => ({ ...next(input), noBlankLine: true }) }),
+    stages: () => eventLines({ noBlankLine: true }),
   }),
   defect({
     name: 'stream-wrong-content-type',

@@ -46,7 +46,14 @@ export const TOOL_DEFECTS = [
     breaks: 'RESP-020',
     section: 'tools',
     description: 'function.arguments is a Python dict repr ({\'city\': \'Paris\'}) that JSON.parse rejects',
-    stages: () => ({ toolArguments: (next) => (input) => pythonRepr(JSON.parse(next(input))) }),
+    stages: () => ({
+      complete: (next) => (input) => {
+        const c = next(input);
+        // Usage was counted on the JSON arguments: only what is sent changes.
+        c.toolCalls = c.toolCalls.map((t) => ({ ...t, function: { ...t.function, arguments: pythonRepr(JSON.parse(t.function.arguments)) } }));
+        return c;
+      },
+    }),
   }),
   defect({
     name: 'tool-call-undeclared-name',
@@ -68,7 +75,7 @@ export const TOOL_DEFECTS = [
     section: 'tools',
     description: 'tool calls sent without declared tools go upstream and come back as 500 upstream_error',
     stages: () => ({
-      errorBody: (next) => (input) =>
+      error: (next) => (input) =>
         input.code === 'tools_not_declared'
           ? next({ ...input, status: 500, code: 'upstream_error', message: `upstream provider returned an error: ${input.message}` })
           : next(input),

@@ -16,7 +16,7 @@ export const WEB_SEARCH_DEFECTS = [
     section: 'web search',
     description: 'web_search_not_supported carries "web search is not supported by this model", not the fixed text of section 7',
     stages: () => ({
-      errorBody: (next) => (input) => next(input.code === 'web_search_not_supported' ? { ...input, message: 'web search is not supported by this model' } : input),
+      error: (next) => (input) => next(input.code === 'web_search_not_supported' ? { ...input, message: 'web search is not supported by this model' } : input),
     }),
   }),
   defect({

@@ -1,6 +1,7 @@
 // Legal variants of the stream's framing (section 6): what an SSE consumer must accept.
 import type { Framing } from '../../core/sse-encoder.ts';
 import { variant, type VariantMode } from '../mode.ts';
+import { eventLines } from '../support.ts';
 
 /** A variant that switches one framing on for every stream. */
 const framing = <const N extends Framing>(name: N, allows: string, description: string): VariantMode<N> =>
@@ -29,5 +30,5 @@ export const SSE_FIELDS_VARIANT = variant({
   name: 'sse-fields',
   allows: '6 (standard SSE fields; message is the default event type)',
   description: 'every stream event also carries "event: message", "id: <n>" and "retry: 3000" lines; standard consumers see the same data',
-  stages: () => ({ framing: (next) => (input) => ({ ...next(input), sseFields: true }) }),
+  stages: () => eventLines({ sseFields: true }),
 });

@@ -18,7 +18,7 @@ export const GAP_STATUSES_VARIANT = variant({
   description:
     '422 for tool calls without declared tools, web_search_not_supported and the output-budget refusal; 400 for an unknown model; 403 for a missing credential; 409 for an allow_fallbacks refusal; 400 for an oversized body',
   stages: () => ({
-    errorBody: (next) => (input) => {
+    error: (next) => (input) => {
       const status = GAP_STATUSES[input.code];
       return next(status === undefined ? input : { ...input, status });
     },

@@ -1,8 +1,9 @@
 // Legal variant: tool calls long enough that a cap cuts them (2.4, 4.3 rule 2), as a real model's would be.
-import { cutToolCalls, requestSeed, toolCallTokens } from '../../core/chat.ts';
+import { requestSeed, toolCallTokens } from '../../core/chat.ts';
 import { digest } from '../../core/tokens.ts';
 import { buildToolCalls, chooseTools } from '../../core/tools.ts';
 import { variant } from '../mode.ts';
+import { cutToolCalls } from '../support.ts';
 
 /** Text added to the arguments so that one complete call needs more than 64 tokens. */
 export const LONG_ARGUMENT_PADDING = ` (${Array.from({ length: 5 }, () => 'the mock pads this argument so that one complete call needs more than sixty-four tokens').join(' ')})`;

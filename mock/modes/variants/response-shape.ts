@@ -1,9 +1,8 @@
 // Legal variants of the JSON shapes (sections 2 and 6): key order, omitted optional fields, vendor extras, a bare
 // usage chunk.
-import { REQUIRED_FIELDS } from '../../core/catalog.ts';
 import type { PublicCatalogEntry } from '../../core/types.ts';
 import { variant } from '../mode.ts';
-import { choicesOf, VENDOR_EXTRA } from '../support.ts';
+import { choicesOf, REQUIRED_FIELDS, VENDOR_EXTRA } from '../support.ts';
 
 /** A copy of a JSON value with every object's keys in reverse order. */
 export function reverseKeys<T>(value: T): T {
@@ -18,7 +17,7 @@ export const KEY_ORDER_VARIANT = variant({
   name: 'key-order',
   allows: '2 (JSON objects are unordered)',
   description: 'every JSON object (responses, chunks, catalog, errors) is serialised with its keys in reverse order',
-  stages: () => ({ json: (next) => (value) => reverseKeys(next(value)) }),
+  output: { json: reverseKeys },
 });
 
 export const OPTIONAL_OMITTED_VARIANT = variant({

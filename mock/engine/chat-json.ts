@@ -103,3 +103,15 @@ export function chatJson(value: unknown): string {
   if (choice === undefined) return JSON.stringify(value);
   return `${head},"choices":[${choice}]${n === 6 ? `,"usage":${JSON.stringify(value.usage)}` : ''}}`;
 }
+
+/** JSON text of a body (a chat completion by chatJson); frozen bodies (the catalog lists, built once) are serialised once. */
+const serialised = new WeakMap<object, string>();
+export function jsonText(body: unknown): string {
+  if (body === null || typeof body !== 'object' || !Object.isFrozen(body)) return chatJson(body);
+  let text = serialised.get(body);
+  if (text === undefined) {
+    text = JSON.stringify(body);
+    serialised.set(body, text);
+  }
+  return text;
+}

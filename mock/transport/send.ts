@@ -1,0 +1,89 @@
+// A core result onto a ServerResponse: a JSON (or text) body in one write with its Content-Length; a stream with
+// backpressure, unpaced through the writer, or paced (delays, one-byte writes) event by event on its clocks; a
+// client that goes away stops the stream. What is left of the request body is discarded after the answer.
+import type http from 'node:http';
+import type { CoreResult, StreamWrites } from '../core/http.ts';
+import { toWrites } from '../core/sse-encoder.ts';
+import type { RequestBody } from './request-body.ts';
+import type { Writer } from './writer.ts';
+
+/** Whether a stream goes out event by event on its clocks (delays, one-byte writes), not through the writer. */
+const paced = (writes: StreamWrites): boolean => writes.chunkDelayMs > 0 || writes.writeDelayMs > 0 || writes.framing.has('bytewise');
+
+/** Resolves when `res` can take more (drain) or is gone (close). */
+function drained(res: http.ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/** res.write that resolves once the chunk is handed to the socket, so each write is its own send. */
+function writeAlone(res: http.ServerResponse, chunk: Uint8Array): Promise<void> {
+  return new Promise((resolve) => {
+    res.write(chunk, () => resolve());
+  });
+}
+
+/** Writes `result`; `held`: the writer may hold it back (not for the transport's own refusals). */
+export async function send(res: http.ServerResponse, result: CoreResult, writer: Writer, body?: RequestBody, held = true): Promise<void> {
+  if (body?.cut) res.shouldKeepAlive = false;
+  if (held && !(result.kind === 'sse' && paced(result.writes))) await writer.hold();
+  if (res.destroyed) return;
+  if (result.kind !== 'sse') {
+    const bytes = result.kind === 'json' ? writer.json(result.body) : Buffer.from(result.body);
+    res.writeHead(result.status, { ...result.headers, 'content-length': String(bytes.byteLength) });
+    res.end(bytes);
+    body?.discardRest();
+    return;
+  }
+  let gone = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let wake: (() => void) | undefined;
+  const onClose = (): void => {
+    if (res.writableFinished) return;
+    gone = true;
+    clearTimeout(timer);
+    wake?.();
+  };
+  res.once('close', onClose);
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      wake = resolve;
+      timer = setTimeout(resolve, ms);
+    });
+  res.writeHead(result.status, result.headers);
+  const { pieces, writes } = result;
+  try {
+    if (!paced(writes)) {
+      // Each write waits for the socket to drain when it is full.
+      for (const w of writer.stream(pieces)) {
+        if (gone) break;
+        if (!res.write(w)) await drained(res);
+      }
+    } else {
+      res.flushHeaders();
+      for (const piece of pieces) {
+        if (writes.chunkDelayMs > 0) await sleep(writes.chunkDelayMs);
+        for (const w of toWrites(piece, { framing: writes.framing })) {
+          if (writes.writeDelayMs > 0) await sleep(writes.writeDelayMs);
+          if (gone) break;
+          await writeAlone(res, w);
+        }
+        if (gone) break;
+      }
+    }
+  } finally {
+    res.off('close', onClose);
+    if (gone) res.destroy();
+    else {
+      res.end();
+      body?.discardRest();
+    }
+  }
+}
