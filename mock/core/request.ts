@@ -126,6 +126,16 @@ function acceptToolCallTurnsWithoutContent(messages: unknown[]): void {
   }
 }
 
+/**
+ * The nesting bound of a body (json-depth.ts), answered 400 nesting_too_deep. Checked on the text before parsing:
+ * the parse and every recursive walk after it cost in proportion to the depth (the replay's request key too).
+ */
+export function checkNesting(text: string): void {
+  if (jsonDepthExceeds(text) !== undefined) {
+    throw new MockHttpError(400, 'nesting_too_deep', `the request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep`);
+  }
+}
+
 /** One decoder for every body (decode() without `stream` keeps no state between calls). */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -138,10 +148,7 @@ export function parseChatRequest(bytes: Uint8Array): ChatRequest {
     throw new MockHttpError(400, 'invalid_json', 'the request body is not valid UTF-8');
   }
   if (text.trim() === '') throw new MockHttpError(400, 'invalid_json', 'the request body is empty; send a JSON object');
-  // Before parsing: the parse and every recursive walk after it cost in proportion to the depth.
-  if (jsonDepthExceeds(text) !== undefined) {
-    throw new MockHttpError(400, 'nesting_too_deep', `the request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep`);
-  }
+  checkNesting(text);
   let body: unknown;
   try {
     body = JSON.parse(text);
