@@ -4,6 +4,7 @@
 // builds the JSON or the stream, so a scripted answer keeps the contract. A rule's fault is a runtime fault
 // (faults.ts) that fires whenever the rule answers.
 import { readFileSync } from 'node:fs';
+import { RE2JS } from 're2js';
 import { parse as parseYaml } from 'yaml';
 import { formatIssues, validate } from '../../spec/validator.ts';
 import type { Completion } from '../core/chat.ts';
@@ -34,12 +35,42 @@ export interface ScriptDocument {
 
 type Rule = ScriptDocument['rules'][number];
 
+/** A script's regular expression, compiled once; `test` searches the text as RegExp.prototype.test does. */
+export interface TextPattern {
+  test(text: string): boolean;
+}
+
 /** One rule, checked and ready: its regular expression compiled and its fault parsed, once. */
 export interface ScriptRule {
   name: string;
   rule: Rule;
-  userPattern?: RegExp;
+  userPattern?: TextPattern;
   fault?: FaultSpec;
+}
+
+/** Why a pattern is refused (thrown as an Error), so the message can name the rule. */
+class PatternError extends Error {}
+
+/**
+ * A `user_matches` pattern with RE2 semantics (re2js), never a backtracking RegExp: a script's pattern meets a
+ * client's text, and `^(a+)+$` against 34 `a` and a `!` held the whole mock (the control API too) for minutes.
+ * RE2 matches in time linear in the text for every pattern it accepts; what it cannot run that way
+ * (backreferences, lookaround) is refused when the script is loaded. JavaScript spellings (`\u00e9`, `(?<name>`)
+ * are translated first; `\k<name>`, which the translation would turn into plain text, is refused before it.
+ */
+export function compilePattern(source: string): TextPattern {
+  for (let i = 0; i < source.length; i++) {
+    if (source[i] !== '\\') continue;
+    i++;
+    if (source[i] === 'k') throw new PatternError('backreferences (\\k<name>) cannot be matched in linear time');
+  }
+  let re: RE2JS;
+  try {
+    re = RE2JS.compile(RE2JS.translateRegExp(source));
+  } catch (err) {
+    throw new PatternError((err as Error).message);
+  }
+  return { test: (text) => re.matcher(text).find() };
 }
 
 export interface Script {
@@ -59,9 +90,10 @@ export function compileScript(data: unknown, where: string): Script {
     const at = `rules[${i}]${rule.name !== undefined ? ` (${rule.name})` : ''}`;
     if (rule.match?.user_matches !== undefined) {
       try {
-        compiled.userPattern = new RegExp(rule.match.user_matches);
+        compiled.userPattern = compilePattern(rule.match.user_matches);
       } catch (err) {
-        problems.push(`${at}: match.user_matches is not a regular expression: ${(err as Error).message}`);
+        if (!(err instanceof PatternError)) throw err;
+        problems.push(`${at}: match.user_matches is not a regular expression the mock can match in linear time (RE2 syntax: no backreferences or lookaround): ${err.message}`);
       }
     }
     const a = rule.answer;

@@ -2,10 +2,13 @@
 // DIR` serves (spec/schemas/recording.schema.json; docs/traffic.md). One JSON file per exchange, named
 // NNNNNN-<method>-<path>.json so a directory lists in the order it was recorded. Credentials never reach a file:
 // the recorder drops credential headers and masks the run's secrets wherever else they appear.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { validateHeaderName, validateHeaderValue } from 'node:http';
 import path from 'node:path';
 import { formatIssues, validate } from '../../spec/validator.ts';
 import { LISTED_FIELDS } from '../../spec/listed-fields.ts';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../core/json-depth.ts';
+import { DEFAULT_BODY_LIMIT_BYTES } from '../core/limits.ts';
 import { stableStringify } from '../core/tokens.ts';
 
 export const RECORDING_FORMAT = 'chatconform-recording/1';
@@ -51,19 +54,91 @@ export function nextSequence(dir: string): number {
   return max + 1;
 }
 
-/** Every recording of `dir`, in recorded order, each checked against the format. */
+/**
+ * The largest recording file: a request within the live mock's body limit (10 MB) and its answer, pretty-printed
+ * as the proxy writes them. Checked before the file is read, so a huge file is refused rather than loaded.
+ */
+export const RECORDING_FILE_LIMIT = 4 * DEFAULT_BODY_LIMIT_BYTES;
+
+/**
+ * The nesting bound of a recording file: the live mock's bound (MAX_JSON_DEPTH) for the bodies it holds, which sit
+ * two levels down (the file's object, then `request` or `response`). Deeper bodies would overflow the stack of the
+ * request key and of the JSON writer.
+ */
+const RECORDING_DEPTH = MAX_JSON_DEPTH + 2;
+
+/** The real path of a recording inside `root` (the folder's real path); a link leading out of it is refused. */
+function insideFolder(root: string, dir: string, name: string): string {
+  const file = path.join(dir, name);
+  let real: string;
+  try {
+    real = realpathSync(file);
+  } catch (err) {
+    // The link's target is not named: it lies outside what --replay was given.
+    throw new RecordingError(`--replay ${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  if (!real.startsWith(root + path.sep)) throw new RecordingError(`--replay ${file}: a link leading out of ${dir}; recordings are read only from inside their folder`);
+  return real;
+}
+
+/** The text of a recording file: a regular file within RECORDING_FILE_LIMIT (a FIFO would block the read forever). */
+function readWithin(real: string, file: string): string {
+  try {
+    const stat = statSync(real);
+    if (!stat.isFile()) throw new RecordingError(`--replay ${file}: not a regular file`);
+    if (stat.size > RECORDING_FILE_LIMIT) throw new RecordingError(`--replay ${file}: ${stat.size} bytes; a recording holds at most ${RECORDING_FILE_LIMIT}`);
+    return readFileSync(real, 'utf8');
+  } catch (err) {
+    if (err instanceof RecordingError) throw err;
+    throw new RecordingError(`--replay ${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}
+
+/** The rules a recording must meet to be served as the live mock serves: its headers, its events. */
+function checkServable(rec: Recording, file: string): void {
+  for (const [name, value] of Object.entries(rec.response.headers)) {
+    // The node:http adapter's own rules (ServerResponse.writeHead applies them): a recording that breaks them
+    // would go out as a 500, or split the header block.
+    try {
+      validateHeaderName(name);
+      validateHeaderValue(name, value);
+    } catch (err) {
+      throw new RecordingError(`--replay ${file}: response header ${JSON.stringify(name.slice(0, 64))} cannot be sent (${(err as NodeJS.ErrnoException).code ?? 'invalid'})`);
+    }
+  }
+  for (const [i, e] of (rec.response.events ?? []).entries()) {
+    // SSE ends a line at CR, LF or CRLF: one inside a field would start another field, or another event.
+    if (e.data.includes('\r')) throw new RecordingError(`--replay ${file}: response.events[${i}].data holds a carriage return, which SSE reads as a line end; it cannot be served as recorded`);
+    for (const field of ['event', 'id'] as const) {
+      if (/[\r\n]/.test(e[field] ?? '')) throw new RecordingError(`--replay ${file}: response.events[${i}].${field} holds a line break; it cannot be served as recorded`);
+    }
+  }
+}
+
+/**
+ * Every recording of `dir`, in recorded order, each checked against the format and the live mock's rules:
+ * read only from inside the folder, within RECORDING_FILE_LIMIT and the nesting bound, with headers and events it
+ * can send. A recording that breaks one is refused with one line naming the file.
+ */
 export function readRecordings(dir: string): Recording[] {
   let names: string[];
+  let root: string;
   try {
-    names = readdirSync(dir).filter((n) => FILE.test(n)).sort();
+    root = realpathSync(dir);
+    names = readdirSync(root).filter((n) => FILE.test(n)).sort();
   } catch (err) {
     throw new RecordingError(`--replay ${dir}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such directory' : (err as Error).message}`);
   }
   return names.map((name) => {
     const file = path.join(dir, name);
+    const real = insideFolder(root, dir, name);
+    const text = readWithin(real, file);
+    if (jsonDepthExceeds(text, RECORDING_DEPTH) !== undefined) {
+      throw new RecordingError(`--replay ${file}: a body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep (the mock's bound)`);
+    }
     let data: unknown;
     try {
-      data = JSON.parse(readFileSync(file, 'utf8'));
+      data = JSON.parse(text);
     } catch (err) {
       throw new RecordingError(`--replay ${file}: not JSON (${(err as Error).message})`);
     }
@@ -72,6 +147,7 @@ export function readRecordings(dir: string): Recording[] {
     const rec = data as Recording;
     const bodies = ['body', 'bodyText', 'events'].filter((k) => k in rec.response);
     if (bodies.length > 1) throw new RecordingError(`--replay ${file}: the response holds ${bodies.join(' and ')}; a recording holds at most one of them`);
+    checkServable(rec, file);
     return rec;
   });
 }

@@ -7,6 +7,7 @@ import { bodyFromBytes, type CoreRequest, type CoreResult } from '../core/http.t
 import { readBodyLimited, checkContentLength } from '../core/limits.ts';
 import { matchPath } from '../core/pipeline.ts';
 import { MockHttpError } from '../core/errors.ts';
+import { checkNesting } from '../core/request.ts';
 import { MOCK_KEYS } from '../keys-and-models.ts';
 import type { MockOptions } from '../options.ts';
 import { createMockService, type MockService } from '../service.ts';
@@ -55,6 +56,8 @@ function resultOf(rec: Recording): CoreResult {
 function bodyOf(bytes: Uint8Array): { json?: unknown; text?: string } {
   if (bytes.byteLength === 0) return {};
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  // The live mock's nesting bound (400 nesting_too_deep), before the parse and the request key's recursive walk.
+  checkNesting(text);
   try {
     return { json: JSON.parse(text) };
   } catch {
