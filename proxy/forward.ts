@@ -19,7 +19,7 @@ export interface CapturedExchange {
   /** The first `captureLimit` bytes of the request body. */
   requestBody: Buffer;
   requestBytes: number;
-  /** 0 when the upstream gave no response (then `error` says why and the client got a 502). */
+  /** 0 when the upstream gave no response the proxy could relay (then `error` says why and the client got a 502). */
   status: number;
   responseHeaders: Record<string, string>;
   /** The first `captureLimit` bytes of the response body, as they came (still content-encoded, if they were). */
@@ -28,8 +28,11 @@ export interface CapturedExchange {
   /** The response arrived whole. */
   complete: boolean;
   error?: string;
-  /** Who ended the exchange early: the upstream (down, timed out, cut) or the client (went away). */
-  failure?: 'upstream-down' | 'upstream-timeout' | 'upstream-cut' | 'client-gone';
+  /**
+   * Who ended the exchange early: the upstream (down, timed out, cut, or an answer that cannot be relayed: a bad
+   * status line), the client (went away), or the proxy itself (an exception of its own, logged).
+   */
+  failure?: 'upstream-down' | 'upstream-timeout' | 'upstream-cut' | 'upstream-invalid' | 'client-gone' | 'proxy-error';
   startedAt: number;
   durationMs: number;
 }
@@ -106,14 +109,20 @@ function originPath(target: string): string {
   }
 }
 
-/** The proxy's own answer when the upstream gave none: a section 7 error body, status 502. */
+/** Text from the wire as a log line shows it: control bytes and DEL escaped, never sent to a terminal. */
+const printable = (text: string): string => text.replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+
+/** The proxy's own answer when the upstream gave none it could relay: a section 7 error body, status 502. */
 function badGateway(res: http.ServerResponse, code: string, message: string): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
   const body = JSON.stringify({ error: { type: 'upstream_error', code, message } });
-  res.writeHead(502, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
+  // A writeHead that threw (an answer that cannot be relayed) may have left its headers behind.
+  for (const name of res.getHeaderNames()) res.removeHeader(name);
+  // The reason given: one that threw may have been kept too.
+  res.writeHead(502, 'Bad Gateway', { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
   res.end(body);
 }
 
@@ -166,67 +175,116 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
       }
     };
 
-    const headers = forwardable(req.headers);
-    headers.host = upstream.host;
-    const upstreamReq = client.request({
-      protocol: upstream.protocol,
-      hostname: upstream.hostname,
-      port: upstream.port || undefined,
-      method: exchange.method,
-      path: `${base}${exchange.path}`,
-      headers,
-      agent,
-    });
-    upstreamReq.setTimeout(timeoutMs, () => upstreamReq.destroy(Object.assign(new Error(`the upstream sent nothing for ${timeoutMs} ms`), { code: 'UPSTREAM_TIMEOUT' })));
-    upstreamReq.on('error', (err: NodeJS.ErrnoException) => {
-      const timedOut = err.code === 'UPSTREAM_TIMEOUT';
-      if (exchange.status === 0) {
-        const what = timedOut ? err.message : `the upstream ${opts.upstream} could not be reached (${err.code ?? err.message})`;
-        opts.log(`proxy: ${exchange.method} ${exchange.path}: ${what}; answered 502`);
-        badGateway(res, timedOut ? 'upstream_timeout' : 'upstream_unreachable', `chatconform proxy: ${what}`);
-        finish(timedOut ? 'upstream-timeout' : 'upstream-down', what);
-      } else {
-        // The answer had begun: the client sees the cut, as it would without the proxy.
+    let upstreamReq: http.ClientRequest | undefined;
+    /** Ends the exchange without a relayed answer: 502 JSON when nothing of it was sent yet, else a cut. */
+    const abandon = (code: string, failure: CapturedExchange['failure'], what: string): void => {
+      opts.log(`proxy: ${exchange.method} ${exchange.path}: ${what}; ${res.headersSent ? 'cut the answer' : 'answered 502'}`);
+      upstreamReq?.destroy();
+      try {
+        badGateway(res, code, `chatconform proxy: ${what}`);
+      } catch {
         res.destroy();
-        finish(timedOut ? 'upstream-timeout' : 'upstream-cut', timedOut ? err.message : `the upstream cut the answer (${err.code ?? err.message})`);
       }
-    });
-    upstreamReq.on('response', (upstreamRes) => {
-      exchange.status = upstreamRes.statusCode ?? 0;
-      exchange.responseHeaders = joined(upstreamRes.headers);
-      res.writeHead(exchange.status, upstreamRes.statusMessage, forwardable(upstreamRes.headers));
-      // Headers now, not with the first body byte: an event stream's client sees it open when the upstream opens it.
-      res.flushHeaders();
-      upstreamRes.on('data', (chunk: Buffer) => {
-        responseCopy.add(chunk);
-        if (!res.write(chunk)) {
-          upstreamRes.pause();
-          res.once('drain', () => upstreamRes.resume());
+      finish(failure, what);
+    };
+    /**
+     * Each step of the exchange runs guarded: an exception in it (a bug of the proxy, or an input Node refuses) is
+     * logged and fails this exchange only; the process goes on serving the others.
+     */
+    const guarded =
+      <A extends unknown[]>(step: (...args: A) => void) =>
+      (...args: A): void => {
+        try {
+          step(...args);
+        } catch (err) {
+          abandon('proxy_error', 'proxy-error', `the proxy failed on this exchange (${(err as Error)?.message ?? String(err)})`);
+        }
+      };
+
+    guarded(() => {
+      const headers = forwardable(req.headers);
+      headers.host = upstream.host;
+      const sent = client.request({
+        protocol: upstream.protocol,
+        hostname: upstream.hostname,
+        port: upstream.port || undefined,
+        method: exchange.method,
+        path: `${base}${exchange.path}`,
+        headers,
+        agent,
+      });
+      upstreamReq = sent;
+      sent.setTimeout(timeoutMs, () => sent.destroy(Object.assign(new Error(`the upstream sent nothing for ${timeoutMs} ms`), { code: 'UPSTREAM_TIMEOUT' })));
+      sent.on(
+        'error',
+        guarded((err: NodeJS.ErrnoException) => {
+          if (finished) return;
+          const timedOut = err.code === 'UPSTREAM_TIMEOUT';
+          if (!res.headersSent) {
+            const what = timedOut ? err.message : `the upstream ${opts.upstream} could not be reached (${err.code ?? err.message})`;
+            abandon(timedOut ? 'upstream_timeout' : 'upstream_unreachable', timedOut ? 'upstream-timeout' : 'upstream-down', what);
+          } else {
+            // The answer had begun: the client sees the cut, as it would without the proxy.
+            res.destroy();
+            finish(timedOut ? 'upstream-timeout' : 'upstream-cut', timedOut ? err.message : `the upstream cut the answer (${err.code ?? err.message})`);
+          }
+        }),
+      );
+      sent.on(
+        'response',
+        guarded((upstreamRes: http.IncomingMessage) => {
+          const status = upstreamRes.statusCode ?? 0;
+          try {
+            // Node refuses to send what HTTP cannot carry (a status below 100, a control byte in the reason phrase
+            // or a header): such an answer cannot be relayed, and the client hears so from the proxy.
+            res.writeHead(status, upstreamRes.statusMessage, forwardable(upstreamRes.headers));
+          } catch (err) {
+            upstreamRes.destroy();
+            abandon('upstream_invalid_response', 'upstream-invalid', `the upstream's answer cannot be relayed ("${printable(`${status} ${upstreamRes.statusMessage ?? ''}`)}": ${(err as Error).message})`);
+            return;
+          }
+          exchange.status = status;
+          exchange.responseHeaders = joined(upstreamRes.headers);
+          // Headers now, not with the first body byte: an event stream's client sees it open when the upstream opens it.
+          res.flushHeaders();
+          upstreamRes.on(
+            'data',
+            guarded((chunk: Buffer) => {
+              responseCopy.add(chunk);
+              if (!res.write(chunk)) {
+                upstreamRes.pause();
+                res.once('drain', () => upstreamRes.resume());
+              }
+            }),
+          );
+          upstreamRes.once(
+            'end',
+            guarded(() => {
+              exchange.complete = true;
+              res.end();
+              finish();
+            }),
+          );
+          upstreamRes.once('aborted', () => {
+            res.destroy();
+            finish('upstream-cut', 'the upstream cut the answer');
+          });
+          upstreamRes.once('error', () => {
+            res.destroy();
+            finish('upstream-cut', 'the upstream cut the answer');
+          });
+        }),
+      );
+      req.on('data', (chunk: Buffer) => requestCopy.add(chunk));
+      req.pipe(sent);
+      // The client went away before the answer was whole: stop asking the upstream.
+      res.once('close', () => {
+        if (!res.writableFinished && !finished) {
+          sent.destroy();
+          finish('client-gone', 'the client closed the connection before the answer was complete');
         }
       });
-      upstreamRes.once('end', () => {
-        exchange.complete = true;
-        res.end();
-        finish();
-      });
-      upstreamRes.once('aborted', () => {
-        res.destroy();
-        finish('upstream-cut', 'the upstream cut the answer');
-      });
-      upstreamRes.once('error', () => {
-        res.destroy();
-        finish('upstream-cut', 'the upstream cut the answer');
-      });
-    });
-    req.on('data', (chunk: Buffer) => requestCopy.add(chunk));
-    req.pipe(upstreamReq);
-    // The client went away before the answer was whole: stop asking the upstream.
-    res.once('close', () => {
-      if (!res.writableFinished && !finished) {
-        upstreamReq.destroy();
-        finish('client-gone', 'the client closed the connection before the answer was complete');
-      }
-    });
+    })();
   };
 
   const server = http.createServer(forward);
