@@ -1,14 +1,21 @@
 // Issue 31: the validation proxy stays up and keeps its reports. An upstream answer HTTP cannot relay gives the
-// client a 502 JSON error and the proxy serves on.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// client a 502 JSON error and the proxy serves on; a stop by a signal to the process group (Ctrl-C, a CI runner's
+// cancel) under `npm run proxy` or the command itself leaves the reports of all the traffic, and a SIGKILL those
+// of all but the last few seconds.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { CliProcesses, stop } from './support/cli-process.ts';
+import { CLI, CliProcesses, npmRun, stop } from './support/cli-process.ts';
 
 const cli = new CliProcesses();
-test.afterAll(() => cli.stopAll());
+const npm = new CliProcesses(CLI, npmRun('proxy'));
+test.afterAll(() => {
+  cli.stopAll();
+  npm.stopAll();
+});
 
 interface RawUpstream {
   url: string;
@@ -69,6 +76,107 @@ test('an upstream status line HTTP cannot relay (DEL or a control byte in the re
     expect(report.verdict.selection).toContain(': 5 exchange(s)');
     expect(report.run.tests.total).toBe(5);
     for (const f of ['junit.xml', 'conformance.html', 'badge.svg']) expect(existsSync(path.join(reportDir, f)), f).toBe(true);
+  } finally {
+    cli.stopAll();
+    await upstream.close();
+    rmSync(reportDir, { recursive: true, force: true });
+  }
+});
+
+/**
+ * An upstream with a small catalog answer, and a chat answer that is an event stream of about `streamBytes` bytes
+ * (thousands of events: judging it keeps the proxy busy for a while after the client has it all).
+ */
+async function streamingUpstream(streamBytes: number): Promise<RawUpstream> {
+  const created = Math.floor(Date.now() / 1000);
+  const event = (delta: object, finish: string | null) => `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const word = event({ content: 'word ' }, null);
+  const stream = [event({ role: 'assistant', content: '' }, null), word.repeat(Math.ceil(streamBytes / word.length)), event({}, 'stop'), 'data: [DONE]\n\n'].join('');
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (req.method === 'POST') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(stream);
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"object":"list","data":[]}');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Two catalog reads and one large streamed chat, each read whole by the client. */
+async function threeExchanges(url: string): Promise<void> {
+  for (let i = 0; i < 2; i++) await (await fetch(`${url}/v1/models`)).text();
+  const res = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+  await res.text();
+}
+
+interface WrittenReport {
+  verdict: { selection: string };
+  run: { tests: { total: number } };
+}
+
+const written = (dir: string): WrittenReport | undefined => {
+  try {
+    return JSON.parse(readFileSync(path.join(dir, 'conformance.json'), 'utf8')) as WrittenReport;
+  } catch {
+    return undefined;
+  }
+};
+
+// `npm run proxy` is `chatconform proxy`: its arguments follow the command's name.
+for (const [how, processes, command, signal] of [
+  ['npm run proxy', npm, [], 'SIGINT'],
+  ['npm run proxy', npm, [], 'SIGTERM'],
+  ['chatconform proxy', cli, ['proxy'], 'SIGINT'],
+] as const) {
+  test(`${how}, stopped by ${signal} to its process group: the reports hold every exchange`, async () => {
+    const upstream = await streamingUpstream(1_000_000);
+    const reportDir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-proxy-stop-'));
+    try {
+      const proxy = await processes.start([...command, '--upstream', upstream.url, '--port', '0', '--report-dir', reportDir]);
+      await threeExchanges(proxy.url);
+      // At once, while the proxy still judges the large stream (its event loop busy): the moment a parent that
+      // relays signals gives up on it and kills it.
+      stop(proxy.child, signal);
+      await proxy.exited;
+      const report = written(reportDir);
+      expect(report, `no conformance.json; stderr: ${proxy.stderr()}`).toBeDefined();
+      expect(report!.verdict.selection).toContain(': 3 exchange(s)');
+      expect(report!.run.tests.total).toBe(3);
+      for (const f of ['junit.xml', 'conformance.html', 'badge.svg']) expect(existsSync(path.join(reportDir, f)), f).toBe(true);
+    } finally {
+      processes.stopAll();
+      await upstream.close();
+      rmSync(reportDir, { recursive: true, force: true });
+    }
+  });
+}
+
+test('the reports are rewritten while the proxy runs: a SIGKILL leaves those of the traffic before it', async () => {
+  const upstream = await streamingUpstream(100_000);
+  const reportDir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-proxy-kill-'));
+  try {
+    const proxy = await cli.start(['proxy', '--upstream', upstream.url, '--port', '0', '--report-dir', reportDir]);
+    await threeExchanges(proxy.url);
+    // Within a few seconds (the bound here is only against a hang), without any stop.
+    await expect.poll(() => written(reportDir)?.run.tests.total, { timeout: 30_000 }).toBe(3);
+    stop(proxy.child, 'SIGKILL');
+    expect(await proxy.exited).toBeNull();
+    expect(written(reportDir)!.verdict.selection).toContain(': 3 exchange(s)');
+    // Each file was replaced whole: no temporary folder is left beside them.
+    expect(readdirSync(reportDir).sort()).toEqual(['badge.svg', 'conformance.html', 'conformance.json', 'junit.xml']);
   } finally {
     cli.stopAll();
     await upstream.close();
