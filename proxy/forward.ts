@@ -201,9 +201,15 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
         }
       };
 
-    guarded(() => {
-      const headers = forwardable(req.headers);
-      headers.host = upstream.host;
+    const headers = forwardable(req.headers);
+    headers.host = upstream.host;
+    let requestEnded = false;
+
+    /**
+     * Sends the request upstream: on a pooled connection, or (`fresh`) on a new one of its own, for the one retry of
+     * a request that died on a pooled connection the upstream was closing.
+     */
+    const send = (fresh: boolean): void => {
       const sent = client.request({
         protocol: upstream.protocol,
         hostname: upstream.hostname,
@@ -211,15 +217,30 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
         method: exchange.method,
         path: `${base}${exchange.path}`,
         headers,
-        agent,
+        agent: fresh ? false : agent,
       });
       upstreamReq = sent;
+      let answered = false;
+      // What the connection had read when this request got it: more, and the upstream had begun to answer.
+      let readBefore = -1;
+      sent.once('socket', (socket: Socket) => {
+        readBefore = socket.bytesRead;
+      });
       sent.setTimeout(timeoutMs, () => sent.destroy(Object.assign(new Error(`the upstream sent nothing for ${timeoutMs} ms`), { code: 'UPSTREAM_TIMEOUT' })));
       sent.on(
         'error',
         guarded((err: NodeJS.ErrnoException) => {
-          if (finished) return;
+          if (finished || sent !== upstreamReq) return;
           const timedOut = err.code === 'UPSTREAM_TIMEOUT';
+          // A kept-alive connection the upstream closed as this request went out on it (RFC 9112 9.3.1): one retry
+          // on a new connection, only when not a byte of the answer came (so the upstream answered nothing) and the
+          // whole body sent so far is still at hand. Never once the answer has begun.
+          const stale = !fresh && !timedOut && !answered && sent.reusedSocket && sent.socket !== null && sent.socket.bytesRead === readBefore;
+          if (stale && !res.headersSent && requestCopy.bytes <= limit) {
+            opts.log(`proxy: ${exchange.method} ${exchange.path}: the upstream closed a kept-alive connection under the request (${err.code ?? err.message}); sent again on a new one`);
+            send(true);
+            return;
+          }
           if (!res.headersSent) {
             const what = timedOut ? err.message : `the upstream ${opts.upstream} could not be reached (${err.code ?? err.message})`;
             abandon(timedOut ? 'upstream_timeout' : 'upstream_unreachable', timedOut ? 'upstream-timeout' : 'upstream-down', what);
@@ -233,61 +254,106 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
       sent.on(
         'response',
         guarded((upstreamRes: http.IncomingMessage) => {
-          const status = upstreamRes.statusCode ?? 0;
-          try {
-            // Node refuses to send what HTTP cannot carry (a status below 100, a control byte in the reason phrase
-            // or a header): such an answer cannot be relayed, and the client hears so from the proxy.
-            res.writeHead(status, upstreamRes.statusMessage, forwardable(upstreamRes.headers));
-          } catch (err) {
-            upstreamRes.destroy();
-            abandon('upstream_invalid_response', 'upstream-invalid', `the upstream's answer cannot be relayed ("${printable(`${status} ${upstreamRes.statusMessage ?? ''}`)}": ${(err as Error).message})`);
-            return;
-          }
-          exchange.status = status;
-          exchange.responseHeaders = joined(upstreamRes.headers);
-          // Headers now, not with the first body byte: an event stream's client sees it open when the upstream opens it.
-          res.flushHeaders();
-          upstreamRes.on(
-            'data',
-            guarded((chunk: Buffer) => {
-              responseCopy.add(chunk);
-              if (!res.write(chunk)) {
-                upstreamRes.pause();
-                res.once('drain', () => upstreamRes.resume());
-              }
-            }),
-          );
-          upstreamRes.once(
-            'end',
-            guarded(() => {
-              exchange.complete = true;
-              res.end();
-              finish();
-            }),
-          );
-          upstreamRes.once('aborted', () => {
-            res.destroy();
-            finish('upstream-cut', 'the upstream cut the answer');
-          });
-          upstreamRes.once('error', () => {
-            res.destroy();
-            finish('upstream-cut', 'the upstream cut the answer');
-          });
+          answered = true;
+          relay(upstreamRes);
         }),
       );
-      req.on('data', (chunk: Buffer) => requestCopy.add(chunk));
-      req.pipe(sent);
+      // A retry: the body so far goes first (the copy holds all of it), then the rest as it comes.
+      if (fresh && requestCopy.bytes > 0) sent.write(requestCopy.body);
+      if (requestEnded) sent.end();
+      // A client paused for the dead request's backpressure goes on.
+      if (fresh) req.resume();
+    };
+
+    /** Relays the upstream's answer as it comes: the head at once, then each chunk, with backpressure. */
+    const relay = (upstreamRes: http.IncomingMessage): void => {
+      const status = upstreamRes.statusCode ?? 0;
+      try {
+        // Node refuses to send what HTTP cannot carry (a status below 100, a control byte in the reason phrase
+        // or a header): such an answer cannot be relayed, and the client hears so from the proxy.
+        res.writeHead(status, upstreamRes.statusMessage, forwardable(upstreamRes.headers));
+      } catch (err) {
+        upstreamRes.destroy();
+        abandon('upstream_invalid_response', 'upstream-invalid', `the upstream's answer cannot be relayed ("${printable(`${status} ${upstreamRes.statusMessage ?? ''}`)}": ${(err as Error).message})`);
+        return;
+      }
+      exchange.status = status;
+      exchange.responseHeaders = joined(upstreamRes.headers);
+      // Headers now, not with the first body byte: an event stream's client sees it open when the upstream opens it.
+      res.flushHeaders();
+      upstreamRes.on(
+        'data',
+        guarded((chunk: Buffer) => {
+          responseCopy.add(chunk);
+          if (!res.write(chunk)) {
+            upstreamRes.pause();
+            res.once('drain', () => upstreamRes.resume());
+          }
+        }),
+      );
+      upstreamRes.once(
+        'end',
+        guarded(() => {
+          exchange.complete = true;
+          res.end();
+          finish();
+        }),
+      );
+      upstreamRes.once('aborted', () => {
+        res.destroy();
+        finish('upstream-cut', 'the upstream cut the answer');
+      });
+      upstreamRes.once('error', () => {
+        res.destroy();
+        finish('upstream-cut', 'the upstream cut the answer');
+      });
+    };
+
+    guarded(() => {
+      // The request body goes to whichever request is current (a retry replaces the first), with backpressure.
+      req.on(
+        'data',
+        guarded((chunk: Buffer) => {
+          requestCopy.add(chunk);
+          const target = upstreamReq;
+          if (!target || target.destroyed) return;
+          if (!target.write(chunk)) {
+            req.pause();
+            target.once('drain', () => req.resume());
+          }
+        }),
+      );
+      req.once(
+        'end',
+        guarded(() => {
+          requestEnded = true;
+          if (upstreamReq && !upstreamReq.destroyed) upstreamReq.end();
+        }),
+      );
+      send(false);
       // The client went away before the answer was whole: stop asking the upstream.
       res.once('close', () => {
         if (!res.writableFinished && !finished) {
-          sent.destroy();
+          upstreamReq?.destroy();
           finish('client-gone', 'the client closed the connection before the answer was complete');
         }
       });
     })();
   };
 
-  const server = http.createServer(forward);
+  const server = http.createServer((req, res) => {
+    try {
+      forward(req, res);
+    } catch (err) {
+      // forward() guards its own steps; this is the last line before the process, which must go on serving.
+      opts.log(`proxy: ${req.method ?? '?'} ${printable(req.url ?? '')}: the proxy failed on this exchange (${(err as Error)?.message ?? String(err)})`);
+      try {
+        badGateway(res, 'proxy_error', 'chatconform proxy: the proxy failed on this exchange');
+      } catch {
+        res.destroy();
+      }
+    }
+  });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (socket.writable && err.code !== 'ECONNRESET') {
       const body = JSON.stringify({ error: { type: 'invalid_request_error', code: 'bad_request', message: `malformed HTTP request (${err.code ?? 'parse error'})` } });

@@ -8,6 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { startTrafficProxy } from '../../proxy/index.ts';
 import { CLI, CliProcesses, npmRun, stop } from './support/cli-process.ts';
 
 const cli = new CliProcesses();
@@ -182,4 +183,101 @@ test('the reports are rewritten while the proxy runs: a SIGKILL leaves those of 
     await upstream.close();
     rmSync(reportDir, { recursive: true, force: true });
   }
+});
+
+/** What the closing upstream saw. */
+interface ClosingLog {
+  connections: number;
+  /** Each request as it arrived: its method, body, and whether it was answered. */
+  requests: { method: string; body: string; answered: boolean }[];
+}
+
+/**
+ * An upstream that answers the first request of each connection (kept alive: no `Connection: close`) and closes the
+ * connection when a second one comes on it, unanswered: the race of a server closing an idle connection as the
+ * next request arrives on it (RFC 9112 9.3.1), made certain. `headFirst`: it sends the status line of the second
+ * answer before closing (so the answer had begun).
+ */
+async function closingUpstream(headFirst = false): Promise<RawUpstream & { log: ClosingLog }> {
+  const log: ClosingLog = { connections: 0, requests: [] };
+  const served = new WeakSet<net.Socket>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const entry = { method: req.method ?? '', body: Buffer.concat(chunks).toString(), answered: false };
+      log.requests.push(entry);
+      if (served.has(req.socket)) {
+        if (headFirst) req.socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"ob');
+        req.socket.destroy();
+        return;
+      }
+      served.add(req.socket);
+      entry.answered = true;
+      const body = JSON.stringify({ object: 'list', data: [], echo: entry.body });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
+      res.end(body);
+    });
+  });
+  server.on('connection', () => log.connections++);
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    log,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+test.describe('a kept-alive upstream connection closed under a request', () => {
+  test('the request is sent once more on a new connection, its body whole: the client never sees the stale connection', async () => {
+    const upstream = await closingUpstream();
+    const reportDir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-proxy-stale-'));
+    const logs: string[] = [];
+    const proxy = await startTrafficProxy({ upstream: upstream.url, port: 0, reportDir, onViolation: () => {}, log: (l) => logs.push(l) });
+    try {
+      const bodies: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const body = JSON.stringify({ model: 'm', n: i, pad: 'x'.repeat(i * 50_000) });
+        const res = await fetch(`${proxy.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        expect(res.status, await res.clone().text()).toBe(200);
+        bodies.push(((await res.json()) as { echo: string }).echo);
+        // Each answer is whole before the next request: the pooled connection is free, and is reused.
+      }
+      expect(bodies).toEqual([0, 1, 2, 3].map((i) => JSON.stringify({ model: 'm', n: i, pad: 'x'.repeat(i * 50_000) })));
+      // Every request after the first came on a reused connection the upstream closed, then once more on a new one.
+      const dropped = upstream.log.requests.filter((r) => !r.answered);
+      expect(dropped.length).toBeGreaterThan(0);
+      expect(upstream.log.requests.filter((r) => r.answered)).toHaveLength(4);
+      expect(logs.filter((l) => /closed a kept-alive connection under the request .*sent again on a new one/.test(l))).toHaveLength(dropped.length);
+    } finally {
+      await proxy.stop();
+      await upstream.close();
+      rmSync(reportDir, { recursive: true, force: true });
+    }
+  });
+
+  test('never a retry once the answer has begun: the client sees the cut', async () => {
+    const upstream = await closingUpstream(true);
+    const reportDir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-proxy-stale-'));
+    const proxy = await startTrafficProxy({ upstream: upstream.url, port: 0, reportDir, onViolation: () => {}, log: () => {} });
+    try {
+      expect((await fetch(`${proxy.url}/v1/models`)).status).toBe(200);
+      const cut = await fetch(`${proxy.url}/v1/models`).then(
+        async (res) => `${res.status} ${await res.text().then(() => 'whole', () => 'cut')}`,
+        () => 'no answer',
+      );
+      expect(cut).toBe('200 cut');
+      // Sent once: the upstream saw the second request one time.
+      expect(upstream.log.requests.map((r) => r.answered)).toEqual([true, false]);
+    } finally {
+      await proxy.stop();
+      await upstream.close();
+      rmSync(reportDir, { recursive: true, force: true });
+    }
+  });
 });
