@@ -19,7 +19,7 @@ export interface CapturedExchange {
   /** The first `captureLimit` bytes of the request body. */
   requestBody: Buffer;
   requestBytes: number;
-  /** 0 when the upstream gave no response (then `error` says why and the client got a 502). */
+  /** 0 when the upstream gave no response the proxy could relay (then `error` says why and the client got a 502). */
   status: number;
   responseHeaders: Record<string, string>;
   /** The first `captureLimit` bytes of the response body, as they came (still content-encoded, if they were). */
@@ -28,8 +28,11 @@ export interface CapturedExchange {
   /** The response arrived whole. */
   complete: boolean;
   error?: string;
-  /** Who ended the exchange early: the upstream (down, timed out, cut) or the client (went away). */
-  failure?: 'upstream-down' | 'upstream-timeout' | 'upstream-cut' | 'client-gone';
+  /**
+   * Who ended the exchange early: the upstream (down, timed out, cut, or an answer that cannot be relayed: a bad
+   * status line), the client (went away), or the proxy itself (an exception of its own, logged).
+   */
+  failure?: 'upstream-down' | 'upstream-timeout' | 'upstream-cut' | 'upstream-invalid' | 'client-gone' | 'proxy-error';
   startedAt: number;
   durationMs: number;
 }
@@ -106,14 +109,20 @@ function originPath(target: string): string {
   }
 }
 
-/** The proxy's own answer when the upstream gave none: a section 7 error body, status 502. */
+/** Text from the wire as a log line shows it: control bytes and DEL escaped, never sent to a terminal. */
+const printable = (text: string): string => text.replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+
+/** The proxy's own answer when the upstream gave none it could relay: a section 7 error body, status 502. */
 function badGateway(res: http.ServerResponse, code: string, message: string): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
   const body = JSON.stringify({ error: { type: 'upstream_error', code, message } });
-  res.writeHead(502, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
+  // A writeHead that threw (an answer that cannot be relayed) may have left its headers behind.
+  for (const name of res.getHeaderNames()) res.removeHeader(name);
+  // The reason given: one that threw may have been kept too.
+  res.writeHead(502, 'Bad Gateway', { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
   res.end(body);
 }
 
@@ -166,49 +175,130 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
       }
     };
 
+    let upstreamReq: http.ClientRequest | undefined;
+    /** Ends the exchange without a relayed answer: 502 JSON when nothing of it was sent yet, else a cut. */
+    const abandon = (code: string, failure: CapturedExchange['failure'], what: string): void => {
+      opts.log(`proxy: ${exchange.method} ${exchange.path}: ${what}; ${res.headersSent ? 'cut the answer' : 'answered 502'}`);
+      upstreamReq?.destroy();
+      try {
+        badGateway(res, code, `chatconform proxy: ${what}`);
+      } catch {
+        res.destroy();
+      }
+      finish(failure, what);
+    };
+    /**
+     * Each step of the exchange runs guarded: an exception in it (a bug of the proxy, or an input Node refuses) is
+     * logged and fails this exchange only; the process goes on serving the others.
+     */
+    const guarded =
+      <A extends unknown[]>(step: (...args: A) => void) =>
+      (...args: A): void => {
+        try {
+          step(...args);
+        } catch (err) {
+          abandon('proxy_error', 'proxy-error', `the proxy failed on this exchange (${(err as Error)?.message ?? String(err)})`);
+        }
+      };
+
     const headers = forwardable(req.headers);
     headers.host = upstream.host;
-    const upstreamReq = client.request({
-      protocol: upstream.protocol,
-      hostname: upstream.hostname,
-      port: upstream.port || undefined,
-      method: exchange.method,
-      path: `${base}${exchange.path}`,
-      headers,
-      agent,
-    });
-    upstreamReq.setTimeout(timeoutMs, () => upstreamReq.destroy(Object.assign(new Error(`the upstream sent nothing for ${timeoutMs} ms`), { code: 'UPSTREAM_TIMEOUT' })));
-    upstreamReq.on('error', (err: NodeJS.ErrnoException) => {
-      const timedOut = err.code === 'UPSTREAM_TIMEOUT';
-      if (exchange.status === 0) {
-        const what = timedOut ? err.message : `the upstream ${opts.upstream} could not be reached (${err.code ?? err.message})`;
-        opts.log(`proxy: ${exchange.method} ${exchange.path}: ${what}; answered 502`);
-        badGateway(res, timedOut ? 'upstream_timeout' : 'upstream_unreachable', `chatconform proxy: ${what}`);
-        finish(timedOut ? 'upstream-timeout' : 'upstream-down', what);
-      } else {
-        // The answer had begun: the client sees the cut, as it would without the proxy.
-        res.destroy();
-        finish(timedOut ? 'upstream-timeout' : 'upstream-cut', timedOut ? err.message : `the upstream cut the answer (${err.code ?? err.message})`);
+    let requestEnded = false;
+
+    /**
+     * Sends the request upstream: on a pooled connection, or (`fresh`) on a new one of its own, for the one retry of
+     * a request that died on a pooled connection the upstream was closing.
+     */
+    const send = (fresh: boolean): void => {
+      const sent = client.request({
+        protocol: upstream.protocol,
+        hostname: upstream.hostname,
+        port: upstream.port || undefined,
+        method: exchange.method,
+        path: `${base}${exchange.path}`,
+        headers,
+        agent: fresh ? false : agent,
+      });
+      upstreamReq = sent;
+      let answered = false;
+      // What the connection had read when this request got it: more, and the upstream had begun to answer.
+      let readBefore = -1;
+      sent.once('socket', (socket: Socket) => {
+        readBefore = socket.bytesRead;
+      });
+      sent.setTimeout(timeoutMs, () => sent.destroy(Object.assign(new Error(`the upstream sent nothing for ${timeoutMs} ms`), { code: 'UPSTREAM_TIMEOUT' })));
+      sent.on(
+        'error',
+        guarded((err: NodeJS.ErrnoException) => {
+          if (finished || sent !== upstreamReq) return;
+          const timedOut = err.code === 'UPSTREAM_TIMEOUT';
+          // A kept-alive connection the upstream closed as this request went out on it (RFC 9112 9.3.1): one retry
+          // on a new connection, only when not a byte of the answer came (so the upstream answered nothing) and the
+          // whole body sent so far is still at hand. Never once the answer has begun.
+          const stale = !fresh && !timedOut && !answered && sent.reusedSocket && sent.socket !== null && sent.socket.bytesRead === readBefore;
+          if (stale && !res.headersSent && requestCopy.bytes <= limit) {
+            opts.log(`proxy: ${exchange.method} ${exchange.path}: the upstream closed a kept-alive connection under the request (${err.code ?? err.message}); sent again on a new one`);
+            send(true);
+            return;
+          }
+          if (!res.headersSent) {
+            const what = timedOut ? err.message : `the upstream ${opts.upstream} could not be reached (${err.code ?? err.message})`;
+            abandon(timedOut ? 'upstream_timeout' : 'upstream_unreachable', timedOut ? 'upstream-timeout' : 'upstream-down', what);
+          } else {
+            // The answer had begun: the client sees the cut, as it would without the proxy.
+            res.destroy();
+            finish(timedOut ? 'upstream-timeout' : 'upstream-cut', timedOut ? err.message : `the upstream cut the answer (${err.code ?? err.message})`);
+          }
+        }),
+      );
+      sent.on(
+        'response',
+        guarded((upstreamRes: http.IncomingMessage) => {
+          answered = true;
+          relay(upstreamRes);
+        }),
+      );
+      // A retry: the body so far goes first (the copy holds all of it), then the rest as it comes.
+      if (fresh && requestCopy.bytes > 0) sent.write(requestCopy.body);
+      if (requestEnded) sent.end();
+      // A client paused for the dead request's backpressure goes on.
+      if (fresh) req.resume();
+    };
+
+    /** Relays the upstream's answer as it comes: the head at once, then each chunk, with backpressure. */
+    const relay = (upstreamRes: http.IncomingMessage): void => {
+      const status = upstreamRes.statusCode ?? 0;
+      try {
+        // Node refuses to send what HTTP cannot carry (a status below 100, a control byte in the reason phrase
+        // or a header): such an answer cannot be relayed, and the client hears so from the proxy.
+        res.writeHead(status, upstreamRes.statusMessage, forwardable(upstreamRes.headers));
+      } catch (err) {
+        upstreamRes.destroy();
+        abandon('upstream_invalid_response', 'upstream-invalid', `the upstream's answer cannot be relayed ("${printable(`${status} ${upstreamRes.statusMessage ?? ''}`)}": ${(err as Error).message})`);
+        return;
       }
-    });
-    upstreamReq.on('response', (upstreamRes) => {
-      exchange.status = upstreamRes.statusCode ?? 0;
+      exchange.status = status;
       exchange.responseHeaders = joined(upstreamRes.headers);
-      res.writeHead(exchange.status, upstreamRes.statusMessage, forwardable(upstreamRes.headers));
       // Headers now, not with the first body byte: an event stream's client sees it open when the upstream opens it.
       res.flushHeaders();
-      upstreamRes.on('data', (chunk: Buffer) => {
-        responseCopy.add(chunk);
-        if (!res.write(chunk)) {
-          upstreamRes.pause();
-          res.once('drain', () => upstreamRes.resume());
-        }
-      });
-      upstreamRes.once('end', () => {
-        exchange.complete = true;
-        res.end();
-        finish();
-      });
+      upstreamRes.on(
+        'data',
+        guarded((chunk: Buffer) => {
+          responseCopy.add(chunk);
+          if (!res.write(chunk)) {
+            upstreamRes.pause();
+            res.once('drain', () => upstreamRes.resume());
+          }
+        }),
+      );
+      upstreamRes.once(
+        'end',
+        guarded(() => {
+          exchange.complete = true;
+          res.end();
+          finish();
+        }),
+      );
       upstreamRes.once('aborted', () => {
         res.destroy();
         finish('upstream-cut', 'the upstream cut the answer');
@@ -217,19 +307,53 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
         res.destroy();
         finish('upstream-cut', 'the upstream cut the answer');
       });
-    });
-    req.on('data', (chunk: Buffer) => requestCopy.add(chunk));
-    req.pipe(upstreamReq);
-    // The client went away before the answer was whole: stop asking the upstream.
-    res.once('close', () => {
-      if (!res.writableFinished && !finished) {
-        upstreamReq.destroy();
-        finish('client-gone', 'the client closed the connection before the answer was complete');
-      }
-    });
+    };
+
+    guarded(() => {
+      // The request body goes to whichever request is current (a retry replaces the first), with backpressure.
+      req.on(
+        'data',
+        guarded((chunk: Buffer) => {
+          requestCopy.add(chunk);
+          const target = upstreamReq;
+          if (!target || target.destroyed) return;
+          if (!target.write(chunk)) {
+            req.pause();
+            target.once('drain', () => req.resume());
+          }
+        }),
+      );
+      req.once(
+        'end',
+        guarded(() => {
+          requestEnded = true;
+          if (upstreamReq && !upstreamReq.destroyed) upstreamReq.end();
+        }),
+      );
+      send(false);
+      // The client went away before the answer was whole: stop asking the upstream.
+      res.once('close', () => {
+        if (!res.writableFinished && !finished) {
+          upstreamReq?.destroy();
+          finish('client-gone', 'the client closed the connection before the answer was complete');
+        }
+      });
+    })();
   };
 
-  const server = http.createServer(forward);
+  const server = http.createServer((req, res) => {
+    try {
+      forward(req, res);
+    } catch (err) {
+      // forward() guards its own steps; this is the last line before the process, which must go on serving.
+      opts.log(`proxy: ${req.method ?? '?'} ${printable(req.url ?? '')}: the proxy failed on this exchange (${(err as Error)?.message ?? String(err)})`);
+      try {
+        badGateway(res, 'proxy_error', 'chatconform proxy: the proxy failed on this exchange');
+      } catch {
+        res.destroy();
+      }
+    }
+  });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (socket.writable && err.code !== 'ECONNRESET') {
       const body = JSON.stringify({ error: { type: 'invalid_request_error', code: 'bad_request', message: `malformed HTTP request (${err.code ?? 'parse error'})` } });

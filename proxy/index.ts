@@ -1,7 +1,9 @@
 // `chatconform proxy`: the validation proxy as a library. It forwards a client's traffic to the upstream unchanged
 // (forward.ts), judges every exchange with the suite's checks (judge.ts, traffic.ts), prints each violation, and
-// records exchanges when asked (recorder.ts). `stop()` closes it and writes the four report files.
+// records exchanges when asked (recorder.ts). The four report files are rewritten every few seconds while the traffic
+// changes them (report-writer.ts), and once more by `stop()`, which closes it.
 import { DEFAULT_CAPTURE_LIMIT, startProxy, type CapturedExchange } from './forward.ts';
+import { DEFAULT_REPORT_EVERY_MS, everyFewSeconds } from './report-writer.ts';
 import { Traffic, type Violation } from './traffic.ts';
 import type { ConformanceReport } from '../report/json.ts';
 
@@ -12,8 +14,10 @@ export interface TrafficProxyOptions {
   upstream: string;
   port?: number;
   host?: string;
-  /** where the reports go on stop */
+  /** where the reports go: every few seconds while the traffic changes them, and on stop */
   reportDir: string;
+  /** how often the reports are rewritten while the traffic changes (ms; default 3000) */
+  reportEveryMs?: number;
   /** record every answered exchange here (docs/traffic.md) */
   recordDir?: string;
   upstreamTimeoutMs?: number;
@@ -54,12 +58,14 @@ export async function startTrafficProxy(opts: TrafficProxyOptions): Promise<Runn
       opts.onExchange?.(x);
     },
   });
+  const periodic = everyFewSeconds(() => t.exchanges, () => t.writeReport(opts.reportDir), opts.reportEveryMs ?? DEFAULT_REPORT_EVERY_MS, (line) => log(t.scrub(line)));
   return {
     url: proxy.url,
     port: proxy.port,
     traffic: t,
     report: () => t.report(Date.now() - t.startedAt.getTime(), opts.reportDir),
     stop: async () => {
+      periodic.stop();
       await proxy.close();
       return t.writeReport(opts.reportDir);
     },

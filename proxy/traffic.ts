@@ -15,6 +15,7 @@ import { writeReports } from '../report/write.ts';
 import type { CapturedExchange } from './forward.ts';
 import { decodedBody, judgeExchange, routeOf } from './judge-exchange.ts';
 import { Recorder } from './recorder.ts';
+import { writeAtomically } from './report-writer.ts';
 
 /**
  * The catalog records a traffic report judges: the target's, and the client rules a suite run leaves to the kit
@@ -187,9 +188,12 @@ export class Traffic {
     });
   }
 
-  /** Writes conformance.json, junit.xml, conformance.html and badge.svg of the traffic so far; returns the report and the files. */
+  /**
+   * Writes conformance.json, junit.xml, conformance.html and badge.svg of the traffic so far, each replacing the
+   * last whole (the proxy writes them every few seconds while it runs); returns the report and the files.
+   */
   writeReport(reportDir: string): { report: ConformanceReport; files: string[] } {
     const report = this.report(Date.now() - this.startedAt.getTime(), reportDir);
-    return { report, files: writeReports(report, reportDir, [...this.secrets]) };
+    return { report, files: writeAtomically(reportDir, (tmp) => writeReports(report, tmp, [...this.secrets])) };
   }
 }

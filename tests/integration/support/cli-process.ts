@@ -26,15 +26,30 @@ export interface Ran {
   stderr: string;
 }
 
+/** The command line that starts a script with its arguments. */
+export type Launcher = (script: string, args: readonly string[]) => readonly [command: string, ...args: string[]];
+
+/** `node --import tsx SCRIPT …`: one process. */
+export const direct: Launcher = (script, args) => [process.execPath, '--import', 'tsx', script, ...args];
+
+/** `npm run NAME -- …` as a user types it in a clone (npm, a shell, then the command, all in the process group). */
+export const npmRun =
+  (name: string): Launcher =>
+  (_script, args) => ['npm', 'run', '--silent', name, '--', ...args];
+
 /** The commands a test file starts; `stopAll()` in its afterAll stops those still running. */
 export class CliProcesses {
   private readonly children: ChildProcess[] = [];
 
   /** `script`: the command's entry point, or another of the kit's scripts run the same way (a bench server). */
-  constructor(private readonly script: string = CLI) {}
+  constructor(
+    private readonly script: string = CLI,
+    private readonly launch: Launcher = direct,
+  ) {}
 
   private spawn(args: readonly string[]): ChildProcess {
-    const child = spawn(process.execPath, ['--import', 'tsx', this.script, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const [command, ...rest] = this.launch(this.script, args);
+    const child = spawn(command, rest, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     this.children.push(child);
     return child;
   }
