@@ -7,7 +7,7 @@ import { ENV } from '../run/config.ts';
 import { CONFIG_FILE_NAMES } from '../run/config-file.ts';
 import { initConfig } from '../run/init-config.ts';
 import { baselineFromResults } from '../report/baseline.ts';
-import { formatVerification, verifyBundle } from '../report/bundle.ts';
+import { formatVerification, loadVerifyKey, verifyBundle } from '../report/bundle.ts';
 import { loadReport, ReportFileError } from '../report/load.ts';
 import type { Io } from './program.ts';
 import { ConfigError, EXIT, UsageError } from './usage.ts';
@@ -35,11 +35,29 @@ export function baselineCommand(io: Io): Command {
 
 export function verifyCommand(io: Io, done: (code: number) => void): Command {
   return new Command('verify')
-    .description('re-check a certification bundle (its folder or .tar.gz) against its SHA256SUMS and print its verdict (exit 1 when it does not verify)')
+    .description(
+      're-check a certification bundle (its folder or .tar.gz): its SHA256SUMS, bundle.json against conformance.json, and with --verify-key the signature; print its verdict (exit 1 when it does not verify)',
+    )
     .argument('<bundle>', 'the bundle folder or its .tar.gz')
-    .action(async (bundle: string) => {
+    .option('--verify-key <file>', "the certifier's ed25519 public key (PEM): the bundle must carry a signature of its SHA256SUMS by it")
+    .addHelpText(
+      'after',
+      `
+Without --verify-key, verify says whether the bundle is signed but checks no signature: an unsigned bundle is only
+checksummed (anyone can regenerate SHA256SUMS), so only a signature checked against the certifier's public key
+shows that a bundle is the one they made (chatconform run --certify --sign-key PRIVATE.pem).`,
+    )
+    .action(async (bundle: string, opts: { verifyKey?: string }) => {
       if (!existsSync(bundle)) throw new UsageError(`${bundle}: no such bundle`);
-      const v = await verifyBundle(bundle);
+      let key;
+      if (opts.verifyKey !== undefined) {
+        try {
+          key = loadVerifyKey(opts.verifyKey);
+        } catch (err) {
+          throw new ConfigError(`--verify-key: ${(err as Error).message}`);
+        }
+      }
+      const v = await verifyBundle(bundle, key);
       (v.ok ? io.out : io.err)(formatVerification(bundle, v));
       done(v.ok ? EXIT.ok : EXIT.mustFailed);
     });

@@ -12,7 +12,7 @@ import { applyConfigFile } from '../run/config-file.ts';
 import { loadProfile } from '../run/profile.ts';
 import { describeSelection, SELECTION_ENV, selectionOf, selectionStatements } from '../run/selection.ts';
 import { loadBaseline } from '../report/baseline.ts';
-import { certifyProblems, kitCommit, writeBundle } from '../report/bundle.ts';
+import { certifyProblems, kitCommit, loadSigningKey, writeBundle } from '../report/bundle.ts';
 import type { ConformanceReport } from '../report/json.ts';
 import { CONFORMANCE_CONFIG, KIT_ROOT, playwrightCli } from './kit-files.ts';
 import { formatListing, listSuite } from './selection.ts';
@@ -44,6 +44,7 @@ export const RUN_SETTINGS = [
   { flag: '--requirement <ID...>', key: 'requirement', env: SELECTION_ENV.requirements, help: 'run only the tests that check these requirements (a partial run)', parse: list },
   { flag: '--section <N...>', key: 'section', env: SELECTION_ENV.sections, help: 'run only the tests that check the requirements of these sections (6 takes 6.x too)', parse: list },
   { flag: '--level <L...>', key: 'level', env: SELECTION_ENV.levels, help: 'run only the tests that check requirements of these levels (MUST, SHOULD, MAY)', parse: list },
+  { flag: '--sign-key <file>', key: 'signKey', env: ENV.signKey, help: 'with --certify: sign the bundle\'s SHA256SUMS with this ed25519 private key (PEM); `chatconform verify --verify-key` checks it' },
   { flag: '--exclude-requirement <ID...>', key: 'excludeRequirement', env: SELECTION_ENV.exclude, help: 'leave out the tests that check these requirements', parse: list },
 ] as const;
 
@@ -55,6 +56,13 @@ type RunFlags = {
 } & Partial<Record<(typeof RUN_SETTINGS)[number]['key'], string | number | boolean | string[]>>;
 
 const EXIT_HELP = `
+Certification: --certify writes chatconform-bundle/ and its .tar.gz (the reports, the profile without secrets,
+bundle.json, SHA256SUMS). With --sign-key FILE (an ed25519 private key in PEM, e.g. from
+\`openssl genpkey -algorithm ed25519 -out certifier.pem\`) SHA256SUMS is signed into SHA256SUMS.sig; publish the
+public key (\`openssl pkey -in certifier.pem -pubout -out certifier.pub.pem\`) and check a bundle with
+\`chatconform verify BUNDLE --verify-key certifier.pub.pem\`. Unsigned, a bundle is only checksummed: anyone can
+regenerate its SHA256SUMS.
+
 Exit status: 0 when no MUST requirement failed (outside the baseline), 1 when one did (or a baseline entry is
 stale, or a warning with --fail-on warn), 2 for a usage error, 3 for a configuration or runtime error (a profile,
 baseline or config file that does not load, no target, the kit crashed).`;
@@ -88,7 +96,7 @@ export function environmentFor(flags: RunFlags, base: NodeJS.ProcessEnv = proces
     env[s.env] = value === true ? '1' : Array.isArray(value) ? value.join(',') : String(value);
   }
   // Paths are the caller's, relative to where they ran the command; a profile may be a built-in one's name.
-  for (const name of [ENV.reportDir, ENV.expectedFailures]) if (env[name]) env[name] = path.resolve(env[name]!);
+  for (const name of [ENV.reportDir, ENV.expectedFailures, ENV.signKey]) if (env[name]) env[name] = path.resolve(env[name]!);
   if (env[ENV.profile]) env[ENV.profile] = profilePathOf(env[ENV.profile]!);
   return env;
 }
@@ -182,6 +190,16 @@ export async function run(flags: RunFlags): Promise<number> {
   }
   validate(env, flags);
   if (flags.certify) checkCertifiable(env, flags);
+  // The key is read before the run: a certification must not run for an hour and then fail to sign.
+  if (flags.signKey !== undefined && !flags.certify) throw new UsageError('--sign-key signs a certification bundle: give --certify too');
+  let signKey: ReturnType<typeof loadSigningKey> | undefined;
+  if (flags.certify && env[ENV.signKey]) {
+    try {
+      signKey = loadSigningKey(env[ENV.signKey]!);
+    } catch (err) {
+      throw new ConfigError(`--sign-key: ${(err as Error).message}`);
+    }
+  }
   const grep = flags.grep !== undefined ? ['--grep', flags.grep] : [];
   const sel = selectionOf(env);
   if (flags.list || sel || grep.length > 0) {
@@ -219,8 +237,9 @@ export async function run(flags: RunFlags): Promise<number> {
       command: commandLine(flags),
       catalogText: readFileSync(path.join(KIT_ROOT, 'spec/requirements/requirements.json'), 'utf8'),
       ...commitOf(KIT_ROOT),
+      ...(signKey ? { signKey } : {}),
     });
-    process.stdout.write(`certification bundle: ${dir} and ${tarball} (chatconform verify checks it)\n`);
+    process.stdout.write(`certification bundle: ${dir} and ${tarball} (${signKey ? 'signed; chatconform verify --verify-key PUBLIC.pem checks it' : 'checksummed, unsigned (--sign-key signs it); chatconform verify checks it'})\n`);
   }
   return report.verdict.exitCode;
 }

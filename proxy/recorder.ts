@@ -1,11 +1,12 @@
 // `chatconform proxy --record DIR`: every answered exchange as one file of the recording format
 // (mock/replay/recording.ts, spec/schemas/recording.schema.json), which `chatconform mock --replay DIR` serves.
-// Credentials never reach a file: credential headers are dropped, and the secrets the proxy has seen are masked
-// wherever else they appear. An event stream is kept as its events, with the boundaries it was sent with.
+// Credentials never reach a file: credential headers are dropped, and every other credential is masked
+// (spec/redact.ts: by its place and shape, and the exchange's own keys wherever it shows them). An event stream is
+// kept as its events, with the boundaries it was sent with.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { decodeSse } from '../judge/decoding/sse.ts';
-import { CREDENTIAL_HEADER } from '../spec/redact.ts';
+import { isCredentialHeader } from '../spec/redact.ts';
 import { nextSequence, RECORDING_FORMAT, recordingFileName, type Recording } from '../mock/replay/recording.ts';
 import type { CapturedExchange } from './forward.ts';
 
@@ -14,7 +15,7 @@ const TRANSFER_HEADER = /^(connection|keep-alive|transfer-encoding|content-lengt
 
 function headersOf(headers: Record<string, string>, scrub: (t: string) => string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) if (!CREDENTIAL_HEADER.test(k) && !TRANSFER_HEADER.test(k)) out[k] = scrub(v);
+  for (const [k, v] of Object.entries(headers)) if (!isCredentialHeader(k) && !TRANSFER_HEADER.test(k)) out[k] = scrub(v);
   return out;
 }
 
@@ -53,14 +54,17 @@ export class Recorder {
     this.seq = nextSequence(dir);
   }
 
-  /** Writes one exchange (`responseBody` with its content-encoding undone); returns the file, or undefined when not recorded. */
-  record(x: CapturedExchange, responseBody: Buffer): string | undefined {
+  /**
+   * Writes one exchange (`responseBody` with its content-encoding undone); returns the file, or undefined when not
+   * recorded. `scrub` masks the exchange's own credentials too (the recorder's default masks by place and shape).
+   */
+  record(x: CapturedExchange, responseBody: Buffer, scrub: (t: string) => string = this.scrub): string | undefined {
     // Nothing answered, or an answer cut by the client: nothing a replay could serve.
     if (x.status === 0 || x.failure === 'client-gone') return undefined;
     const requestPath = x.path.split('?')[0]!;
     const contentType = x.responseHeaders['content-type'] ?? '';
-    const text = this.scrub(responseBody.toString('utf8'));
-    const response: Recording['response'] = { status: x.status, headers: headersOf(x.responseHeaders, this.scrub) };
+    const text = scrub(responseBody.toString('utf8'));
+    const response: Recording['response'] = { status: x.status, headers: headersOf(x.responseHeaders, scrub) };
     const events = /text\/event-stream/i.test(contentType) ? eventsOf(text) : undefined;
     if (events) response.events = events;
     else Object.assign(response, bodyFields(text));
@@ -68,7 +72,7 @@ export class Recorder {
     const recording: Recording = {
       format: RECORDING_FORMAT,
       recordedAt: new Date(x.startedAt + x.durationMs).toISOString(),
-      request: { method: x.method, path: requestPath, headers: headersOf(x.requestHeaders, this.scrub), ...bodyFields(this.scrub(x.requestBody.toString('utf8'))) },
+      request: { method: x.method, path: requestPath, headers: headersOf(x.requestHeaders, scrub), ...bodyFields(scrub(x.requestBody.toString('utf8'))) },
       response,
     };
     const file = path.join(this.dir, recordingFileName(this.seq++, x.method, requestPath));

@@ -1,12 +1,11 @@
-// What the proxy knows across exchanges: the credentials it has seen (so nothing it prints or writes carries one),
-// the catalog (so a request's model has its entry), the judged exchanges (for the report), and the recorder. Each
-// finished exchange is judged here, its violations printed one line each, and on stop the same four report files
-// a suite run writes are written from it (one outcome per exchange; per requirement, how many exchanges honoured
-// it and broke it).
+// What the proxy knows across exchanges: the catalog (so a request's model has its entry), the judged exchanges
+// (for the report), and the recorder. Credentials are masked per exchange, never remembered. Each finished exchange
+// is judged here, its violations printed one line each, and on stop the same four report files a suite run writes
+// are written from it (one outcome per exchange; per requirement, how many exchanges honoured it and broke it).
 import { requirements, getRequirement, type Requirement } from '../spec/requirements/index.ts';
 import type { CheckRecord } from '../judge/checker.ts';
 import { isObject, type Json } from '../judge/checks/check.ts';
-import { CREDENTIAL_HEADER, redact } from '../spec/redact.ts';
+import { credentialsOf, redact } from '../spec/redact.ts';
 import { buildReport, type ConformanceReport } from '../report/json.ts';
 import { aggregate, firstLine, oneLine, type TestOutcome } from '../report/results.ts';
 import { kitInfo, publicUrl, specInfo, type RunInfo } from '../report/run-info.ts';
@@ -30,8 +29,6 @@ const MAX_EVIDENCE_OUTCOMES = 500;
  * party, so a proxy that runs for days holds as much as one that ran for an hour.
  */
 export const MAX_OUTCOMES = 1000;
-/** Most credentials remembered for redaction. */
-const MAX_SECRETS = 1000;
 
 /** A violation as the proxy prints it: one line, with a curl that replays the request (the key as $CONFORMANCE_API_KEY). */
 export interface Violation {
@@ -42,7 +39,6 @@ export interface Violation {
 }
 
 export class Traffic {
-  private readonly secrets = new Set<string>();
   private readonly catalog = new Map<string, Json>();
   readonly outcomes: TestOutcome[] = [];
   /** The records of the exchanges past MAX_OUTCOMES: one per requirement, status and party, with its count. */
@@ -52,8 +48,12 @@ export class Traffic {
   readonly startedAt = new Date();
   exchanges = 0;
 
-  scrub = (text: string): string => redact(text, [...this.secrets]);
-  /** Records every answered exchange (`--record DIR`), masking what the traffic has shown to be a credential. */
+  /**
+   * Masks credentials by their place and shape (spec/redact.ts), remembering no values: however many keys pass
+   * through, none is let through for want of room. A key echoed in plain words is masked by its own exchange's scrub.
+   */
+  scrub = (text: string): string => redact(text, []);
+  /** Records every answered exchange (`--record DIR`), each masked with its own exchange's credentials. */
   private readonly recorder: Recorder | undefined;
 
   constructor(
@@ -64,13 +64,9 @@ export class Traffic {
     this.recorder = recordDir ? new Recorder(recordDir, this.scrub) : undefined;
   }
 
-  /** Every credential a request carries, remembered so no output ever holds it. */
-  private learnSecrets(headers: Record<string, string>): void {
-    for (const [k, v] of Object.entries(headers)) {
-      if (!CREDENTIAL_HEADER.test(k)) continue;
-      const token = v.replace(/^\s*(bearer|basic)\s+/i, '').trim();
-      if (token.length >= 4 && this.secrets.size < MAX_SECRETS) this.secrets.add(token);
-    }
+  /** The credentials one exchange's request carries (headers, query, JSON body), masked wherever that exchange shows them. */
+  private secretsOf(x: CapturedExchange): string[] {
+    return credentialsOf(x.requestHeaders, x.path, x.requestBytes <= this.captureLimit ? x.requestBody.toString('utf8') : '');
   }
 
   /** The entries of a model list the upstream answered, for the request checks (IMG-007). */
@@ -84,7 +80,8 @@ export class Traffic {
   /** Judges one finished exchange, records it, and returns its violations (already printed by the caller). */
   take(x: CapturedExchange): Violation[] {
     this.exchanges++;
-    this.learnSecrets(x.requestHeaders);
+    const secrets = this.secretsOf(x);
+    const scrub = (text: string): string => redact(text, secrets);
     const decoded = decodedBody(x.responseBody, x.responseHeaders['content-encoding'], this.captureLimit);
     if (decoded && x.status === 200 && routeOf(x.method, x.path)?.route === 'models') {
       try {
@@ -93,10 +90,10 @@ export class Traffic {
         // Not a list: the checks say so.
       }
     }
-    const judged = judgeExchange(x, decoded, { upstream: this.upstream, scrub: this.scrub, secrets: [...this.secrets], entryOf: this.entryOf, captureLimit: this.captureLimit });
-    if (this.recorder && decoded) this.recorder.record(x, decoded);
+    const judged = judgeExchange(x, decoded, { upstream: this.upstream, scrub, secrets, entryOf: this.entryOf, captureLimit: this.captureLimit });
+    if (this.recorder && decoded) this.recorder.record(x, decoded, scrub);
     const breaches = judged.records.filter((r): r is CheckRecord & { status: 'fail' | 'warn' } => r.status === 'fail' || r.status === 'warn');
-    const title = `#${x.seq} ${x.method} ${this.scrub(x.path.split('?')[0]!)} → ${x.status === 0 ? 'no answer' : x.status}`;
+    const title = `#${x.seq} ${x.method} ${scrub(x.path.split('?')[0]!)} → ${x.status === 0 ? 'no answer' : x.status}`;
     const failed = breaches.filter((r) => r.status === 'fail');
     if (this.outcomes.length >= MAX_OUTCOMES) this.fold(judged.records);
     else this.keepOutcome(x, title, judged, breaches.length > 0, failed);
@@ -161,7 +158,8 @@ export class Traffic {
 
   /** The report of the traffic so far (a partial run: traffic is no certification of the whole contract). */
   report(durationMs: number, reportDir: string): ConformanceReport {
-    const secrets = [...this.secrets];
+    // Each exchange was masked with its own credentials when it was judged; the report masks by place and shape.
+    const secrets: string[] = [];
     const url = publicUrl(this.upstream);
     const info: RunInfo = {
       kit: kitInfo(),
@@ -194,6 +192,6 @@ export class Traffic {
    */
   writeReport(reportDir: string): { report: ConformanceReport; files: string[] } {
     const report = this.report(Date.now() - this.startedAt.getTime(), reportDir);
-    return { report, files: writeAtomically(reportDir, (tmp) => writeReports(report, tmp, [...this.secrets])) };
+    return { report, files: writeAtomically(reportDir, (tmp) => writeReports(report, tmp, [])) };
   }
 }

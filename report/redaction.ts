@@ -4,7 +4,7 @@
 // every form a writer can give them (raw, HTML- or XML-escaped, JSON-escaped): running the bearer heuristic again
 // over rendered text would read `Bearer &quot;$CONFORMANCE_API_KEY` as a credential, break the replay curls and
 // raise an alarm about a leak that never happened.
-import { redact, REDACTION_MASK } from '../spec/redact.ts';
+import { redact, redactDeep as redactValue, REDACTION_MASK } from '../spec/redact.ts';
 import { esc } from './html.ts';
 import { xmlEscape } from './junit.ts';
 
@@ -12,19 +12,9 @@ export function redactText(text: string, secrets: readonly string[]): string {
   return redact(text, secrets);
 }
 
-/** A deep copy of `value` with every string (and every object key) redacted. */
+/** A deep copy of `value` with every string (and every object key) redacted, credential-named fields masked whole. */
 export function redactDeep<T>(value: T, secrets: readonly string[]): T {
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return redact(v, secrets);
-    if (Array.isArray(v)) return v.map(walk);
-    if (v !== null && typeof v === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v)) out[redact(k, secrets)] = walk(x);
-      return out;
-    }
-    return v;
-  };
-  return walk(value) as T;
+  return redactValue(value, secrets);
 }
 
 /**

@@ -51,6 +51,8 @@ export const ENV = {
   expectedFailures: 'CONFORMANCE_EXPECTED_FAILURES',
   models: 'CONFORMANCE_MODELS',
   failOn: 'CONFORMANCE_FAIL_ON',
+  /** `--certify`: the ed25519 private key (PEM file) the bundle's manifest is signed with. */
+  signKey: 'CONFORMANCE_SIGN_KEY',
   // Set by the global setup for the workers; not meant to be set by people.
   runDir: 'CONFORMANCE_RUN_DIR',
   embeddedMock: 'CONFORMANCE_EMBEDDED_MOCK',

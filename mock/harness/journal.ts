@@ -1,9 +1,10 @@
 // The request journal: what each client request held and how the mock answered it, for a client author's
 // assertions ("my client sent this body", "my client retried three times"). Memory is bounded twice: a ring of
 // `size` entries (the oldest is dropped first) and at most `bodyBytes` of each request body. Credentials are
-// masked whenever the journal is served, so no key ever leaves the mock.
+// masked whenever the journal is served (headers, query and body, through spec/redact.ts), so no key ever leaves
+// the mock.
 import type { BodySource, CoreResult } from '../core/http.ts';
-import { redactHeaders } from '../../spec/redact.ts';
+import { redact, redactHeaders } from '../../spec/redact.ts';
 import { RecordRing, type StoredRecord } from './record-ring.ts';
 
 /** What became of a request, as far as the mock decided it (a client that hangs up mid-stream is not seen here). */
@@ -18,7 +19,7 @@ export interface JournalEntry {
   method: string;
   path: string;
   query?: string;
-  /** request headers, lower-case names; credentials masked */
+  /** request headers, lower-case names; credentials masked (as in `query` and `body`) */
   headers: Record<string, string>;
   /** the body as far as the mock read it (UTF-8), cut at the bound; absent when the mock read none */
   body?: string;
@@ -137,14 +138,14 @@ function render(r: StoredRecord): JournalEntry {
     ...(r.testId !== undefined ? { test_id: r.testId } : {}),
     method,
     path,
-    ...(query !== null ? { query } : {}),
+    ...(query !== null ? { query: redact(query, []) } : {}),
     headers: redactHeaders(headers, []),
     body_bytes: Math.max(0, r.bodyBytes),
     body_truncated: r.bodyBytes > r.body.byteLength,
     status: r.status,
     outcome: OUTCOMES[r.outcome]!,
   };
-  if (r.bodyBytes >= 0) e.body = r.body.toString('utf8');
+  if (r.bodyBytes >= 0) e.body = redact(r.body.toString('utf8'), []);
   if (errorCode !== null) e.error_code = errorCode;
   if (faults !== null) e.faults = faults;
   if (scriptRule !== null) e.script_rule = scriptRule;
