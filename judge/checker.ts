@@ -187,10 +187,19 @@ export class Checker {
     return this.judge(r, ok, () => `expected ${what} ${wanted}; received ${res.describe()}`);
   }
 
-  /** `error` for `id`: the exchange got no HTTP response, so nothing about the target can be said from it. */
+  /**
+   * `error` for `id`: the exchange got no HTTP response, or the kit stopped waiting for its body, so nothing about
+   * the target can be said from it.
+   */
   couldNotJudge(id: string, res: TargetResponse): void {
     const exchange = this.exchangeIndex(res);
-    const what = res.exchange.status === 0 ? 'no HTTP response to judge' : `no answer to judge (HTTP ${res.exchange.status})`;
+    const x = res.exchange;
+    const what =
+      x.status === 0
+        ? 'no HTTP response to judge'
+        : x.errorKind === 'timeout'
+          ? `the kit stopped waiting before the answer (HTTP ${x.status}) was complete, so it is not judged`
+          : `no answer to judge (HTTP ${x.status})`;
     const message = this.target.scrub(`${what} (${res.exchange.errorKind ?? 'transport'}: ${res.exchange.error ?? 'unknown'})`);
     this.push({ id: primaryOf(id), status: 'error', message, cause: { message, ...(exchange !== undefined ? { exchange } : {}) } }, exchange);
   }

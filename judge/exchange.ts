@@ -35,7 +35,8 @@ export interface Exchange {
   responseBytes: number;
   /**
    * Set when no complete HTTP response arrived: with `status` 0 no response head arrived at all (the kit could
-   * not judge); with a status, the body was cut, over the cap, or too slow (the target's answer, judged).
+   * not judge); with a status, the body was cut or over the cap (the target's answer, judged), or the kit stopped
+   * waiting for it (`timeout`: not judged, see noResponse).
    */
   error?: string;
   /** What kind of failure `error` is. */
@@ -86,16 +87,17 @@ export class TargetResponse {
   describe(): string {
     if (this.exchange.status === 0) return `no response (${this.exchange.error ?? 'no status'})`;
     const snippet = this.exchange.responseBody.slice(0, 300).replace(/\s+/g, ' ');
-    // A status with an error: the head came, the body did not come whole (cut, too slow, over the cap).
+    // A status with an error: the head came, the body did not come whole (cut, over the cap, or not waited for).
     return `HTTP ${this.status}${this.exchange.error ? ` (then ${this.exchange.error})` : ''}: ${snippet}`;
   }
 }
 
 /**
- * No answer to judge: no HTTP response head arrived, or a transient refusal (429, 503 with Retry-After) outlasted
- * the run's retries on a request that was not about it. Either way the exchange says nothing about the rule the
- * request was sent for.
+ * No answer to judge: no HTTP response head arrived, the kit stopped waiting before the body was complete (a
+ * timeout: the contract sets no latency bound, so a slow answer is not a broken one), or a transient refusal (429,
+ * 503 with Retry-After) outlasted the run's retries on a request that was not about it. Either way the exchange
+ * says nothing about the rule the request was sent for.
  */
 export function noResponse(res: TargetResponse): boolean {
-  return res.exchange.status === 0 || res.exchange.errorKind === 'rate-limited';
+  return res.exchange.status === 0 || res.exchange.errorKind === 'timeout' || res.exchange.errorKind === 'rate-limited';
 }

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_MAX_BODY_BYTES } from './http.ts';
+import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from './http.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './transient.ts';
 import { loadProfile, type Profile } from './profile.ts';
 
@@ -19,8 +19,13 @@ export interface RunConfig {
   runDir: string;
   seed: number;
   fuzzRuns: number;
-  /** Per-request timeout, for the whole exchange; a target that does not answer in time never hangs the run. */
+  /**
+   * The overall bound on one request, for the whole exchange (retry included): generous, so a slow stream that
+   * keeps arriving completes; a target that never stops sending still never hangs the run.
+   */
   requestTimeoutMs: number;
+  /** The longest wait for the next byte (the head, then each part of the body); at most `requestTimeoutMs`. Default 15000. */
+  idleTimeoutMs?: number;
   /** Largest response body read (an event stream likewise); past it the read stops with "response larger than N bytes". */
   maxBodyBytes: number;
   /** Keep the scratch folder (masked) after the run instead of removing it. */
@@ -43,6 +48,7 @@ export const ENV = {
   seed: 'CONFORMANCE_SEED',
   fuzzRuns: 'CONFORMANCE_FUZZ_RUNS',
   requestTimeoutMs: 'CONFORMANCE_REQUEST_TIMEOUT_MS',
+  idleTimeoutMs: 'CONFORMANCE_IDLE_TIMEOUT_MS',
   maxBodyBytes: 'CONFORMANCE_MAX_BODY_BYTES',
   keepScratch: 'CONFORMANCE_KEEP_SCRATCH',
   maxRetries: 'CONFORMANCE_MAX_RETRIES',
@@ -122,7 +128,8 @@ export function runConfig(): RunConfig {
     runDir: env[ENV.runDir] ?? path.join(os.tmpdir(), 'chatconform-run'),
     seed: Number.isSafeInteger(seed) ? seed : 0,
     fuzzRuns: intAtLeast(1, env[ENV.fuzzRuns], profile.budget?.fuzzRuns ?? 25),
-    requestTimeoutMs: intAtLeast(1, env[ENV.requestTimeoutMs], 15_000),
+    requestTimeoutMs: intAtLeast(1, env[ENV.requestTimeoutMs], DEFAULT_REQUEST_TIMEOUT_MS),
+    idleTimeoutMs: intAtLeast(1, env[ENV.idleTimeoutMs], DEFAULT_IDLE_TIMEOUT_MS),
     maxBodyBytes: intAtLeast(1, env[ENV.maxBodyBytes], DEFAULT_MAX_BODY_BYTES),
     keepScratch: env[ENV.keepScratch] === '1',
     embeddedMock: env[ENV.embeddedMock] === '1',

@@ -1,12 +1,14 @@
 // The suite's one HTTP transport, on node:http/https with a keep-alive agent. It only moves bytes and says
 // what happened on the way; judging the answer is the checks' business. What it guarantees:
 // - the request body goes exactly as given (bytes, Content-Length set), nothing is re-encoded;
-// - one deadline covers the whole exchange (connect, upload, head, body, and a retry);
+// - two clocks bound the wait: an idle timeout (time since the last byte received, or since the upload last
+//   moved) and a generous overall bound on the whole exchange (connect, upload, head, body, and a retry). A slow
+//   stream that keeps arriving is never cut by the idle clock; either clock's failure says what arrived and when;
 // - what is read is bounded: a body cap in bytes, and for event streams a cap in events, so a worker's memory
 //   stays bounded whatever the target sends;
-// - a request that fails before any response byte on a *reused* kept-alive connection is sent again once on a
-//   fresh connection: the server closed an idle connection as HTTP/1.1 allows (RFC 9112 9.5), the request was
-//   not processed, and RFC 9110 9.2.2 lets a client retry it;
+// - a request whose reused kept-alive connection drops before any response byte (while its body is still being
+//   sent, or after) is sent again once on a fresh connection: the server closed an idle connection as HTTP/1.1
+//   allows (RFC 9112 9.5), the request was not answered, and RFC 9110 9.2.2 lets a client retry it;
 // - every failure is classified (`TransportErrorKind`); `status` stays 0 when no response head arrived, and a
 //   failure after the head keeps the status: that is the target's (broken) answer.
 import http from 'node:http';
@@ -21,6 +23,10 @@ import type { TransportErrorKind, TransportEvent } from '../judge/exchange.ts';
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** Default cap on the events of one event stream. */
 export const DEFAULT_MAX_EVENTS = 100_000;
+/** Default idle timeout: the longest wait for the next byte (CONFORMANCE_IDLE_TIMEOUT_MS overrides it). */
+export const DEFAULT_IDLE_TIMEOUT_MS = 15_000;
+/** Default overall bound on one request, retry included (CONFORMANCE_REQUEST_TIMEOUT_MS overrides it). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
 
 export interface TransportRequest {
   method: string;
@@ -32,8 +38,13 @@ export interface TransportRequest {
    * the request HTTP/1.1 reads as having an empty body, which some servers wait on forever.
    */
   noLengthHeaders?: boolean;
-  /** The whole exchange, retry included. */
+  /** The overall bound on the whole exchange, retry included: past it the kit stops waiting, bytes arriving or not. */
   timeoutMs: number;
+  /**
+   * The longest wait without progress: no byte received (the head, then the body) and no upload progress.
+   * Default (and at most): `timeoutMs`.
+   */
+  idleTimeoutMs?: number;
   maxBodyBytes?: number;
   maxEvents?: number;
 }
@@ -73,8 +84,6 @@ class TransportFailure extends Error {
     super(message);
   }
 }
-
-const RETRYABLE_CODES = new Set(['ECONNRESET', 'EPIPE']);
 
 export function classify(err: unknown): TransportErrorKind {
   if (err instanceof TransportFailure) return err.kind;
@@ -138,31 +147,42 @@ export class EventCounter {
 
 interface Attempt {
   result: TransportResult;
-  /** True when the attempt may be sent again on a fresh connection (nothing received on a reused one). */
-  retryable: boolean;
+  /** Set when the attempt may be sent again on a fresh connection: why (a reused connection dropped, unanswered). */
+  retry?: string;
 }
 
 /** Sends one request; never rejects: every failure is in the result. */
 export async function sendRequest(request: TransportRequest): Promise<TransportResult> {
-  const deadline = Date.now() + request.timeoutMs;
+  const started = Date.now();
+  const clock: Clock = { started, deadline: started + request.timeoutMs, idleMs: Math.min(request.idleTimeoutMs ?? request.timeoutMs, request.timeoutMs) };
   const events: TransportEvent[] = [];
   const url = new URL(request.url);
   const pooled = agents[url.protocol as keyof typeof agents];
   if (!pooled) return { status: 0, headers: {}, body: Buffer.alloc(0), error: `unsupported URL scheme ${url.protocol}`, errorKind: 'other', events };
-  const first = await attempt(request, url, pooled, deadline);
-  if (!first.retryable || Date.now() >= deadline) return { ...first.result, events };
-  events.push({ kind: 'retried', message: `${first.result.error}: the connection was a reused kept-alive one and nothing was received, so the request was sent again on a fresh connection` });
+  const first = await attempt(request, url, pooled, clock);
+  if (first.retry === undefined || Date.now() >= clock.deadline) return { ...first.result, events };
+  events.push({ kind: 'retried', message: `${first.result.error}: ${first.retry}, so the request was sent again on a fresh connection` });
   // A one-off agent guarantees a new connection (the pool may hold other idle sockets the server closed too).
   const fresh = url.protocol === 'https:' ? new https.Agent({ keepAlive: true, maxSockets: 1 }) : new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
-    const second = await attempt(request, url, fresh, deadline);
+    const second = await attempt(request, url, fresh, clock);
     return { ...second.result, events };
   } finally {
     fresh.destroy();
   }
 }
 
-function attempt(request: TransportRequest, url: URL, agent: http.Agent, deadline: number): Promise<Attempt> {
+/** The two clocks of one request: the overall deadline (shared by a retry) and the idle timeout. */
+interface Clock {
+  started: number;
+  deadline: number;
+  idleMs: number;
+}
+
+/** Seconds into the request, for the messages: `1.7 s`. */
+const at = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+
+function attempt(request: TransportRequest, url: URL, agent: http.Agent, clock: Clock): Promise<Attempt> {
   const maxBody = request.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const maxEvents = request.maxEvents ?? DEFAULT_MAX_EVENTS;
   const headers: Record<string, string> = { ...request.headers };
@@ -179,8 +199,42 @@ function attempt(request: TransportRequest, url: URL, agent: http.Agent, deadlin
     let socket: Socket | undefined;
     let res: http.IncomingMessage | undefined;
     let decoded: zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | undefined;
+    let counter: EventCounter | undefined;
+    // The idle clock: reset by every byte received and by upload progress (the bytes still queued shrinking).
+    let activeAt = Date.now();
+    let headAt: number | undefined;
+    let lastByteAt: number | undefined;
+    let queued = Infinity;
     const onSocketData = () => {
       received = true;
+      activeAt = lastByteAt = Date.now();
+    };
+
+    /** What arrived and when, for a timeout's message: the kit stopped waiting, this is what it had. */
+    const arrived = (now: number): string => {
+      if (headAt === undefined) return '';
+      const events = counter ? ` (${counter.count} event(s))` : '';
+      const last = lastByteAt !== undefined ? `, the last at ${at(lastByteAt - clock.started)}, ${now - lastByteAt} ms before the kit stopped waiting` : '';
+      return `: HTTP ${status} arrived at ${at(headAt - clock.started)}, then ${size} body byte(s)${events}${last}`;
+    };
+
+    const tick = () => {
+      if (settled) return;
+      const now = Date.now();
+      const pending = socket?.writableLength;
+      if (pending !== undefined && pending < queued) {
+        // The upload moved since the last look: a slow upload is progress, not silence.
+        if (queued !== Infinity) activeAt = Math.max(activeAt, now);
+        queued = pending;
+      }
+      const where = status === 0 ? 'before any response' : 'while reading the response body';
+      if (now >= clock.deadline) {
+        return finish(new TransportFailure('timeout', `request timed out after ${clock.deadline - clock.started} ms ${where} (the overall bound on one request)${arrived(now)}`));
+      }
+      if (now - activeAt >= clock.idleMs) {
+        return finish(new TransportFailure('timeout', `request timed out after ${clock.idleMs} ms ${where} (the idle timeout: no byte in that time)${arrived(now)}`));
+      }
+      timer = setTimeout(tick, Math.max(1, Math.min(clock.deadline, activeAt + clock.idleMs) - now));
     };
 
     const finish = (err?: unknown) => {
@@ -189,19 +243,24 @@ function attempt(request: TransportRequest, url: URL, agent: http.Agent, deadlin
       clearTimeout(timer);
       socket?.off('data', onSocketData);
       const result: TransportResult = { status, headers: responseHeaders, body: Buffer.concat(chunks, size), events: [] };
-      let retryable = false;
+      let retry: string | undefined;
       if (err !== undefined) {
         result.error = describe(err);
         result.errorKind = classify(err);
-        const code = String((err as { code?: unknown })?.code ?? '');
-        retryable = status === 0 && !received && req?.reusedSocket === true && (RETRYABLE_CODES.has(code) || /socket hang up/i.test(result.error));
+        // A reused connection that drops before any answer (a reset, EPIPE, a hang-up: never our own timeout)
+        // was closed by the server as idle; the request was not answered, whether or not its body was all sent.
+        if (status === 0 && !received && req?.reusedSocket === true && result.errorKind === 'reset' && !(err instanceof TransportFailure)) {
+          retry = request.body !== undefined && !req.writableFinished
+            ? 'the connection was a reused kept-alive one and it closed while the request body was still being sent, with nothing received'
+            : 'the connection was a reused kept-alive one and nothing was received';
+        }
         // Past a bound or on a broken answer the connection is of no further use: never return it to the pool.
         req?.destroy();
         res?.destroy();
         decoded?.destroy();
         socket?.destroy();
       }
-      resolve({ result, retryable });
+      resolve(retry !== undefined ? { result, retry } : { result });
     };
 
     let req: http.ClientRequest | undefined;
@@ -209,12 +268,9 @@ function attempt(request: TransportRequest, url: URL, agent: http.Agent, deadlin
       req = lib.request(url, { method: request.method, headers, agent });
     } catch (err) {
       // E.g. a header value Node refuses to send: nothing went out.
-      return resolve({ result: { status: 0, headers: {}, body: Buffer.alloc(0), error: describe(err), errorKind: 'other', events: [] }, retryable: false });
+      return resolve({ result: { status: 0, headers: {}, body: Buffer.alloc(0), error: describe(err), errorKind: 'other', events: [] } });
     }
-    const timer = setTimeout(
-      () => finish(new TransportFailure('timeout', `request timed out after ${request.timeoutMs} ms ${status === 0 ? 'before any response' : 'while reading the response body'}`)),
-      Math.max(0, deadline - Date.now()),
-    );
+    let timer = setTimeout(tick, Math.max(0, Math.min(clock.deadline, activeAt + clock.idleMs) - Date.now()));
     req.on('socket', (s) => {
       socket = s;
       s.on('data', onSocketData);
@@ -227,10 +283,11 @@ function attempt(request: TransportRequest, url: URL, agent: http.Agent, deadlin
     });
     req.on('response', (response) => {
       res = response;
+      headAt = Date.now();
       status = response.statusCode ?? 0;
       responseHeaders = flatHeaders(response.headers);
       const isStream = /^text\/event-stream/i.test(responseHeaders['content-type'] ?? '');
-      const counter = isStream ? new EventCounter() : undefined;
+      counter = isStream ? new EventCounter() : undefined;
       decoded = decoder(response, responseHeaders['content-encoding']);
       const source: NodeJS.ReadableStream = decoded ?? response;
       source.on('data', (chunk: Buffer) => {

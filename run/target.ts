@@ -1,13 +1,14 @@
 // The one client the suite talks to a target through. Every request goes through `send`: the budget, the
-// token-cap policy, the transport (timeout, bounded reads, one retry on a fresh connection), and an exchange
-// record (redacted, with a curl that replays it) that travels with the test's result into the reports.
-// The kit's own limits are never the target's failure: through the runner's hooks, inside a test each request
-// extends the test's timeout by its own, and a request the budget refuses skips the test with the reason.
+// token-cap policy, the transport (idle timeout and overall bound, bounded reads, one retry on a fresh
+// connection), and an exchange record (redacted, with a curl that replays it) that travels with the test's result
+// into the reports. The kit's own limits are never the target's failure: through the runner's hooks, inside a test
+// each request extends the test's timeout by its own, a request the budget refuses skips the test with the reason,
+// and an answer the kit stopped waiting for is not judged (judge/exchange.ts noResponse).
 import { BudgetExhausted, Ledger } from './ledger.ts';
 import { budgetOf } from './profile.ts';
 import { redact, redactHeaders } from '../spec/redact.ts';
 import { secrets, type RunConfig } from './config.ts';
-import { DEFAULT_MAX_EVENTS, sendRequest, type TransportEvent, type TransportResult } from './http.ts';
+import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_EVENTS, sendRequest, type TransportEvent, type TransportResult } from './http.ts';
 import { TargetResponse, type Exchange } from '../judge/exchange.ts';
 import { nextRetry, retryAfterMs } from './transient.ts';
 import { curlOf, evidenceText } from '../judge/evidence.ts';
@@ -23,6 +24,7 @@ export interface SendOptions {
   /** How the key is named in the curl (an environment variable the reader sets). */
   keyVar?: string;
   headers?: Record<string, string>;
+  /** The overall bound on this request (default the run's CONFORMANCE_REQUEST_TIMEOUT_MS). */
   timeoutMs?: number;
   /** With no body: send no Content-Length and no Transfer-Encoding (the bodiless POST probe). */
   noLengthHeaders?: boolean;
@@ -112,6 +114,8 @@ export class Target {
       throw err;
     }
     const timeoutMs = opts.timeoutMs ?? this.config.requestTimeoutMs;
+    // The idle clock never outlasts the request's own bound (a short probe stays short).
+    const idleTimeoutMs = Math.min(this.config.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, timeoutMs);
     const key = opts.key === undefined ? this.config.apiKey : opts.key;
     const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: 'application/json, text/event-stream', ...(opts.headers ?? {}) };
     if (key) headers.authorization = `Bearer ${key}`;
@@ -149,6 +153,7 @@ export class Target {
         ...(bytes !== undefined ? { body: bytes } : {}),
         ...(opts.noLengthHeaders ? { noLengthHeaders: true } : {}),
         timeoutMs,
+        idleTimeoutMs,
         maxBodyBytes: this.config.maxBodyBytes,
         maxEvents: DEFAULT_MAX_EVENTS,
       });
