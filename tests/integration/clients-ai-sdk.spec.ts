@@ -6,16 +6,11 @@ import { expect, test } from '@playwright/test';
 import { APICallError, RetryError, generateText, stepCountIs, streamText, tool, type ModelMessage, type TextStreamPart, type ToolSet } from 'ai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { z } from 'zod';
-import { FRAMINGS, MOCK_KEYS, MOCK_MODELS, fixtureEntry, startMockServer, type RunningMockServer } from '../../mock/index.ts';
+import { FRAMINGS, MOCK_KEYS, MOCK_MODELS, fixtureEntry } from '../../mock/index.ts';
 import { downRoute, thrown } from './support/sdk-helpers.ts';
+import { useMock } from './support/use-mock.ts';
 
-let mock: RunningMockServer;
-test.beforeAll(async () => {
-  mock = await startMockServer({ port: 0 });
-});
-test.afterAll(async () => {
-  await mock.close();
-});
+const mock = useMock(test);
 
 interface Sent {
   url: string;

@@ -23,18 +23,11 @@ import {
   fixtureEntries,
   fixtureEntry,
   publicEntry,
-  startMockServer,
-  type RunningMockServer,
 } from '../../mock/index.ts';
 import { downRoute, thrown } from './support/sdk-helpers.ts';
+import { useMock } from './support/use-mock.ts';
 
-let mock: RunningMockServer;
-test.beforeAll(async () => {
-  mock = await startMockServer({ port: 0 });
-});
-test.afterAll(async () => {
-  await mock.close();
-});
+const mock = useMock(test);
 
 interface Sent {
   method: string;

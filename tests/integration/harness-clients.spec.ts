@@ -5,46 +5,26 @@
 // - the AI SDK reports a stream cut by a runtime fault (set for one test over the control API) as an error;
 // - a scripted tool-call loop runs two tool rounds with the openai SDK's runTools, then answers.
 // The last two use the Playwright fixture of docs/testing.md (support/chatconform-fixture.ts).
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import OpenAI from 'openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { streamText, type TextStreamPart, type ToolSet } from 'ai';
 import { startChatconformMock, type ChatconformMock } from '../../entries/testing.ts';
 import { MOCK_MODELS } from '../../mock/keys-and-models.ts';
-import { repoRoot } from '../../run/config.ts';
 import { expect, test } from './support/chatconform-fixture.ts';
-
-const TSX = path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs');
-const CLI = path.join(repoRoot, 'cli/main.ts');
+import { CliProcesses } from './support/cli-process.ts';
 
 test.describe('a server-wide fault from the command line (another process)', () => {
-  let child: ChildProcess | undefined;
+  const cli = new CliProcesses();
   let mock: ChatconformMock;
 
   test.beforeAll(async () => {
     // The first two of every three requests get 429 with retry-after: 0 (so the SDK's wait is its own short backoff).
-    child = spawn(process.execPath, [TSX, CLI, 'mock', '--port', '0', '--fault', '429:retry-after=0@2/3'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      let err = '';
-      const timer = setTimeout(() => reject(new Error(`no listening line in 30 s: ${out} ${err}`)), 30_000);
-      child!.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-      child!.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /^mock listening on (http:\/\/\S+)$/m.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      });
-      child!.on('exit', (code) => reject(new Error(`the mock exited (${code}): ${err}`)));
-    });
+    const { url } = await cli.start(['mock', '--port', '0', '--fault', '429:retry-after=0@2/3']);
     mock = await startChatconformMock({ url });
   });
   test.afterAll(async () => {
     await mock?.close();
-    if (child?.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
+    cli.stopAll();
   });
 
   test('the openai SDK retries the 429s (maxRetries 2) and succeeds on its third try; the journal shows the three', async () => {

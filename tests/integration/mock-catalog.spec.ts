@@ -1,17 +1,11 @@
 // Issue 3, points 1-3: the catalog endpoints, the fixture catalog and the keys, over real HTTP.
 import { expect, test } from '@playwright/test';
 import { assertValid } from '../../spec/validator.ts';
-import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
 import { fixtureEntries, MOCK_KEYS, MOCK_MODELS, MOCK_RESTRICTED_MODELS } from '../../mock/keys-and-models.ts';
 import { PUBLIC_FIELDS } from '../../mock/core/catalog.ts';
+import { useMock } from './support/use-mock.ts';
 
-let server: RunningMockServer;
-test.beforeAll(async () => {
-  server = await startMockServer({ port: 0 });
-});
-test.afterAll(async () => {
-  await server.close();
-});
+const server = useMock(test);
 
 async function get(path: string, key?: string): Promise<{ status: number; headers: Headers; body: any }> {
   const res = await fetch(`${server.url}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} });

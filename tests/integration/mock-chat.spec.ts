@@ -3,16 +3,10 @@
 import { expect, test } from '@playwright/test';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { assertValid } from '../../spec/validator.ts';
-import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
+import { useMock } from './support/use-mock.ts';
 
-let server: RunningMockServer;
-test.beforeAll(async () => {
-  server = await startMockServer({ port: 0 });
-});
-test.afterAll(async () => {
-  await server.close();
-});
+const server = useMock(test);
 
 interface Answer {
   status: number;

@@ -5,17 +5,12 @@ import http from 'node:http';
 import net from 'node:net';
 import { readFileSync } from 'node:fs';
 import { assertValid } from '../../spec/validator.ts';
-import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
+import { startMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../mock/core/limits.ts';
+import { useMock } from './support/use-mock.ts';
 
-let server: RunningMockServer;
-test.beforeAll(async () => {
-  server = await startMockServer({ port: 0 });
-});
-test.afterAll(async () => {
-  await server.close();
-});
+const server = useMock(test);
 
 interface Case {
   name: string;

@@ -5,16 +5,11 @@
 import net from 'node:net';
 import http from 'node:http';
 import { expect, test } from '@playwright/test';
-import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
+import { startMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
+import { useMock } from './support/use-mock.ts';
 
-let mock: RunningMockServer;
-test.beforeAll(async () => {
-  mock = await startMockServer({ port: 0, headersTimeoutMs: 2000, bodyIdleTimeoutMs: 2000, bodyTimeoutMs: 4000 });
-});
-test.afterAll(async () => {
-  await mock.close();
-});
+const mock = useMock(test, { headersTimeoutMs: 2000, bodyIdleTimeoutMs: 2000, bodyTimeoutMs: 4000 });
 
 /** Sends raw bytes on a fresh connection; resolves with everything the server sent until it closed (or 5 s). */
 function raw(port: number, ...parts: (string | Buffer)[]): Promise<string> {

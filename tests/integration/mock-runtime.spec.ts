@@ -1,7 +1,6 @@
 // Issue 3, points 14 and 15: the MSW handlers in-process (setupServer answering a plain fetch, any origin,
 // any mount prefix, streaming), and the CLI (prints its line, serves, stops cleanly on SIGTERM/SIGINT).
 import { expect, test } from '@playwright/test';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { setupServer } from 'msw/node';
 import { assertValid } from '../../spec/validator.ts';
@@ -9,6 +8,7 @@ import { decodeSse } from '../../judge/decoding/sse.ts';
 import { createHandlers, handlers } from '../../mock/index.ts';
 import { startMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
+import { CliProcesses, startProcess } from './support/cli-process.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -88,63 +88,50 @@ test.describe('the node:http server', () => {
   });
 });
 
-function startCli(args: string[]): { child: ChildProcess; url: Promise<string>; exit: Promise<{ code: number | null; signal: string | null }>; output: () => string } {
-  // tsx relays signals to the script; `npx` does not forward SIGTERM to its child, so the test runs tsx itself.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'mock', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const url = new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /^mock listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.stderr!.on('data', (d) => (out += d));
-    child.once('exit', () => reject(new Error(`cli exited early:\n${out}`)));
-  });
-  const exit = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  return { child, url, exit, output: () => out };
-}
-
 test.describe('point 15: CLI', () => {
+  const cli = new CliProcesses();
+  test.afterAll(() => cli.stopAll());
+
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     test(`--port 0 prints "mock listening on http://127.0.0.1:N", serves, and exits 0 on ${signal}`, async () => {
-      const cli = startCli(['--port', '0']);
+      const mock = await cli.start(['mock', '--port', '0']);
       try {
-        const url = await cli.url;
-        expect(cli.output().trim()).toBe(`mock listening on ${url}`);
+        const url = mock.url;
+        expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+        expect(mock.output().trim()).toBe(`mock listening on ${url}`);
         const res = await fetch(`${url}/v1/models`);
         assertValid('model-list', await res.json());
-        cli.child.kill(signal);
-        expect(await cli.exit).toEqual({ code: 0, signal: null });
+        // To the process itself, as a terminal's Ctrl-C or a service manager would send it.
+        mock.child.kill(signal);
+        expect(await mock.ended).toEqual({ code: 0, signal: null });
       } finally {
-        if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
+        mock.stop('SIGKILL');
       }
     });
   }
 
   test('the tsx binary (what npm run mock uses) also stops on SIGTERM and frees the port', async () => {
-    const child = spawn(`${repoRoot}node_modules/.bin/tsx`, ['cli/main.ts', 'mock', '--port', '0'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    // tsx relays signals to the script; `npx` does not forward SIGTERM to its child, so the test runs tsx itself.
+    const tsx = await startProcess(`${repoRoot}node_modules/.bin/tsx`, ['cli/main.ts', 'mock', '--port', '0']);
     try {
-      const line = await new Promise<string>((resolve) => child.stdout.on('data', (d) => resolve(String(d))));
-      expect(line).toMatch(/^mock listening on http:\/\/127\.0\.0\.1:\d+\n$/);
-      const url = line.trim().slice('mock listening on '.length);
+      expect(tsx.stdout()).toMatch(/^mock listening on http:\/\/127\.0\.0\.1:\d+\n$/);
+      const url = tsx.url;
       expect((await fetch(`${url}/v1/models`)).status).toBe(200);
       // tsx relays the signal to the script once its IPC channel is up; give it a moment under load.
       await new Promise((r) => setTimeout(r, 300));
-      const exit = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-      child.kill('SIGTERM');
-      const result = await exit;
+      // To tsx alone (not its group): what is tested is that tsx passes it on.
+      tsx.child.kill('SIGTERM');
+      const result = await tsx.ended;
       expect(result.code === 0 || result.signal === 'SIGTERM', JSON.stringify(result)).toBe(true);
       await expect(fetch(`${url}/v1/models`)).rejects.toThrow();
     } finally {
-      if (child.exitCode === null) child.kill('SIGKILL');
+      tsx.stop('SIGKILL');
     }
   });
 
   test('a bad --port is refused with exit code 2', async () => {
-    const cli = startCli(['--port', 'abc']);
-    cli.url.catch(() => undefined);
-    expect((await cli.exit).code).toBe(2);
-    expect(cli.output()).toContain('--port');
+    const refused = await cli.run(['mock', '--port', 'abc']);
+    expect(refused.code).toBe(2);
+    expect(refused.output).toContain('--port');
   });
 });

@@ -2,16 +2,10 @@
 import { expect, test } from '@playwright/test';
 import { assertValid } from '../../spec/validator.ts';
 import { decodeSse } from '../../judge/decoding/sse.ts';
-import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS, MOCK_MODELS, MOCK_SEARCH_MIN_OUTPUT_TOKENS } from '../../mock/keys-and-models.ts';
+import { useMock } from './support/use-mock.ts';
 
-let server: RunningMockServer;
-test.beforeAll(async () => {
-  server = await startMockServer({ port: 0 });
-});
-test.afterAll(async () => {
-  await server.close();
-});
+const server = useMock(test);
 
 async function chat(body: Record<string, unknown>): Promise<{ status: number; headers: Headers; body: any }> {
   const res = await fetch(`${server.url}/v1/chat/completions`, {

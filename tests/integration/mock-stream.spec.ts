@@ -4,16 +4,11 @@ import { expect, test } from '@playwright/test';
 import http from 'node:http';
 import { assertValid } from '../../spec/validator.ts';
 import { decodeSse, transcribeSse, type SseEvent } from '../../judge/decoding/sse.ts';
-import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
+import { startMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
+import { useMock } from './support/use-mock.ts';
 
-let server: RunningMockServer;
-test.beforeAll(async () => {
-  server = await startMockServer({ port: 0 });
-});
-test.afterAll(async () => {
-  await server.close();
-});
+const server = useMock(test);
 
 interface Streamed {
   status: number;

@@ -1,5 +1,5 @@
 // @copilotkit/aimock (a devDependency) as a third-party target: the `llmock` bin of the package started as a
-// child process in its own process group, on 127.0.0.1 and a free port, with the fixtures of
+// child process in its own process group (support/cli-process.ts), on 127.0.0.1 and a free port, with the fixtures of
 // fixtures/third-party/aimock/ and inbound key validation on. Used by tests/integration/third-party-aimock.spec.ts.
 //
 // What aimock 1.43.0 serves (read from its README and dist/server.js, dist/router.js):
@@ -11,9 +11,9 @@
 // - GET /v1/models/{id}: no route; it falls through to 404 {"error":{"message":"Not found","type":"not_found"}}.
 // - Keys: none by default (every request accepted). AIMOCK_API_KEYS turns on inbound validation for every HTTP
 //   route, /v1/models included (401 invalid_api_key); only /health, /ready and /metrics stay public.
-import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { repoRoot } from '../../../run/config.ts';
+import { startProcess } from './cli-process.ts';
 
 /** The `llmock` bin (dist/cli.js): the `aimock` bin has no --fixtures flag. */
 export const AIMOCK_CLI = path.join(repoRoot, 'node_modules/@copilotkit/aimock/dist/cli.js');
@@ -39,65 +39,31 @@ export interface AimockOptions {
 
 const LISTENING = /listening on (http:\/\/127\.0\.0\.1:\d+)/;
 
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-child.pid!, signal);
-  } catch {
-    // The group is already gone.
-  }
-}
-
 export async function startAimock(opts: AimockOptions = {}): Promise<RunningAimock> {
   const startTimeoutMs = opts.startTimeoutMs ?? 20_000;
-  // detached: the server leads its own process group, so stop() reaches anything it started.
-  const child = spawn(process.execPath, [AIMOCK_CLI, '--host', '127.0.0.1', '--port', '0', '--fixtures', opts.fixtures ?? AIMOCK_FIXTURES, '--log-level', 'info'], {
-    cwd: repoRoot,
+  const deadline = Date.now() + startTimeoutMs;
+  const server = await startProcess(process.execPath, [AIMOCK_CLI, '--host', '127.0.0.1', '--port', '0', '--fixtures', opts.fixtures ?? AIMOCK_FIXTURES, '--log-level', 'info'], {
     env: { ...process.env, AIMOCK_API_KEYS: AIMOCK_API_KEY, FORCE_COLOR: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let out = '';
-  const keep = (d: Buffer) => {
+    ready: (out) => LISTENING.exec(out)?.[1],
+    timeoutMs: startTimeoutMs,
     // Bounded: aimock logs every request at info level; only the last 64 kB are kept.
-    out = (out + d.toString('utf8')).slice(-65_536);
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let hasExited = false;
-  // A test process that ends without calling stop() (a hook timeout, say) still takes the server with it.
-  const onExit = () => signalGroup(child, 'SIGKILL');
-  process.once('exit', onExit);
-  void exited.then(() => {
-    hasExited = true;
-    process.removeListener('exit', onExit);
+    keepChars: 65_536,
   });
-
-  const stop = async () => {
-    if (hasExited) return;
-    signalGroup(child, 'SIGTERM');
-    const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(timer);
-  };
-
+  let hasExited = false;
+  void server.ended.then(() => (hasExited = true));
   try {
-    const deadline = Date.now() + startTimeoutMs;
-    let url: string | undefined;
+    // Listening is not yet serving: wait for GET /health.
     while (Date.now() < deadline && !hasExited) {
-      url ??= LISTENING.exec(out)?.[1];
-      if (url) {
-        const ok = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1_000) }).then(
-          (r) => r.ok,
-          () => false,
-        );
-        if (ok) return { url, pid: child.pid!, apiKey: AIMOCK_API_KEY, output: () => out, stop };
-      }
+      const ok = await fetch(`${server.url}/health`, { signal: AbortSignal.timeout(1_000) }).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ok) return { url: server.url, pid: server.pid, apiKey: AIMOCK_API_KEY, output: server.output, stop: server.close };
       await new Promise((r) => setTimeout(r, 100));
     }
-    throw new Error(`aimock did not answer GET /health within ${startTimeoutMs} ms${hasExited ? ' (it exited)' : ''}; its output:\n${out.slice(-3000)}`);
+    throw new Error(`aimock did not answer GET /health within ${startTimeoutMs} ms${hasExited ? ' (it exited)' : ''}; its output:\n${server.output().slice(-3000)}`);
   } catch (err) {
-    await stop();
+    await server.close();
     throw err;
   }
 }
