@@ -197,6 +197,7 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'catalog-price-strings': 'model list',
   'catalog-requires-credential': 'model list without a credential',
   'catalog-duplicate-entry': 'model list',
+  'catalog-list-object-wrong': 'model list',
   'chat-without-credential': 'refused: no credential',
   'invalid-key-accepted': 'refused: an unknown key',
   'restricted-key-rerouted': 'refused: a restricted key asks for another model',
@@ -212,6 +213,9 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'created-milliseconds': 'chat',
   'tool-arguments-object': 'stream, tool call',
   'tool-arguments-not-json': 'chat, tool call',
+  // The streamed path for the empty id (the streamed-call check), the answer's for the missing type (the schema rule).
+  'tool-call-id-empty': 'stream, tool call',
+  'tool-call-type-missing': 'chat, tool call',
   'tools-undeclared-500': 'refused: tool calls without declared tools',
   'search-refusal-message': 'refused: a model that cannot search',
   'search-context-size-lenient': 'refused: an unknown search_context_size',
@@ -259,6 +263,8 @@ const ALSO_FOUND: Partial<Record<DefectName, string[]>> = {
   'stream-no-blank-line': ['fail STREAM-004'],
   // A text/plain refusal has no error.code, which AUTH-008's refusal must carry.
   'error-plain-text': ['fail AUTH-008'],
+  // An empty id is no id to the standard clients' delta merging either.
+  'tool-call-id-empty': ['warn CHAT-001'],
   // finish_reason null on the tool-call answer: standard clients get no finish_reason either.
   'finish-reason-null': ['warn CHAT-001'],
 };
