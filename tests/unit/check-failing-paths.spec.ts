@@ -211,6 +211,7 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'cached-tokens-zero': 'chat on a caching entry',
   'usage-total-mismatch': 'chat with reasoning',
   'created-milliseconds': 'chat',
+  'completion-id-empty': 'chat',
   'tool-arguments-object': 'stream, tool call',
   'tool-arguments-not-json': 'chat, tool call',
   // The streamed path for the empty id (the streamed-call check), the answer's for the missing type (the schema rule).
@@ -232,12 +233,14 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'stream-usage-missing': 'stream of a search, include_usage',
   'stream-finish-reason-null': 'stream, tool call',
   'stream-no-blank-line': 'stream',
+  'stream-text-legacy-field': 'stream',
   'stream-wrong-content-type': 'stream',
   'unavailable-500': 'refused: an unavailable model',
   'deactivated-404': 'refused: a deactivated model',
   'error-plain-text': 'refused: a restricted key asks for another model',
   'error-no-code': 'refused: a stream answered x-mock-status 503',
   'stream-error-as-200': 'refused: a stream without a credential',
+  'error-type-missing': 'refused: no credential',
   'oversized-accepted': 'refused: an oversized body',
   'body-limit-1mb': 'chat of 1 MiB',
 };
