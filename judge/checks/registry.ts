@@ -3,7 +3,7 @@
 import { MODEL_LIST_CHECKS } from './catalog.ts';
 import { COMPLETION_CHECKS } from './completion.ts';
 import { ERROR_CHECKS } from './errors.ts';
-import { CATALOG_ENTRY_RULES, CHAT_CHUNK_RULES, CHAT_RESPONSE_RULES, ERROR_BODY_RULES, schemaChecks } from './schema.ts';
+import { CATALOG_ENTRY_RULES, CHAT_CHUNK_RULES, CHAT_RESPONSE_RULES, ERROR_BODY_RULES, MODEL_LIST_RULES, schemaChecks } from './schema.ts';
 import { STREAM_CHECKS } from './stream.ts';
 import { check, holds, isObject, type Check } from './check.ts';
 import type { TargetResponse } from '../exchange.ts';
@@ -11,7 +11,7 @@ import type { TargetResponse } from '../exchange.ts';
 export const COMPLETION_SCHEMA_CHECKS = schemaChecks('chat-response', CHAT_RESPONSE_RULES, { fallbackId: 'CHAT-004', nullId: 'RESP-001' });
 export const CHUNK_SCHEMA_CHECKS = schemaChecks('chat-chunk', CHAT_CHUNK_RULES, { fallbackId: 'STREAM-003', nullId: 'RESP-001' });
 export const ERROR_SCHEMA_CHECKS = schemaChecks('error', ERROR_BODY_RULES, { fallbackId: 'ERR-001' });
-export const MODEL_LIST_SCHEMA_CHECKS = schemaChecks('model-list', CATALOG_ENTRY_RULES, { fallbackId: 'CAT-032', nullId: 'CAT-027' });
+export const MODEL_LIST_SCHEMA_CHECKS = schemaChecks('model-list', MODEL_LIST_RULES, { fallbackId: 'CAT-032', nullId: 'CAT-027' });
 export const MODEL_ENTRY_SCHEMA_CHECKS = schemaChecks('model', CATALOG_ENTRY_RULES, { fallbackId: 'CAT-036', nullId: 'CAT-027' });
 
 /** A 200 non-streamed answer is a JSON chat completion object (4.3). */

@@ -190,8 +190,17 @@ export const CATALOG_ENTRY_RULES: readonly PointerRule[] = [
   { id: 'CAT-002', scope: new RegExp(`^${entry}/(?:${BACKEND_FIELD_NAMES.join('|')})$`, 'i') },
   // Anything else on an entry is a field the catalog does not list.
   { id: 'CAT-001', scope: new RegExp(`^${entry}/[^/]+$`) },
+];
+
+/**
+ * The model list: its own fields before its entries'. The entry rules take a pointer with or without /data/N
+ * (they also judge GET /v1/models/{id}), so after them CAT-001's "any other field" would take the list's own
+ * `object` and `data`.
+ */
+export const MODEL_LIST_RULES: readonly PointerRule[] = [
   { id: 'CAT-029', scope: /^\/data(?:\/\d+)?$/ },
   { id: 'CAT-028', scope: /^\/object$/ },
+  ...CATALOG_ENTRY_RULES,
 ];
 
 export const ERROR_BODY_RULES: readonly PointerRule[] = [

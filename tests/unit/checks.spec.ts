@@ -73,6 +73,18 @@ test.describe('one deviation, one requirement; the others still judged', () => {
     expect(statusOf(unknown.check.records, 'CAT-002')).toBe('pass');
   });
 
+  test('the list\'s own fields are the list\'s rules: a wrong object is CAT-028\'s, an entry\'s unknown object CAT-001\'s', () => {
+    const entry = { id: 'm', name: 'M', min_tier: 'free', supports_images: false, supports_caching: false, supports_reasoning: false, supports_global_endpoint: true, is_featured: false };
+    const list = scratch(['CAT-031']);
+    judgeModelList(list.check, list.respond(200, { object: 'models', data: [entry] }), 'CAT-031');
+    expect(statusOf(list.check.records, 'CAT-028')).toBe('fail');
+    expect(statusOf(list.check.records, 'CAT-001')).not.toBe('fail');
+    const inEntry = scratch(['CAT-031']);
+    judgeModelList(inEntry.check, inEntry.respond(200, { object: 'list', data: [{ ...entry, object: 'model' }] }), 'CAT-031');
+    expect(statusOf(inEntry.check.records, 'CAT-001')).toBe('fail');
+    expect(statusOf(inEntry.check.records, 'CAT-028')).toBe('pass');
+  });
+
   test('a url on a "search" action is charged to SEARCH-035 by the schema node that states it', () => {
     const { check, respond } = scratch();
     judgeCompletion(check, respond(200, completion({ content: 'Paris.', service_web_search: [{ type: 'search', query: 'louvre', url: 'https://example.org' }] })), 'm');

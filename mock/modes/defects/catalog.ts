@@ -1,6 +1,6 @@
 // Defect modes: the catalog (2.10, 2.11, 4.1, 4.2). Each breaks the requirement it names, as real servers do.
 import { MockHttpError } from '../../core/errors.ts';
-import { PUBLIC_FIELDS } from '../../core/catalog.ts';
+import { PUBLIC_FIELDS, type ModelList } from '../../core/catalog.ts';
 import type { PublicCatalogEntry } from '../../core/types.ts';
 import { defect } from '../mode.ts';
 
@@ -89,6 +89,14 @@ export const CATALOG_DEFECTS = [
     section: 'catalog',
     description: 'the first entry is listed twice (a join over two region tables without DISTINCT)',
     stages: () => ({ modelList: (next) => (data) => next(data[0] ? [data[0], ...data] : data) }),
+  }),
+  defect({
+    name: 'catalog-list-object-wrong',
+    tier: 'extended',
+    breaks: 'CAT-028',
+    section: 'catalog',
+    description: 'the model list says "object": "models" (the name of the collection) instead of "list"',
+    stages: () => ({ modelList: (next) => (data) => ({ ...next(data), object: 'models' }) as unknown as ModelList }),
   }),
   defect({
     name: 'catalog-get-differs',

@@ -50,6 +50,21 @@ export const ERROR_DEFECTS = [
     },
   }),
   defect({
+    name: 'error-type-missing',
+    tier: 'extended',
+    breaks: 'ERR-002',
+    section: 'errors',
+    description: 'client errors (4xx) carry error.code and error.message but no error.type (a validation layer that writes its own envelope)',
+    output: {
+      error: (result) => {
+        if (result.status >= 500 || result.kind !== 'json') return result;
+        const body = result.body as { error: Record<string, unknown> };
+        const { type: _t, ...error } = body.error;
+        return { ...result, body: { ...body, error } };
+      },
+    },
+  }),
+  defect({
     name: 'stream-error-as-200',
     tier: 'extended',
     breaks: 'ERR-005',

@@ -75,6 +75,14 @@ export const RESPONSE_SHAPE_DEFECTS = [
     }),
   }),
   defect({
+    name: 'completion-id-empty',
+    tier: 'extended',
+    breaks: 'RESP-002',
+    section: 'response shape',
+    description: 'the completion "id" is "" (a gateway passes through an upstream that names its completions with nothing)',
+    stages: () => ({ envelope: (next) => (input) => ({ ...next(input), id: '' }) }),
+  }),
+  defect({
     name: 'created-milliseconds',
     breaks: 'RESP-005',
     section: 'response shape',

@@ -58,6 +58,26 @@ export const STREAMING_DEFECTS = [
     },
   }),
   defect({
+    name: 'stream-text-legacy-field',
+    tier: 'extended',
+    breaks: 'STREAM-012',
+    section: 'streaming',
+    description: 'streamed text goes out as choices[].text, the legacy completions field, with a delta that lacks content (a bridge over a /v1/completions backend)',
+    output: {
+      chunks: (chunks) => {
+        for (const chunk of chunks) {
+          for (const choice of choicesOf(chunk)) {
+            const delta = choice.delta as Record<string, unknown> | undefined;
+            if (typeof delta?.content !== 'string') continue;
+            choice.text = delta.content;
+            delete delta.content;
+          }
+        }
+        return chunks;
+      },
+    },
+  }),
+  defect({
     name: 'stream-no-blank-line',
     tier: 'extended',
     breaks: 'STREAM-009',

@@ -13,6 +13,12 @@ function pythonRepr(v: unknown): string {
   return String(v);
 }
 
+/** The tool calls of a message or a delta (an empty list when there are none). */
+function toolCallsOf(m: unknown): Record<string, unknown>[] {
+  const calls = (m as { tool_calls?: unknown } | null | undefined)?.tool_calls;
+  return Array.isArray(calls) ? (calls.filter((c) => typeof c === 'object' && c !== null) as Record<string, unknown>[]) : [];
+}
+
 export const TOOL_DEFECTS = [
   defect({
     name: 'tool-arguments-object',
@@ -68,6 +74,37 @@ export const TOOL_DEFECTS = [
         return c;
       },
     }),
+  }),
+  defect({
+    name: 'tool-call-id-empty',
+    tier: 'extended',
+    breaks: 'RESP-015',
+    section: 'tools',
+    description: 'tool calls carry "id": "" (a gateway translating from a provider that names no call ids writes an empty one)',
+    stages: () => ({
+      complete: (next) => (input) => {
+        const c = next(input);
+        c.toolCalls = c.toolCalls.map((t) => ({ ...t, id: '' }));
+        return c;
+      },
+    }),
+  }),
+  defect({
+    name: 'tool-call-type-missing',
+    tier: 'extended',
+    breaks: 'RESP-017',
+    section: 'tools',
+    description: 'tool calls carry no "type" (only id and function), in the answer and in the first delta of each streamed call, as a translation from another provider\'s format writes them',
+    output: {
+      body: (body) => {
+        for (const choice of choicesOf(body)) for (const call of toolCallsOf(choice.message)) delete call.type;
+        return body;
+      },
+      chunks: (chunks) => {
+        for (const chunk of chunks) for (const choice of choicesOf(chunk)) for (const call of toolCallsOf(choice.delta)) delete call.type;
+        return chunks;
+      },
+    },
   }),
   defect({
     name: 'tools-undeclared-500',
