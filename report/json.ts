@@ -61,12 +61,13 @@ export interface ConformanceReport {
   };
   verdict: {
     result: Verdict;
-    /** The process exit status the reporter asked for ("passed" is exit code 0). */
+    /** The run status the reporter handed Playwright: "passed" exactly when exitCode is 0. */
     exitStatus: RunStatus;
     /**
-     * The exit code of `chatconform run`: 0 nothing failed the gate; 1 a MUST failed outside the baseline (or a
-     * stale entry, or a warning with fail-on warn); 3 the run could not complete (a configuration or runtime error:
-     * no target, a bad profile, the kit crashed, interrupted or out of time) without any such failure.
+     * The process's exit code, `npm run conformance` (the reporter sets it) and `chatconform run` alike: 0 nothing
+     * failed the gate; 1 a MUST failed outside the baseline (or a stale entry, or a warning with fail-on warn); 3 the
+     * run could not complete (a configuration or runtime error: the target never answered, a bad profile, the kit
+     * crashed, interrupted or out of time) without any such failure.
      */
     exitCode: 0 | 1 | 3;
     summary: string;
@@ -117,13 +118,22 @@ export interface ReportInput {
 
 /**
  * The run status the reporter returns: a MUST failure outside the baseline decides, unless the run could not
- * complete; a stale baseline entry fails the run too (the list must be kept current), and with failOn 'warn' so
- * does a warning.
+ * complete (`incomplete`: an error outside the tests, or a target that never answered); a stale baseline entry fails
+ * the run too (the list must be kept current), and with failOn 'warn' so does a warning.
  */
 export function decideExitStatus(playwrightStatus: RunStatus, mustFailedCount: number, incomplete: boolean, more: GateInput = {}): RunStatus {
   if (playwrightStatus === 'interrupted' || playwrightStatus === 'timedout') return playwrightStatus;
   if (incomplete) return 'failed';
   return gateFails(mustFailedCount, more) ? 'failed' : 'passed';
+}
+
+/**
+ * The one exit-code rule (README, "Exit codes"): 1 when the gate fails (a MUST outside the baseline, a stale entry,
+ * a warning with fail-on warn), else 0 when the run status is "passed", else 3 (the run could not judge: the target
+ * never answered, an error outside the tests, interrupted, out of time).
+ */
+export function exitCodeOf(exitStatus: RunStatus, gateFailed: boolean): 0 | 1 | 3 {
+  return gateFailed ? 1 : exitStatus === 'passed' ? 0 : 3;
 }
 
 interface GateInput {
@@ -171,12 +181,12 @@ export function buildReport(input: ReportInput): ConformanceReport {
   const unfinished = playwrightStatus === 'interrupted' || playwrightStatus === 'timedout' || errors.length > 0;
   const warnings = results.filter((r) => r.status === 'warn').length;
   const gate: GateInput = { stale: baseline?.stale.length ?? 0, warnings, failOn };
-  const exitStatus = decideExitStatus(playwrightStatus, failed.length, errors.length > 0, gate);
-  const gateFailed = gateFails(failed.length, gate);
-  // No target: the run's requests got no HTTP response at all (refused, reset, timed out): a runtime error, not a verdict.
+  // No target: the run's requests got no HTTP response at all (refused, reset, timed out, not HTTP), so no MUST
+  // could be judged: a runtime error, not a verdict, whichever command ran the suite.
   const sent = outcomes.flatMap((t) => t.evidence?.exchanges ?? []);
   const noTarget = sent.length > 0 && sent.every((x) => x.status === 0);
-  const exitCode: 0 | 1 | 3 = gateFailed ? 1 : exitStatus === 'passed' && !noTarget ? 0 : 3;
+  const exitStatus = decideExitStatus(playwrightStatus, failed.length, errors.length > 0 || noTarget, gate);
+  const exitCode = exitCodeOf(exitStatus, gateFails(failed.length, gate));
   const reqs = results.filter((r) => r.kind === 'requirement');
   const passed = reqs.filter((r) => r.status === 'pass').length;
   // A selection of requirements answers for the core requirements it selected; a run narrowed by file or title

@@ -4,10 +4,12 @@
 // conformance.html and badge.svg to CONFORMANCE_REPORT_DIR; every file is checked for the run's secrets on the
 // way out. The verdict (pass, fail, incomplete) says how much evidence stands behind it.
 //
-// The exit code is the contract: `onEnd` returns "failed" exactly when a MUST requirement failed, "passed"
-// otherwise (an incomplete verdict included: too little was judged, nothing failed); a run that was interrupted
-// or timed out keeps that status, and a run that could not complete (an error outside the tests: the global
-// setup, a spec file that does not load) or whose report is invalid is "failed".
+// The exit code is the contract, one rule for `npm run conformance` and `chatconform run` (README, exit codes):
+// the process exits with the report's `verdict.exitCode`: 1 when a MUST requirement failed (outside the baseline),
+// 0 when nothing failed and the run could judge (an incomplete verdict with some evidence included), 3 when it
+// could not (the target never answered, an error outside the tests, interrupted, out of time, no report written).
+// `onEnd` returns "passed" exactly for exit 0; Playwright maps that status to 0 or 1 only, so the reporter also
+// sets the process's exit code itself (exitWith).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError } from '@playwright/test/reporter';
@@ -95,6 +97,17 @@ function partialRun(): { selection?: string; scope?: string[] } {
   return filters ? { selection: `tests left out by the runner's filters (${filters})` } : {};
 }
 
+/**
+ * Makes `code` the process's exit code. Playwright ends its run with process.exit(0, 1 or 130) after the reporters;
+ * Node runs the 'exit' listeners inside process.exit and then exits with process.exitCode as they left it, so a
+ * listener is the one place a reporter's code survives.
+ */
+function exitWith(code: number): void {
+  process.once('exit', () => {
+    process.exitCode = code;
+  });
+}
+
 export default class ConformanceReporter implements Reporter {
   private root: Suite | undefined;
   private readonly errors: string[] = [];
@@ -138,11 +151,14 @@ export default class ConformanceReporter implements Reporter {
       publishToCi(report);
       for (const p of info.problems) process.stderr.write(`chatconform: note: ${redactText(p, info.secrets)}\n`);
       process.stdout.write(renderSummary(report, files, paintFor(process.stdout)));
+      exitWith(report.verdict.exitCode);
       return { status: report.verdict.exitStatus };
     } catch (err) {
       const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
       const line = '='.repeat(100);
       process.stderr.write(`\n${line}\nchatconform: THE CONFORMANCE REPORT COULD NOT BE WRITTEN; the run fails.\n${info ? redactText(message, info.secrets) : message}\n${line}\n`);
+      // No report: the kit could not judge (as `chatconform run` says when it finds none).
+      exitWith(3);
       return { status: playwrightStatus === 'interrupted' || playwrightStatus === 'timedout' ? playwrightStatus : 'failed' };
     }
   }

@@ -44,7 +44,7 @@ const BODY_CAP = 16 * 1024 * 1024;
 /**
  * `unjudgeable`: the target never gives an HTTP response, so the kit can judge nothing: every requirement it
  * needed is `error` (the kit could not judge), none is charged as failed, and the verdict is INCOMPLETE, never
- * PASS (exit 0: no MUST failed). The others answer, badly: judged, and they fail.
+ * PASS (exit 3: a runtime error, no target, never a green gate). The others answer, badly: judged, and they fail.
  */
 const TARGETS: { name: string; start: () => Promise<HostileTarget>; transport?: RegExp; unjudgeable?: boolean }[] = [
   { name: 'hangs (accepts, never answers)', start: hangingTarget, transport: /request timed out after 2000 ms before any response/, unjudgeable: true },
@@ -109,7 +109,7 @@ test('hostile targets: the suite finishes in bounded time, reports failures, nev
       expect.soft(r.verdict.result, `the run against the ${where}\nis incomplete, never a pass`).toBe('incomplete');
       expect.soft(r.verdict.mustFailed, `the run against the ${where}\ncharges no failure for what the kit could not judge`).toEqual([]);
       expect.soft(counts.error, `the run against the ${where}\nreports what it could not judge as error`).toBeGreaterThan(0);
-      expect.soft(run.code, `the run against the ${where}\nexits 0 (no MUST failed)`).toBe(0);
+      expect.soft(run.code, `the run against the ${where}\nexits 3 (no target: nothing could be judged)`).toBe(3);
     } else {
       expect.soft(r.verdict.result, `the run against the ${where}\nfails`).toBe('fail');
       expect.soft(r.verdict.mustFailed.length, `the run against the ${where}\nreports failed MUST requirements`).toBeGreaterThan(0);

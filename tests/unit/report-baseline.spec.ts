@@ -153,7 +153,8 @@ test('the exit code the report states: 0 nothing failed the gate, 1 a MUST faile
   const unanswered = { method: 'GET', url: 'http://127.0.0.1:9/v1/models', status: 0, requestHeaders: {}, responseHeaders: {}, responseBody: '', durationMs: 1, curl: 'curl', error: 'connect ECONNREFUSED', errorKind: 'refused' as const };
   const outcomes: TestOutcome[] = [{ title: 't', file: 'suites/catalog.spec.ts', line: 1, status: 'passed', declared: ['CAT-031'], durationMs: 1, evidence: { checks: [{ id: 'CAT-031', status: 'error', message: 'no HTTP response' }], exchanges: [unanswered as never] } }];
   const none = buildReport({ info: sampleInfo(), results: aggregate(outcomes), outcomes, startedAt: new Date(), durationMs: 5, playwrightStatus: 'passed', errors: [] });
-  expect(none.verdict).toMatchObject({ result: 'incomplete', exitStatus: 'passed', exitCode: 3 });
+  // The status handed to Playwright agrees with the code (it once said "passed" beside 3).
+  expect(none.verdict).toMatchObject({ result: 'incomplete', exitStatus: 'failed', exitCode: 3 });
   expect(none.verdict.summary).toContain('no target: none of the 1 requests got an HTTP response');
   // An error outside the tests (a global setup that threw) without a MUST failure: 3.
   const broken = buildReport({ info: sampleInfo(), results: aggregate([]), outcomes: [], startedAt: new Date(), durationMs: 5, playwrightStatus: 'failed', errors: ['Error: the target profile x.json is invalid'] });
