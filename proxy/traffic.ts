@@ -1,11 +1,9 @@
-// What the proxy knows across exchanges: the credentials it has seen (so nothing it prints or writes carries one),
-// the catalog (so a request's model has its entry), the judged exchanges (for the report), and the recorder. Each
-// finished exchange is judged here, its violations printed one line each, and on stop the same four report files
-// a suite run writes are written from it (one outcome per exchange; per requirement, how many exchanges honoured
-// it and broke it).
+// What the proxy knows across exchanges: the credentials it has seen (so nothing it prints or writes carries one)
+// and the judged exchanges (for the report). Each finished exchange is judged (judging.ts: the catalog, the checks,
+// the recorder), its violations printed one line each, and the same four report files a suite run writes are
+// written from it (one outcome per exchange; per requirement, how many exchanges honoured it and broke it).
 import { requirements, getRequirement, type Requirement } from '../spec/requirements/index.ts';
 import type { CheckRecord } from '../suites/lib/check.ts';
-import { isObject, type Json } from '../suites/checks/check.ts';
 import { CREDENTIAL_HEADER, redact } from '../suites/lib/transport/redact.ts';
 import { buildReport, type ConformanceReport } from '../suites/reporter/json.ts';
 import { aggregate, firstLine, oneLine, type TestOutcome } from '../suites/reporter/results.ts';
@@ -13,8 +11,8 @@ import { kitInfo, publicUrl, specInfo, type RunInfo } from '../suites/reporter/r
 import { CONTRACT } from '../spec/requirements/index.ts';
 import { writeReports } from '../suites/reporter/index.ts';
 import type { CapturedExchange } from './forward.ts';
-import { decodedBody, judgeExchange, routeOf } from './judge.ts';
-import { Recorder } from './recorder.ts';
+import type { JudgedExchange } from './judge.ts';
+import { LocalJudge } from './judging.ts';
 import { writeAtomically } from './report-writer.ts';
 
 /**
@@ -43,7 +41,6 @@ export interface Violation {
 
 export class Traffic {
   private readonly secrets = new Set<string>();
-  private readonly catalog = new Map<string, Json>();
   readonly outcomes: TestOutcome[] = [];
   /** The records of the exchanges past MAX_OUTCOMES: one per requirement, status and party, with its count. */
   private readonly folded = new Map<string, CheckRecord & { count: number }>();
@@ -51,50 +48,38 @@ export class Traffic {
   private withEvidence = 0;
   readonly startedAt = new Date();
   exchanges = 0;
+  /** Judges in this thread, for take(); the proxy judges in a worker (judging.ts) and hands the judgements to account(). */
+  private local: LocalJudge | undefined;
 
   scrub = (text: string): string => redact(text, [...this.secrets]);
-  /** Records every answered exchange (`--record DIR`), masking what the traffic has shown to be a credential. */
-  private readonly recorder: Recorder | undefined;
 
   constructor(
     readonly upstream: string,
     private readonly captureLimit: number,
-    recordDir?: string,
-  ) {
-    this.recorder = recordDir ? new Recorder(recordDir, this.scrub) : undefined;
-  }
+    /** Records every answered exchange (`--record DIR`) when take() judges, masking every credential the traffic has shown. */
+    private readonly recordDir?: string,
+  ) {}
 
-  /** Every credential a request carries, remembered so no output ever holds it. */
-  private learnSecrets(headers: Record<string, string>): void {
+  /** Every credential a request carries, remembered so no output ever holds it; returns all those known. */
+  learnSecrets(headers: Record<string, string>): string[] {
     for (const [k, v] of Object.entries(headers)) {
       if (!CREDENTIAL_HEADER.test(k)) continue;
       const token = v.replace(/^\s*(bearer|basic)\s+/i, '').trim();
       if (token.length >= 4 && this.secrets.size < MAX_SECRETS) this.secrets.add(token);
     }
+    return [...this.secrets];
   }
 
-  /** The entries of a model list the upstream answered, for the request checks (IMG-007). */
-  learnCatalog(body: unknown): void {
-    if (!isObject(body) || !Array.isArray(body.data)) return;
-    for (const e of body.data) if (isObject(e) && typeof e.id === 'string') this.catalog.set(e.id, e);
-  }
-
-  entryOf = (id: string): Json | undefined => this.catalog.get(id);
-
-  /** Judges one finished exchange, records it, and returns its violations (already printed by the caller). */
+  /** Judges one finished exchange here, records it, and returns its violations (printed by the caller). */
   take(x: CapturedExchange): Violation[] {
+    const secrets = this.learnSecrets(x.requestHeaders);
+    this.local ??= new LocalJudge({ upstream: this.upstream, captureLimit: this.captureLimit, ...(this.recordDir ? { recordDir: this.recordDir } : {}) });
+    return this.account(x, this.local.judge(x, secrets));
+  }
+
+  /** Counts in one judged exchange (its secrets learnt first), and returns its violations. */
+  account(x: CapturedExchange, judged: JudgedExchange): Violation[] {
     this.exchanges++;
-    this.learnSecrets(x.requestHeaders);
-    const decoded = decodedBody(x.responseBody, x.responseHeaders['content-encoding'], this.captureLimit);
-    if (decoded && x.status === 200 && routeOf(x.method, x.path)?.route === 'models') {
-      try {
-        this.learnCatalog(JSON.parse(decoded.toString('utf8')));
-      } catch {
-        // Not a list: the checks say so.
-      }
-    }
-    const judged = judgeExchange(x, decoded, { upstream: this.upstream, scrub: this.scrub, secrets: [...this.secrets], entryOf: this.entryOf, captureLimit: this.captureLimit });
-    if (this.recorder && decoded) this.recorder.record(x, decoded);
     const breaches = judged.records.filter((r): r is CheckRecord & { status: 'fail' | 'warn' } => r.status === 'fail' || r.status === 'warn');
     const title = `#${x.seq} ${x.method} ${this.scrub(x.path.split('?')[0]!)} → ${x.status === 0 ? 'no answer' : x.status}`;
     const failed = breaches.filter((r) => r.status === 'fail');
@@ -127,7 +112,7 @@ export class Traffic {
     }
   }
 
-  private keepOutcome(x: CapturedExchange, title: string, judged: ReturnType<typeof judgeExchange>, breached: boolean, failed: readonly CheckRecord[]): void {
+  private keepOutcome(x: CapturedExchange, title: string, judged: JudgedExchange, breached: boolean, failed: readonly CheckRecord[]): void {
     const keep = breached && this.withEvidence < MAX_EVIDENCE_OUTCOMES;
     if (keep) this.withEvidence++;
     const outcome: TestOutcome = {
