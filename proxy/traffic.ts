@@ -1,10 +1,9 @@
-// What the proxy knows across exchanges: the catalog (so a request's model has its entry), the judged exchanges
-// (for the report), and the recorder. Credentials are masked per exchange, never remembered. Each finished exchange
-// is judged here, its violations printed one line each, and on stop the same four report files a suite run writes
-// are written from it (one outcome per exchange; per requirement, how many exchanges honoured it and broke it).
+// What the proxy knows across exchanges: the judged exchanges (for the report). Credentials are masked per exchange
+// (the ones its own request carries) and by place and shape (spec/redact.ts), never remembered. Each finished exchange is judged (judging.ts: the catalog, the checks,
+// the recorder), its violations printed one line each, and the same four report files a suite run writes are
+// written from it (one outcome per exchange; per requirement, how many exchanges honoured it and broke it).
 import { requirements, getRequirement, type Requirement } from '../spec/requirements/index.ts';
 import type { CheckRecord } from '../judge/checker.ts';
-import { isObject, type Json } from '../judge/checks/check.ts';
 import { credentialsOf, redact } from '../spec/redact.ts';
 import { buildReport, type ConformanceReport } from '../report/json.ts';
 import { aggregate, firstLine, oneLine, type TestOutcome } from '../report/results.ts';
@@ -12,8 +11,8 @@ import { kitInfo, publicUrl, specInfo, type RunInfo } from '../report/run-info.t
 import { CONTRACT } from '../spec/requirements/index.ts';
 import { writeReports } from '../report/write.ts';
 import type { CapturedExchange } from './forward.ts';
-import { decodedBody, judgeExchange, routeOf } from './judge-exchange.ts';
-import { Recorder } from './recorder.ts';
+import type { JudgedExchange } from './judge-exchange.ts';
+import { LocalJudge } from './judging.ts';
 import { writeAtomically } from './report-writer.ts';
 
 /**
@@ -39,7 +38,6 @@ export interface Violation {
 }
 
 export class Traffic {
-  private readonly catalog = new Map<string, Json>();
   readonly outcomes: TestOutcome[] = [];
   /** The records of the exchanges past MAX_OUTCOMES: one per requirement, status and party, with its count. */
   private readonly folded = new Map<string, CheckRecord & { count: number }>();
@@ -47,53 +45,40 @@ export class Traffic {
   private withEvidence = 0;
   readonly startedAt = new Date();
   exchanges = 0;
+  /** Judges in this thread, for take(); the proxy judges in a worker (judging.ts) and hands the judgements to account(). */
+  private local: LocalJudge | undefined;
 
   /**
    * Masks credentials by their place and shape (spec/redact.ts), remembering no values: however many keys pass
    * through, none is let through for want of room. A key echoed in plain words is masked by its own exchange's scrub.
    */
   scrub = (text: string): string => redact(text, []);
-  /** Records every answered exchange (`--record DIR`), each masked with its own exchange's credentials. */
-  private readonly recorder: Recorder | undefined;
 
   constructor(
     readonly upstream: string,
     private readonly captureLimit: number,
-    recordDir?: string,
-  ) {
-    this.recorder = recordDir ? new Recorder(recordDir, this.scrub) : undefined;
-  }
+    /** Records every answered exchange (`--record DIR`) when take() judges, masking every credential the traffic has shown. */
+    private readonly recordDir?: string,
+  ) {}
 
   /** The credentials one exchange's request carries (headers, query, JSON body), masked wherever that exchange shows them. */
-  private secretsOf(x: CapturedExchange): string[] {
+  secretsOf(x: CapturedExchange): string[] {
     return credentialsOf(x.requestHeaders, x.path, x.requestBytes <= this.captureLimit ? x.requestBody.toString('utf8') : '');
   }
 
-  /** The entries of a model list the upstream answered, for the request checks (IMG-007). */
-  learnCatalog(body: unknown): void {
-    if (!isObject(body) || !Array.isArray(body.data)) return;
-    for (const e of body.data) if (isObject(e) && typeof e.id === 'string') this.catalog.set(e.id, e);
+  /** Judges one finished exchange here, records it, and returns its violations (printed by the caller). */
+  take(x: CapturedExchange): Violation[] {
+    const secrets = this.secretsOf(x);
+    this.local ??= new LocalJudge({ upstream: this.upstream, captureLimit: this.captureLimit, ...(this.recordDir ? { recordDir: this.recordDir } : {}) });
+    return this.account(x, this.local.judge(x, secrets));
   }
 
-  entryOf = (id: string): Json | undefined => this.catalog.get(id);
-
-  /** Judges one finished exchange, records it, and returns its violations (already printed by the caller). */
-  take(x: CapturedExchange): Violation[] {
+  /** Counts in one judged exchange (its secrets learnt first), and returns its violations. */
+  account(x: CapturedExchange, judged: JudgedExchange): Violation[] {
     this.exchanges++;
-    const secrets = this.secretsOf(x);
-    const scrub = (text: string): string => redact(text, secrets);
-    const decoded = decodedBody(x.responseBody, x.responseHeaders['content-encoding'], this.captureLimit);
-    if (decoded && x.status === 200 && routeOf(x.method, x.path)?.route === 'models') {
-      try {
-        this.learnCatalog(JSON.parse(decoded.toString('utf8')));
-      } catch {
-        // Not a list: the checks say so.
-      }
-    }
-    const judged = judgeExchange(x, decoded, { upstream: this.upstream, scrub, secrets, entryOf: this.entryOf, captureLimit: this.captureLimit });
-    if (this.recorder && decoded) this.recorder.record(x, decoded, scrub);
     const breaches = judged.records.filter((r): r is CheckRecord & { status: 'fail' | 'warn' } => r.status === 'fail' || r.status === 'warn');
-    const title = `#${x.seq} ${x.method} ${scrub(x.path.split('?')[0]!)} → ${x.status === 0 ? 'no answer' : x.status}`;
+    const secrets = this.secretsOf(x);
+    const title = `#${x.seq} ${x.method} ${redact(x.path.split('?')[0]!, secrets)} → ${x.status === 0 ? 'no answer' : x.status}`;
     const failed = breaches.filter((r) => r.status === 'fail');
     if (this.outcomes.length >= MAX_OUTCOMES) this.fold(judged.records);
     else this.keepOutcome(x, title, judged, breaches.length > 0, failed);
@@ -124,7 +109,7 @@ export class Traffic {
     }
   }
 
-  private keepOutcome(x: CapturedExchange, title: string, judged: ReturnType<typeof judgeExchange>, breached: boolean, failed: readonly CheckRecord[]): void {
+  private keepOutcome(x: CapturedExchange, title: string, judged: JudgedExchange, breached: boolean, failed: readonly CheckRecord[]): void {
     const keep = breached && this.withEvidence < MAX_EVIDENCE_OUTCOMES;
     if (keep) this.withEvidence++;
     const outcome: TestOutcome = {

@@ -281,3 +281,32 @@ test.describe('a kept-alive upstream connection closed under a request', () => {
     }
   });
 });
+
+test('judging a large answer never holds up another client: its answer arrives whole while the large one is still being judged', async () => {
+  const upstream = await streamingUpstream(5_000_000);
+  const reportDir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-proxy-judging-'));
+  const judged: number[] = [];
+  const proxy = await startTrafficProxy({ upstream: upstream.url, port: 0, reportDir, onViolation: () => {}, log: () => {}, onExchange: (x) => judged.push(x.seq) });
+  try {
+    // One small exchange judged first: the judging is up (its start is not what this tests).
+    await (await fetch(`${proxy.url}/v1/models`)).text();
+    await proxy.settled();
+    expect(judged).toEqual([1]);
+    // A 5 MB event stream: thousands of events to judge once the client has it all.
+    const large = await fetch(`${proxy.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+    expect((await large.text()).length).toBeGreaterThan(5_000_000);
+    // Another client, now: its answer comes whole before the large one's judgement is done. A proxy that judged
+    // in its own thread would not even take this request before the judgement ended (#2 would be judged by now).
+    const small = await fetch(`${proxy.url}/v1/models`);
+    expect(await small.json()).toEqual({ object: 'list', data: [] });
+    expect(judged).toEqual([1]);
+    // Then both are judged, in the order they finished.
+    await proxy.settled();
+    expect(judged).toEqual([1, 2, 3]);
+    expect(proxy.traffic.outcomes.map((o) => o.title)).toEqual(['#1 GET /v1/models → 200', '#2 POST /v1/chat/completions → 200', '#3 GET /v1/models → 200']);
+  } finally {
+    await proxy.stop();
+    await upstream.close();
+    rmSync(reportDir, { recursive: true, force: true });
+  }
+});
