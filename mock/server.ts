@@ -9,6 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { MockHttpError } from './core/errors.ts';
 import { jsonText, NO_BODY, type BodySource, type CoreRequest, type CoreResult, type StreamWrites } from './core/http.ts';
 import { toWrites } from './core/sse-encoder.ts';
+import { servedPath } from './harness/names.ts';
 import type { MockOptions } from './options.ts';
 import { createMockService, type MockService } from './service.ts';
 
@@ -240,7 +241,7 @@ const PLAIN_PATH = /^\/[A-Za-z0-9\-_~%!$&'()*+,;=:@/]*$/;
 function pathOf(target: string, origin: string): string | undefined {
   if (PLAIN_PATH.test(target)) return target;
   const url = new URL(target, origin);
-  return url.origin === origin ? url.pathname : undefined;
+  return url.origin === origin ? servedPath(target, url.pathname) : undefined;
 }
 
 /** The core's plain request for an IncomingMessage (exported for the bench's ladder, bench/ladder-server.ts). */
