@@ -38,6 +38,7 @@ interface MockFlags {
   journalSize?: number;
   journalBodyBytes?: number;
   prefix?: string;
+  controlHost?: string[];
 }
 
 /** A repeatable --fault, checked as it is read (commander reports a bad one: one line, exit 2). */
@@ -82,7 +83,13 @@ export function mockCommand(): Command {
   return new Command('mock')
     .description('serve the reference mock on 127.0.0.1, or the address --host names (until interrupted)')
     .option('-p, --port <n>', 'port; 0 picks a free one', portNumber, 8787)
-    .option('--host <addr>', 'the address to listen on (another than loopback serves other hosts: a warning is printed)', address, '127.0.0.1')
+    .option(
+      '--host <addr>',
+      'the address to listen on; another than loopback serves other hosts, the control API (/_chatconform: faults, scripts, the journal, no key) included: a warning is printed. The control API answers only requests addressed to localhost, an IP address or a --control-host name, never a cross-origin browser request, and JSON bodies only',
+      address,
+      '127.0.0.1',
+    )
+    .option('--control-host <name>', 'a host name (no port) the control API also answers, e.g. mock for a container reached as http://mock:8787; repeatable, or a,b', collectList((n) => (/^[A-Za-z0-9.-]+$/.test(n) ? undefined : `expected a host name, got "${n}"`)))
     .option('--catalog <file>', 'serve this catalog (JSON, spec/schemas/mock-catalog.schema.json) instead of the built-in one')
     .option('--keys <file>', 'accept these keys (JSON, spec/schemas/mock-keys.schema.json) instead of the built-in ones')
     .option('--defect <name>', `break one requirement on purpose (${DEFECTS.length} modes; --list-defects); repeatable, or a,b`, collectList((n) => (isDefectName(n) ? undefined : `unknown defect "${n}"; --list-defects lists them`)))
@@ -125,7 +132,7 @@ function fixturesOf(flags: MockFlags): Pick<MockOptions, 'catalog' | 'keys'> {
 }
 
 /** The harness options the flags name; the script file is read and checked before the mock listens. */
-function harnessOf(flags: MockFlags): Pick<MockOptions, 'fault' | 'seed' | 'script' | 'journalSize' | 'journalBodyBytes' | 'prefix'> {
+function harnessOf(flags: MockFlags): Pick<MockOptions, 'fault' | 'seed' | 'script' | 'journalSize' | 'journalBodyBytes' | 'prefix' | 'controlHosts'> {
   let script: MockOptions['script'];
   try {
     script = flags.script !== undefined ? loadScriptFile(flags.script).document : undefined;
@@ -140,6 +147,7 @@ function harnessOf(flags: MockFlags): Pick<MockOptions, 'fault' | 'seed' | 'scri
     ...(flags.journalSize !== undefined ? { journalSize: flags.journalSize } : {}),
     ...(flags.journalBodyBytes !== undefined ? { journalBodyBytes: flags.journalBodyBytes } : {}),
     ...(flags.prefix ? { prefix: flags.prefix } : {}),
+    ...(flags.controlHost?.length ? { controlHosts: flags.controlHost } : {}),
   };
 }
 
@@ -162,7 +170,11 @@ async function serve(flags: MockFlags): Promise<void> {
   for (const flag of V8_FLAGS) v8.setFlagsFromString(flag);
   const fixtures = fixturesOf(flags);
   const harness = harnessOf(flags);
-  if (!isLoopback(flags.host)) process.stderr.write(`warning: the mock listens on ${flags.host}, reachable from other hosts; its keys are public fixtures\n`);
+  if (!isLoopback(flags.host)) {
+    process.stderr.write(
+      `warning: the mock listens on ${flags.host}, reachable from other hosts; its keys are public fixtures, and its control API (/_chatconform: faults, scripts, the journal of requests) takes no key: any host that reaches it can drive it (it refuses cross-origin browser requests and Host names other than localhost, IP addresses and --control-host)\n`,
+    );
+  }
   const slow = {
     ...(flags.slowMs !== undefined ? { headersMs: flags.slowMs } : {}),
     ...(flags.slowEventMs !== undefined ? { eventMs: flags.slowEventMs } : {}),

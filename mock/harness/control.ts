@@ -3,6 +3,7 @@
 // and clears the journal, and sets and clears scripts, each for one test (the x-chatconform-test-id header or the
 // test_id query parameter) or for the whole server. It is not contract traffic: never journaled, never counted by
 // a fault, and its errors come from the plain error builder, never shaped by a defect mode.
+import { isIP } from 'node:net';
 import { errorResult, MockHttpError } from '../core/errors.ts';
 import type { CoreRequest, CoreResult } from '../core/http.ts';
 import { readBodyLimited } from '../core/limits.ts';
@@ -38,6 +39,7 @@ interface Call {
 /** Answers one control request. Never throws: a bad call is a JSON error of section 7's shape. */
 export async function control(h: Harness, request: CoreRequest): Promise<CoreResult> {
   try {
+    checkCaller(h, request);
     const rest = request.path.slice(CONTROL_ROOT.length).replace(/\/$/, '');
     const { route, id } = routeOf(rest);
     const allowed = ENDPOINTS[route];
@@ -53,6 +55,46 @@ export async function control(h: Harness, request: CoreRequest): Promise<CoreRes
   } catch (err) {
     if (err instanceof MockHttpError) return errorResult(err.status, err.code, err.message, err.headers);
     return errorResult(500, 'internal_error', `the control API failed: ${(err as Error)?.message ?? String(err)}`);
+  }
+}
+
+/** The host name of a Host header value ("localhost:8787", "[::1]:8787"), lower case; undefined when malformed. */
+function hostName(host: string): string | undefined {
+  try {
+    const name = new URL(`http://${host}`).hostname;
+    return (name.startsWith('[') ? name.slice(1, -1) : name).toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Only the mock's own callers reach the control API: it needs no key, so a web page must not drive it. A browser
+ * sends a cross-site POST with text/plain without asking first (no CORS preflight), and a DNS-rebinding page
+ * reaches the loopback address under its own host name. So, when the headers are there (a client in-process sends
+ * neither): the Host must be localhost, an IP address or one of `controlHosts`; an Origin must be the mock's own
+ * (http:// and that Host); Sec-Fetch-Site must not say cross-site or same-site. Refused with 403.
+ */
+function checkCaller(h: Harness, request: CoreRequest): void {
+  const host = request.header('host');
+  const origin = request.header('origin');
+  if (host !== undefined) {
+    const name = hostName(host);
+    const own = name !== undefined && (name === 'localhost' || name.endsWith('.localhost') || isIP(name) !== 0 || h.controlHosts.has(name));
+    if (!own) refuse(403, 'forbidden_host', `the control API answers only requests addressed to localhost, an IP address or a host named by --control-host (got Host ${JSON.stringify(host.slice(0, 100))})`);
+  }
+  if (origin !== undefined && (host === undefined || origin.toLowerCase() !== `http://${host.toLowerCase()}`)) {
+    refuse(403, 'forbidden_origin', `the control API refuses cross-origin requests (Origin ${JSON.stringify(origin.slice(0, 100))} is not this mock's own)`);
+  }
+  const site = request.header('sec-fetch-site');
+  if (site === 'cross-site' || site === 'same-site') refuse(403, 'forbidden_origin', `the control API refuses requests a web page of another origin sends (Sec-Fetch-Site: ${site})`);
+}
+
+/** POST and PUT bodies are JSON, said so: a form or text/plain body is what a web page can send cross-site unasked. */
+function checkJsonType(request: CoreRequest): void {
+  const type = (request.header('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  if (type !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) {
+    refuse(415, 'unsupported_media_type', `the control API takes JSON bodies: send Content-Type: application/json (got ${type === '' ? 'none' : JSON.stringify(type.slice(0, 100))})`);
   }
 }
 
@@ -81,6 +123,8 @@ async function jsonBody(request: CoreRequest): Promise<unknown> {
   const bytes = await readBodyLimited(request.body, CONTROL_BODY_LIMIT);
   const text = new TextDecoder().decode(bytes);
   if (text.trim() === '') refuse(400, 'invalid_json', 'the body is empty; send a JSON object');
+  // After the emptiness check: an empty body changes nothing whatever its type (and keeps its 400).
+  checkJsonType(request);
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {

@@ -23,6 +23,11 @@ export interface HarnessOptions {
   journalBodyBytes?: number;
   /** serve the /v1 routes only under this mount prefix (e.g. "/api": http://host/api/v1/models); other paths are 404 */
   prefix?: string;
+  /**
+   * host names (no port) the control API answers besides localhost and IP addresses, e.g. "mock" for a container
+   * reached as http://mock:8787; a control request whose Host names another is refused (DNS rebinding)
+   */
+  controlHosts?: readonly string[];
 }
 
 /** The prefix as given, checked: "/a/b" (leading slash, no trailing one, no query, no /v1 segment). */
@@ -51,6 +56,8 @@ export class Harness {
   readonly faults: FaultSet;
   readonly journal: Journal;
   readonly prefix: string;
+  /** host names the control API answers besides localhost and IP addresses (lower case) */
+  readonly controlHosts: ReadonlySet<string>;
   /** scripts by test id; the key undefined holds the server-wide one */
   private readonly scripts = new Map<string | undefined, Script>();
   /**
@@ -69,6 +76,7 @@ export class Harness {
     this.journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE, options.journalBodyBytes ?? DEFAULT_JOURNAL_BODY_BYTES);
     if (options.script !== undefined) this.setScript(compileScript(options.script, 'the script option'));
     this.prefix = checkPrefix(options.prefix ?? '');
+    this.controlHosts = new Set((options.controlHosts ?? []).map((h) => h.toLowerCase()));
   }
 
   setScript(script: Script | undefined, testId?: string): void {

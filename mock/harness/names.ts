@@ -8,3 +8,14 @@ export const TEST_ID_HEADER = 'x-chatconform-test-id';
 export const CONTROL_ROOT = '/_chatconform';
 
 export const isControlPath = (path: string): boolean => path === CONTROL_ROOT || path.startsWith(`${CONTROL_ROOT}/`);
+
+/**
+ * The path a request is served as, from its target as sent and the target's path after URL normalisation: the
+ * normalised path, except where resolving dot segments led into the control API from a target spelled outside it
+ * (`/v1/../_chatconform/faults`, which a gateway forwarding only /v1/ lets through). That one is served as it is
+ * spelled, a path that names no endpoint.
+ */
+export function servedPath(target: string, normalised: string): string {
+  if (!isControlPath(normalised) || isControlPath(target)) return normalised;
+  return target.split(/[?#]/, 1)[0]!;
+}

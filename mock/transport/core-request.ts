@@ -2,6 +2,7 @@
 // read as the contract needs them, the body as a BodySource.
 import type http from 'node:http';
 import type { BodySource, CoreRequest } from '../core/http.ts';
+import { servedPath } from '../harness/names.ts';
 
 /** Paths that are already normal: no dot segment, query, fragment, or character the URL parser would re-encode. */
 const PLAIN_PATH = /^\/[A-Za-z0-9\-_~%!$&'()*+,;=:@/]*$/;
@@ -10,7 +11,8 @@ const PLAIN_PATH = /^\/[A-Za-z0-9\-_~%!$&'()*+,;=:@/]*$/;
 export function pathOf(target: string, origin: string): string | undefined {
   if (PLAIN_PATH.test(target)) return target;
   const url = new URL(target, origin);
-  return url.origin === origin ? url.pathname : undefined;
+  // A path whose dot segments lead into the control API is served as spelled (harness/names.ts): a 404.
+  return url.origin === origin ? servedPath(target, url.pathname) : undefined;
 }
 
 /** The core's plain request for an IncomingMessage. */

@@ -88,7 +88,7 @@ test('--script (YAML), --prefix, --journal-size, --fault: served as said, the co
   const faults = (await (await fetch(`${mock.url}/_chatconform/faults`)).json()) as { faults: { spec: string; seen: number }[] };
   // The request outside the prefix was never the API's: no fault counted it.
   expect(faults.faults).toEqual([{ id: 'f1', spec: 'framing=crlf', seen: 2, fired: 2 }]);
-  const bad = await fetch(`${mock.url}/_chatconform/faults`, { method: 'POST', body: '{"fault": "status=99"}' });
+  const bad = await fetch(`${mock.url}/_chatconform/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"fault": "status=99"}' });
   expect(bad.status).toBe(400);
   expect(await bad.json()).toEqual({ error: { type: 'invalid_request_error', code: 'invalid_fault', message: 'fault "status=99": the status must be an integer from 400 to 599 (got "99")' } });
 });
@@ -98,7 +98,7 @@ test('the control API through the MSW handlers: faults set at run time apply to 
   server.listen({ onUnhandledRequest: 'error' });
   try {
     const origin = 'https://mock.example.test';
-    const added = await fetch(`${origin}/_chatconform/faults`, { method: 'POST', body: JSON.stringify({ fault: '503:retry-after=2' }) });
+    const added = await fetch(`${origin}/_chatconform/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ fault: '503:retry-after=2' }) });
     expect(added.status).toBe(201);
     const refused = await fetch(`${origin}/any/prefix/v1/models`);
     expect(refused.status).toBe(503);
