@@ -71,7 +71,10 @@ export const pinLine = (): string =>
 export interface Child {
   name: string;
   url: string;
+  /** the process that serves */
   pid: number;
+  /** the process started, when it only launched the one that serves (cli/mock-relaunch.ts) */
+  launcherPid?: number;
   /** highest VmRSS seen by the sampler, MB */
   sampledPeakMb(): number;
   stop(): Promise<void>;
@@ -82,6 +85,19 @@ export const procStatus = (pid: number, field: 'VmRSS' | 'VmHWM'): number => {
   return m ? Number(m[1]) / 1024 : NaN;
 };
 export const openFds = (pid: number): number => readdirSync(`/proc/${pid}/fd`).length;
+/** The last of a process's line of only children (itself when it has none). */
+export function servingPid(pid: number): number {
+  for (;;) {
+    let children: string[];
+    try {
+      children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    } catch {
+      return pid;
+    }
+    if (children.length !== 1) return pid;
+    pid = Number(children[0]);
+  }
+}
 /** CPU time (user + system) a process has used so far, µs (/proc/PID/stat fields 14 and 15, in clock ticks of 10 ms). */
 export const cpuMicros = (pid: number): number => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
@@ -116,10 +132,13 @@ export async function startChild(name: string, args: string[], opts: { printed?:
     child.kill('SIGKILL');
     throw new Error(`${name} did not start: ${out}`);
   }
+  // The process that serves: `chatconform mock` started without a young-generation cap runs itself again with one
+  // (cli/mock-relaunch.ts) and waits; its RSS and CPU are the relaunched one's.
+  const pid = servingPid(child.pid!);
   let peak = 0;
   const sampler = setInterval(() => {
     try {
-      peak = Math.max(peak, procStatus(child.pid!, 'VmRSS'));
+      peak = Math.max(peak, procStatus(pid, 'VmRSS'));
     } catch {
       // exited
     }
@@ -127,7 +146,8 @@ export async function startChild(name: string, args: string[], opts: { printed?:
   return {
     name,
     url,
-    pid: child.pid!,
+    pid,
+    ...(pid !== child.pid ? { launcherPid: child.pid! } : {}),
     sampledPeakMb: () => peak,
     stop: async () => {
       clearInterval(sampler);

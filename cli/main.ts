@@ -1,14 +1,21 @@
 #!/usr/bin/env node
 // The `chatconform` executable (package.json "bin"; `npm run mock` in the repository). cli/program.ts is the command.
-import { main } from './program.ts';
+// `chatconform mock` without a young-generation cap runs itself again with one (cli/mock-relaunch.ts), before the
+// rest of the kit is loaded, so the launcher stays small.
+import { needsRelaunch, relaunch } from './mock-relaunch.ts';
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    // The kit's own failure, never the caller's input nor the target's verdict.
-    process.stderr.write(`chatconform: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exitCode = 1;
-  },
-);
+if (process.argv[2] === 'mock' && needsRelaunch()) {
+  process.exitCode = await relaunch();
+} else {
+  const { main } = await import('./program.ts');
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      // The kit's own failure, never the caller's input nor the target's verdict.
+      process.stderr.write(`chatconform: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

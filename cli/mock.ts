@@ -10,6 +10,7 @@ import { defaultCatalog } from '../mock/core/fixture-data.ts';
 import type { MockOptions } from '../mock/options.ts';
 import { startMockServer } from '../mock/server.ts';
 import { fastWriter } from '../mock/transport/fast-writer.ts';
+import { followLauncher } from './mock-relaunch.ts';
 import { FixtureFileError, loadCatalogFile, loadKeysFile } from '../mock/fixture-files.ts';
 import { FaultSpecError, parseFault } from '../mock/harness/faults.ts';
 import { checkPrefix } from '../mock/harness/harness.ts';
@@ -161,13 +162,14 @@ function harnessOf(flags: MockFlags): Pick<MockOptions, 'fault' | 'seed' | 'scri
  *   of 1.2-3.6 ms, full collections 3 instead of 7-9 in 5 s, about 20 µs less CPU per request (bench/README.md).
  * - `--heap-growing-percent=20`: the old generation grows by 20% of what a full collection keeps (not by up to
  *   4x): the served mock keeps little between requests (~8 MB), so its heap, and its RSS, stay small.
- * (The young generation's cap, --max-semi-space-size, is fixed when V8 starts: NODE_OPTIONS, mock/README.md
- * "Speed and memory".)
+ * (The young generation's cap, --max-semi-space-size, is fixed when V8 starts: the command runs itself again with
+ * it, cli/mock-relaunch.ts.)
  */
 export const V8_FLAGS = ['--no-allocation-site-pretenuring', '--heap-growing-percent=20'];
 
 async function serve(flags: MockFlags): Promise<void> {
   for (const flag of V8_FLAGS) v8.setFlagsFromString(flag);
+  followLauncher();
   const fixtures = fixturesOf(flags);
   const harness = harnessOf(flags);
   if (!isLoopback(flags.host)) {

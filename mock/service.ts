@@ -6,6 +6,7 @@ import { catalogOf, keysOf } from './core/fixture-data.ts';
 import type { CoreRequest, CoreResult } from './core/http.ts';
 import { buildInstance, type ErrorInput, type Stages } from './core/pipeline.ts';
 import { DEFECTS, isDefectName } from './defects.ts';
+import { fairTurns } from './engine/fair-turns.ts';
 import { control } from './harness/control.ts';
 import { Harness } from './harness/harness.ts';
 import { isControlPath } from './harness/names.ts';
@@ -50,6 +51,7 @@ export function createMockService(options: MockOptions = {}): MockService {
   const { instance, stages } = buildInstance(
     options,
     (i, s: Stages) => [
+      fairTurns,
       harness.stages(),
       ...modes.flatMap((m) => layerOf(m, { s, i, options })),
       scenarioLayer(s, harness.scenarioSource),

@@ -60,6 +60,8 @@ export interface Stages {
   getModel(input: { request: CoreRequest; rawId: string }): CoreResult | Promise<CoreResult>;
   /** 4.3: POST /v1/chat/completions */
   chat(input: { request: CoreRequest }): Promise<CoreResult>;
+  /** 5, 4.3 rule 1, 2.1-2.7: a chat's credential, its body (`size` bytes) and the request parsed from it */
+  receive(input: { request: CoreRequest }): Promise<Turn & { key: ApiKey; size: number }>;
   /** 4: an unknown path (404) or a known path with another method (405) */
   fallback(input: { request: CoreRequest }): CoreResult | Promise<CoreResult>;
 
@@ -166,11 +168,9 @@ export function contractStages(i: Instance, s: Stages): Stages {
     },
 
     chat: async ({ request }) => {
-      const key = s.authenticate({ request, required: true })!;
-      const bytes = await s.readBody({ request });
-      const req = s.parse({ request, bytes });
       // One context object for the whole turn, widened as the stages answer (no copy per stage).
-      const asked = { request, req, key };
+      const asked = await s.receive({ request });
+      const req = asked.req;
       const resolved = Object.assign(asked, { entry: s.resolveModel(asked), search: false });
       resolved.search = s.admit(resolved).search;
       const served = s.route(resolved);
@@ -185,6 +185,12 @@ export function contractStages(i: Instance, s: Stages): Stages {
         return s.streamResult({ request, events: s.events({ request, chunks: s.chunks(done) }), headers });
       }
       return jsonResult(s.responseBody(done), { ...JSON_HEADERS, ...headers });
+    },
+
+    receive: async ({ request }) => {
+      const key = s.authenticate({ request, required: true })!;
+      const bytes = await s.readBody({ request });
+      return { request, req: s.parse({ request, bytes }), key, size: bytes.byteLength };
     },
 
     fallback: ({ request }) => {

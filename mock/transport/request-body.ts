@@ -44,12 +44,6 @@ export class BodyClocks {
   }
 }
 
-/**
- * A body larger than this ends a turn of the event loop later: the core parses it and builds its answer in one
- * synchronous pass, so the requests already waiting (GET /v1/models) are let in before it starts.
- */
-const YIELD_ABOVE_BYTES = 64 * 1024;
-
 /** Most bytes of an unread request body the server discards after answering before it drops the connection. */
 const DRAIN_LIMIT_BYTES = 64 * 1024 * 1024;
 
@@ -65,7 +59,6 @@ export class RequestBody implements BodySource {
   private failure: Error | undefined;
   private waiter: { resolve: (v: Uint8Array | null) => void; reject: (e: Error) => void } | undefined;
   private done = false;
-  private received = 0;
   /** whether the core has asked for the body */
   pulled = false;
   /** when the body started (its total clock) and since when it has sent nothing (its idle clock, while on); performance.now() */
@@ -87,7 +80,6 @@ export class RequestBody implements BodySource {
     req.on('data', (chunk: Buffer) => {
       this.armIdle();
       if (this.done) return;
-      this.received += chunk.byteLength;
       this.queue.push(chunk);
       req.pause();
       this.wake();
@@ -112,19 +104,13 @@ export class RequestBody implements BodySource {
     if (next) return Promise.resolve(next);
     // `complete`: the parser has seen the whole message, and nothing is left unread. (The 'end' event would
     // only come after another resume, a turn of the loop later.)
-    if (this.ended || this.done || (this.req.complete && this.req.readableLength === 0)) return this.end();
+    if (this.ended || this.done || (this.req.complete && this.req.readableLength === 0)) return Promise.resolve(null);
     // The idle clock runs only while the core waits for bytes: a paused body is not the client's stall.
     this.armIdle();
     this.req.resume();
     return new Promise((resolve, reject) => {
       this.waiter = { resolve, reject };
     });
-  }
-
-  /** The end of the body: at once, or a turn later for a large one (YIELD_ABOVE_BYTES). */
-  private end(): Promise<null> {
-    if (this.received <= YIELD_ABOVE_BYTES) return Promise.resolve(null);
-    return new Promise((resolve) => setImmediate(() => resolve(null)));
   }
 
   cancel(): void {
@@ -148,7 +134,7 @@ export class RequestBody implements BodySource {
       w.resolve(next);
     } else if (this.ended) {
       this.waiter = undefined;
-      void this.end().then(w.resolve);
+      w.resolve(null);
     }
   }
 
