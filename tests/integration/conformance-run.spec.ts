@@ -1,13 +1,11 @@
 // The product's main job, as a user runs it: the whole suite against the embedded mock must pass with
 // nothing skipped that the mock supports; against a separately started mock with the mock's profile it must
 // give the same per-requirement results.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { repoRoot } from '../../run/config.ts';
-import { runConformance } from '../support/reports.ts';
+import { CliProcesses } from './support/cli-process.ts';
+import { cleanup, MOCK_PROFILE, runSuite } from './support/suite-runner.ts';
 import type { ConformanceReport } from '../../report/json.ts';
 
 const SEED = '20261122';
@@ -33,46 +31,32 @@ function statuses(report: ConformanceReport): Record<string, string> {
   return Object.fromEntries(report.requirements.map((r) => [r.id, r.status]));
 }
 
-async function runAgainst(env: Record<string, string>, label: string): Promise<ConformanceReport> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), `chatconform-${label}-`));
-  const started = Date.now();
-  const run = await runConformance({
-    env: { CONFORMANCE_SEED: SEED, CONFORMANCE_REPORT_DIR: dir, ...env },
-    outputDir: path.join(dir, 'test-results'),
-    timeoutMs: 240_000,
-  });
-  console.log(`conformance run against ${label}: exit ${run.code} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  expect(run.code, `the run against ${label} exits 0 (no MUST failed)\n${run.stdout.slice(-4000)}\n${run.stderr.slice(-2000)}`).toBe(0);
-  return readReport(dir);
-}
-
-async function startSeparateMock(): Promise<{ url: string; stop(): void }> {
-  const cli = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'mock', '--port', '0'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    cli.stdout.on('data', (d: Buffer) => {
-      out += d.toString('utf8');
-      const m = /mock listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    cli.on('exit', (code) => reject(new Error(`the mock exited (${code}) before listening: ${out}`)));
-  });
-  return { url, stop: () => cli.kill('SIGTERM') };
+async function runAgainst(target: { baseUrl?: string; profile?: string }, label: string): Promise<ConformanceReport> {
+  // The kit's own fuzz runs: the whole suite as a user runs it, one worker each (two runs at once).
+  const run = await runSuite({ ...target, seed: SEED, fuzzRuns: null, workers: 1, boundMs: 240_000, label });
+  try {
+    console.log(`conformance run against ${label}: exit ${run.code} in ${(run.wallMs / 1000).toFixed(1)} s`);
+    expect(run.code, `the run against ${label} exits 0 (no MUST failed)\n${run.stdout.slice(-4000)}\n${run.stderr.slice(-2000)}`).toBe(0);
+    return readReport(run.reportDir);
+  } finally {
+    cleanup(run);
+  }
 }
 
 test('npm run conformance: the embedded run passes, and a separately started mock with its profile gives the same results', async () => {
   test.setTimeout(400_000);
-  const mock = await startSeparateMock();
+  const cli = new CliProcesses();
+  const mock = await cli.start(['mock', '--port', '0']);
   let embedded: ConformanceReport;
   let separate: ConformanceReport;
   try {
     // Both runs at once, one worker each: the same work as one run with two workers.
     [embedded, separate] = await Promise.all([
-      runAgainst({ CONFORMANCE_WORKERS: '1' }, 'the embedded mock'),
-      runAgainst({ CONFORMANCE_BASE_URL: mock.url, CONFORMANCE_PROFILE: path.join(repoRoot, 'fixtures/profiles/mock.json'), CONFORMANCE_WORKERS: '1' }, 'a separately started mock'),
+      runAgainst({}, 'the embedded mock'),
+      runAgainst({ baseUrl: mock.url, profile: MOCK_PROFILE }, 'a separately started mock'),
     ]);
   } finally {
-    mock.stop();
+    cli.stopAll();
   }
 
   expect(embedded.target.embeddedMock).toBe(true);

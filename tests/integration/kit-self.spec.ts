@@ -1,30 +1,17 @@
 // The kit's own rules (the catalog's `mock-only` records) are checked here, in npm test, against the embedded
 // mock: suites/kit.config.ts runs suites/kit/. A target's verdict never holds them (the conformance config
 // ignores suites/kit/), so a certifier's report carries no verdict about the kit itself.
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { requirements } from '../../spec/requirements/index.ts';
-import { repoRoot } from '../../run/config.ts';
+import { cleanup, KIT_CONFIG, runSuite } from './support/suite-runner.ts';
 
-const CLI = path.join(repoRoot, 'node_modules/@playwright/test/cli.js');
 const BOUND_MS = 240_000;
 
-function runKit(): Promise<{ code: number | null; out: string }> {
-  // A fresh child: none of this run's Playwright or target variables leak into it.
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^(TEST_|PW_|CONFORMANCE_)/.test(k)) env[k] = v;
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, 'test', '-c', 'suites/kit.config.ts', '--reporter=json'], { cwd: repoRoot, env, detached: true });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
-    child.stderr.on('data', () => {});
-    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), BOUND_MS);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    });
-  });
+async function runKit(): Promise<{ code: number | null; out: string }> {
+  // The kit's config as a user's run would have it: no seed, fuzz runs or workers of the cheap target runs.
+  const run = await runSuite({ config: KIT_CONFIG, extraArgs: ['--reporter=json'], seed: null, fuzzRuns: null, workers: null, boundMs: BOUND_MS, label: 'kit-self', keepChars: 64 * 1024 * 1024 });
+  cleanup(run);
+  return { code: run.code, out: run.stdout };
 }
 
 interface JsonSuite {

@@ -10,7 +10,8 @@ import { chromium, type Browser, type Page } from 'playwright';
 import { writeReports } from '../../report/write.ts';
 import { buildReport, type ConformanceReport } from '../../report/json.ts';
 import { aggregate, targetRequirements } from '../../report/results.ts';
-import { HOSTILE_HTML, MOCK_PROFILE, REPLAY_CURL, SAMPLE_SECRET, runConformance, sampleInfo, sampleReport, startBrokenTarget } from '../support/reports.ts';
+import { HOSTILE_HTML, REPLAY_CURL, SAMPLE_SECRET, sampleInfo, sampleReport, startBrokenTarget } from '../support/reports.ts';
+import { cleanup, MOCK_PROFILE, runSuite } from './support/suite-runner.ts';
 
 /** What a target's report lists: the catalog without its mock-only records. */
 const requirements = targetRequirements();
@@ -187,11 +188,19 @@ test('a run against a broken target: its failures with their curls, in the brows
   let report: ConformanceReport;
   const reportDir = testInfo.outputPath('report');
   try {
-    const run = await runConformance({
-      env: { CONFORMANCE_BASE_URL: target.url, CONFORMANCE_PROFILE: MOCK_PROFILE, CONFORMANCE_SEED: '7', CONFORMANCE_REPORT_DIR: reportDir },
+    const run = await runSuite({
+      baseUrl: target.url,
+      profile: MOCK_PROFILE,
       files: ['suites/catalog.spec.ts'],
+      seed: 7,
+      fuzzRuns: null,
+      workers: null,
+      reportDir,
       outputDir: testInfo.outputPath('suite-output'),
+      boundMs: 120_000,
+      label: 'reports-browser',
     });
+    cleanup(run);
     expect(run.code, run.stdout + run.stderr).toBe(1);
     report = JSON.parse(readFileSync(path.join(reportDir, 'conformance.json'), 'utf8')) as ConformanceReport;
   } finally {

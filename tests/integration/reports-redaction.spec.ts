@@ -9,7 +9,8 @@ import { formatIssues, validate } from '../../spec/validator.ts';
 import { repoRoot } from '../../run/config.ts';
 import type { ConformanceReport } from '../../report/json.ts';
 import { esc } from '../../report/html.ts';
-import { MOCK_PROFILE, mockKeys, runConformance, startBrokenTarget } from '../support/reports.ts';
+import { mockKeys, startBrokenTarget } from '../support/reports.ts';
+import { cleanup, MOCK_PROFILE, runSuite } from './support/suite-runner.ts';
 
 const FILES = ['conformance.json', 'junit.xml', 'conformance.html', 'badge.svg'];
 const SEED = '20250601';
@@ -46,11 +47,18 @@ const LEAK_ALARM = /a credential reached the .* writer unredacted/;
 
 test('against the embedded mock, two spec files: four files, a valid report, no key anywhere, exit 0, and INCOMPLETE (no stream was judged)', async ({}, testInfo) => {
   const reportDir = tempDir(testInfo, 'report');
-  const run = await runConformance({
-    env: { CONFORMANCE_SEED: SEED, CONFORMANCE_REPORT_DIR: reportDir },
+  const run = await runSuite({
+    // The embedded mock, the kit's own fuzz runs and workers: a user's run of two files.
     files: ['suites/catalog.spec.ts', 'suites/auth.spec.ts'],
+    seed: SEED,
+    fuzzRuns: null,
+    workers: null,
+    reportDir,
     outputDir: tempDir(testInfo, 'suite-output'),
+    boundMs: 120_000,
+    label: 'reports-embedded',
   });
+  cleanup(run);
   await testInfo.attach('suite output', { body: `${run.stdout}\n--- stderr ---\n${run.stderr}`, contentType: 'text/plain' });
   const report = readReport(reportDir);
   expectNoKey(reportDir);
@@ -92,11 +100,19 @@ test('against a broken target that echoes the key: MUST failures, exit 1, curls 
   const target = await startBrokenTarget();
   try {
     const reportDir = tempDir(testInfo, 'report');
-    const run = await runConformance({
-      env: { CONFORMANCE_BASE_URL: target.url, CONFORMANCE_PROFILE: MOCK_PROFILE, CONFORMANCE_SEED: SEED, CONFORMANCE_REPORT_DIR: reportDir },
+    const run = await runSuite({
+      baseUrl: target.url,
+      profile: MOCK_PROFILE,
       files: ['suites/catalog.spec.ts'],
+      seed: SEED,
+      fuzzRuns: null,
+      workers: null,
+      reportDir,
       outputDir: tempDir(testInfo, 'suite-output'),
+      boundMs: 120_000,
+      label: 'reports-broken',
     });
+    cleanup(run);
     await testInfo.attach('suite output', { body: `${run.stdout}\n--- stderr ---\n${run.stderr}`, contentType: 'text/plain' });
     const report = readReport(reportDir);
     expectNoKey(reportDir);

@@ -1,7 +1,6 @@
 // Support for the reporter's own tests (tests/unit/report-*.spec.ts, tests/integration/reports-*.spec.ts):
-// hand-made outcomes that exercise every rule of the aggregation, a way to run the conformance suite as a
-// child process with its own report folder, and a deliberately broken target.
-import { spawn } from 'node:child_process';
+// hand-made outcomes that exercise every rule of the aggregation, and a deliberately broken target. (The suite
+// runs as a child through tests/integration/support/suite-runner.ts.)
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,8 +12,6 @@ import { buildReport, type ConformanceReport, type RunStatus } from '../../repor
 import { requirements as catalog } from '../../spec/requirements/index.ts';
 import { aggregate, targetRequirements, type TestOutcome } from '../../report/results.ts';
 import type { RunInfo } from '../../report/run-info.ts';
-
-export const MOCK_PROFILE = path.join(repoRoot, 'fixtures/profiles/mock.json');
 
 /** Every key of the mock's fixture keys: none may appear in any report file. */
 export function mockKeys(): string[] {
@@ -237,39 +234,6 @@ export function sampleReport(playwrightStatus: RunStatus = 'failed', errors: str
     durationMs: 61234,
     playwrightStatus,
     errors,
-  });
-}
-
-export interface SuiteRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the conformance suite (restricted to `files`) in a child process, with its own report and output folders. */
-export function runConformance(opts: { env: Record<string, string | undefined>; files?: string[]; outputDir: string; timeoutMs?: number }): Promise<SuiteRun> {
-  const env: NodeJS.ProcessEnv = {};
-  // The child is a fresh run: none of this test's own Playwright worker variables, none of the caller's target.
-  for (const [k, v] of Object.entries(process.env)) {
-    if (/^(TEST_|PW_|PLAYWRIGHT_|CONFORMANCE_)/.test(k) && k !== 'PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD' && k !== 'PLAYWRIGHT_BROWSERS_PATH') continue;
-    env[k] = v;
-  }
-  for (const [k, v] of Object.entries(opts.env)) if (v !== undefined) env[k] = v;
-  env.CONFORMANCE_WORKERS ??= '2';
-  env.FORCE_COLOR = '0';
-  const args = ['playwright', 'test', '-c', 'suites/conformance.config.ts', '--output', opts.outputDir, ...(opts.files ?? [])];
-  return new Promise((resolve, reject) => {
-    const child = spawn('npx', args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGTERM'), opts.timeoutMs ?? 120_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
   });
 }
 

@@ -2,11 +2,9 @@
 // exit 2 before anything runs, --help and --version exit 0, and a subset run selects the tests that judge what
 // was asked for. Errors and help are read in-process (cli/program.ts takes its output streams); what a command
 // prints on stdout is read from the command run as a child, as a user runs it.
-import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { expect, test } from '@playwright/test';
 import { main } from '../../cli/program.ts';
 import { RUN_SETTINGS, commandLine, environmentFor, WORKERS_ENV } from '../../cli/run.ts';
@@ -14,6 +12,7 @@ import { BUILTIN_PROFILES, ENV, repoRoot } from '../../run/config.ts';
 import { SELECTION_ENV } from '../../run/selection.ts';
 import { requirements } from '../../spec/requirements/index.ts';
 import { sampleReport } from '../support/reports.ts';
+import { runProcess } from '../integration/support/cli-process.ts';
 
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -22,21 +21,15 @@ async function cli(argv: string[]): Promise<{ code: number; out: string; err: st
   return { code, out, err };
 }
 
-const run = promisify(execFile);
 /** The command as a child process, from the sources (the packaging test runs the installed one). */
-async function child(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function child(argv: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return childIn(repoRoot, argv);
 }
 
-async function childIn(cwd: string, argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    // tsx's own CLI, so that the command runs from any working directory (a config file is looked for there).
-    const { stdout, stderr } = await run(process.execPath, [path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs'), path.join(repoRoot, 'cli/main.ts'), ...argv], { cwd, env: { ...process.env, CONFORMANCE_BASE_URL: '' }, maxBuffer: 16 * 1024 * 1024 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const x = e as { code: number; stdout: string; stderr: string };
-    return { code: x.code, stdout: x.stdout, stderr: x.stderr };
-  }
+async function childIn(cwd: string, argv: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  // tsx's own CLI, so that the command runs from any working directory (a config file is looked for there).
+  const { code, stdout, stderr } = await runProcess(process.execPath, [path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs'), path.join(repoRoot, 'cli/main.ts'), ...argv], { cwd, env: { ...process.env, CONFORMANCE_BASE_URL: '' } });
+  return { code, stdout, stderr };
 }
 
 test('every CONFORMANCE_* variable the README documents is also a flag of chatconform run', () => {

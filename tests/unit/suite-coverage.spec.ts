@@ -1,30 +1,24 @@
 // Every requirement of the catalog is judged: by a check registered for every response of its kind
 // (judge/checks/registry.ts) or by a conformance test that declares it; the kit's own (`mock-only`) by a kit
 // test (suites/kit/), never in a target's run. No test declares an ID the catalog does not know. Read from Playwright's own listing of the suite, not from the source text.
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import { isKnownRequirement, requirements } from '../../spec/requirements/index.ts';
 import { REQUIREMENT_ANNOTATION } from '../../judge/checker.ts';
 import { CHECKED_IDS } from '../../judge/checks/registry.ts';
 import { requirementLinks } from '../../scripts/requirement-links.ts';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
+import { cleanup, CONFORMANCE_CONFIG, KIT_CONFIG, runSuite } from '../integration/support/suite-runner.ts';
 
 interface ListedSuite {
   specs?: { title: string; file: string; line: number; tests: { annotations?: { type: string; description?: string }[] }[] }[];
   suites?: ListedSuite[];
 }
 
-function listSuite(config = 'suites/conformance.config.ts'): Map<string, string[]> {
-  const out = execFileSync(process.execPath, [path.join(root, 'node_modules/@playwright/test/cli.js'), 'test', '-c', config, '--list', '--reporter=json'], {
-    cwd: root,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, CONFORMANCE_BASE_URL: '' },
-  });
-  const report = JSON.parse(out) as { suites: ListedSuite[]; errors: unknown[] };
+async function listSuite(config = CONFORMANCE_CONFIG): Promise<Map<string, string[]>> {
+  // The listing of a user's run against the embedded mock: none of the cheap target runs' settings.
+  const run = await runSuite({ config, extraArgs: ['--list', '--reporter=json'], seed: null, fuzzRuns: null, workers: null, boundMs: 120_000, label: 'list', keepChars: 64 * 1024 * 1024 });
+  cleanup(run);
+  expect(run.code, run.stderr).toBe(0);
+  const report = JSON.parse(run.stdout) as { suites: ListedSuite[]; errors: unknown[] };
   expect(report.errors, 'the suite lists without load errors').toEqual([]);
   const declared = new Map<string, string[]>();
   const walk = (s: ListedSuite) => {
@@ -42,9 +36,8 @@ function listSuite(config = 'suites/conformance.config.ts'): Map<string, string[
   return declared;
 }
 
-test('every requirement is judged: by a registered check, or declared by a conformance test (the kit\'s own by a kit test)', () => {
-  const declared = listSuite();
-  const kit = listSuite('suites/kit.config.ts');
+test('every requirement is judged: by a registered check, or declared by a conformance test (the kit\'s own by a kit test)', async () => {
+  const [declared, kit] = await Promise.all([listSuite(), listSuite(KIT_CONFIG)]);
   const unknown = [...declared.keys(), ...kit.keys()].filter((id) => !isKnownRequirement(id));
   expect(unknown, 'tests declare IDs the catalog does not know').toEqual([]);
   // A rule the contract states twice is judged under its primary ID (`sameAs`).

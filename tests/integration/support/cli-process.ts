@@ -94,12 +94,25 @@ function spawnGroup(command: string, args: readonly string[], opts: { cwd?: stri
   const child = spawn(command, args, { cwd: opts.cwd ?? repoRoot, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   running.add(child);
   const keep = opts.keepChars ?? Infinity;
-  const text = { stdout: '', stderr: '', output: '' };
-  const bounded = (s: string) => (s.length > keep ? s.slice(-keep) : s);
+  const held = { stdout: '', stderr: '', output: '' };
+  // Cut back to `keep` only once twice as much is held: one copy per `keep` characters, not one per chunk.
+  const bounded = (s: string) => (s.length > 2 * keep ? s.slice(-keep) : s);
+  const last = (s: string) => (s.length > keep ? s.slice(-keep) : s);
   const on = (stream: 'stdout' | 'stderr') => (d: Buffer) => {
     const s = d.toString('utf8');
-    text[stream] = bounded(text[stream] + s);
-    text.output = bounded(text.output + s);
+    held[stream] = bounded(held[stream] + s);
+    held.output = bounded(held.output + s);
+  };
+  const text = {
+    get stdout() {
+      return last(held.stdout);
+    },
+    get stderr() {
+      return last(held.stderr);
+    },
+    get output() {
+      return last(held.output);
+    },
   };
   child.stdout!.on('data', on('stdout'));
   child.stderr!.on('data', on('stderr'));

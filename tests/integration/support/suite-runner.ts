@@ -1,16 +1,21 @@
-// Runs the whole conformance suite against a target in a child process, as a user would, and reads the verdict
-// from its conformance.json. Shared by the defect matrix and the hostile-target runs.
+// The one way the project's tests run a Playwright suite of the kit in a child process, as a user would: the
+// conformance suite against a target (the defect matrix, the hostile targets, the reports' own tests, the main
+// run against the mock), the kit's own suite (suites/kit.config.ts), or a listing of either (`--list`). It reads
+// the verdict from the run's conformance.json.
 //
-// Cheap per run: Playwright's cli.js is started with node directly (no npx), one worker, few fuzz runs; the
-// child gets its own process group, so a run that outlives its bound is killed with every worker it started.
-import { spawn } from 'node:child_process';
+// Cheap per run by default: Playwright's cli.js is started with node directly (no npx), one worker, few fuzz runs,
+// a fixed seed; a caller that wants a user's defaults passes null. The child leads its own process group
+// (support/cli-process.ts), so a run that outlives its bound is killed with every worker it started.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../../../run/config.ts';
+import { runProcess } from './cli-process.ts';
 
 export const PLAYWRIGHT_CLI = path.join(repoRoot, 'node_modules/@playwright/test/cli.js');
 export const MOCK_PROFILE = path.join(repoRoot, 'fixtures/profiles/mock.json');
+export const CONFORMANCE_CONFIG = 'suites/conformance.config.ts';
+export const KIT_CONFIG = 'suites/kit.config.ts';
 
 /** The parts of conformance.json the matrix reads (its full schema: spec/schemas/conformance-report.schema.json). */
 export interface ReportView {
@@ -35,24 +40,43 @@ export interface SuiteRun {
   tail: string;
   /** The run's whole (bounded) output, kept next to its report. */
   logFile: string;
+  /** stdout and stderr apart (bounded like the log). */
+  stdout: string;
+  stderr: string;
+  /** The run's temp folder (report, test results, log), removed by cleanup(). */
+  dir: string;
 }
 
 export interface SuiteRunOptions {
-  baseUrl: string;
-  /** CONFORMANCE_PROFILE; default the mock's own profile. Pass null for none. */
+  /** The Playwright config: the conformance suite (default) or the kit's own (KIT_CONFIG). */
+  config?: string;
+  /** Spec files to run (default: every file of the config). */
+  files?: string[];
+  /** CONFORMANCE_BASE_URL; unset: the embedded mock. */
+  baseUrl?: string;
+  /** CONFORMANCE_PROFILE; default the mock's own profile for a target given by URL, none for the embedded mock. null: none. */
   profile?: string | null;
-  seed?: number;
-  fuzzRuns?: number;
+  /** CONFORMANCE_SEED; default 20261122. null: none (a random seed, as a user's run). */
+  seed?: number | string | null;
+  /** CONFORMANCE_FUZZ_RUNS; default 3. null: none (the profile's or the kit's default). */
+  fuzzRuns?: number | null;
   requestTimeoutMs?: number;
-  workers?: number;
+  /** CONFORMANCE_WORKERS; default 1. null: none (the config's default). */
+  workers?: number | null;
+  /** CONFORMANCE_REPORT_DIR; default `report` in the run's temp folder. */
+  reportDir?: string;
+  /** Playwright's --output; default `test-results` in the run's temp folder. */
+  outputDir?: string;
   /** Kill the run (its whole process group) after this long. */
   boundMs: number;
   /** Label for the temp folder. */
   label: string;
   /** Further environment for the run. */
   extraEnv?: Record<string, string>;
-  /** Further arguments to `playwright test` (e.g. reporters). */
+  /** Further arguments to `playwright test` (e.g. reporters, --list). */
   extraArgs?: string[];
+  /** Keep at most this many characters of each output stream (default 2 MB: the tail). */
+  keepChars?: number;
   /** Called with the run's pid once it started; the run leads its own process group (pgid = pid). */
   onSpawn?: (pid: number) => void;
 }
@@ -79,57 +103,42 @@ export function readReport(dir: string): ReportView | undefined {
   }
 }
 
-export function runSuite(opts: SuiteRunOptions): Promise<SuiteRun> {
+export async function runSuite(opts: SuiteRunOptions): Promise<SuiteRun> {
   const dir = mkdtempSync(path.join(os.tmpdir(), `chatconform-${opts.label.replace(/[^a-z0-9-]+/gi, '_')}-`));
-  const reportDir = path.join(dir, 'report');
+  const reportDir = opts.reportDir ?? path.join(dir, 'report');
   const logFile = path.join(dir, 'run.log');
+  const profile = opts.profile === undefined ? (opts.baseUrl !== undefined ? MOCK_PROFILE : null) : opts.profile;
+  const seed = opts.seed === undefined ? 20261122 : opts.seed;
+  const fuzzRuns = opts.fuzzRuns === undefined ? 3 : opts.fuzzRuns;
+  const workers = opts.workers === undefined ? 1 : opts.workers;
   const env = childEnv({
-    CONFORMANCE_BASE_URL: opts.baseUrl,
     CONFORMANCE_REPORT_DIR: reportDir,
-    CONFORMANCE_SEED: String(opts.seed ?? 20261122),
-    CONFORMANCE_FUZZ_RUNS: String(opts.fuzzRuns ?? 3),
-    CONFORMANCE_WORKERS: String(opts.workers ?? 1),
+    ...(opts.baseUrl !== undefined ? { CONFORMANCE_BASE_URL: opts.baseUrl } : {}),
+    ...(profile !== null ? { CONFORMANCE_PROFILE: profile } : {}),
+    ...(seed !== null ? { CONFORMANCE_SEED: String(seed) } : {}),
+    ...(fuzzRuns !== null ? { CONFORMANCE_FUZZ_RUNS: String(fuzzRuns) } : {}),
+    ...(workers !== null ? { CONFORMANCE_WORKERS: String(workers) } : {}),
     ...(opts.requestTimeoutMs !== undefined ? { CONFORMANCE_REQUEST_TIMEOUT_MS: String(opts.requestTimeoutMs) } : {}),
-    ...(opts.profile !== null ? { CONFORMANCE_PROFILE: opts.profile ?? MOCK_PROFILE } : {}),
     ...opts.extraEnv,
   });
-  const args = [PLAYWRIGHT_CLI, 'test', '-c', 'suites/conformance.config.ts', '--output', path.join(dir, 'test-results'), ...(opts.extraArgs ?? [])];
+  const args = [PLAYWRIGHT_CLI, 'test', '-c', opts.config ?? CONFORMANCE_CONFIG, '--output', opts.outputDir ?? path.join(dir, 'test-results'), ...(opts.extraArgs ?? []), ...(opts.files ?? [])];
   const started = Date.now();
-  return new Promise((resolve, reject) => {
-    // detached: the run leads its own process group, so the bound kills its workers too.
-    const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    if (child.pid !== undefined) opts.onSpawn?.(child.pid);
-    const out: Buffer[] = [];
-    let size = 0;
-    const keep = (d: Buffer) => {
-      out.push(d);
-      size += d.length;
-      // Bounded: only the last ~2 MB of output are kept.
-      while (size > 2_000_000 && out.length > 1) size -= out.shift()!.length;
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    let killed = false;
-    const timer = setTimeout(() => {
-      killed = true;
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
-    }, opts.boundMs);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      const text = Buffer.concat(out).toString('utf8');
-      writeFileSync(logFile, text);
-      const report = readReport(reportDir);
-      resolve({ code, signal, killed, wallMs: Date.now() - started, ...(report ? { report } : {}), reportDir, tail: text.slice(-6000), logFile });
-    });
-  });
+  const ran = await runProcess(process.execPath, args, { cwd: repoRoot, env, boundMs: opts.boundMs, keepChars: opts.keepChars ?? 2_000_000, ...(opts.onSpawn ? { onSpawn: opts.onSpawn } : {}) });
+  writeFileSync(logFile, ran.output);
+  const report = readReport(reportDir);
+  return {
+    code: ran.code,
+    signal: ran.signal,
+    killed: ran.killed,
+    wallMs: Date.now() - started,
+    ...(report ? { report } : {}),
+    reportDir,
+    tail: ran.output.slice(-6000),
+    logFile,
+    stdout: ran.stdout,
+    stderr: ran.stderr,
+    dir,
+  };
 }
 
 /**
@@ -140,9 +149,9 @@ export function crashes(report: ReportView): { title: string; error: string }[] 
   return report.failedTests.filter((t) => !/^Error: [A-Z]+-\d{3} \((MUST|SHOULD|MAY)\b/.test(t.error) && !/Test timeout of \d+ms exceeded/.test(t.error));
 }
 
-/** Removes the temp folder of a run (report, test results, log). */
+/** Removes the temp folder of a run (its report, test results and log, unless the caller put them elsewhere). */
 export function cleanup(run: SuiteRun): void {
-  rmSync(path.dirname(run.reportDir), { recursive: true, force: true });
+  rmSync(run.dir, { recursive: true, force: true });
 }
 
 /** Runs `jobs` with at most `limit` at once; results in the order of `jobs`. */
