@@ -175,6 +175,9 @@ export class Checker {
   /**
    * The response has one of the expected statuses. With no HTTP response at all (refused, reset, timed out
    * before any byte) the kit could not judge: an `error` record, never a failure of the requirement.
+   * `what` is the context, then the status it wants: `for temperature 0.5, status` with a number (the numbers are
+   * appended), or with a predicate the status described (`for a POST without a body, a non-200 status`); a bare
+   * `status` with a predicate reads "a status the requirement allows".
    */
   status(id: string, res: TargetResponse, expected: number | readonly number[] | ((s: number) => boolean), what = 'status'): boolean {
     const r = this.declared(id);
@@ -183,8 +186,7 @@ export class Checker {
       return false;
     }
     const ok = typeof expected === 'function' ? expected(res.status) : ([] as number[]).concat(expected).includes(res.status);
-    const wanted = typeof expected === 'function' ? 'a different status' : ([] as number[]).concat(expected).join(' or ');
-    return this.judge(r, ok, () => `expected ${what} ${wanted}; received ${res.describe()}`);
+    return this.judge(r, ok, () => statusMessage(what, expected, res.describe()));
   }
 
   /**
@@ -281,6 +283,29 @@ function unjudgedAfter(first: CheckRecord, target: ExchangeLog): string {
   const what = `${first.id} ${first.status === 'error' ? 'could not be judged' : 'failed'}: ${(first.message ?? '').split('\n')[0]!.slice(0, 200)}`;
   const status = first.exchange !== undefined ? target.exchanges[first.exchange]?.status : undefined;
   return status === 200 ? `not judged: the test stopped after ${what}` : `not judged: the answer it needed never came (${what})`;
+}
+
+/**
+ * "[context, ]expected <the status wanted>; received <what came>": the wanted status is the tail of `what` (from its
+ * last segment that starts with "a", "an" or is "status"); what precedes it is the context, kept in front so the
+ * message reads as one sentence ("for temperature 0.5, expected status 200; received HTTP 400: ...").
+ */
+export function statusMessage(what: string, expected: number | readonly number[] | ((s: number) => boolean), received: string): string {
+  const text = what.trim() || 'status';
+  const segments = text.split(/(?<=[,:]) +/);
+  let at = segments.length - 1;
+  const namesStatus = (segment: string) => /^(?:an? |status\b)/i.test(segment);
+  while (at > 0 && !namesStatus(segments[at]!)) at--;
+  // A `what` that names no status at all is all context.
+  const found = namesStatus(segments[at]!);
+  const context = found ? segments.slice(0, at).join(' ') : `${text}:`;
+  const tail = found ? segments.slice(at).join(' ') : 'status';
+  const bare = /^status$/i.test(tail);
+  const wanted =
+    typeof expected === 'function'
+      ? bare ? 'a status the requirement allows' : tail
+      : bare ? `status ${([] as number[]).concat(expected).join(' or ')}` : `${tail} (${([] as number[]).concat(expected).join(' or ')})`;
+  return `${context ? `${context} ` : ''}expected ${wanted}; received ${received}`;
 }
 
 function quoteProblems(problems: readonly string[]): string {

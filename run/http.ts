@@ -10,7 +10,8 @@
 //   sent, or after) is sent again once on a fresh connection: the server closed an idle connection as HTTP/1.1
 //   allows (RFC 9112 9.5), the request was not answered, and RFC 9110 9.2.2 lets a client retry it;
 // - every failure is classified (`TransportErrorKind`); `status` stays 0 when no response head arrived, and a
-//   failure after the head keeps the status: that is the target's (broken) answer.
+//   failure after the head keeps the status: a cut or oversized body is the target's (broken) answer, a timeout
+//   the kit's own limit (judge/exchange.ts noResponse: not judged).
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
@@ -179,6 +180,9 @@ interface Clock {
   idleMs: number;
 }
 
+/** The body goes out in slices of this size, so that its progress (a slice handed to the OS) is seen. */
+const UPLOAD_SLICE_BYTES = 256 * 1024;
+
 /** Seconds into the request, for the messages: `1.7 s`. */
 const at = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
@@ -200,11 +204,10 @@ function attempt(request: TransportRequest, url: URL, agent: http.Agent, clock: 
     let res: http.IncomingMessage | undefined;
     let decoded: zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | undefined;
     let counter: EventCounter | undefined;
-    // The idle clock: reset by every byte received and by upload progress (the bytes still queued shrinking).
+    // The idle clock: reset by every byte received and by upload progress (each slice of the body handed to the OS).
     let activeAt = Date.now();
     let headAt: number | undefined;
     let lastByteAt: number | undefined;
-    let queued = Infinity;
     const onSocketData = () => {
       received = true;
       activeAt = lastByteAt = Date.now();
@@ -221,12 +224,6 @@ function attempt(request: TransportRequest, url: URL, agent: http.Agent, clock: 
     const tick = () => {
       if (settled) return;
       const now = Date.now();
-      const pending = socket?.writableLength;
-      if (pending !== undefined && pending < queued) {
-        // The upload moved since the last look: a slow upload is progress, not silence.
-        if (queued !== Infinity) activeAt = Math.max(activeAt, now);
-        queued = pending;
-      }
       const where = status === 0 ? 'before any response' : 'while reading the response body';
       if (now >= clock.deadline) {
         return finish(new TransportFailure('timeout', `request timed out after ${clock.deadline - clock.started} ms ${where} (the overall bound on one request)${arrived(now)}`));
@@ -259,6 +256,10 @@ function attempt(request: TransportRequest, url: URL, agent: http.Agent, clock: 
         res?.destroy();
         decoded?.destroy();
         socket?.destroy();
+      } else if (request.body !== undefined && req?.writableEnded === false) {
+        // An answer that came before the upload ended (an early 413): the rest of the body is not sent, and the
+        // connection, mid-request, is of no further use.
+        req.destroy();
       }
       resolve(retry !== undefined ? { result, retry } : { result });
     };
@@ -275,6 +276,10 @@ function attempt(request: TransportRequest, url: URL, agent: http.Agent, clock: 
       socket = s;
       s.on('data', onSocketData);
       guardSocket(s);
+    });
+    // The wait for the answer starts when the upload ends.
+    req.on('finish', () => {
+      activeAt = Math.max(activeAt, Date.now());
     });
     req.on('error', (err) => {
       // Once the answer's head is in, a failed upload is the server's choice (an early 413 that closes while
@@ -316,7 +321,24 @@ function attempt(request: TransportRequest, url: URL, agent: http.Agent, clock: 
       req.removeHeader('content-length');
       req.removeHeader('transfer-encoding');
     }
-    req.end(request.body);
+    const body = request.body;
+    if (body === undefined) return void req.end();
+    // The bytes as given, written in slices: each slice's callback is upload progress for the idle clock, so a
+    // slow upload that keeps moving is not silence. Content-Length is set, so nothing is chunked.
+    const sending = req;
+    let offset = 0;
+    const progressed = () => {
+      activeAt = Math.max(activeAt, Date.now());
+    };
+    const pump = () => {
+      while (offset < body.length && !settled) {
+        const slice = body.subarray(offset, offset + UPLOAD_SLICE_BYTES);
+        offset += slice.length;
+        if (!sending.write(slice, progressed)) return void sending.once('drain', pump);
+      }
+      if (!settled) sending.end();
+    };
+    pump();
   });
 }
 

@@ -13,13 +13,16 @@ export interface ModelList {
 export const BACKEND_FIELD_NAMES = ['provider', 'providers', 'backend', 'upstream', 'route', 'routes', 'serving_provider', 'provider_name', 'host', 'endpoint_provider'] as const;
 export const BACKEND_FIELD = new RegExp(`^(?:${BACKEND_FIELD_NAMES.join('|')})$`, 'i');
 
+/** An entry as messages name it: its id, quoted, or what it lacks. */
+const entryName = (m: Json): string => (typeof m.id === 'string' ? quote(m.id) : 'an entry without an id');
+
 export const listServedAsJson = check('CAT-032', function listServedAsJson(l: ModelList) {
   return holds(isObject(l.body) && /json/i.test(l.res.headers['content-type'] ?? ''), () => `GET /v1/models answers a JSON model list object; received content-type ${quote(l.res.headers['content-type'] ?? '(none)')} and ${l.res.describe()}`);
 });
 
 export const noBackendField = check('CAT-002', function noBackendField(l: ModelList) {
   if (l.entries.length === 0) return undefined;
-  const named = l.entries.flatMap((m) => Object.keys(m).filter((k) => BACKEND_FIELD.test(k)).map((k) => `${String(m.id)}.${k}`));
+  const named = l.entries.flatMap((m) => Object.keys(m).filter((k) => BACKEND_FIELD.test(k)).map((k) => (typeof m.id === 'string' ? `${m.id}.${k}` : `${k} (${entryName(m)})`)));
   return holds(named.length === 0, () => `entries name their backend: ${named.slice(0, 10).join(', ')}`);
 });
 
@@ -34,7 +37,9 @@ export const idsListedOnce = check('CAT-030', function idsListedOnce(l: ModelLis
 const featuredOnly = (field: 'featured_label' | 'featured_tab') => (l: ModelList) => {
   const carrying = l.entries.filter((m) => field in m && m[field] !== null);
   if (carrying.length === 0) return undefined;
-  return carrying.filter((m) => m.is_featured !== true).map((m) => `${quote(m.id)} carries ${field} ${quote(m[field])} but is_featured is ${quote(m.is_featured)}; the field is present only on featured entries`);
+  return carrying
+    .filter((m) => m.is_featured !== true)
+    .map((m) => `${entryName(m)} carries ${field} ${quote(m[field])} but ${'is_featured' in m ? `is_featured is ${quote(m.is_featured)}` : 'no is_featured'}; the field is present only on featured entries`);
 };
 
 export const featuredLabelOnFeatured = check('CAT-023', function featuredLabelOnFeatured(l: ModelList) {
@@ -51,7 +56,7 @@ export const maxTokensWithinWindow = check('CAT-008', function maxTokensWithinWi
   if (both.length === 0) return undefined;
   return both
     .filter((m) => (m.max_tokens as number) > (m.context_window as number))
-    .map((m) => `${quote(m.id)}: max_tokens ${String(m.max_tokens)} exceeds context_window ${String(m.context_window)}, the maximum input plus output length`);
+    .map((m) => `${entryName(m)}: max_tokens ${String(m.max_tokens)} exceeds context_window ${String(m.context_window)}, the maximum input plus output length`);
 });
 
 /** Prices are per unit of input, output or cache use: never negative. Each price is its own requirement. */
@@ -59,7 +64,7 @@ const priceNotNegative = (field: string, id: string) =>
   check(id, function priceNotNegative(l: ModelList) {
     const priced = l.entries.filter((m) => typeof m[field] === 'number');
     if (priced.length === 0) return undefined;
-    return priced.filter((m) => (m[field] as number) < 0).map((m) => `${quote(m.id)}: ${field} is ${String(m[field])}; a price is not negative`);
+    return priced.filter((m) => (m[field] as number) < 0).map((m) => `${entryName(m)}: ${field} is ${String(m[field])}; a price is not negative`);
   });
 
 export const PRICE_CHECKS = [

@@ -30,8 +30,9 @@ export function holds(ok: boolean, problem: () => string): string[] {
   return ok ? [] : [problem()];
 }
 
-/** JSON.stringify cut to `n` characters, for quoting target values in findings. */
+/** JSON.stringify cut to `n` characters, for quoting target values in findings; an absent value reads "(absent)". */
 export function quote(value: unknown, n = 120): string {
+  if (value === undefined) return '(absent)';
   const s = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
   const q = s.length > n ? `${s.slice(0, n)}…` : s;
   return typeof value === 'string' ? JSON.stringify(q) : q;

@@ -90,7 +90,7 @@ export const toolArgumentsDecode = check('RESP-020', function toolArgumentsDecod
       const args = isObject(call.function) ? call.function.arguments : undefined;
       if (typeof args !== 'string') continue;
       judged = true;
-      if (!parsesAsJson(args)) problems.push(`${c.what}, choice ${position}: arguments of ${quote(call.id)} do not decode as JSON: ${quote(args, 200)}`);
+      if (!parsesAsJson(args)) problems.push(`${c.what}, choice ${position}: the arguments of ${call.id === undefined ? 'a call without an id' : quote(call.id)} do not decode as JSON: ${quote(args, 200)}`);
     }
   });
   return judged ? problems : undefined;

@@ -127,7 +127,9 @@ export const streamedCallHasId = check('RESP-015', function streamedCallHasId(s:
 export const streamedCallIsFunction = check('RESP-017', function streamedCallIsFunction(s: StreamSubject) {
   const calls = assembledCalls(s);
   if (calls.length === 0) return undefined;
-  return calls.filter(({ call }) => call.type !== 'function').map(({ call, at }) => `${at}: assembled type is ${quote(call.type)}; a tool call's type is always "function"`);
+  return calls
+    .filter(({ call }) => call.type !== 'function')
+    .map(({ call, at }) => `${at}: ${call.type === undefined ? 'no delta carried a type' : `the assembled type is ${quote(call.type)}`}; a tool call's type is always "function"`);
 });
 
 export const streamedCallHasName = check('RESP-018', function streamedCallHasName(s: StreamSubject) {

@@ -122,6 +122,33 @@ test('a stream still arriving at the overall bound is cut there, and the error s
   }
 });
 
+test('an upload that keeps moving, slower than the idle timeout in all, is not cut by the idle clock', async () => {
+  test.setTimeout(2 * GENEROUS_MS);
+  // The server reads about 1.6 MB per 100 ms: 64 MB take some four seconds, nearly three idle timeouts, during
+  // which nothing is received; the bytes queued in the client keep shrinking, and that is progress.
+  const server = await serve((req, res) => {
+    let window = 0;
+    req.on('data', (d: Buffer) => {
+      window += d.length;
+      if (window < 1_600_000) return;
+      req.pause();
+      setTimeout(() => {
+        window = 0;
+        req.resume();
+      }, 100);
+    });
+    req.on('end', () => res.end('read'));
+  });
+  try {
+    const body = Buffer.alloc(64 * 1024 * 1024, 0x23);
+    const res = await sendRequest({ method: 'POST', url: `${server.url}/upload`, headers: {}, body, timeoutMs: GENEROUS_MS, idleTimeoutMs: 1_500 });
+    expect(res.error).toBeUndefined();
+    expect(res.body.toString()).toBe('read');
+  } finally {
+    await server.close();
+  }
+});
+
 test.describe('the judge: an answer the kit stopped waiting for is error, never a failure', () => {
   const scratch: string[] = [];
   test.afterAll(() => {
