@@ -1,7 +1,9 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=8
 // The `chatconform` executable (package.json "bin"; `npm run mock` in the repository). cli/program.ts is the command.
-// `chatconform mock` without a young-generation cap runs itself again with one (cli/mock-relaunch.ts), before the
-// rest of the kit is loaded, so the launcher stays small.
+// The installed binary starts node with the served mock's young-generation cap (the shebang: npm's shims on every
+// platform read `env -S`), so `chatconform mock` is one process under 100 MB. Started another way without the cap
+// (`node dist/cli/main.js mock`), it runs itself again with one (cli/mock-relaunch.ts), before the rest of the kit is
+// loaded, so the launcher stays small.
 import { needsRelaunch, relaunch } from './mock-relaunch.ts';
 
 if (process.argv[2] === 'mock' && needsRelaunch()) {
