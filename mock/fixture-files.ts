@@ -28,8 +28,12 @@ export function loadCatalogFile(file: string): CatalogFixture {
   const seen = new Set<string>();
   catalog.entries.forEach((entry, i) => {
     const { mock: _hidden, ...shown } = entry;
+    // honours: CAT-004, CAT-005, CAT-006, CAT-009, CAT-010, CAT-011
+    // honours: CAT-016, CAT-019, CAT-022, CAT-023, CAT-024, AUTH-009 (a file's entries are 2.10 entries: types, required
+    // fields, description never empty, featured fields only when featured)
     const r = validate('model', shown);
     if (!r.valid) problems.push(`entries[${i}] (${entry.id}) is not a catalog entry: ${oneLine(formatIssues(r.errors))}`);
+    // honours: CAT-030
     if (seen.has(entry.id)) problems.push(`entries[${i}]: the id ${entry.id} is listed twice`);
     seen.add(entry.id);
     if (!catalog.tiers_order.includes(entry.min_tier)) problems.push(`entries[${i}] (${entry.id}): min_tier ${JSON.stringify(entry.min_tier)} is not one of tiers_order (${catalog.tiers_order.join(', ')})`);

@@ -37,6 +37,7 @@ export const PATHS = {
   /** GET {prefix}/v1/models */
   models: /\/v1\/models\/?$/,
   /** GET {prefix}/v1/models/{model_id} (URL-encoded or raw slashes in the id) */
+  // honours: CAT-038 (no capture group: the core decodes the id)
   model: /\/v1\/models\/.+$/,
   /** POST {prefix}/v1/chat/completions */
   chat: /\/v1\/chat\/completions\/?$/,

@@ -13,6 +13,7 @@ export function indexKeys(keys: KeysFixture): Map<string, ApiKey> {
  * Reads `Authorization: Bearer <key>`. No header (or an empty bearer token) is `none`; an unknown key or a
  * non-Bearer scheme throws 401 invalid_api_key.
  */
+// honours: AUTH-001, AUTH-003 (Bearer <API_KEY>; an unknown key is 401 invalid_api_key)
 export function readCredential(authorization: string | undefined, keys: Map<string, ApiKey>): Credential {
   if (authorization === undefined || authorization.trim() === '') return { kind: 'none' };
   const m = /^\s*bearer\s*(.*?)\s*$/i.exec(authorization);
@@ -28,6 +29,7 @@ export function readCredential(authorization: string | undefined, keys: Map<stri
 export const UNKNOWN_KEY = { code: 'invalid_api_key', message: 'the API key is not valid' } as const;
 
 /** The credential of a request; chat requires one (none gives 401 missing_api_key), the catalog does not. */
+// honours: AUTH-002, AUTH-004 (chat without a credential: 401 missing_api_key)
 export function authenticate(authorization: string | undefined, keys: Map<string, ApiKey>, required: boolean): ApiKey | undefined {
   const cred = readCredential(authorization, keys);
   if (cred.kind === 'key') return cred.key;

@@ -4,6 +4,7 @@ import { MockHttpError } from './errors.ts';
 import type { ApiKey, CatalogFixture, FixtureEntry, PublicCatalogEntry } from './types.ts';
 
 /** Fields of 2.10 in the order the mock emits them. Anything else in a fixture entry never leaves the mock. */
+// honours: CAT-001, CAT-002 (only the 23 fields of 2.10 leave the mock; the hidden `mock` attributes never do)
 export const PUBLIC_FIELDS = [
   'id', 'name', 'min_tier', 'max_tokens', 'context_window', 'supports_images', 'supports_caching',
   'supports_reasoning', 'input_price', 'output_price', 'cache_write_price', 'cache_read_price', 'description',
@@ -12,6 +13,8 @@ export const PUBLIC_FIELDS = [
 ] as const satisfies readonly (keyof PublicCatalogEntry)[];
 
 /** Strips hidden attributes and any null/undefined value (2.10: optional fields are omitted, never null). */
+// honours: CAT-027, CAT-041 (a field without a value is omitted, never null)
+// honours: CAT-007, CAT-008, CAT-012, CAT-013, CAT-014, CAT-015, CAT-017, CAT-018, CAT-020, CAT-021, CAT-025, CAT-026
 export function toPublicEntry(entry: FixtureEntry): PublicCatalogEntry {
   const out: Record<string, unknown> = {};
   for (const field of PUBLIC_FIELDS) {
@@ -38,7 +41,9 @@ export interface CatalogView {
 
 export const CONTRACT_VIEW: CatalogView = {
   publicEntry: toPublicEntry,
+  // honours: CAT-039, CAT-033 (deactivated entries are not listed; every listed one is served or 503)
   listedEntries: (entries) => entries.filter((e) => e.mock.state !== 'deactivated'),
+  // honours: CAT-028, CAT-029
   modelList: (data) => ({ object: 'list', data }),
 };
 
@@ -66,6 +71,7 @@ export class Catalog {
   }
 
   /** The model list (2.11): active entries (unavailable ones included), filtered by a restricted key's list. */
+  // honours: CAT-034, AUTH-007 (the list a restricted key reads holds only its models)
   list(key?: ApiKey): ModelList {
     const cacheKey = key?.key ?? '';
     let list = this.lists.get(cacheKey);
@@ -77,6 +83,7 @@ export class Catalog {
   }
 
   /** One entry for GET /v1/models/{id}: 404 unknown, 403 outside a restricted key's list, 403 deactivated. */
+  // honours: CAT-036, CAT-037 (the very entry object the list shows, under the same key filter)
   get(id: string, key?: ApiKey): PublicCatalogEntry {
     const entry = this.byId.get(id);
     if (!entry) throw new MockHttpError(404, 'unknown_model', `unknown model id: ${id}`);
@@ -93,6 +100,8 @@ export class Catalog {
    * Resolves the model of a chat request, in this order: 404 unknown_model, 403 model_not_allowed (never
    * rerouted), 403 model_not_found (deactivated), 403 insufficient_tier, 503 model_unavailable.
    */
+  // honours: CAT-004, CHAT-011, CHAT-012, ERR-006, AUTH-008 (model_not_allowed, never rerouted)
+  // honours: ERR-007, ERR-008, AUTH-010 (deactivated 403 model_not_found, tier 403, unavailable 503 model_unavailable)
   resolveForChat(id: string, key: ApiKey): FixtureEntry {
     const entry = this.byId.get(id);
     if (!entry) throw new MockHttpError(404, 'unknown_model', `unknown model id: ${id}`);

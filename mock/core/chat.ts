@@ -35,6 +35,7 @@ export interface Completion {
 }
 
 /** What a request asks, not how (stream, caps and routing preferences do not change the text). */
+// honours: REQ-013 (a top-level field 2.1 does not list is not read: it does not change the answer)
 const seedFields = (req: ChatRequest): Record<string, unknown> => ({
   model: req.model,
   messages: req.messages,
@@ -58,6 +59,7 @@ export function requestSeedHash(req: ChatRequest): number {
 }
 
 /** The reasoning efforts an entry accepts (2.6). */
+// honours: RSN-005
 export function acceptedEfforts(entry: FixtureEntry): string[] {
   return entry.mock.reasoning_efforts ?? ['low', 'medium', 'high'];
 }
@@ -67,6 +69,7 @@ export function acceptedEfforts(entry: FixtureEntry): string[] {
  * semantic checks that depend on the entry. Returns whether search was requested.
  */
 export function admit(req: ChatRequest, entry: FixtureEntry): { search: boolean } {
+  // honours: IMG-005, IMG-006
   if (!entry.supports_images) {
     req.messages.forEach((m, i) => {
       if (Array.isArray(m.content) && m.content.some((p) => p.type === 'image_url')) {
@@ -75,6 +78,7 @@ export function admit(req: ChatRequest, entry: FixtureEntry): { search: boolean 
     });
   }
   const effort = req.reasoning?.effort;
+  // honours: RSN-006, RSN-010
   if (entry.supports_reasoning && effort !== undefined) {
     const accepted = acceptedEfforts(entry);
     if (!accepted.includes(effort)) {
@@ -88,12 +92,14 @@ export function admit(req: ChatRequest, entry: FixtureEntry): { search: boolean 
 }
 
 /** The output cap (4.3 rule 2, section 8): max_completion_tokens wins over max_tokens; the entry's max_tokens caps too. */
+// honours: REQ-009, REQ-011, CHAT-008
 export function capOf(req: ChatRequest, entry: FixtureEntry): number | undefined {
   const requested = req.max_completion_tokens ?? req.max_tokens;
   const caps = [requested, entry.max_tokens].filter((c): c is number => c !== undefined);
   return caps.length > 0 ? Math.min(...caps) : undefined;
 }
 
+// honours: RSN-003, RSN-008 (reasoning_content only from an entry that exposes reasoning)
 function wantsReasoning(req: ChatRequest, entry: FixtureEntry): boolean {
   if (!entry.supports_reasoning) return false;
   if (req.include_reasoning !== undefined) return req.include_reasoning;
@@ -140,6 +146,7 @@ export function complete(req: ChatRequest, entry: FixtureEntry, route: MockRoute
 
   if (wantsReasoning(req, entry)) {
     let n = REASONING_TOKENS[req.reasoning?.effort ?? 'medium'] ?? 20;
+    // honours: RSN-004
     if (req.reasoning?.max_tokens !== undefined) n = Math.min(n, req.reasoning.max_tokens);
     if (cap !== undefined) n = Math.min(n, Math.floor(cap / 2));
     if (n > 0) {
@@ -166,6 +173,7 @@ export function complete(req: ChatRequest, entry: FixtureEntry, route: MockRoute
       completion.actions = outcome.actions;
     }
     const room = cap === undefined ? Infinity : Math.max(0, cap - used);
+    // honours: REQ-008, REQ-010, LIMIT-005 (a text answer is cut at the cap)
     if (tokens.length > room) {
       tokens = tokens.slice(0, room);
       completion.finishReason = 'length';
@@ -215,6 +223,8 @@ export function wireToolCall(call: ToolCall, args: string): Record<string, unkno
 }
 
 /** The non-streamed response body (2.9). Optional fields are omitted, never null. */
+// honours: RESP-001, RESP-003, RESP-007, RESP-008, RESP-009, RESP-010, RESP-011, RESP-012, RESP-013, RESP-014, RSN-007
+// honours: SEARCH-021, SEARCH-028, SEARCH-029, SEARCH-041, SEARCH-042 (citations in annotations, actions in service_web_search)
 export function toResponseBody(c: Completion, env: Envelope): Record<string, unknown> {
   const message: Record<string, unknown> = { role: 'assistant' };
   if (c.content !== undefined) message.content = c.content;
@@ -247,6 +257,7 @@ export function splitInto(s: string, parts: number): string[] {
  * deltas (provenance in the last one, 6 rule 8), tool-call deltas, the final chunk with finish_reason, and with
  * include_usage (6 rule 9) exactly one usage chunk with `choices: []`.
  */
+// honours: STREAM-003, STREAM-012, STREAM-013, STREAM-015, STREAM-016
 export function toChunks(c: Completion, env: Envelope, includeUsage: boolean): Record<string, unknown>[] {
   const chunk = (delta: Record<string, unknown>, finish?: string): Record<string, unknown> => {
     const choice: Record<string, unknown> = { index: 0, delta };
@@ -274,11 +285,13 @@ export function toChunks(c: Completion, env: Envelope, includeUsage: boolean): R
 }
 
 /** In-stream error event (6 rule 10, a gap of the spec): a chunk with a top-level error object; the stream then ends. */
+// honours: STREAM-017, STREAM-019, ERR-010
 export function streamErrorPayload(code: string, message: string): Record<string, unknown> {
   return { error: { type: 'api_error', code, message } };
 }
 
 /** The stream's events (6 rule 4): the chunks, then the sentinel [DONE]. */
+// honours: STREAM-004 ([DONE] once, after every chunk)
 export function toEvents(chunks: readonly unknown[]): SsePayload[] {
   return [...chunks, '[DONE]'];
 }

@@ -24,6 +24,7 @@ export interface ErrorBody {
   error: { type: string; code: string; message: string };
 }
 
+// honours: ERR-001, ERR-002, ERR-003, ERR-004 (every error body: {error: {type, code, message}}, strings)
 export function errorBody(status: number, code: string, message: string, type: string = typeForStatus(status)): ErrorBody {
   return { error: { type, code, message } };
 }

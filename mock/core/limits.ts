@@ -4,6 +4,7 @@ import { MockHttpError } from './errors.ts';
 import type { BodySource } from './http.ts';
 import type { CoreOptions } from './types.ts';
 
+// honours: LIMIT-001, CHAT-006
 export const DEFAULT_BODY_LIMIT_BYTES = 10_000_000;
 
 /** The body limit a mock instance applies. */
@@ -15,6 +16,7 @@ export const tooLarge = (limit: number): MockHttpError =>
   new MockHttpError(413, 'request_too_large', `request body exceeds the limit of ${limit} bytes (10 MB)`);
 
 /** Throws 413 when Content-Length announces more than `limit` bytes. */
+// honours: LIMIT-003 (only a body over the limit is refused)
 export function checkContentLength(raw: string | undefined, limit: number): void {
   if (raw === undefined) return;
   const n = Number(raw.trim());

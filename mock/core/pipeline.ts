@@ -25,6 +25,7 @@ import type { ApiKey, CatalogFixture, CoreOptions, FixtureEntry, MockRoute, Publ
 import type { Usage } from './usage.ts';
 import { PromptCache } from './usage.ts';
 
+// honours: CHAT-002 (JSON; the local mock is exempt from the scheme)
 export const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
 export const SSE_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' };
 
@@ -122,6 +123,7 @@ export interface Instance {
 }
 
 /** Known paths (the suffix after an optional mount prefix). */
+// honours: VER-001
 export function matchPath(pathname: string): { route: 'models' | 'model' | 'chat'; id?: string } | undefined {
   const i = pathname.indexOf('/v1/');
   if (i < 0) return undefined;
@@ -138,6 +140,7 @@ const ALLOW: Record<string, string> = { models: 'GET', model: 'GET', chat: 'POST
 export function contractStages(i: Instance, s: Stages): Stages {
   const jsonResult = (body: unknown, headers: Record<string, string> = JSON_HEADERS): CoreResult => ({ status: 200, headers, kind: 'json', body });
   return {
+    // honours: ERR-005 (a failure before a stream opens is a JSON error response, also when stream is true)
     handle: async (request) => {
       try {
         const m = matchPath(request.path);
@@ -151,11 +154,13 @@ export function contractStages(i: Instance, s: Stages): Stages {
       }
     },
 
+    // honours: CAT-031, CAT-032, CAT-035, CAT-043, AUTH-005, AUTH-006 (no body or query read; credential optional; JSON)
     listModels: ({ request }) => {
       const key = s.authenticate({ request, required: false });
       return jsonResult(i.catalog.list(key));
     },
 
+    // honours: CAT-038, CAT-044 (the id percent-decoded; credential optional)
     getModel: ({ request, rawId }) => {
       const key = s.authenticate({ request, required: false });
       let id: string;
@@ -180,7 +185,10 @@ export function contractStages(i: Instance, s: Stages): Stages {
       const withCompletion = Object.assign(t, { completion });
       completion.usage = s.usage(withCompletion);
       const done = Object.assign(withCompletion, { envelope: s.envelope(withCompletion) });
+      // honours: ROUTE-009 (the serving route the preferences chose is observable on the mock)
       const headers = { 'x-mock-route': t.route.name };
+      // honours: REQ-005, REQ-012
+      // honours: CHAT-004, CHAT-005, STREAM-001 (an event stream only for stream true; stream_options read only then)
       if (req.stream === true) {
         return s.streamResult({ request, events: s.events({ request, chunks: s.chunks(done) }), headers });
       }
@@ -202,6 +210,7 @@ export function contractStages(i: Instance, s: Stages): Stages {
 
     authenticate: ({ request, required }) => authenticate(request.header('authorization'), i.keys, required),
 
+    // honours: CHAT-007, LIMIT-002 (the body limit is applied before the body is parsed)
     readBody: async ({ request }) => {
       checkContentLength(request.header('content-length'), i.bodyLimit);
       return readBodyLimited(request.body, i.bodyLimit);
@@ -210,10 +219,12 @@ export function contractStages(i: Instance, s: Stages): Stages {
     parse: ({ bytes }) => parseChatRequest(bytes),
     resolveModel: ({ req, key }) => i.catalog.resolveForChat(req.model, key),
     admit: ({ req, entry }) => admit(req, entry),
+    // honours: ROUTE-008, CHAT-010 (whatever the route, the entry that answers is the requested one)
     route: ({ req, entry, search }) => ({ route: pickRoute(req, entry, search), entry }),
     cap: ({ req, entry }) => capOf(req, entry),
     complete: ({ req, entry, route, search, cap }) => complete(req, entry, route, search, cap, i.cache),
     usage: ({ entry, completion }) => usageOf(completion, entry),
+    // honours: RESP-004, RESP-005, RESP-006, CHAT-009 (created in Unix seconds; model is the requested catalog id)
     envelope: ({ entry }) => ({ id: i.newId(), created: Math.floor(i.now() / 1000), model: entry.id }),
     responseBody: ({ completion, envelope }) => toResponseBody(completion, envelope),
     chunks: ({ req, completion, envelope }) => toChunks(completion, envelope, req.stream_options?.include_usage === true),
@@ -235,6 +246,7 @@ export function contractStages(i: Instance, s: Stages): Stages {
 }
 
 /** Completion ids: `chatcmpl-` and 32 hex digits, a random prefix per instance and a counter (unique, cheap). */
+// honours: RESP-002
 function sequentialIds(): () => string {
   const prefix = crypto.randomUUID().replace(/-/g, '').slice(0, 20);
   let n = 0;

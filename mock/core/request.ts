@@ -87,6 +87,7 @@ const LOCATION_FIELDS = ['country', 'city', 'region', 'timezone'] as const;
  * The section-7 rows for web_search_options, in this order: search_context_size, user_location.type,
  * nested-and-flat mixed, unknown or malformed fields. Throws 400 invalid_web_search_options with the fixed text.
  */
+// honours: SEARCH-005, SEARCH-006, SEARCH-007, SEARCH-008, SEARCH-011, SEARCH-046, SEARCH-047, SEARCH-048
 export function checkWebSearchOptions(options: unknown): void {
   if (options === undefined) return;
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
@@ -104,6 +105,8 @@ export function checkWebSearchOptions(options: unknown): void {
   const l = loc as Record<string, unknown>;
   if (l.type !== 'approximate') throw bad(MESSAGES.locationType);
   if ('approximate' in l && LOCATION_FIELDS.some((f) => f in l)) throw bad(MESSAGES.locationMixed);
+  // honours: SEARCH-009, SEARCH-010, SEARCH-012, SEARCH-013, SEARCH-014, SEARCH-015, SEARCH-016, SEARCH-017, SEARCH-018
+  // honours: SEARCH-019, SEARCH-049 (user_location decodes strictly)
   if (!validate('user-location', loc, { firstIssue: true }).valid) throw bad(MESSAGES.locationMalformed);
 }
 
@@ -116,6 +119,7 @@ export const REQUEST_FIELDS: ReadonlySet<string> = LISTED_FIELDS.request;
  * unchanged. The contract does not say such a message must be refused, so the mock reads it as empty
  * text instead of failing the tool loop; the schema itself stays as the contract states it.
  */
+// honours: CHAT-001, TOOL-010 (the tool loop of standard clients works unchanged)
 function acceptToolCallTurnsWithoutContent(messages: unknown[]): void {
   for (const m of messages) {
     if (m === null || typeof m !== 'object' || Array.isArray(m)) continue;
@@ -147,10 +151,12 @@ export function parseChatRequest(bytes: Uint8Array): ChatRequest {
   } catch {
     throw new MockHttpError(400, 'invalid_json', 'the request body is not valid UTF-8');
   }
+  // honours: CHAT-013 (a POST without a body is answered at once: 400 with a JSON error)
   if (text.trim() === '') throw new MockHttpError(400, 'invalid_json', 'the request body is empty; send a JSON object');
   checkNesting(text);
   let body: unknown;
   try {
+    // honours: CHAT-003
     body = JSON.parse(text);
   } catch (err) {
     throw new MockHttpError(400, 'invalid_json', `the request body is not valid JSON: ${(err as Error).message}`);
@@ -160,6 +166,7 @@ export function parseChatRequest(bytes: Uint8Array): ChatRequest {
   }
   const b = body as Record<string, unknown>;
   // The two required fields first, with the plainest message.
+  // honours: REQ-002, REQ-004
   if (!('model' in b)) throw invalid('invalid request: model is required');
   if (typeof b.model !== 'string') throw invalid('invalid request: model must be a string');
   if (!('messages' in b)) throw invalid('invalid request: messages is required');
@@ -168,6 +175,9 @@ export function parseChatRequest(bytes: Uint8Array): ChatRequest {
   acceptToolCallTurnsWithoutContent(b.messages);
   // The answer names one issue: the validator stops at it, so the work stays linear in the body however many
   // issues it holds (collecting every issue of 40,000 bad messages took seconds: spec/validator.ts).
+  // honours: REQ-001, REQ-003, REQ-006, REQ-007, REQ-013, REQ-015, REQ-016, REQ-017, REQ-018, REQ-019, REQ-020, REQ-021
+  // honours: TOOL-001, TOOL-004, TOOL-005, TOOL-007, TOOL-009, IMG-001, IMG-002, IMG-003, IMG-004
+  // honours: ROUTE-001, ROUTE-002, ROUTE-003, ROUTE-004, RSN-001, RSN-002, RSN-009, SEARCH-001 (the schemas of 2.1-2.8)
   const result = validate('chat-request', body, { firstIssue: true });
   if (!result.valid) {
     const first = result.errors[0]!;

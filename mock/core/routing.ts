@@ -19,6 +19,7 @@ const SORT_KEYS: Record<string, keyof MockRoute> = {
  * - allow_fallbacks false: only ranked routes may serve; none available gives 503 no_route_available with
  *   `x-should-retry: false`. Otherwise the first ranked candidate, else the first other candidate.
  */
+// honours: ROUTE-005, ROUTE-010 (allow_fallbacks false: a refusal, never a route that was not ranked)
 export function pickRoute(req: ChatRequest, entry: FixtureEntry, search: boolean): MockRoute {
   const { ranked, byPreference, usable } = rankRoutes(req, entry, search);
   const first = ranked.find(usable);
@@ -40,6 +41,7 @@ export function pickRoute(req: ChatRequest, entry: FixtureEntry, search: boolean
 }
 
 /** The routes the preferences rank, all routes by preference, and which routes can serve the request now. */
+// honours: ROUTE-006, ROUTE-007 (sort, order and allow_fallbacks reach the route choice; unknown values are ignored)
 export function rankRoutes(req: ChatRequest, entry: FixtureEntry, search: boolean): { ranked: MockRoute[]; byPreference: MockRoute[]; usable: (r: MockRoute) => boolean } {
   const routes = entry.mock.routes;
   const sortKey = req.provider?.sort !== undefined ? SORT_KEYS[req.provider.sort] : undefined;
@@ -55,6 +57,7 @@ export function rankRoutes(req: ChatRequest, entry: FixtureEntry, search: boolea
   } else {
     ranked = byPreference;
   }
+  // honours: SEARCH-020 (a route that cannot search never gets the search signal)
   const usable = (r: MockRoute): boolean => r.available && (!search || r.web_search);
   return { ranked, byPreference, usable };
 }

@@ -16,12 +16,15 @@ const encoder = new TextEncoder();
 const NO_FRAMING: ReadonlySet<Framing> = new Set();
 
 /** The line ending of a framing. */
+// honours: STREAM-007
 export const eolOf = (opts: FramingOptions): string => (opts.framing?.has('crlf') ? '\r\n' : '\n');
 
 /** Whether an event ends with its blank line: always, but for the final one under no-final-blank. */
+// honours: STREAM-010
 export const endsWithBlankLine = (opts: FramingOptions, final: boolean): boolean => !(final && opts.framing?.has('no-final-blank'));
 
 /** The text of one event: `data: <payload>` line(s) and the blank line (unless `final` and no-final-blank). */
+// honours: STREAM-002, STREAM-009 (data lines only, no named events; a blank line after each event)
 export function encodeEvent(payload: SsePayload, opts: FramingOptions = {}, final = false): string {
   const f = opts.framing ?? NO_FRAMING;
   // The plain framing (LF, `data: `, one line, a blank line), which every stream of the clean mock uses; its
@@ -31,6 +34,7 @@ export function encodeEvent(payload: SsePayload, opts: FramingOptions = {}, fina
   const prefix = f.has('no-space') ? 'data:' : 'data: ';
   let lines: string[];
   if (payload === '[DONE]') lines = ['[DONE]'];
+  // honours: STREAM-005
   else if (f.has('multiline')) {
     // Pretty-printed JSON: the newlines fall between JSON tokens, so joining the data lines with "\n" gives a
     // payload that parses to the same value.

@@ -19,6 +19,7 @@ export function messageText(m: RequestMessage): string {
  * - a message carrying tool_calls when no function tool is declared: 400 tools_not_declared;
  * - a `tool` message must carry a tool_call_id matching the id of a call in an earlier message: 400.
  */
+// honours: TOOL-011, TOOL-012, TOOL-013, TOOL-014 (tool calls without declared tools: 400 with a section 7 body)
 export function checkToolConversation(req: ChatRequest): void {
   const declared = functionTools(req).length > 0;
   const seen = new Set<string>();
@@ -55,6 +56,7 @@ export function checkToolConversation(req: ChatRequest): void {
  * - "auto" (the default) and "required": every declared function whose name appears in the last user
  *   message, in declaration order (parallel calls); when none is named, the first declared function.
  */
+// honours: TOOL-002, TOOL-003, TOOL-006 (a returned call names a declared function)
 export function chooseTools(req: ChatRequest): FunctionTool[] {
   const tools = functionTools(req);
   const choice = req.tool_choice ?? 'auto';
@@ -128,6 +130,8 @@ export function mentions(text: string, name: string): boolean {
  * generator cannot satisfy within its bounds (engine/tool-arguments.ts) is a 400 naming the tool and the bound,
  * raised here, before any response starts. `padding`: extra text placed once in each call's arguments.
  */
+// honours: RESP-015, RESP-016, RESP-017
+// honours: RESP-018, RESP-019, RESP-020, TOOL-008 (arguments: a JSON string; {} without parameters)
 export function buildToolCalls(tools: FunctionTool[], seed: string, padding?: string): ToolCall[] {
   // One budget for the whole request: many parallel calls share the step, size and time bounds.
   const budget = new ArgumentBudget();

@@ -6,6 +6,7 @@ import { messageText } from './tools.ts';
 import type { FixtureEntry } from './types.ts';
 
 /** Search is requested by web_search_options or by a bare {type:"web_search"} tool. */
+// honours: SEARCH-002, SEARCH-003, SEARCH-004 (both forms are one signal)
 export function searchRequested(req: ChatRequest): boolean {
   return req.web_search_options !== undefined || (req.tools ?? []).some((t) => t.type === 'web_search');
 }
@@ -20,6 +21,8 @@ export function requestedCap(req: ChatRequest): number | undefined {
  * it needs an output budget of N tokens and M < N was requested (400 web_search_output_budget_too_small).
  * Route-level capability is checked by routing.
  */
+// honours: SEARCH-020, SEARCH-043, SEARCH-044, SEARCH-045
+// honours: SEARCH-050, SEARCH-051, SEARCH-052, LIMIT-004 (refused upfront, before any answer or usage)
 export function checkSearchAdmission(req: ChatRequest, entry: FixtureEntry): void {
   if (!entry.mock.routes.some((r) => r.web_search)) {
     throw new MockHttpError(400, 'web_search_not_supported', MESSAGES.webSearchNotSupported);
@@ -68,6 +71,8 @@ const SOURCES: Source[] = [
  * high 5. Cited spans lie in an ASCII preamble at the start of the final text, so their offsets are the same in
  * UTF-16 code units, code points and bytes.
  */
+// honours: SEARCH-022, SEARCH-023, SEARCH-024, SEARCH-025, SEARCH-026, SEARCH-031, SEARCH-032, SEARCH-033, SEARCH-034
+// honours: SEARCH-035, SEARCH-037 (url_citation annotations and search actions of the 2.9 shapes)
 export function runSearch(req: ChatRequest, seed: number): SearchOutcome {
   const lastUser = [...req.messages].reverse().find((m) => m.role === 'user');
   const words = (lastUser ? messageText(lastUser) : '').split(/\s+/).filter((w) => /^[\x21-\x7e]+$/.test(w));
@@ -102,6 +107,7 @@ export function runSearch(req: ChatRequest, seed: number): SearchOutcome {
 }
 
 /** Keeps the citations whose span starts inside the final text and clamps their end to it. */
+// honours: SEARCH-027
 export function boundCitations(citations: Citation[], finalText: string): Citation[] {
   const len = finalText.length;
   return citations
