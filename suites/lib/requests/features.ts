@@ -5,7 +5,7 @@ import type { Checker } from '../../../judge/checker.ts';
 import { judgeCompletion } from '../../../judge/judge-response.ts';
 import type { ChatStream } from '../../../judge/decoding/chat-stream.ts';
 import type { Discovery } from '../discovery.ts';
-import type { TargetResponse } from '../../../judge/exchange.ts';
+import { noResponse, type TargetResponse } from '../../../judge/exchange.ts';
 
 type Json = Record<string, unknown>;
 export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -65,7 +65,9 @@ export function probeCap(maxTokensPerRequest: number): number {
 export function checkAccepted(check: Checker, id: string, res: TargetResponse, model: string, what: string): Json | undefined {
   skipIfUnavailable(check, res, model);
   if (refusedForAccess(check, id, res, model)) return undefined;
-  const ok = res.exchange.status !== 0 && res.status === 200;
+  // No answer to judge (none came, or the kit stopped waiting for it): the kit's, never the target's failure.
+  if (noResponse(res)) return void check.couldNotJudge(id, res);
+  const ok = res.status === 200;
   if (!check.that(id, ok, () => `a request with ${what} must be accepted (status 200 and a chat completion); received ${res.describe()}`)) return undefined;
   return judgeCompletion(check, res, model);
 }
@@ -77,7 +79,9 @@ export function checkAccepted(check: Checker, id: string, res: TargetResponse, m
 export function checkStreamAccepted(check: Checker, id: string, res: TargetResponse, model: string, what: string): ChatStream | undefined {
   skipIfUnavailable(check, res, model);
   if (refusedForAccess(check, id, res, model)) return undefined;
-  const opened = res.exchange.status !== 0 && res.status === 200;
+  // A stream still arriving when the kit stopped waiting says nothing about whether it would have completed.
+  if (noResponse(res)) return void check.couldNotJudge(id, res);
+  const opened = res.status === 200;
   if (!check.that(id, opened, () => `a streamed request with ${what} must be accepted (status 200 and an event stream); received ${res.describe()}`)) return undefined;
   const stream = res.stream();
   const complete = stream.outcome === 'complete';
