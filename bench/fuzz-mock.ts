@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { MOCK_KEYS, MOCK_MODELS } from '../mock/keys-and-models.ts';
-import { prng } from '../mock/core/tokens.ts';
+import { prng } from '../mock/engine/tokens.ts';
 
 const repoRoot = fileURLToPath(new URL('../', import.meta.url));
 const HANG_MS = 15_000;

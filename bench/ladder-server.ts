@@ -25,7 +25,7 @@ import { bodyFromBytes } from '../mock/core/http.ts';
 import { JSON_HEADERS, SSE_HEADERS } from '../mock/core/pipeline.ts';
 import { parseChatRequest, type ChatRequest } from '../mock/core/request.ts';
 import { encodeStream } from '../mock/core/sse-encoder.ts';
-import { fnv1a } from '../mock/core/tokens.ts';
+import { fnv1a } from '../mock/engine/tokens.ts';
 import { PromptCache } from '../mock/core/usage.ts';
 import { startMockServer } from '../mock/server.ts';
 import { toCoreRequest } from '../mock/transport/core-request.ts';

@@ -71,6 +71,11 @@ export interface CheckerOptions {
    * Default: the declared requirements without a record are marked skipped and `Skipped` is thrown.
    */
   onSkip?: (reason: string) => never;
+  /**
+   * Where `note` puts a remark that fits no requirement (a client convention, a variant not exercised): the suite
+   * shows it as a warning annotation of the test. Default: dropped. Never a record, never a failure.
+   */
+  onNote?: (message: string) => void;
 }
 
 /** Thrown by `skip` when the runner gave no skip of its own. */
@@ -235,6 +240,11 @@ export class Checker {
     if (this.options.onSkip) return this.options.onSkip(reason);
     this.markSkipped(reason);
     throw new Skipped(reason);
+  }
+
+  /** A remark for the reader that judges nothing (a client-note convention that fits no requirement). */
+  note(message: string): void {
+    this.options.onNote?.(this.target.scrub(message));
   }
 
   /** Record skip records for every declared requirement that has no record yet. */

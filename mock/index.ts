@@ -11,7 +11,7 @@ export { CONTROL_ROOT, TEST_ID_HEADER } from './harness/names.ts';
 export { defaultCatalog, defaultKeys } from './core/fixture-data.ts';
 export { toPublicEntry } from './core/catalog.ts';
 export { DEFAULT_BODY_LIMIT_BYTES } from './core/limits.ts';
-export { countTokens, tokenize } from './core/tokens.ts';
+export { countTokens, tokenize } from './engine/tokens.ts';
 export { encodeEvent, encodeStream, FRAMINGS, type Framing } from './core/sse-encoder.ts';
 export type { BodySource, CoreRequest, CoreResult, CoreResult as MockResult } from './core/http.ts';
 export { CORE_DEFECTS, DEFECTS, DEFECT_SECTIONS, defectSpec, isDefectName, type DefectName, type DefectSection, type DefectSpec } from './defects.ts';

@@ -5,7 +5,7 @@ import { MockHttpError } from './errors.ts';
 import type { ChatRequest, ToolCall } from './request.ts';
 import type { SsePayload } from './sse-encoder.ts';
 import { answerTokens, defaultLength, reasoningTokens } from './text.ts';
-import { countTokens, digest, stableHash, stableStringify, tokenize } from './tokens.ts';
+import { countTokens, digest, stableHash, stableStringify, tokenize } from '../engine/tokens.ts';
 import { buildToolCalls, checkToolConversation, chooseTools } from './tools.ts';
 import type { FixtureEntry, MockRoute } from './types.ts';
 import { buildUsage, cacheablePrefix, promptTokens, type PromptCache, type Usage } from './usage.ts';

@@ -2,7 +2,7 @@
 // (400 invalid_request naming the field), and the section-7 rows of web_search_options with their exact text.
 import { validate, type ValidationIssue } from '../../spec/validator.ts';
 import { MESSAGES, MockHttpError } from './errors.ts';
-import { jsonDepthExceeds, MAX_JSON_DEPTH } from './json-depth.ts';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../engine/json-depth.ts';
 import { LISTED_FIELDS } from '../../spec/listed-fields.ts';
 
 export interface ContentPart {

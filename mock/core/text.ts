@@ -1,5 +1,5 @@
 // Deterministic answer text: derived from a seed (the hash of the request), with CJK and emoji in it.
-import { prng } from './tokens.ts';
+import { prng } from '../engine/tokens.ts';
 
 const WORDS = [
   'the', 'mock', 'answers', 'every', 'request', 'with', 'a', 'deterministic', 'reply', 'built', 'from', 'its',

@@ -2,7 +2,7 @@
 import { MockHttpError } from './errors.ts';
 import { ArgumentBoundError, ArgumentBudget, generateArguments } from '../engine/tool-arguments.ts';
 import type { ChatRequest, FunctionTool, RequestMessage, ToolCall } from './request.ts';
-import { digest, prng } from './tokens.ts';
+import { digest, prng } from '../engine/tokens.ts';
 
 export function functionTools(req: ChatRequest): FunctionTool[] {
   return (req.tools ?? []).filter((t): t is FunctionTool => t.type === 'function');

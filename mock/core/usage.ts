@@ -8,7 +8,7 @@
 // entry does not publish input_price and output_price. cost_details.upstream_inference_cost (= cost) is reported
 // only for entries whose hidden `upstream_cost` is true.
 import type { ChatRequest, RequestMessage } from './request.ts';
-import { countTokens, digest, stableStringify } from './tokens.ts';
+import { countTokens, digest, stableStringify } from '../engine/tokens.ts';
 import type { FixtureEntry } from './types.ts';
 
 export const IMAGE_TOKENS = 85;

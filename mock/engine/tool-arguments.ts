@@ -3,7 +3,7 @@
 // anything of that size is built, every step is counted, and the clock is read as it goes: a schema the
 // generator cannot satisfy within the bounds raises ArgumentBoundError, which the caller answers with a 400
 // before any response (or stream) starts. No regular expression is ever built from the schema.
-import { stableStringify } from '../core/tokens.ts';
+import { stableStringify } from './tokens.ts';
 
 export const ARGUMENT_BOUNDS = {
   /** most items of a generated array (a larger minItems is refused) */

@@ -5,7 +5,7 @@
 //
 // Grammar (mock/README.md, "Runtime faults"):  FAULT := ACTION [":" PARAM {";" PARAM}] ["@" WHEN]
 import { FRAMINGS, MAX_DELAY_MS, MAX_FAIL_AFTER, MAX_RETRY_AFTER_S, type Framing, type Scenario } from '../scenario.ts';
-import { fnv1a, prng } from '../core/tokens.ts';
+import { fnv1a, prng } from '../engine/tokens.ts';
 
 /** A fault spec that does not parse; the message names the spec and what is wrong. */
 export class FaultSpecError extends Error {}

@@ -10,7 +10,7 @@ import { formatIssues, validate } from '../../spec/validator.ts';
 import type { Completion } from '../core/chat.ts';
 import { toolCallTokens } from '../core/chat.ts';
 import type { ChatRequest, ToolCall } from '../core/request.ts';
-import { countTokens, digest, tokenize } from '../core/tokens.ts';
+import { countTokens, digest, tokenize } from '../engine/tokens.ts';
 import { buildToolCalls, functionTools, messageText } from '../core/tools.ts';
 import { parseFault, FaultSpecError, type FaultSpec } from './faults.ts';
 

@@ -8,7 +8,7 @@ import type { CoreRequest, CoreResult } from '../core/http.ts';
 import type { ChatRequest, ToolCall } from '../core/request.ts';
 import { rankRoutes } from '../core/routing.ts';
 import { endsWithBlankLine, eolOf, type FramingOptions, type SsePayload } from '../core/sse-encoder.ts';
-import { countTokens, tokenize } from '../core/tokens.ts';
+import { countTokens, tokenize } from '../engine/tokens.ts';
 import type { ApiKey, FixtureEntry, PublicCatalogEntry } from '../core/types.ts';
 import type { ModeContext, StageWrappers } from './mode.ts';
 

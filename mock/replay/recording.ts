@@ -7,9 +7,9 @@ import { validateHeaderName, validateHeaderValue } from 'node:http';
 import path from 'node:path';
 import { formatIssues, validate } from '../../spec/validator.ts';
 import { LISTED_FIELDS } from '../../spec/listed-fields.ts';
-import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../core/json-depth.ts';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../engine/json-depth.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../core/limits.ts';
-import { stableStringify } from '../core/tokens.ts';
+import { stableStringify } from '../engine/tokens.ts';
 
 export const RECORDING_FORMAT = 'chatconform-recording/1';
 

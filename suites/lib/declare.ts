@@ -1,6 +1,6 @@
-// How a Playwright test of the suite declares what it checks, and how it notes what fits no requirement. The
-// judge (the Checker) knows nothing of Playwright: these turn its plain inputs into annotations and tags.
-import { test, type TestInfo } from '@playwright/test';
+// How a Playwright test of the suite declares what it checks. The judge (the Checker) knows nothing of Playwright:
+// these turn its plain inputs into annotations and tags.
+import type { TestInfo } from '@playwright/test';
 import { isKnownRequirement } from '../../spec/requirements/index.ts';
 import { REQUIREMENT_ANNOTATION } from '../../judge/checker.ts';
 import { tagOf } from '../../run/selection.ts';
@@ -18,9 +18,4 @@ export function req(...ids: string[]): { annotation: { type: string; description
 /** The requirement IDs a test declares with `req()`. */
 export function declaredRequirements(testInfo: Pick<TestInfo, 'annotations'>): string[] {
   return testInfo.annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION && a.description).map((a) => a.description!);
-}
-
-/** Record a client-note convention that fits no requirement as a warning annotation (never a failure). */
-export function warnClientNote(message: string): void {
-  test.info().annotations.push({ type: 'warning', description: message });
 }

@@ -29,6 +29,7 @@ export const test = base.extend<{ target: Target; check: Checker; discovery: Dis
         testInfo.skip(true, reason);
         throw new Error('unreachable: skip throws');
       },
+      onNote: (message) => testInfo.annotations.push({ type: 'warning', description: message }),
     });
     await use(checker);
     // A test skipped part-way still reports which requirements it could not check, and why.

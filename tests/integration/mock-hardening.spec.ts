@@ -9,7 +9,7 @@ import { assertValid } from '../../spec/validator.ts';
 import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
 import { ARGUMENT_BOUNDS } from '../../mock/engine/tool-arguments.ts';
-import { MAX_JSON_DEPTH } from '../../mock/core/json-depth.ts';
+import { MAX_JSON_DEPTH } from '../../mock/engine/json-depth.ts';
 
 const AUTH = { authorization: `Bearer ${MOCK_KEYS.full}`, 'content-type': 'application/json' };
 const hi = [{ role: 'user', content: 'hi' }];

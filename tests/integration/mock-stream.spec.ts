@@ -316,7 +316,7 @@ test.describe('legal variants on the wire: sse-fields, usage-chunk-bare, long-to
   });
 
   test('long-tool-arguments: one call needs more than 64 tokens and still meets its schema; a cap below cuts it (finish_reason length)', async () => {
-    const { countTokens } = await import('../../mock/core/tokens.ts');
+    const { countTokens } = await import('../../mock/engine/tokens.ts');
     const closed = { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } } };
     const open = { type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: { tz: { type: 'string', enum: ['UTC'] } }, required: ['tz'] } } };
     await withVariant({ variant: ['long-tool-arguments'] }, async (url) => {

@@ -2,7 +2,7 @@
 // exchanges, judged by the same functions a run uses (judge/judge-response.ts), through a real Checker.
 import { expect, test } from '@playwright/test';
 import { judgeCompletion, judgeModelList, judgeRefusal, judgeStream } from '../../judge/judge-response.ts';
-import { Checker, type CheckRecord } from '../../judge/checker.ts';
+import { Checker, Skipped, type CheckRecord } from '../../judge/checker.ts';
 import { TargetResponse, type Exchange, type Target } from '../../run/target.ts';
 
 type Json = Record<string, unknown>;
@@ -197,4 +197,23 @@ test.describe('meanings', () => {
     check.that('CHAT-008', false, 'cap ignored');
     expect(check.records.map((r) => `${r.id} ${r.status}`)).toEqual(['REQ-011 fail']);
   });
+});
+
+test('the Checker leaves skipping and remarks to its runner: onSkip and onNote, scrubbed; without them a skip throws Skipped and a note is dropped', () => {
+  const log = { exchanges: [], scrub: (s: string) => s.replaceAll('sk-secret', '***') };
+  const notes: string[] = [];
+  const driven = new Checker(log, {
+    declared: () => ['CAT-001'],
+    onSkip: (reason) => {
+      throw new Error(`runner skipped: ${reason}`);
+    },
+    onNote: (m) => notes.push(m),
+  });
+  driven.note('the variant was not exercised (key sk-secret)');
+  expect(notes).toEqual(['the variant was not exercised (key ***)']);
+  expect(() => driven.skip('no model')).toThrow('runner skipped: no model');
+  const plain = new Checker(log, { declared: () => ['CAT-001'] });
+  plain.note('nobody hears this');
+  expect(() => plain.skip('no model')).toThrow(Skipped);
+  expect(plain.records).toEqual([{ id: 'CAT-001', status: 'skip', message: 'no model' }]);
 });

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { countTokens } from '../../mock/core/tokens.ts';
+import { countTokens } from '../../mock/engine/tokens.ts';
 import { compileScript, loadScriptFile, ScriptError, type ScriptDocument } from '../../mock/harness/script.ts';
 import { TEST_ID_HEADER } from '../../mock/harness/names.ts';
 import { MOCK_MODELS } from '../../mock/keys-and-models.ts';

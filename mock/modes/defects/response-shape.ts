@@ -1,5 +1,5 @@
 // Defect modes: response shape (2.9). Each breaks the requirement it names, as real servers do.
-import { countTokens } from '../../core/tokens.ts';
+import { countTokens } from '../../engine/tokens.ts';
 import { defect } from '../mode.ts';
 import { aliasOf, choicesOf } from '../support.ts';
 

@@ -1,7 +1,7 @@
 // Defect modes: hosted web search (2.7, 2.9, 4.3 rule 6, 7). Each breaks the requirement it names, as real servers do.
 import { MockHttpError } from '../../core/errors.ts';
 import type { CoreRequest } from '../../core/http.ts';
-import { jsonDepthExceeds } from '../../core/json-depth.ts';
+import { jsonDepthExceeds } from '../../engine/json-depth.ts';
 import type { ChatRequest } from '../../core/request.ts';
 import { defect } from '../mode.ts';
 import { deltasOf, failingStream } from '../support.ts';

@@ -1,6 +1,6 @@
 // Legal variant: tool calls long enough that a cap cuts them (2.4, 4.3 rule 2), as a real model's would be.
 import { requestSeed, toolCallTokens } from '../../core/chat.ts';
-import { digest } from '../../core/tokens.ts';
+import { digest } from '../../engine/tokens.ts';
 import { buildToolCalls, chooseTools } from '../../core/tools.ts';
 import { variant } from '../mode.ts';
 import { cutToolCalls } from '../support.ts';
