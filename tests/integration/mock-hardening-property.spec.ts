@@ -12,6 +12,8 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { assertValid } from '../../spec/validator.ts';
 import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
+import { MOCK_SEMI_SPACE_FLAG } from '../../cli/mock-relaunch.ts';
+import { startProcess } from './support/cli-process.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const RUNS = Number(process.env.CHATCONFORM_HOSTILE_RUNS ?? 60);
@@ -83,28 +85,13 @@ interface ChildMock {
   stop(): Promise<void>;
 }
 
+/**
+ * The mock as the installed binary starts it: one node process with the young-generation cap (its shebang), so
+ * the pid whose RSS is read is the serving process, not a launcher.
+ */
 async function startChildMock(): Promise<ChildMock> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'mock', '--port', '0'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /mock listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.stderr!.on('data', (d) => (out += d));
-    child.once('exit', () => reject(new Error(`the mock exited early:\n${out}`)));
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return {
-    url,
-    pid: child.pid!,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    },
-  };
+  const started = await startProcess(process.execPath, [MOCK_SEMI_SPACE_FLAG, '--import', 'tsx', 'cli/main.ts', 'mock', '--port', '0'], { cwd: repoRoot });
+  return { url: started.url, pid: started.pid, stop: () => started.close() };
 }
 
 /**
