@@ -18,6 +18,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { MOCK_KEYS, MOCK_MODELS } from '../mock/keys-and-models.ts';
+import { MOCK_SEMI_SPACE_FLAG } from '../cli/mock-relaunch.ts';
 import type { RecordedAnswer } from './bare-server.ts';
 import { buildBench, OUT, ROOT } from './build.ts';
 import {
@@ -41,13 +42,13 @@ const ABORTED_STREAMS = Number(process.env.BENCH_ABORTED_STREAMS ?? 1000);
 /** Rounds per scenario, the targets taking turns in each; each figure is the median over the rounds (the machine is shared). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 /**
- * Node flags of the mock's process: none, as installed. Under sustained load V8 grows the young generation to its
- * default maximum (two 16 MB semi-spaces: ~190 MB of RSS); the mock command, started without a cap, runs itself
- * again with 8 MB semi-spaces (cli/mock-relaunch.ts), and the figures are the relaunched process's. The old
- * generation's growth the command caps by itself (cli/mock.ts). BENCH_MOCK_FLAGS passes flags (a cap given there
- * is kept: no relaunch).
+ * Node flags of the mock's process, as installed: the binary's shebang (cli/main.ts) starts node with 8 MB
+ * semi-spaces, so `chatconform mock` is one process (without the cap V8 grows the young generation to two 16 MB
+ * semi-spaces under load: ~190 MB of RSS). BENCH_MOCK_FLAGS replaces them; an empty one (`BENCH_MOCK_FLAGS=' '`)
+ * starts the mock with none, as `node dist/cli/main.js mock` would, and it relaunches itself with the cap
+ * (cli/mock-relaunch.ts): the figures are then the relaunched process's, its launcher's RSS printed beside them.
  */
-const MOCK_NODE_FLAGS = (process.env.BENCH_MOCK_FLAGS ?? '').split(' ').filter(Boolean);
+const MOCK_NODE_FLAGS = (process.env.BENCH_MOCK_FLAGS ?? MOCK_SEMI_SPACE_FLAG).split(' ').filter(Boolean);
 
 /**
  * The machine's ceiling: the bare server again, spending this many µs of CPU on each request before it answers
