@@ -18,7 +18,7 @@ import {
   type TestOutcome,
   type TestStatus,
 } from './results.ts';
-import { redactDeep } from './redaction.ts';
+import { redactDeep } from '../spec/redact.ts';
 import type { RunInfo } from './run-info.ts';
 import { staleLines, type BaselineOutcome } from './baseline.ts';
 

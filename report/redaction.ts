@@ -1,21 +1,12 @@
-// Redaction in the reporter. The report's data is redacted once, as data (`redactDeep`): every string and every
+// The report writers' guard. The report's data is redacted once, as data (spec/redact.ts `redactDeep`): every string and every
 // object key through `redact()` with the run's secrets, bearer credentials included, on top of what the target
 // client already scrubbed. The files rendered from it are then only checked for the run's *known* secrets, in
 // every form a writer can give them (raw, HTML- or XML-escaped, JSON-escaped): running the bearer heuristic again
 // over rendered text would read `Bearer &quot;$CONFORMANCE_API_KEY` as a credential, break the replay curls and
 // raise an alarm about a leak that never happened.
-import { redact, redactDeep as redactValue, REDACTION_MASK } from '../spec/redact.ts';
+import { REDACTION_MASK } from '../spec/redact.ts';
 import { esc } from './html.ts';
 import { xmlEscape } from './junit.ts';
-
-export function redactText(text: string, secrets: readonly string[]): string {
-  return redact(text, secrets);
-}
-
-/** A deep copy of `value` with every string (and every object key) redacted, credential-named fields masked whole. */
-export function redactDeep<T>(value: T, secrets: readonly string[]): T {
-  return redactValue(value, secrets);
-}
 
 /**
  * Every form a secret can take in a rendered file, longest first (so a form is masked whole). Lower case too: the

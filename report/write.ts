@@ -6,7 +6,8 @@ import { renderBadge } from './badge.ts';
 import { renderHtml } from './html.ts';
 import { formatReportIssues, serializeReport, validateReport, type ConformanceReport } from './json.ts';
 import { renderJunit } from './junit.ts';
-import { maskKnownSecrets, redactText } from './redaction.ts';
+import { maskKnownSecrets } from './redaction.ts';
+import { redact } from '../spec/redact.ts';
 
 export const REPORT_FILES = ['conformance.json', 'junit.xml', 'conformance.html', 'badge.svg'] as const;
 
@@ -26,7 +27,7 @@ export function writeReports(report: ConformanceReport, dir: string, secrets: re
   const issues = validateReport(report);
   if (issues.length > 0) {
     for (const f of REPORT_FILES) rmSync(path.join(dir, f), { force: true });
-    writeFileSync(path.join(dir, 'conformance.invalid.json'), redactText(serializeReport(report), secrets));
+    writeFileSync(path.join(dir, 'conformance.invalid.json'), redact(serializeReport(report), secrets));
     throw new Error(`the conformance report does not match spec/schemas/conformance-report.schema.json (a bug of the kit):\n${formatReportIssues(issues)}`);
   }
   rmSync(path.join(dir, 'conformance.invalid.json'), { force: true });

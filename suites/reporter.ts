@@ -20,7 +20,7 @@ import { describeSelection, runnerFilters, selectedIds, selectionOf } from '../r
 import { publishToCi } from '../report/ci-summary.ts';
 import type { Exchange } from '../judge/exchange.ts';
 import { buildReport, type RunStatus } from '../report/json.ts';
-import { redactText } from '../report/redaction.ts';
+import { redact } from '../spec/redact.ts';
 import { writeReports } from '../report/write.ts';
 import { aggregate, type TestOutcome, type TestStatus } from '../report/results.ts';
 import { collectRunInfo, type RunInfo } from '../report/run-info.ts';
@@ -149,14 +149,14 @@ export default class ConformanceReporter implements Reporter {
       const files = writeReports(report, info.reportDir, info.secrets);
       // The report is redacted already; the CI outputs are written from it alone.
       publishToCi(report);
-      for (const p of info.problems) process.stderr.write(`chatconform: note: ${redactText(p, info.secrets)}\n`);
+      for (const p of info.problems) process.stderr.write(`chatconform: note: ${redact(p, info.secrets)}\n`);
       process.stdout.write(renderSummary(report, files, paintFor(process.stdout)));
       exitWith(report.verdict.exitCode);
       return { status: report.verdict.exitStatus };
     } catch (err) {
       const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
       const line = '='.repeat(100);
-      process.stderr.write(`\n${line}\nchatconform: THE CONFORMANCE REPORT COULD NOT BE WRITTEN; the run fails.\n${info ? redactText(message, info.secrets) : message}\n${line}\n`);
+      process.stderr.write(`\n${line}\nchatconform: THE CONFORMANCE REPORT COULD NOT BE WRITTEN; the run fails.\n${info ? redact(message, info.secrets) : message}\n${line}\n`);
       // No report: the kit could not judge (as `chatconform run` says when it finds none).
       exitWith(3);
       return { status: playwrightStatus === 'interrupted' || playwrightStatus === 'timedout' ? playwrightStatus : 'failed' };

@@ -10,8 +10,8 @@
 // No assertion is about speed: each run has a generous bound, past which it is killed and the test fails.
 import http from 'node:http';
 import type net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
+import { listen } from '../support/listen.ts';
 import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
 import { cleanup, crashes, runSuite, type SuiteRun } from './support/suite-runner.ts';
@@ -72,7 +72,6 @@ async function closesAfterEachAnswer(mock: RunningMockServer): Promise<{ url: st
   const agent = new http.Agent({ keepAlive: true });
   const stats: ClosingStats = { dropped: 0, droppedLarge: [], forwardedLarge: [] };
   const answered = new WeakSet<net.Socket>();
-  const sockets = new Set<net.Socket>();
   const server = http.createServer((req, res) => {
     const socket = req.socket;
     const length = Number(req.headers['content-length'] ?? 0);
@@ -102,21 +101,7 @@ async function closesAfterEachAnswer(mock: RunningMockServer): Promise<{ url: st
     res.on('finish', () => answered.add(socket));
   });
   server.keepAliveTimeout = 60_000;
-  server.on('connection', (s: net.Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-    s.on('error', () => {});
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    stats,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      agent.destroy();
-    },
-  };
+  return { ...(await listen(server, async () => agent.destroy())), stats };
 }
 
 test('behind a transport that closes each kept-alive connection after its answer, the 10 MB requests are sent again and nothing fails', async () => {

@@ -8,7 +8,7 @@ import { validate, formatIssues } from '../../spec/validator.ts';
 import { aggregate, oneLine, targetRequirements, type RequirementResult, type TestOutcome } from '../../report/results.ts';
 import { buildReport, decideExitStatus } from '../../report/json.ts';
 import { writeReports } from '../../report/write.ts';
-import { redactDeep, redactText } from '../../report/redaction.ts';
+import { redactDeep, redact } from '../../spec/redact.ts';
 import { renderHtml, esc } from '../../report/html.ts';
 import { renderJunit, xmlEscape } from '../../report/junit.ts';
 import { badgeMessage, renderBadge } from '../../report/badge.ts';
@@ -397,9 +397,9 @@ test.describe('redaction and validation', () => {
   });
 
   test('redactText masks secrets and bearer credentials but keeps a curl\'s environment variable', () => {
-    expect(redactText(`-H "Authorization: Bearer $CONFORMANCE_API_KEY" key=${SAMPLE_SECRET}`, [SAMPLE_SECRET])).toBe('-H "Authorization: Bearer $CONFORMANCE_API_KEY" key=***REDACTED***');
-    expect(redactText('Authorization: Bearer $CONFORMANCE_API_KEY&quot;', [])).toBe('Authorization: Bearer $CONFORMANCE_API_KEY&quot;');
-    expect(redactText('Bearer abc.def', [])).toBe('Bearer ***REDACTED***');
+    expect(redact(`-H "Authorization: Bearer $CONFORMANCE_API_KEY" key=${SAMPLE_SECRET}`, [SAMPLE_SECRET])).toBe('-H "Authorization: Bearer $CONFORMANCE_API_KEY" key=***REDACTED***');
+    expect(redact('Authorization: Bearer $CONFORMANCE_API_KEY&quot;', [])).toBe('Authorization: Bearer $CONFORMANCE_API_KEY&quot;');
+    expect(redact('Bearer abc.def', [])).toBe('Bearer ***REDACTED***');
     expect(redactDeep({ [`x-${SAMPLE_SECRET}`]: [`a ${SAMPLE_SECRET}`, 1, null] }, [SAMPLE_SECRET])).toEqual({ 'x-***REDACTED***': ['a ***REDACTED***', 1, null] });
   });
 

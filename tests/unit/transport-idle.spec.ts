@@ -5,8 +5,8 @@
 import { rmSync } from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
+import { listen } from '../support/listen.ts';
 import { sendRequest } from '../../run/http.ts';
 import { Target } from '../../run/target.ts';
 import { Checker } from '../../judge/checker.ts';
@@ -25,20 +25,7 @@ async function serve(handle: (req: http.IncomingMessage, res: http.ServerRespons
   const server = http.createServer(handle);
   server.keepAliveTimeout = 60_000;
   setup?.(server);
-  const sockets = new Set<net.Socket>();
-  server.on('connection', (s: net.Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-    s.on('error', () => {});
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return listen(server);
 }
 
 const chunk = (n: number) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: n === 0 ? { role: 'assistant', content: 'w0 ' } : { content: `w${n} ` } }] })}\n\n`;

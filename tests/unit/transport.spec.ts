@@ -6,6 +6,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
 import { EventCounter, sendRequest, type TransportRequest } from '../../run/http.ts';
+import { listen } from '../support/listen.ts';
 
 interface Tiny {
   url: string;
@@ -14,23 +15,6 @@ interface Tiny {
   close(): Promise<void>;
 }
 
-/** Listens on a free 127.0.0.1 port; close() destroys every connection first. */
-async function listen(server: net.Server): Promise<{ url: string; close(): Promise<void> }> {
-  const sockets = new Set<net.Socket>();
-  server.on('connection', (s: net.Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-    s.on('error', () => {});
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 /** An HTTP server whose handler gets the request, its connection number, and the how-many-th request on it. */
 async function httpServer(handle: (req: http.IncomingMessage, res: http.ServerResponse, connection: number, nth: number) => void): Promise<Tiny> {

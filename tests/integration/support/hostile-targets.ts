@@ -2,8 +2,8 @@
 // conformance suite run against each must finish in bounded time, write its report with failures and exit
 // non-zero: never hang, never crash. Used by tests/integration/hostile-targets.spec.ts.
 import http from 'node:http';
+import { listen } from '../../support/listen.ts';
 import net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { MOCK_KEYS } from '../../../mock/keys-and-models.ts';
 import { startMockServer, type RunningMockServer } from '../../../mock/server.ts';
 
@@ -15,28 +15,6 @@ export interface HostileTarget {
 }
 
 /** Listens on 127.0.0.1 (free port); close() drops every open connection first, so nothing keeps it alive. */
-async function listen(server: http.Server | net.Server, extra?: () => Promise<void>): Promise<HostileTarget> {
-  const sockets = new Set<net.Socket>();
-  server.on('connection', (s: net.Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-    // A test target never lets a socket error crash the test process.
-    s.on('error', () => {});
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await extra?.();
-    },
-  };
-}
 
 /** Drains a request body (so the client is not blocked writing it), bounded. */
 function drain(req: http.IncomingMessage): void {
