@@ -5,7 +5,7 @@
 import { expect, test } from '@playwright/test';
 import { setupServer } from 'msw/node';
 import { createHandlers } from '../../mock/handlers.ts';
-import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
+import { useMock } from './support/use-mock.ts';
 import { fastWriter } from '../../mock/transport/fast-writer.ts';
 import { referenceWriter, type Writer } from '../../mock/transport/writer.ts';
 import { compareExchange } from '../../scripts/golden/compare.ts';
@@ -43,13 +43,7 @@ for (const [writerName, writer] of WRITERS) {
   test.describe(`golden exchanges over node:http, ${writerName}`, () => {
     for (const [key, group] of groups) {
       test.describe(`options ${key}`, () => {
-        let server: RunningMockServer;
-        test.beforeAll(async () => {
-          server = await startMockServer({ port: 0, writer: writer(), ...mockOptionsOf(group[0]!.exchange.options) });
-        });
-        test.afterAll(async () => {
-          await server?.close();
-        });
+        const server = useMock(test, { writer: writer(), ...mockOptionsOf(group[0]!.exchange.options) });
         for (const f of group) {
           test(`${f.name} [node:http, ${writerName}]`, async () => {
             verdict(f, compareExchange(f.exchange.expect, await send(f.exchange, server.url)));

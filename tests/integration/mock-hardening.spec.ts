@@ -6,7 +6,8 @@
 import { expect, test } from '@playwright/test';
 import net from 'node:net';
 import { assertValid } from '../../spec/validator.ts';
-import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
+import { startMockServer } from '../../mock/server.ts';
+import { useMock } from './support/use-mock.ts';
 import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
 import { ARGUMENT_BOUNDS } from '../../mock/engine/tool-arguments.ts';
 import { MAX_JSON_DEPTH } from '../../mock/engine/json-depth.ts';
@@ -95,16 +96,11 @@ const toolRequest = (parameters: unknown, name = 'f', extra: Record<string, unkn
   JSON.stringify({ model: MOCK_MODELS.mini, messages: hi, tools: [{ type: 'function', function: { name, parameters } }], ...extra });
 
 test.describe('issue 19: hostile tool schemas', () => {
-  let server: RunningMockServer;
+  const server = useMock(test);
   test.beforeAll(async () => {
-    server = await startMockServer({ port: 0 });
     // The first chat request compiles the request schemas: a one-off, kept out of the timed bounds.
     await (await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: AUTH, body: toolRequest({ type: 'object' }) })).arrayBuffer();
   });
-  test.afterAll(async () => {
-    await server.close();
-  });
-
   const post = (body: string): Promise<Response> => fetch(`${server.url}/v1/chat/completions`, { method: 'POST', headers: AUTH, body });
 
   test('point 1: minItems 100000000 and minLength 1e9 get a 400 naming the tool and the bound, within 1 s, streamed or not', async () => {
@@ -242,13 +238,7 @@ test.describe('issue 19: hostile tool schemas', () => {
 });
 
 test.describe('issue 18: deep nesting, Expect, short Content-Length', () => {
-  let server: RunningMockServer;
-  test.beforeAll(async () => {
-    server = await startMockServer({ port: 0 });
-  });
-  test.afterAll(async () => {
-    await server.close();
-  });
+  const server = useMock(test);
 
   test('point 1: tool_choice or reasoning 5,000 objects deep, or 5,000,000 brackets, is a 400 with the envelope', async () => {
     const deep = (field: string): string => `{"model":"M","messages":[{"role":"user","content":"hi"}],"${field}":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`;
@@ -294,13 +284,7 @@ test.describe('issue 18 point 3: bounds on slow clients', () => {
   const HEADERS_MS = 1000;
   const IDLE_MS = 1000;
   const TOTAL_MS = 3000;
-  let server: RunningMockServer;
-  test.beforeAll(async () => {
-    server = await startMockServer({ port: 0, headersTimeoutMs: HEADERS_MS, bodyIdleTimeoutMs: IDLE_MS, bodyTimeoutMs: TOTAL_MS });
-  });
-  test.afterAll(async () => {
-    await server.close();
-  });
+  const server = useMock(test, { headersTimeoutMs: HEADERS_MS, bodyIdleTimeoutMs: IDLE_MS, bodyTimeoutMs: TOTAL_MS });
 
   test('slow headers, a stalled body and a body that drips past the total bound are cut with a 408 envelope; ordinary requests go on', async () => {
     const head = 'POST /v1/chat/completions HTTP/1.1\r\nHost: mock\r\nAuthorization: Bearer ' + MOCK_KEYS.full + '\r\nContent-Type: application/json\r\n';

@@ -5,7 +5,6 @@
 //
 // Slow by nature (a build, an install from the registry, a whole suite run): one serial group with a generous
 // bound. Every server and run it starts leads its own process group and is stopped by that group's id.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -16,14 +15,10 @@ import { CONTRACT } from '../../spec/requirements/index.ts';
 import { repoRoot } from '../../run/config.ts';
 import { REPORT_FILES } from '../../report/write.ts';
 import type { ConformanceReport } from '../../report/json.ts';
+import { runProcess, startProcess, type Ran, type Started } from './support/cli-process.ts';
 
 const VERSION = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
-interface Done {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** The environment of a user's shell: none of this run's Playwright, npm-script or target variables. */
 function userEnv(): NodeJS.ProcessEnv {
@@ -35,29 +30,14 @@ function userEnv(): NodeJS.ProcessEnv {
   return { ...env, CI: '1', FORCE_COLOR: '0', PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' };
 }
 
-/** Runs a command to its end, in its own process group, killed as a group when it outlives `boundMs`. */
-function sh(cmd: string, args: string[], opts: { cwd: string; boundMs: number }): Promise<Done> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: opts.cwd, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-    const timer = setTimeout(() => killGroup(child), opts.boundMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+/** Runs a command to its end in a user's environment, in its own process group, killed as a group past `boundMs`. */
+function sh(cmd: string, args: string[], opts: { cwd: string; boundMs: number }): Promise<Ran> {
+  return runProcess(cmd, args, { ...opts, env: userEnv() });
 }
 
-function killGroup(child: ChildProcess): void {
-  try {
-    process.kill(-child.pid!, 'SIGTERM');
-  } catch {
-    // already gone
-  }
+/** Starts `npx chatconform ARGS` in the project, as a user would, and waits for its listening line. */
+function serve(args: string[], ready?: (stdout: string) => string | undefined): Promise<Started> {
+  return startProcess('npx', ['chatconform', ...args], { cwd: project, env: userEnv(), ...(ready ? { ready } : {}) });
 }
 
 /** npm's own noise (warnings about the machine's npm config) is not the kit's output. */
@@ -66,7 +46,7 @@ const withoutNpmWarnings = (text: string) => text.split('\n').filter((l) => !/^n
 let work: string;
 let project: string;
 let tarball: string;
-let mock: ChildProcess | undefined;
+let mock: Started | undefined;
 
 test.describe.configure({ mode: 'serial' });
 
@@ -96,7 +76,7 @@ test.describe('the npm package, installed into a fresh project', () => {
   });
 
   test.afterAll(() => {
-    if (mock) killGroup(mock);
+    mock?.stop();
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
@@ -124,20 +104,8 @@ test.describe('the npm package, installed into a fresh project', () => {
 
   test('chatconform run --certify against chatconform mock: exit 0, the four reports, the kit version and the catalog digest, a bundle that verifies until a file is changed', async () => {
     test.setTimeout(420_000);
-    mock = spawn('npx', ['chatconform', 'mock', '--port', '0'], { cwd: project, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      const timer = setTimeout(() => reject(new Error(`the mock did not listen within 30 s: ${out}`)), 30_000);
-      mock!.stdout!.on('data', (d: Buffer) => {
-        out += d.toString('utf8');
-        const m = /^mock listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      });
-      mock!.on('exit', (code) => reject(new Error(`the mock exited (${code}) before listening: ${out}`)));
-    });
+    mock = await serve(['mock', '--port', '0']);
+    const url = mock.url;
     const reports = path.join(work, 'reports-against-mock');
     const bundle = path.join(work, 'bundle');
     const run = await sh('npx', ['chatconform', 'run', '--certify', '--bundle-dir', bundle, '--base-url', url, '--profile', 'mock', '--report-dir', reports, '--seed', '20261124'], { cwd: project, boundMs: 400_000 });
@@ -152,7 +120,7 @@ test.describe('the npm package, installed into a fresh project', () => {
     const files = new Set(report.requirements.flatMap((r) => r.tests.map((t) => t.file)));
     expect([...files].filter((f) => !/^suites\/[\w/.-]+\.spec\.ts$/.test(f))).toEqual([]);
     expect(run.stdout).toContain('chatconform conformance: PASS');
-    killGroup(mock);
+    await mock.close();
     mock = undefined;
 
     // The certification bundle: it verifies, as a folder and as its archive, and names the kit and the catalog.
@@ -174,39 +142,26 @@ test.describe('the npm package, installed into a fresh project', () => {
 
   test('chatconform proxy in front of chatconform mock: traffic judged, recorded, the reports on SIGTERM; mock --replay serves the recording', async () => {
     test.setTimeout(120_000);
-    const listening = (child: ChildProcess, what: RegExp): Promise<string> =>
-      new Promise<string>((resolve, reject) => {
-        let out = '';
-        const timer = setTimeout(() => reject(new Error(`no listening line within 30 s: ${out}`)), 30_000);
-        child.stdout!.on('data', (d: Buffer) => {
-          out += d.toString('utf8');
-          const m = what.exec(out);
-          if (m) {
-            clearTimeout(timer);
-            resolve(m[1]!);
-          }
-        });
-      });
-    const start = (args: string[]) => spawn('npx', ['chatconform', ...args], { cwd: project, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    const upstream = start(['mock', '--port', '0']);
+    const upstream = await serve(['mock', '--port', '0']);
     const recorded = path.join(work, 'recorded');
     const reports = path.join(work, 'reports-of-proxy');
-    const proxy = start(['proxy', '--upstream', await listening(upstream, /^mock listening on (http:\/\/127\.0\.0\.1:\d+)$/m), '--port', '0', '--report-dir', reports, '--record', recorded]);
-    const children = [upstream, proxy];
+    const children: Started[] = [upstream];
     try {
-      const url = await listening(proxy, /^proxy listening on (http:\/\/127\.0\.0\.1:\d+)$/m);
+      const proxy = await serve(['proxy', '--upstream', upstream.url, '--port', '0', '--report-dir', reports, '--record', recorded]);
+      children.push(proxy);
+      const url = proxy.url;
       const models = (await (await fetch(`${url}/v1/models`)).json()) as { data: { id: string }[] };
       expect(models.data.length).toBeGreaterThan(0);
       // The group gets the signal (npx and the proxy under it); the proxy writes its reports on the way out.
-      killGroup(proxy);
+      proxy.stop('SIGTERM');
       await expect.poll(() => (existsSync(reports) ? readdirSync(reports).sort() : []), { timeout: 30_000 }).toEqual([...REPORT_FILES].sort());
       expect(readdirSync(recorded)).toEqual(['000001-get-v1-models.json']);
-      const replay = start(['mock', '--port', '0', '--replay', recorded]);
+      const replay = await serve(['mock', '--port', '0', '--replay', recorded], (out) => /^mock listening on (http:\/\/127\.0\.0\.1:\d+) \(replaying 1 exchange/m.exec(out)?.[1]);
       children.push(replay);
-      const replayed = await listening(replay, /^mock listening on (http:\/\/127\.0\.0\.1:\d+) \(replaying 1 exchange/m);
+      const replayed = replay.url;
       expect(await (await fetch(`${replayed}/v1/models`)).json()).toEqual(models);
     } finally {
-      for (const c of children) killGroup(c);
+      await Promise.all(children.map((c) => c.close()));
     }
   });
 
