@@ -15,6 +15,7 @@ import { listen } from '../support/listen.ts';
 import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
 import { cleanup, crashes, runSuite, type SuiteRun } from './support/suite-runner.ts';
+import { forwarder } from './support/hostile-targets.ts';
 
 /** The pacing of the slow mock: every stream event waits this long. */
 const EVENT_MS = 700;
@@ -72,6 +73,7 @@ async function closesAfterEachAnswer(mock: RunningMockServer): Promise<{ url: st
   const agent = new http.Agent({ keepAlive: true });
   const stats: ClosingStats = { dropped: 0, droppedLarge: [], forwardedLarge: [] };
   const answered = new WeakSet<net.Socket>();
+  const forward = forwarder(upstream, agent);
   const server = http.createServer((req, res) => {
     const socket = req.socket;
     const length = Number(req.headers['content-length'] ?? 0);
@@ -87,17 +89,7 @@ async function closesAfterEachAnswer(mock: RunningMockServer): Promise<{ url: st
       return;
     }
     if (length > 1_000_000) stats.forwardedLarge.push(length);
-    const headers = { ...req.headers };
-    delete headers.connection;
-    delete headers['keep-alive'];
-    const out = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers, agent }, (answer) => {
-      const back = { ...answer.headers };
-      for (const h of ['connection', 'keep-alive', 'transfer-encoding']) delete back[h];
-      res.writeHead(answer.statusCode ?? 502, back);
-      answer.pipe(res);
-    });
-    out.on('error', () => res.destroy());
-    req.pipe(out);
+    forward(req, res);
     res.on('finish', () => answered.add(socket));
   });
   server.keepAliveTimeout = 60_000;
