@@ -11,6 +11,7 @@ import type { MockOptions } from './options.ts';
 import { createMockService, type MockService } from './service.ts';
 import { checkEvery, hardenConnections, OwedAnswers, serverOptions } from './transport/connection-hardening.ts';
 import { BodyClocks, type BodyBounds } from './transport/request-body.ts';
+import { ParseThread } from './transport/parse-thread.ts';
 import { send } from './transport/send.ts';
 import { serveRequest, type Exchange } from './transport/serve-request.ts';
 import { referenceWriter, type Writer } from './transport/writer.ts';
@@ -62,7 +63,9 @@ export async function startMockServer(opts: StartOptions = {}): Promise<RunningM
     if (!Number.isInteger(v) || v <= 0) throw new Error(`${name} must be a positive integer (got ${v})`);
   }
   const bounds: BodyBounds = { bodyIdleTimeoutMs, bodyTimeoutMs, clocks: new BodyClocks(checkEvery(Math.min(bodyIdleTimeoutMs, bodyTimeoutMs))) };
-  const service = given ?? createMockService(mockOptions);
+  // Large bodies are parsed and validated off the serving thread (mock/engine/checked-bodies.ts).
+  const parseThread = given ? undefined : new ParseThread();
+  const service = given ?? createMockService(mockOptions, { checkBody: parseThread!.check });
   const exchange: Exchange = { service, bounds, writer, origin: '' };
   const owed = new OwedAnswers();
   // The transport's own refusals are not held back by the writer.
@@ -93,6 +96,7 @@ export async function startMockServer(opts: StartOptions = {}): Promise<RunningM
     close: () =>
       new Promise<void>((resolve) => {
         bounds.clocks.stop();
+        void parseThread?.close();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

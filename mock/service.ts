@@ -6,6 +6,7 @@ import { catalogOf, keysOf } from './core/fixture-data.ts';
 import type { CoreRequest, CoreResult } from './core/http.ts';
 import { buildInstance, type ErrorInput, type Stages } from './core/pipeline.ts';
 import { DEFECTS, isDefectName } from './defects.ts';
+import { checkedBodies, type BodyChecker } from './engine/checked-bodies.ts';
 import { fairTurns } from './engine/fair-turns.ts';
 import { control } from './harness/control.ts';
 import { Harness } from './harness/harness.ts';
@@ -41,7 +42,12 @@ export function modesOf(options: MockOptions): Mode[] {
   return [...DEFECTS.filter((d) => defects.includes(d.name)), ...ALL_VARIANTS.filter((v) => variants.includes(v.name))];
 }
 
-export function createMockService(options: MockOptions = {}): MockService {
+/** What the host running the instance lends it (the node:http server: a thread that checks large bodies). */
+export interface ServiceHost {
+  checkBody?: BodyChecker;
+}
+
+export function createMockService(options: MockOptions = {}, host: ServiceHost = {}): MockService {
   const modes = modesOf(options);
   const harness = new Harness(options);
   // What modes change on every JSON value as it leaves (key-order), after every layer.
@@ -51,6 +57,7 @@ export function createMockService(options: MockOptions = {}): MockService {
   const { instance, stages } = buildInstance(
     options,
     (i, s: Stages) => [
+      ...(host.checkBody ? [checkedBodies(host.checkBody)] : []),
       fairTurns,
       harness.stages(),
       ...modes.flatMap((m) => layerOf(m, { s, i, options })),

@@ -3,9 +3,10 @@
 // events, each parsed and checked), so the proxy does it in a worker thread (judge-worker.ts): its own event loop
 // only forwards bytes, and no client waits behind another's answer being judged. Exchanges are judged one at a time,
 // in the order they finished. If the worker cannot start or dies, judging goes on in the proxy's own thread.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Json } from '../judge/checks/check.ts';
 import { isObject } from '../judge/checks/check.ts';
+import { startWorker } from '../mock/transport/worker-thread.ts';
 import { redact } from '../spec/redact.ts';
 import type { CapturedExchange } from './forward.ts';
 import { decodedBody, judgeExchange, routeOf, type JudgedExchange } from './judge-exchange.ts';
@@ -63,19 +64,6 @@ export interface JudgeJob {
 }
 export type JudgeAnswer = { id: number; judged: JudgedExchange } | { id: number; error: string };
 
-/**
- * The worker's file beside this one: JavaScript once built; in a clone TypeScript, which the worker loads through
- * tsx's loader as the proxy is loaded (registered first by a one-line bootstrap: `--import` alone does not reach a
- * worker's entry).
- */
-function workerOf(setup: JudgeSetup): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./judge-worker.js', import.meta.url), { workerData: setup });
-  const entry = new URL('./judge-worker.ts', import.meta.url).href;
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData: setup });
-}
-
 /** Judges exchanges in a worker thread, one at a time, in order; in this thread if the worker fails. */
 export class WorkerJudging {
   private worker: Worker | undefined;
@@ -89,7 +77,7 @@ export class WorkerJudging {
     private readonly log: (line: string) => void,
   ) {
     try {
-      const worker = workerOf(setup);
+      const worker = startWorker(import.meta.url, 'judge-worker', setup);
       // The proxy's server keeps the process alive; the worker never does.
       worker.unref();
       worker.on('message', (a: JudgeAnswer) => this.answered(a));

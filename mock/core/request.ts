@@ -143,14 +143,18 @@ export function checkNesting(text: string): void {
 /** One decoder for every body (decode() without `stream` keeps no state between calls). */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Parses the body text as JSON (400 invalid_json) and validates it as a chat request (400 invalid_request). */
-export function parseChatRequest(bytes: Uint8Array): ChatRequest {
-  let text: string;
+/** The body as text (400 invalid_json when it is not UTF-8). */
+function bodyText(bytes: Uint8Array): string {
   try {
-    text = UTF8.decode(bytes);
+    return UTF8.decode(bytes);
   } catch {
     throw new MockHttpError(400, 'invalid_json', 'the request body is not valid UTF-8');
   }
+}
+
+/** Parses the body text as JSON (400 invalid_json) and validates it as a chat request (400 invalid_request). */
+export function parseChatRequest(bytes: Uint8Array): ChatRequest {
+  const text = bodyText(bytes);
   // honours: CHAT-013 (a POST without a body is answered at once: 400 with a JSON error)
   if (text.trim() === '') throw new MockHttpError(400, 'invalid_json', 'the request body is empty; send a JSON object');
   checkNesting(text);
@@ -161,6 +165,21 @@ export function parseChatRequest(bytes: Uint8Array): ChatRequest {
   } catch (err) {
     throw new MockHttpError(400, 'invalid_json', `the request body is not valid JSON: ${(err as Error).message}`);
   }
+  return validChatRequest(body);
+}
+
+/**
+ * The request of a body that parseChatRequest has already accepted (elsewhere: mock/engine/checked-bodies.ts), as
+ * parseChatRequest returns it, without checking it again.
+ */
+export function decodeAcceptedChatRequest(bytes: Uint8Array): ChatRequest {
+  const body = JSON.parse(bodyText(bytes)) as ChatRequest;
+  acceptToolCallTurnsWithoutContent(body.messages);
+  return body;
+}
+
+/** A parsed body validated as a chat request (400 invalid_request naming the first issue). */
+function validChatRequest(body: unknown): ChatRequest {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw invalid('invalid request: the request body must be a JSON object');
   }

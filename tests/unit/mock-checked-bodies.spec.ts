@@ -1,0 +1,97 @@
+// Issue 31, item 2: a large chat body is parsed and validated off the serving thread (mock/engine/checked-bodies.ts,
+// mock/transport/parse-thread.ts). The answer is the one the contract's parse gives, whichever thread judged the
+// body; and while a large body is being checked, the serving thread answers other requests.
+import { expect, test } from '@playwright/test';
+import { createMockService, fromRequest, toResponse, type MockService } from '../../mock/index.ts';
+import { CHECK_ELSEWHERE_FROM_BYTES, type BodyChecker, type BodyVerdict } from '../../mock/engine/checked-bodies.ts';
+import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
+import { ParseThread } from '../../mock/transport/parse-thread.ts';
+
+const repeat = (item: string, bytes: number): string => Array.from({ length: Math.max(1, Math.floor(bytes / (item.length + 1))) }, () => item).join(',');
+const chat = (inner: string): string => `{"model":"mini-chat",${inner}}`;
+const SIZE = 400_000;
+
+/** Bodies over the threshold: refused at each stage of the contract's parse, and accepted ones. */
+const BODIES: Record<string, string> = {
+  'integers in messages': chat(`"messages":[${repeat('12345', SIZE)}]`),
+  'every field wrong': chat(`"messages":[${repeat('{"role":1,"content":1}', SIZE)}]`),
+  'many keys, no role': chat(`"messages":[{${Array.from({ length: SIZE / 12 }, (_, i) => `"k${i}":1`).join(',')}}]`),
+  'not JSON': `{"model":"mini-chat","messages":[${repeat('"x"', SIZE)}`,
+  'not UTF-8': `{"model":"mini-chat","messages":[],"x":"${'\u00e9'.repeat(SIZE / 2)}"}`,
+  'too deep': chat(`"messages":[{"role":"user","content":"x"}],"x":${'['.repeat(SIZE / 2)}${']'.repeat(SIZE / 2)}`),
+  'model missing': `{"messages":[${repeat('{"role":"user","content":"hi"}', SIZE)}]}`,
+  'valid, many messages': chat(`"messages":[${repeat('{"role":"user","content":"hello there"}', SIZE)}]`),
+  'valid, tool turns without content': chat(
+    `"tools":[{"type":"function","function":{"name":"f"}}],"messages":[${repeat('{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"r"}', SIZE)},{"role":"user","content":"x"}]`,
+  ),
+};
+
+/** The bytes of a body: text, except the one that must not be UTF-8. */
+const bytesOf = (name: string, text: string): Uint8Array => {
+  const bytes = Buffer.from(text, 'utf8');
+  if (name === 'not UTF-8') bytes[bytes.length - 5] = 0xff;
+  return bytes;
+};
+
+async function post(service: MockService, body: Uint8Array): Promise<{ status: number; body: Record<string, unknown> }> {
+  const request = new Request('http://mock.in-process.test/v1/chat/completions', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${MOCK_KEYS.full}`, 'content-type': 'application/json' },
+    body: new Uint8Array(body),
+  });
+  const response = toResponse(await service.handle(fromRequest(request)));
+  const parsed = (await response.json()) as Record<string, unknown>;
+  // What differs between two instances by design: the completion id and the clock.
+  delete parsed.id;
+  delete parsed.created;
+  return { status: response.status, body: parsed };
+}
+
+test.describe('large bodies checked off the serving thread', () => {
+  const thread = new ParseThread();
+  test.afterAll(() => thread.close());
+
+  test('every answer is the one the contract parse gives, and the worker judged every large body', async () => {
+    test.setTimeout(120_000);
+    const verdicts: (BodyVerdict | undefined)[] = [];
+    const recording: BodyChecker = async (bytes) => {
+      const v = await thread.check(bytes);
+      verdicts.push(v);
+      return v;
+    };
+    const elsewhere = createMockService({ seed: 7 }, { checkBody: recording });
+    const here = createMockService({ seed: 7 });
+    for (const [name, text] of Object.entries(BODIES)) {
+      const bytes = bytesOf(name, text);
+      expect(bytes.byteLength, name).toBeGreaterThanOrEqual(CHECK_ELSEWHERE_FROM_BYTES);
+      const [a, b] = [await post(elsewhere, bytes), await post(here, bytes)];
+      expect(a, name).toEqual(b);
+      expect(verdicts.at(-1), `${name}: judged by the worker`).toBeDefined();
+      expect(verdicts.at(-1)!.accepted, name).toBe(b.status === 200);
+    }
+    expect(verdicts).toHaveLength(Object.keys(BODIES).length);
+  });
+
+  test('while a large body is being checked, the serving thread answers GET /v1/models', async () => {
+    test.setTimeout(60_000);
+    const order: string[] = [];
+    let checking!: () => void;
+    const started = new Promise<void>((resolve) => (checking = resolve));
+    const service = createMockService({}, {
+      checkBody: async (bytes) => {
+        checking();
+        const v = await thread.check(bytes);
+        order.push('checked');
+        return v;
+      },
+    });
+    // About 10 MB of integers: the contract's parse of it takes a few hundred ms on the thread that runs it.
+    const big = Buffer.from(chat(`"messages":[${repeat('12345', 9_500_000)}]`));
+    const answered = post(service, big).then((r) => order.push(`chat ${r.status}`));
+    await started;
+    const list = await service.handle(fromRequest(new Request('http://mock.in-process.test/v1/models')));
+    order.push(`models ${list.status}`);
+    await answered;
+    expect(order).toEqual(['models 200', 'checked', 'chat 400']);
+  });
+});
