@@ -19,6 +19,8 @@ export interface ConfigFile {
   seed?: number;
   fuzzRuns?: number;
   requestTimeoutMs?: number;
+  idleTimeoutMs?: number;
+  maxBodyBytes?: number;
   maxRetries?: number;
   maxRetryWaitMs?: number;
   maxRps?: number;
@@ -33,13 +35,15 @@ export interface ConfigFile {
 }
 
 /** The variable each setting fills, and whether its value is a path (read from the file's folder). */
-const VARIABLES: { [K in Exclude<keyof ConfigFile, 'apiKeyEnv'>]-?: { env: string; path?: true } } = {
+export const CONFIG_FILE_VARIABLES: { [K in Exclude<keyof ConfigFile, 'apiKeyEnv'>]-?: { env: string; path?: true } } = {
   baseUrl: { env: ENV.baseUrl },
   profile: { env: ENV.profile, path: true },
   reportDir: { env: ENV.reportDir, path: true },
   seed: { env: ENV.seed },
   fuzzRuns: { env: ENV.fuzzRuns },
   requestTimeoutMs: { env: ENV.requestTimeoutMs },
+  idleTimeoutMs: { env: ENV.idleTimeoutMs },
+  maxBodyBytes: { env: ENV.maxBodyBytes },
   maxRetries: { env: ENV.maxRetries },
   maxRetryWaitMs: { env: ENV.maxRetryWaitMs },
   maxRps: { env: ENV.maxRps },
@@ -81,7 +85,7 @@ export function readConfigFile(file: string): ConfigFile {
 export function configFileEnv(file: string, config: ConfigFile, env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
   const base = path.dirname(file);
-  for (const [key, spec] of Object.entries(VARIABLES) as [keyof typeof VARIABLES, { env: string; path?: true }][]) {
+  for (const [key, spec] of Object.entries(CONFIG_FILE_VARIABLES) as [keyof typeof CONFIG_FILE_VARIABLES, { env: string; path?: true }][]) {
     const value = config[key];
     if (value === undefined || (env[spec.env] !== undefined && env[spec.env] !== '')) continue;
     out[spec.env] = Array.isArray(value) ? value.join(',') : spec.path ? path.resolve(base, String(value)) : String(value);

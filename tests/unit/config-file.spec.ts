@@ -4,7 +4,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { applyConfigFile, configFileEnv, findConfigFile, readConfigFile } from '../../run/config-file.ts';
+import { applyConfigFile, CONFIG_FILE_VARIABLES, configFileEnv, findConfigFile, readConfigFile } from '../../run/config-file.ts';
+import { ENV } from '../../run/config.ts';
+import { RUN_SETTINGS } from '../../cli/run.ts';
 import { initConfig } from '../../run/init-config.ts';
 import { startMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
@@ -86,4 +88,14 @@ test('init writes a config file from the catalog alone: base URL, where the key 
     await mock.close();
   }
   await expect(initConfig('http://127.0.0.1:9', undefined, 2_000)).rejects.toThrow(/GET http:\/\/127\.0\.0\.1:9\/v1\/models gave no model list: no response/);
+});
+
+test('every setting of `chatconform run` has a key in the file, except the credential and the one-off switches', () => {
+  // The key lives only in the variable the file names (apiKeyEnv); the scratch folder and the signing key are one run's choice.
+  const notInFile = new Set<string>([ENV.apiKey, ENV.keepScratch, ENV.signKey]);
+  const fileVariables = new Set(Object.values(CONFIG_FILE_VARIABLES).map((v) => v.env));
+  const missing = RUN_SETTINGS.filter((s) => !notInFile.has(s.env) && !fileVariables.has(s.env)).map((s) => s.flag);
+  expect(missing).toEqual([]);
+  const file = path.join(root, 'timeouts', 'chatconform.config.json');
+  expect(configFileEnv(file, { idleTimeoutMs: 30_000, maxBodyBytes: 1_000_000 }, {})).toEqual({ CONFORMANCE_IDLE_TIMEOUT_MS: '30000', CONFORMANCE_MAX_BODY_BYTES: '1000000' });
 });
