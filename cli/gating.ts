@@ -22,7 +22,7 @@ export function baselineCommand(io: Io): Command {
       try {
         report = loadReport(file);
       } catch (err) {
-        if (err instanceof ReportFileError) throw new UsageError(err.message);
+        if (err instanceof ReportFileError) throw new ConfigError(err.message);
         throw err;
       }
       const text = baselineFromResults(report.requirements, report.target.url);
@@ -48,7 +48,7 @@ checksummed (anyone can regenerate SHA256SUMS), so only a signature checked agai
 shows that a bundle is the one they made (chatconform run --certify --sign-key PRIVATE.pem).`,
     )
     .action(async (bundle: string, opts: { verifyKey?: string }) => {
-      if (!existsSync(bundle)) throw new UsageError(`${bundle}: no such bundle`);
+      if (!existsSync(bundle)) throw new ConfigError(`${bundle}: no such bundle`);
       let key;
       if (opts.verifyKey !== undefined) {
         try {

@@ -15,9 +15,11 @@ if (process.argv[2] === 'mock' && needsRelaunch()) {
       process.exitCode = code;
     },
     (err: unknown) => {
-      // The kit's own failure, never the caller's input nor the target's verdict.
-      process.stderr.write(`chatconform: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      process.exitCode = 1;
+      // The kit's own failure, never the caller's input nor the target's verdict: exit 3, one line (the stack only
+      // with CHATCONFORM_DEBUG=1).
+      const detail = err instanceof Error ? (process.env.CHATCONFORM_DEBUG === '1' ? (err.stack ?? err.message) : err.message) : String(err);
+      process.stderr.write(`chatconform: internal error: ${detail.replace(/\s*\n\s*/g, ' ')}\n`);
+      process.exitCode = 3;
     },
   );
 }

@@ -16,7 +16,7 @@ import { FaultSpecError, parseFault } from '../mock/harness/faults.ts';
 import { checkPrefix } from '../mock/harness/harness.ts';
 import { loadScriptFile, ScriptError } from '../mock/harness/script.ts';
 import { ALL_VARIANTS, formatVariants, isVariantName, type VariantName } from '../mock/variants.ts';
-import { collectList, integerFrom, portNumber, UsageError } from './usage.ts';
+import { collectList, ConfigError, integerFrom, listenProblem, portNumber, UsageError } from './usage.ts';
 import { createReplayService, type ReplayFallback } from '../mock/replay/service.ts';
 import { RecordingError } from '../mock/replay/recording.ts';
 
@@ -127,7 +127,7 @@ function fixturesOf(flags: MockFlags): Pick<MockOptions, 'catalog' | 'keys'> {
     const keys = flags.keys ? loadKeysFile(flags.keys, catalog ?? defaultCatalog()) : undefined;
     return { ...(catalog ? { catalog } : {}), ...(keys ? { keys } : {}) };
   } catch (err) {
-    if (err instanceof FixtureFileError) throw new UsageError(err.message);
+    if (err instanceof FixtureFileError) throw new ConfigError(err.message);
     throw err;
   }
 }
@@ -138,7 +138,7 @@ function harnessOf(flags: MockFlags): Pick<MockOptions, 'fault' | 'seed' | 'scri
   try {
     script = flags.script !== undefined ? loadScriptFile(flags.script).document : undefined;
   } catch (err) {
-    if (err instanceof ScriptError) throw new UsageError(err.message);
+    if (err instanceof ScriptError) throw new ConfigError(err.message);
     throw err;
   }
   return {
@@ -189,7 +189,7 @@ async function serve(flags: MockFlags): Promise<void> {
     try {
       replay = createReplayService({ dir: flags.replay, fallback: flags.fallback, mock: { ...fixtures, ...harness } });
     } catch (err) {
-      if (err instanceof RecordingError) throw new UsageError(err.message);
+      if (err instanceof RecordingError) throw new ConfigError(err.message);
       throw err;
     }
   }
@@ -204,6 +204,9 @@ async function serve(flags: MockFlags): Promise<void> {
     ...(flags.variant?.length ? { variant: flags.variant } : {}),
     ...(Object.keys(slow).length > 0 ? { slow } : {}),
     ...harness,
+  }).catch((err: NodeJS.ErrnoException) => {
+    const problem = listenProblem(err, flags.port);
+    throw problem ? new ConfigError(problem) : err;
   });
   const modes = [
     ...(replay ? [`replaying ${replay.recordings} exchange(s) from ${flags.replay}, fallback ${flags.fallback}`] : []),

@@ -8,7 +8,7 @@ import { openapiCommand } from './openapi.ts';
 import { reportCommand } from './report.ts';
 import { requirementsCommand } from './requirements.ts';
 import { runCommand } from './run.ts';
-import { ConfigError, EXIT, oneLine, UsageError } from './usage.ts';
+import { ConfigError, EXIT, EXIT_CODES_TEXT, oneLine, UsageError } from './usage.ts';
 import { baselineCommand, initCommand, verifyCommand } from './gating.ts';
 
 export interface Io {
@@ -34,7 +34,7 @@ export function buildProgram(io: Io = stdio, done: Done = () => undefined): Comm
     .addCommand(baselineCommand(io))
     .addCommand(verifyCommand(io, done))
     .addCommand(initCommand(io))
-    .addHelpText('after', '\n`chatconform <command> --help` describes a command.');
+    .addHelpText('after', `\n\`chatconform <command> --help\` describes a command.\n\n${EXIT_CODES_TEXT}`);
   // Commander hands its settings only to subcommands made with .command(); these were built apart, so every
   // command gets the same policy here.
   const apply = (cmd: Command) => {

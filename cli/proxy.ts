@@ -6,7 +6,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { startTrafficProxy } from '../proxy/index.ts';
 import { reportDirOf } from '../run/config.ts';
 import { paintFor, renderSummary } from '../report/terminal.ts';
-import { integerFrom, portNumber, UsageError } from './usage.ts';
+import { ConfigError, integerFrom, listenProblem, portNumber } from './usage.ts';
 
 interface ProxyFlags {
   upstream: string;
@@ -49,7 +49,7 @@ export function proxyCommand(): Command {
         });
       } catch (err) {
         const e = err as NodeJS.ErrnoException;
-        throw new UsageError(e.code === 'EADDRINUSE' ? `port ${flags.port} is in use; pick another with --port (0 picks a free one)` : e.message);
+        throw new ConfigError(listenProblem(e, flags.port) ?? e.message);
       }
       console.log(`proxy listening on ${proxy.url}`);
       let stopping = false;

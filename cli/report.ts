@@ -6,7 +6,7 @@ import { compareReports, formatComparison } from '../report/compare.ts';
 import { loadReport, ReportFileError } from '../report/load.ts';
 import { renderSummary } from '../report/terminal.ts';
 import type { Io } from './program.ts';
-import { UsageError } from './usage.ts';
+import { ConfigError, UsageError } from './usage.ts';
 
 export function reportCommand(io: Io, done: (code: number) => void): Command {
   const report = new Command('report').description('work with conformance.json reports');
@@ -34,7 +34,7 @@ function usable<T>(read: () => T): T {
   try {
     return read();
   } catch (err) {
-    if (err instanceof ReportFileError) throw new UsageError(err.message);
+    if (err instanceof ReportFileError) throw new ConfigError(err.message);
     throw err;
   }
 }

@@ -3,16 +3,28 @@
 import { InvalidArgumentError } from 'commander';
 
 /**
- * 0 nothing failed the gate; 1 a MUST failed (outside the baseline; or a stale baseline entry, or a warning with
- * --fail-on warn); 2 the command line is wrong; 3 a configuration or runtime error (a profile, baseline or config
- * file that does not load, no target, the kit crashed).
+ * The exit codes of every subcommand (EXIT_CODES_TEXT: `chatconform --help` and README print it): 0 nothing failed
+ * the gate; 1 a MUST failed; 2 the command line is wrong; 3 the run could not be done as asked (a file, a port, the
+ * target, the kit itself).
  */
 export const EXIT = { ok: 0, mustFailed: 1, usage: 2, config: 3 } as const;
+
+/** The exit-code table, as `chatconform --help` prints it and README shows it. */
+export const EXIT_CODES_TEXT = `Exit codes (every command):
+  0  nothing failed the gate: run and proxy, no MUST failed and the target could be judged (a PASS, a PARTIAL,
+     an INCOMPLETE resting on some answers); verify, the bundle holds; any other command, done
+  1  a MUST requirement failed outside the baseline, whatever else happened (or a stale baseline entry, a warning
+     with --fail-on warn, a bundle that does not verify)
+  2  the command line is wrong: an unknown flag, a bad value or URL, flags that do not fit together; nothing ran
+  3  the command could not be done as asked: a file missing or unusable (profile, baseline, config file, report,
+     bundle, fixtures, script, recordings), a port in use, a target never reached or never judged, an error
+     outside the tests, a run interrupted or out of time, the kit's own failure
+Errors are one line on stderr, never a stack trace.`;
 
 /** A usage error found after parsing (an ID the catalog does not know, a flag that does not fit another). */
 export class UsageError extends Error {}
 
-/** A configuration error: a file the flags name, or one found beside the project, that cannot be used. */
+/** The environment stops the command (exit 3): a file the flags name, or one found beside the project, that cannot be used; a busy port. */
 export class ConfigError extends Error {}
 
 /** An integer option value from `min` up. */
@@ -54,4 +66,12 @@ export function portNumber(raw: string): number {
   const n = integerFrom(0)(raw);
   if (n > 65535) throw new InvalidArgumentError('expected an integer from 0 to 65535');
   return n;
+}
+
+/** Why a server could not listen on `port`, in one line; undefined when the failure is not about the address. */
+export function listenProblem(err: NodeJS.ErrnoException, port: number): string | undefined {
+  if (err.code === 'EADDRINUSE') return `port ${port} is in use; pick another with --port (0 picks a free one)`;
+  if (err.code === 'EACCES') return `port ${port} needs privileges this user does not have; pick another with --port (0 picks a free one)`;
+  if (err.code === 'EADDRNOTAVAIL') return `the address to listen on is not on this machine (${err.message})`;
+  return undefined;
 }

@@ -37,16 +37,16 @@ async function start(args: string[]): Promise<{ lines: string[]; url: string }> 
   return { lines: mock.stdout().trim().split('\n'), url: mock.url };
 }
 
-test('bad harness flags: one line on stderr naming the problem, exit 2, nothing listens', async () => {
+test('bad harness flags: one line on stderr naming the problem, exit 2 (3 for a script file that cannot be used), nothing listens', async () => {
   const badScript = write('bad.json', JSON.stringify({ rules: [{ match: { turn: 'first' }, answer: { content: 'x' } }] }));
   const badYaml = write('bad.yaml', 'rules:\n  - answer: { fault: "429@0.5" }\n');
-  const cases: [string[], RegExp][] = [
+  const cases: [string[], RegExp, number?][] = [
     [['--fault', '429:retry=1'], /^error: option '--fault <spec>' argument '429:retry=1' is invalid\. fault "429:retry=1": unknown parameter "retry"; a status takes retry-after=SECONDS$/],
     [['--fault', '429', '--fault', 'framing=wavy'], /fault "framing=wavy": unknown framing "wavy"; known: lf, crlf/],
     [['--fault', 'fail-after=3@7/5'], /@N\/M needs 1 <= N <= M <= 1000000 \(got "7\/5"\)/],
-    [['--script', badScript], /^error: --script .*bad\.json does not match spec\/schemas\/mock-script\.schema\.json: \/rules\/0\/match\/turn: must be an integer/],
-    [['--script', badYaml], /^error: --script .*bad\.yaml: rules\[0\]: answer\.fault "429@0\.5": @WHEN is not allowed here/],
-    [['--script', path.join(dir, 'none.json')], /^error: --script .*none\.json: no such file$/],
+    [['--script', badScript], /^error: --script .*bad\.json does not match spec\/schemas\/mock-script\.schema\.json: \/rules\/0\/match\/turn: must be an integer/, 3],
+    [['--script', badYaml], /^error: --script .*bad\.yaml: rules\[0\]: answer\.fault "429@0\.5": @WHEN is not allowed here/, 3],
+    [['--script', path.join(dir, 'none.json')], /^error: --script .*none\.json: no such file$/, 3],
     [['--prefix', '/api/v1'], /prefix must not hold the \/v1 segment/],
     [['--prefix', 'api'], /prefix must be a path such as \/api/],
     [['--journal-size', '-1'], /option '--journal-size <n>' argument '-1' is invalid\. expected an integer of at least 0/],
@@ -54,8 +54,8 @@ test('bad harness flags: one line on stderr naming the problem, exit 2, nothing 
   ];
   const results = await Promise.all(cases.map(([args]) => run(args)));
   results.forEach((r, i) => {
-    const [args, message] = cases[i]!;
-    expect(r.code, `${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(2);
+    const [args, message, code = 2] = cases[i]!;
+    expect(r.code, `${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(code);
     expect(r.stdout, args.join(' ')).toBe('');
     const lines = r.stderr.split('\n').filter((l) => l.trim() !== '' && !/^npm (warn|notice)/.test(l));
     expect(lines, args.join(' ')).toHaveLength(1);

@@ -68,7 +68,7 @@ test('--host: the mock listens on the address given (tests stay on loopback: 127
   expect(bad.stderr.trim()).toMatch(/^error: option '--host <addr>' argument 'example\.com' is invalid\. expected an IP address/);
 });
 
-test('bad files are refused before the mock listens: one line naming the file and every problem, exit 2', async () => {
+test('bad files are refused before the mock listens: one line naming the file and every problem, exit 3', async () => {
   const cases: [string[], RegExp][] = [
     [['--catalog', path.join(dir, 'absent.json')], /^error: --catalog .*absent\.json: no such file$/],
     [['--catalog', write('not-json.json', '{ nope')], /^error: --catalog .*not-json\.json: not JSON/],
@@ -78,7 +78,7 @@ test('bad files are refused before the mock listens: one line naming the file an
   ];
   for (const [args, message] of cases) {
     const r = await run(args);
-    expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
+    expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(3);
     expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
     expect(r.stderr.trim(), args.join(' ')).toMatch(message);
   }

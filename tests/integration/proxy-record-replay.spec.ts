@@ -137,8 +137,8 @@ test('bad recordings are refused with the file and the problem named', async () 
   expect(() => createReplayService({ dir: bad })).toThrow(RecordingError);
   expect(() => createReplayService({ dir: bad })).toThrow(/000001-get-v1-models\.json does not match spec\/schemas\/recording\.schema\.json/);
   expect(() => createReplayService({ dir: path.join(dir, 'nowhere') })).toThrow(/no such directory/);
-  // The CLI: one line, exit 2.
+  // The CLI: one line, exit 3 (a file the command cannot use).
   const { code, stderr } = await cli.run(['mock', '--port', '0', '--replay', bad]);
-  expect(code).toBe(2);
+  expect(code).toBe(3);
   expect(stderr).toMatch(/^error: --replay .*000001-get-v1-models\.json does not match/m);
 });

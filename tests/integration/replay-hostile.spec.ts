@@ -42,12 +42,12 @@ test.afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/** Refused at load, in-process and by the CLI: one line, exit 2, no stack trace. */
+/** Refused at load, in-process and by the CLI: one line, exit 3, no stack trace. */
 async function refusedAtLoad(dir: string, message: RegExp, never: string[] = []): Promise<void> {
   expect(() => createReplayService({ dir })).toThrow(RecordingError);
   expect(() => createReplayService({ dir })).toThrow(message);
   const { code, stderr } = await cli.run(['mock', '--port', '0', '--replay', dir]);
-  expect(code, stderr).toBe(2);
+  expect(code, stderr).toBe(3);
   expect(stderr.trim().split('\n'), stderr).toHaveLength(1);
   expect(stderr).toMatch(/^error: --replay /);
   expect(stderr).toMatch(message);

@@ -6,7 +6,9 @@ import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import net from 'node:net';
 import { main } from '../../cli/program.ts';
+import { EXIT_CODES_TEXT } from '../../cli/usage.ts';
 import { RUN_SETTINGS, commandLine, environmentFor, WORKERS_ENV } from '../../cli/run.ts';
 import { BUILTIN_PROFILES, ENV, repoRoot } from '../../run/config.ts';
 import { SELECTION_ENV } from '../../run/selection.ts';
@@ -68,6 +70,42 @@ test('gating flags write their variables: lists joined, paths resolved', () => {
   });
 });
 
+test('a file, a port or recordings the command cannot use: one line on stderr, exit 3, the same on every subcommand', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-cli-env-'));
+  const busy = net.createServer();
+  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+  const port = String((busy.address() as net.AddressInfo).port);
+  const absent = path.join(dir, 'absent.json');
+  const cases: [string[], RegExp][] = [
+    [['verify', path.join(dir, 'no-bundle')], /^error: .*no-bundle: no such bundle$/],
+    [['baseline', absent], /^error: cannot read .*absent\.json/],
+    [['report', 'compare', absent, absent], /^error: cannot read .*absent\.json/],
+    [['report', 'summary', absent], /^error: cannot read .*absent\.json/],
+    [['mock', '--port', '0', '--catalog', absent], /^error: --catalog .*absent\.json: no such file$/],
+    [['mock', '--port', '0', '--replay', path.join(dir, 'nowhere')], /^error: --replay .*no such directory/],
+    [['mock', '--port', port], new RegExp(`^error: port ${port} is in use; pick another with --port \\(0 picks a free one\\)$`)],
+    [['proxy', '--port', port, '--upstream', 'http://127.0.0.1:1'], new RegExp(`^error: port ${port} is in use; pick another with --port`)],
+  ];
+  try {
+    for (const [argv, message] of cases) {
+      const r = await cli(argv);
+      expect(r.code, `${argv.join(' ')}: ${r.err}`).toBe(3);
+      expect(r.err.trimEnd().split('\n'), `${argv.join(' ')}: one line`).toHaveLength(1);
+      expect(r.err.trimEnd(), argv.join(' ')).toMatch(message);
+    }
+  } finally {
+    busy.close();
+  }
+});
+
+test('chatconform --help prints the one exit-code table, and README shows the same codes', async () => {
+  const help = await cli(['--help']);
+  expect(help.code).toBe(0);
+  expect(help.out).toContain(EXIT_CODES_TEXT);
+  const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  expect(readme).toContain(EXIT_CODES_TEXT);
+});
+
 test('bad input: one line on stderr, exit 2, nothing run', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-cli-'));
   const badProfile = path.join(dir, 'profile.json');
@@ -87,15 +125,12 @@ test('bad input: one line on stderr, exit 2, nothing run', async () => {
     [['run', '--fail-on', 'never'], /^error: option '--fail-on <level>' argument 'never' is invalid\. Allowed choices are must, warn\.$/],
     [['run', '--max-rps', '0'], /^error: option '--max-rps <n>' argument '0' is invalid\. expected a number above 0$/],
     [['run', '--certify', '--requirement', 'STREAM-004'], /^error: --certify: a certification judges the whole suite; this run selects requirement STREAM-004; a certification needs a target profile/],
-    [['verify', path.join(dir, 'no-bundle')], /^error: .*no-bundle: no such bundle$/],
-    [['baseline', path.join(dir, 'a.json')], /^error: cannot read .*a\.json/],
     [['run', '--grep', '('], /^error: --grep: Invalid regular expression/],
     [['mock', '--port', '70000'], /^error: option '-p, --port <n>' argument '70000' is invalid\. expected an integer from 0 to 65535$/],
     [['mock', '--defect', 'no-such-defect'], /unknown defect "no-such-defect"; --list-defects lists them$/],
     [['mock', '--variant', 'nope'], /unknown variant "nope"/],
     [['requirements', '--id', 'CAT-999'], /^error: unknown requirement ID CAT-999/],
     [['report', 'compare', 'only-one.json'], /^error: missing required argument 'new'$/],
-    [['report', 'compare', path.join(dir, 'a.json'), path.join(dir, 'b.json')], /^error: cannot read .*a\.json/],
     [['nonsense'], /^error: unknown command 'nonsense'/],
     [['openapi', 'extra'], /^error: too many arguments for 'openapi'/],
   ];
@@ -194,6 +229,6 @@ test('report summary reprints a run\'s terminal summary; report compare of a run
   const notAReport = path.join(dir, 'other.json');
   writeFileSync(notAReport, '{"verdict": 1}');
   const bad = await child(['report', 'summary', notAReport]);
-  expect(bad.code).toBe(2);
+  expect(bad.code).toBe(3);
   expect(bad.stderr.trim()).toMatch(/^error: .*other\.json is not a conformance report \(spec\/schemas\/conformance-report\.schema\.json\): .+$/);
 });
