@@ -33,6 +33,7 @@ export const RUN_SETTINGS = [
   { flag: '--fuzz-runs <n>', key: 'fuzzRuns', env: ENV.fuzzRuns, help: 'runs per property (default the profile\'s budget.fuzzRuns, else 25)', parse: integerFrom(1) },
   { flag: '--request-timeout-ms <n>', key: 'requestTimeoutMs', env: ENV.requestTimeoutMs, help: 'overall bound on one request, retry included, even while its answer is still arriving (default 120000)', parse: integerFrom(1) },
   { flag: '--idle-timeout-ms <n>', key: 'idleTimeoutMs', env: ENV.idleTimeoutMs, help: 'longest wait for the next byte of an answer, head or body (default 15000; at most the request timeout)', parse: integerFrom(1) },
+  { flag: '--wait-for-target <seconds>', key: 'waitForTarget', env: ENV.waitForTarget, help: 'ask an unreachable target again, once a second, for up to this long before the first test (for a server started in the background; default 0: ask once, and end the run at once if it cannot be reached)', parse: integerFrom(0) },
   { flag: '--max-body-bytes <n>', key: 'maxBodyBytes', env: ENV.maxBodyBytes, help: 'most bytes read of one response (default 16777216)', parse: integerFrom(1) },
   { flag: '--keep-scratch', key: 'keepScratch', env: ENV.keepScratch, help: 'keep the run\'s scratch folder (masked) and print its path' },
   { flag: '--workers <n>', key: 'workers', env: WORKERS_ENV, help: 'parallel test workers (default 2)', parse: integerFrom(1) },

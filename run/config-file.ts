@@ -21,6 +21,7 @@ export interface ConfigFile {
   requestTimeoutMs?: number;
   idleTimeoutMs?: number;
   maxBodyBytes?: number;
+  waitForTarget?: number;
   maxRetries?: number;
   maxRetryWaitMs?: number;
   maxRps?: number;
@@ -44,6 +45,7 @@ export const CONFIG_FILE_VARIABLES: { [K in Exclude<keyof ConfigFile, 'apiKeyEnv
   requestTimeoutMs: { env: ENV.requestTimeoutMs },
   idleTimeoutMs: { env: ENV.idleTimeoutMs },
   maxBodyBytes: { env: ENV.maxBodyBytes },
+  waitForTarget: { env: ENV.waitForTarget },
   maxRetries: { env: ENV.maxRetries },
   maxRetryWaitMs: { env: ENV.maxRetryWaitMs },
   maxRps: { env: ENV.maxRps },

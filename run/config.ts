@@ -36,6 +36,8 @@ export interface RunConfig {
   retry: RetryPolicy;
   /** Most requests per second of the whole run (all workers); undefined: no throttle. */
   maxRps?: number;
+  /** How long the run waits for an unreachable target before its first test (0: it asks once). */
+  waitForTargetSeconds?: number;
   /** The models the run is pinned to; undefined: discovery picks among all listed models. */
   models?: string[];
 }
@@ -54,6 +56,7 @@ export const ENV = {
   maxRetries: 'CONFORMANCE_MAX_RETRIES',
   maxRetryWaitMs: 'CONFORMANCE_MAX_RETRY_WAIT_MS',
   maxRps: 'CONFORMANCE_MAX_RPS',
+  waitForTarget: 'CONFORMANCE_WAIT_FOR_TARGET',
   expectedFailures: 'CONFORMANCE_EXPECTED_FAILURES',
   models: 'CONFORMANCE_MODELS',
   failOn: 'CONFORMANCE_FAIL_ON',
@@ -132,6 +135,7 @@ export function runConfig(): RunConfig {
     idleTimeoutMs: intAtLeast(1, env[ENV.idleTimeoutMs], DEFAULT_IDLE_TIMEOUT_MS),
     maxBodyBytes: intAtLeast(1, env[ENV.maxBodyBytes], DEFAULT_MAX_BODY_BYTES),
     keepScratch: env[ENV.keepScratch] === '1',
+    waitForTargetSeconds: intAtLeast(0, env[ENV.waitForTarget], 0),
     embeddedMock: env[ENV.embeddedMock] === '1',
     retry: {
       maxRetries: intAtLeast(0, env[ENV.maxRetries], DEFAULT_RETRY_POLICY.maxRetries),

@@ -15,6 +15,7 @@ import { discover, saveDiscovery } from './lib/discovery.ts';
 import { budgetOf } from '../run/profile.ts';
 import { Target } from '../run/target.ts';
 import { closeIdleConnections } from '../run/http.ts';
+import { reachTarget, REACH_TIMEOUT_MS, TargetUnreachable } from '../run/reachability.ts';
 
 export const MOCK_PROFILE = path.join(repoRoot, 'fixtures/profiles/mock.json');
 
@@ -46,6 +47,15 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     (config.profilePath ? `; profile ${path.relative(process.cwd(), config.profilePath)}` : '; no profile') + `; scratch ${scratch}\n`);
 
   const target = new Target(config);
+  // One question before any test: a target that cannot be reached, or is not this API, ends the run here.
+  const problem = await reachTarget(() => target.get('/v1/models', { timeoutMs: REACH_TIMEOUT_MS }), config.baseUrl, {
+    waitSeconds: config.waitForTargetSeconds ?? 0,
+    onWait: (p) => process.stderr.write(`chatconform: waiting up to ${config.waitForTargetSeconds ?? 0} s for the target (${p})\n`),
+  });
+  if (problem !== undefined) {
+    await stopMock?.();
+    throw new TargetUnreachable(problem);
+  }
   saveDiscovery(config.runDir, await discover(target, config.profile, budgetOf(config.profile).maxSearchProbes, config.models), secrets(config));
   return async () => {
     closeIdleConnections();
