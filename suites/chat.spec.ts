@@ -1,7 +1,8 @@
 // POST /v1/chat/completions: the request fields (2.1, 2.2), the non-streamed response (2.9), token caps
 // (2.1, 4.3 rule 2), and what a standard client needs (section 1).
 import { req, test } from './lib/test-fixtures.ts';
-import { judgeCompletion } from '../judge/judge-response.ts';
+import { judgeCompletion, judgeStream } from '../judge/judge-response.ts';
+import { ACCEPT_ANY_CODING } from '../run/http.ts';
 
 import { aiSdkProvider, openaiClient } from './lib/clients/sdk-clients.ts';
 import {
@@ -280,6 +281,24 @@ test.describe('POST /v1/chat/completions: stream and stream_options', () => {
       judgeCompletion(check, res, model.id);
     }
   });
+});
+
+test.describe('POST /v1/chat/completions: compressed answers', () => {
+  test(
+    'an answer compressed as the client allowed (accept-encoding: gzip, deflate, br) is judged, decoded, like any other',
+    req('CHAT-004', 'CHAT-005'),
+    async ({ target, check, discovery, config }) => {
+      const model = chatModel(discovery, config.profile);
+      if (!model) return check.skip(noModelReason(discovery));
+      // HTTP lets a server compress what the client accepts (RFC 9110 12.5.3) and the contract says nothing
+      // against it, for streams too: the kit undoes the coding (run/http.ts) and judges the answer it carries.
+      const headers = { 'accept-encoding': ACCEPT_ANY_CODING };
+      const plain = await target.chat({ model: model.id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: TINY }, { headers });
+      judgeCompletion(check, plain, model.id);
+      const streamed = await target.chat({ model: model.id, messages: [userMessage(SHORT_PROMPT)], stream: true, max_completion_tokens: TINY }, { headers });
+      judgeStream(check, streamed, model.id, { expectText: true });
+    },
+  );
 });
 
 test.describe('POST /v1/chat/completions: the response', () => {
