@@ -178,8 +178,9 @@ export class Checker {
   }
 
   /**
-   * Runs every check of a kind on one subject (a response, a stream, an error body). A check that finds nothing
-   * to judge records nothing; one that throws is the kit's error, recorded as such, and the others still run.
+   * Runs every check of a kind on one subject (a response, a stream, an error body), on the exchange `on` names
+   * (default: the last one sent). A check that finds nothing to judge records nothing; one that throws is the
+   * kit's error, recorded as such, and the others still run.
    */
   apply<S>(checks: readonly Check<S>[], subject: S, on?: Judged): void {
     const exchange = this.judgedIndex(on);
