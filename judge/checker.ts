@@ -54,6 +54,12 @@ export interface CheckRecord {
 
 export type Party = 'client' | 'server';
 
+/**
+ * What a finding names as the exchange it judged: the response, or its index among the test's exchanges; `null`
+ * for a finding on no exchange of the kit's (the target's URL, what a third-party client did).
+ */
+export type Judged = TargetResponse | number | null;
+
 export const REQUIREMENT_ANNOTATION = 'requirement';
 export const EVIDENCE_ATTACHMENT = 'chatconform-evidence';
 
@@ -131,7 +137,18 @@ export class Checker {
     return this.target.exchanges.length > 0 ? this.target.exchanges.length - 1 : undefined;
   }
 
-  private push(record: CheckRecord, exchange = this.lastExchange()): void {
+  /**
+   * The exchange a finding judged: the one it names (a response, or its index), or, for a finding that names
+   * none, the last one sent. A finding about any other exchange must name it: its evidence is what it judged,
+   * whatever the test sent after it (a control request, the second of two uploads).
+   */
+  private judgedIndex(on: Judged | undefined): number | undefined {
+    if (on === undefined) return this.lastExchange();
+    if (on === null) return undefined;
+    return typeof on === 'number' ? on : this.exchangeIndex(on);
+  }
+
+  private push(record: CheckRecord, exchange: number | undefined): void {
     if (exchange !== undefined && record.exchange === undefined) record.exchange = exchange;
     this.records.push(record);
   }
@@ -140,7 +157,7 @@ export class Checker {
    * Records a judgement; a failed SHOULD/MAY is a warning. A rule the contract states twice is recorded under
    * its primary ID, so it is counted once. Returns `ok`.
    */
-  private judge(stated: Requirement, ok: boolean, failure: string | (() => string), exchange?: number): boolean {
+  private judge(stated: Requirement, ok: boolean, failure: string | (() => string), exchange: number | undefined): boolean {
     const r = getRequirement(primaryOf(stated.id));
     const record: CheckRecord = { id: r.id, status: 'pass' };
     if (!ok) {
@@ -153,17 +170,20 @@ export class Checker {
 
   /**
    * The core check: `ok` true passes; false fails a MUST or warns for SHOULD/MAY. The message says what was
-   * received, in the spec's terms. Never throws, never stops the test.
+   * received, in the spec's terms. `on`: the response judged (its exchange is the finding's evidence); without
+   * it, the last exchange sent. Never throws, never stops the test.
    */
-  that(id: string, ok: boolean, failure: string | (() => string)): boolean {
-    return this.judge(this.declared(id), ok, failure);
+  that(id: string, ok: boolean, failure: string | (() => string), on?: Judged): boolean {
+    return this.judge(this.declared(id), ok, failure, this.judgedIndex(on));
   }
 
   /**
-   * Runs every check of a kind on one subject (a response, a stream, an error body). A check that finds nothing
-   * to judge records nothing; one that throws is the kit's error, recorded as such, and the others still run.
+   * Runs every check of a kind on one subject (a response, a stream, an error body), on the exchange `on` names
+   * (default: the last one sent). A check that finds nothing to judge records nothing; one that throws is the
+   * kit's error, recorded as such, and the others still run.
    */
-  apply<S>(checks: readonly Check<S>[], subject: S, exchange = this.lastExchange()): void {
+  apply<S>(checks: readonly Check<S>[], subject: S, on?: Judged): void {
+    const exchange = this.judgedIndex(on);
     for (const c of checks) {
       let problems: readonly string[] | undefined;
       try {
@@ -191,7 +211,7 @@ export class Checker {
       return false;
     }
     const ok = typeof expected === 'function' ? expected(res.status) : ([] as number[]).concat(expected).includes(res.status);
-    return this.judge(r, ok, () => statusMessage(what, expected, res.describe()));
+    return this.judge(r, ok, () => statusMessage(what, expected, res.describe()), this.exchangeIndex(res));
   }
 
   /**
@@ -219,19 +239,20 @@ export class Checker {
     const message = this.target.scrub(cause.message);
     const exchange = cause.on ? this.exchangeIndex(cause.on) : undefined;
     const scrubbed: RootCause = { ...(cause.id ? { id: cause.id } : {}), message, ...(exchange !== undefined ? { exchange } : {}) };
+    const evidence = cause.on ? exchange : this.lastExchange();
     for (const id of new Set(ids)) {
       if (!isKnownRequirement(id)) continue;
-      this.push({ id: primaryOf(id), status: 'skip', message, cause: scrubbed }, exchange);
+      this.push({ id: primaryOf(id), status: 'skip', message, cause: scrubbed }, evidence);
     }
   }
 
-  /** Record what the target does where the spec is silent (a gap). Never fails. */
-  observe(id: string, observed: unknown, message?: string): void {
+  /** Record what the target does where the spec is silent (a gap), on `on` (default: the last exchange sent). Never fails. */
+  observe(id: string, observed: unknown, message?: string, on?: Judged): void {
     const r = this.declared(id);
     if (r.kind !== 'observation') throw new Error(`observe(): ${id} is a requirement, not an observation; use that()`);
     const record: CheckRecord = { id, status: 'observed', observed: this.scrubValue(observed) };
     if (message) record.message = this.target.scrub(message);
-    this.push(record);
+    this.push(record, this.judgedIndex(on));
   }
 
   /** Skip the rest of the test with a stated reason; its unchecked requirements are reported as skipped.

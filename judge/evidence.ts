@@ -21,7 +21,12 @@ export function evidenceText(bytes: Buffer, scrub: Scrub, secrets: readonly stri
   const scrubbed = scrub(head.toString('utf8'));
   if (scrubbed.length <= EVIDENCE_LIMIT && head === bytes) return scrubbed;
   const shown = scrubbed.slice(0, EVIDENCE_LIMIT);
-  return `${shown}\n… (${bytes.length - Buffer.byteLength(shown)} more bytes elided)`;
+  return `${shown}${excerptMark(Buffer.byteLength(shown), bytes.length)}`;
+}
+
+/** The mark after an excerpt: it is one, of how many bytes, and the body's whole size (a reader replays the size). */
+export function excerptMark(shownBytes: number, totalBytes: number): string {
+  return `\n… (excerpt: the first ${shownBytes} of ${totalBytes} bytes; ${totalBytes - shownBytes} more bytes elided)`;
 }
 
 export function shellQuote(s: string): string {

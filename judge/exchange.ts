@@ -41,6 +41,11 @@ export interface Exchange {
   error?: string;
   /** What kind of failure `error` is. */
   errorKind?: ExchangeErrorKind;
+  /**
+   * The content coding the answer came in (gzip, deflate, br), undone before anything judged it: `responseBody`,
+   * `responseBytes` and the checks are the decoded answer. Absent for an answer sent as it is.
+   */
+  responseEncoding?: 'gzip' | 'deflate' | 'br';
   /** What happened on the way that is not the target's answer, e.g. a retry on a fresh connection. */
   transportEvents?: TransportEvent[];
   durationMs: number;

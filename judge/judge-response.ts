@@ -74,13 +74,13 @@ export function judgeCompletion(check: Checker, res: TargetResponse, model: stri
     return undefined;
   }
   const body = res.json();
-  check.apply([completionIsJson], { res, body }, exchange);
+  check.apply([completionIsJson], { res, body }, res);
   if (!isObject(body)) {
     check.cannotJudge(COMPLETION_IDS.filter((id) => id !== 'CHAT-004'), { id: 'CHAT-004', message: `the 200 answer is not a JSON object: ${res.describe()}`, on: res });
     return undefined;
   }
-  check.apply(COMPLETION_SCHEMA_CHECKS, { values: [{ label: 'chat completion', data: body }] }, exchange);
-  check.apply(COMPLETION_CHECKS, withCap({ body, model, what: 'completion' }, res), exchange);
+  check.apply(COMPLETION_SCHEMA_CHECKS, { values: [{ label: 'chat completion', data: body }] }, res);
+  check.apply(COMPLETION_CHECKS, withCap({ body, model, what: 'completion' }, res), res);
   return body;
 }
 
@@ -106,11 +106,11 @@ export function judgeStream(check: Checker, res: TargetResponse, model: string, 
   const subject: StreamSubject = { res, stream, model };
   if (opts.includeUsage !== undefined) subject.includeUsage = opts.includeUsage;
   if (opts.expectText !== undefined) subject.expectText = opts.expectText;
-  check.apply(STREAM_CHECKS, subject, exchange);
-  check.apply(CHUNK_SCHEMA_CHECKS, { values: stream.chunks.map((data, i) => ({ label: `chunk ${i}`, data })) }, exchange);
+  check.apply(STREAM_CHECKS, subject, res);
+  check.apply(CHUNK_SCHEMA_CHECKS, { values: stream.chunks.map((data, i) => ({ label: `chunk ${i}`, data })) }, res);
   const assembled = stream.outcome === 'complete' ? assembledCompletion(stream) : undefined;
   if (assembled) {
-    check.apply(COMPLETION_CHECKS, withCap({ body: assembled, model, what: 'streamed completion' }, res), exchange);
+    check.apply(COMPLETION_CHECKS, withCap({ body: assembled, model, what: 'streamed completion' }, res), res);
   } else if (!opts.expectError) {
     const why =
       stream.outcome === 'error'
@@ -140,28 +140,27 @@ export interface ExpectedError {
  * requirement fixes them, and the section 7 body checks. Returns the error object when there is one.
  */
 export function judgeRefusal(check: Checker, res: TargetResponse, expected: ExpectedError): Json | undefined {
-  const exchange = check.exchangeIndex(res);
   if (noResponse(res)) {
     check.couldNotJudge(expected.id, res);
     check.cannotJudge(REFUSAL_IDS, { message: `no HTTP response (${res.exchange.error ?? 'transport'})`, on: res });
     return undefined;
   }
   const refused = res.status !== 200;
-  check.that(expected.id, refused, () => `expected a refusal; received ${res.describe()}`);
+  check.that(expected.id, refused, () => `expected a refusal; received ${res.describe()}`, res);
   if (!refused) {
     check.cannotJudge(REFUSAL_IDS, { id: expected.id, message: `the target did not refuse, so there is no error body to judge: ${res.describe()}`, on: res });
     return undefined;
   }
   if (expected.status !== undefined) check.status(expected.id, res, expected.status, expected.statusText ?? 'status');
   const body = res.json();
-  check.apply(ERROR_CHECKS, { res, body } satisfies Refusal, exchange);
-  check.apply(ERROR_SCHEMA_CHECKS, { values: [{ label: `error body of HTTP ${res.status}`, data: body }] }, exchange);
+  check.apply(ERROR_CHECKS, { res, body } satisfies Refusal, res);
+  check.apply(ERROR_SCHEMA_CHECKS, { values: [{ label: `error body of HTTP ${res.status}`, data: body }] }, res);
   const error = isObject(body) && isObject(body.error) ? body.error : undefined;
-  if (expected.code !== undefined) check.that(expected.id, error?.code === expected.code, () => `expected error.code ${JSON.stringify(expected.code)}; received ${JSON.stringify(error?.code)} (${res.describe()})`);
+  if (expected.code !== undefined) check.that(expected.id, error?.code === expected.code, () => `expected error.code ${JSON.stringify(expected.code)}; received ${JSON.stringify(error?.code)} (${res.describe()})`, res);
   if (expected.message !== undefined) {
     const m = error?.message;
     const ok = typeof m === 'string' && (typeof expected.message === 'string' ? m === expected.message : expected.message.test(m));
-    check.that(expected.id, ok, () => `expected error.message ${String(expected.message)}; received ${JSON.stringify(m)}`);
+    check.that(expected.id, ok, () => `expected error.message ${String(expected.message)}; received ${JSON.stringify(m)}`, res);
   }
   return error;
 }
@@ -171,15 +170,14 @@ export function judgeRefusal(check: Checker, res: TargetResponse, expected: Expe
  * (empty when there is no list; then the catalog checks are skipped with that cause).
  */
 export function judgeModelList(check: Checker, res: TargetResponse, statusId: string): Json[] {
-  const exchange = check.exchangeIndex(res);
   if (!check.status(statusId, res, 200)) {
     check.cannotJudge(CATALOG_IDS, { message: `GET /v1/models gave no model list: ${res.describe()}`, ...(noResponse(res) ? {} : { id: statusId }), on: res });
     return [];
   }
   const body = res.json();
   const entries = isObject(body) && Array.isArray(body.data) ? body.data.filter(isObject) : [];
-  check.apply(MODEL_LIST_CHECKS, { res, body, entries } satisfies ModelList, exchange);
-  check.apply(MODEL_LIST_SCHEMA_CHECKS, { values: [{ label: 'GET /v1/models', data: body }] }, exchange);
+  check.apply(MODEL_LIST_CHECKS, { res, body, entries } satisfies ModelList, res);
+  check.apply(MODEL_LIST_SCHEMA_CHECKS, { values: [{ label: 'GET /v1/models', data: body }] }, res);
   return entries;
 }
 
@@ -188,15 +186,14 @@ export function judgeModelList(check: Checker, res: TargetResponse, statusId: st
  * then the entry's field checks. An answer that is not one entry (the whole list, say) fails CAT-036 alone.
  */
 export function judgeModelEntry(check: Checker, res: TargetResponse, id: string, what: string): Json | undefined {
-  const exchange = check.exchangeIndex(res);
   if (!check.status('CAT-036', res, 200, `${what}, status`)) return undefined;
   const body = res.json();
   const isEntry = isObject(body) && !Array.isArray(body.data) && body.id === id;
-  check.that('CAT-036', isEntry, () => `${what} returns the entry with id ${JSON.stringify(id)}; received ${res.describe()}`);
+  check.that('CAT-036', isEntry, () => `${what} returns the entry with id ${JSON.stringify(id)}; received ${res.describe()}`, res);
   if (!isEntry) {
     check.cannotJudge(MODEL_ENTRY_SCHEMA_CHECKS.map((c) => c.id).filter((c) => c !== 'CAT-036'), { id: 'CAT-036', message: `${what} did not return one catalog entry`, on: res });
     return undefined;
   }
-  check.apply(MODEL_ENTRY_SCHEMA_CHECKS, { values: [{ label: what, data: body }] }, exchange);
+  check.apply(MODEL_ENTRY_SCHEMA_CHECKS, { values: [{ label: what, data: body }] }, res);
   return body as Json;
 }

@@ -11,9 +11,10 @@ import { sseBody } from './sse-body.ts';
 /** A core result as a Fetch Response (MSW's HttpResponse). */
 export function toResponse(result: CoreResult): HttpResponse<any> {
   const init = { status: result.status, headers: result.headers };
-  if (result.kind === 'sse') return new HttpResponse(sseBody(result.pieces, result.writes), init);
-  if (result.kind === 'text') return new HttpResponse(result.body, init);
-  return new HttpResponse(jsonText(result.body), init);
+  const body = result.kind === 'sse' ? sseBody(result.pieces, result.writes) : result.kind === 'text' ? result.body : jsonText(result.body);
+  // A result that names gzip (the variant compressed) is gzipped: the header never claims a coding the body lacks.
+  if (result.headers['content-encoding'] === 'gzip') return new HttpResponse(new Response(body).body!.pipeThrough(new CompressionStream('gzip')), init);
+  return new HttpResponse(body, init);
 }
 
 /** A Fetch Request as the core's plain request. */

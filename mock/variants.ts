@@ -15,6 +15,7 @@ import { GAP_STATUSES_VARIANT } from './modes/variants/gap-statuses.ts';
 import { LONG_TOOL_ARGUMENTS_VARIANT } from './modes/variants/long-tool-arguments.ts';
 import { EXTRA_FIELDS_VARIANT, KEY_ORDER_VARIANT, OPTIONAL_OMITTED_VARIANT, USAGE_CHUNK_BARE_VARIANT } from './modes/variants/response-shape.ts';
 import { SLOW_VARIANT } from './modes/variants/slow.ts';
+import { COMPRESSED_VARIANT } from './modes/variants/compressed.ts';
 
 /** A variant as the registry lists it: name, what the contract allows, description (and its layer). */
 export type VariantSpec = VariantMode;
@@ -28,6 +29,7 @@ export const VARIANTS = [
   SSE_FIELDS_VARIANT,
   USAGE_CHUNK_BARE_VARIANT,
   LONG_TOOL_ARGUMENTS_VARIANT,
+  COMPRESSED_VARIANT,
 ] as const satisfies readonly VariantSpec[];
 
 /**

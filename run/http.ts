@@ -58,8 +58,16 @@ export interface TransportResult {
   body: Buffer;
   error?: string;
   errorKind?: TransportErrorKind;
+  /** The content coding the answer came in (gzip, deflate, br), undone: `body` is the decoded answer. */
+  encoding?: ContentCoding;
   events: TransportEvent[];
 }
+
+/** The content codings the transport undoes (RFC 9110 8.4.1); `x-gzip` is read as gzip. */
+export type ContentCoding = 'gzip' | 'deflate' | 'br';
+
+/** What a client that takes every coding the transport undoes sends (RFC 9110 12.5.3). */
+export const ACCEPT_ANY_CODING = 'gzip, deflate, br';
 
 // One pool per worker process, shared by every test: keep-alive reuse across requests is what real clients do,
 // and it is what exposes a server's idle-connection closes. Free sockets are unref'd by Node, so the pool never
@@ -203,6 +211,7 @@ function attempt(request: TransportRequest, url: URL, agent: http.Agent, clock: 
     let socket: Socket | undefined;
     let res: http.IncomingMessage | undefined;
     let decoded: zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | undefined;
+    let coding: ContentCoding | undefined;
     let counter: EventCounter | undefined;
     // The idle clock: reset by every byte received and by upload progress (each slice of the body handed to the OS).
     let activeAt = Date.now();
@@ -240,6 +249,7 @@ function attempt(request: TransportRequest, url: URL, agent: http.Agent, clock: 
       clearTimeout(timer);
       socket?.off('data', onSocketData);
       const result: TransportResult = { status, headers: responseHeaders, body: Buffer.concat(chunks, size), events: [] };
+      if (coding) result.encoding = coding;
       let retry: string | undefined;
       if (err !== undefined) {
         result.error = describe(err);
@@ -293,7 +303,8 @@ function attempt(request: TransportRequest, url: URL, agent: http.Agent, clock: 
       responseHeaders = flatHeaders(response.headers);
       const isStream = /^text\/event-stream/i.test(responseHeaders['content-type'] ?? '');
       counter = isStream ? new EventCounter() : undefined;
-      decoded = decoder(response, responseHeaders['content-encoding']);
+      coding = codingOf(responseHeaders['content-encoding']);
+      decoded = decoder(response, coding);
       const source: NodeJS.ReadableStream = decoded ?? response;
       source.on('data', (chunk: Buffer) => {
         if (settled) return;
@@ -355,10 +366,19 @@ function guardSocket(s: Socket): void {
   s.on('error', () => {});
 }
 
-/** A decoder when the target compressed the body anyway (the kit asks for identity); the caps apply to its output. */
-function decoder(response: http.IncomingMessage, encoding: string | undefined): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | undefined {
-  const e = (encoding ?? '').trim().toLowerCase();
-  const z = e === 'gzip' || e === 'x-gzip' ? zlib.createGunzip() : e === 'deflate' ? zlib.createInflate() : e === 'br' ? zlib.createBrotliDecompress() : undefined;
+/** The coding a Content-Encoding names, when it is one the transport undoes (identity and others: undefined). */
+export function codingOf(header: string | undefined): ContentCoding | undefined {
+  const e = (header ?? '').trim().toLowerCase();
+  return e === 'gzip' || e === 'x-gzip' ? 'gzip' : e === 'deflate' || e === 'br' ? e : undefined;
+}
+
+/**
+ * A decoder for a compressed answer (one the kit accepted, or one a server compressed unasked: HTTP lets it when
+ * a request names no Accept-Encoding); the caps apply to its output, and a body that does not decode is a
+ * `protocol` failure (Z_DATA_ERROR).
+ */
+function decoder(response: http.IncomingMessage, coding: ContentCoding | undefined): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | undefined {
+  const z = coding === 'gzip' ? zlib.createGunzip() : coding === 'deflate' ? zlib.createInflate() : coding === 'br' ? zlib.createBrotliDecompress() : undefined;
   if (z) response.pipe(z);
   return z;
 }

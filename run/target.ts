@@ -184,6 +184,7 @@ export class Target {
     exchange.responseBody = this.evidence(result.body);
     if (result.error !== undefined) exchange.error = this.scrub(result.error);
     if (result.errorKind) exchange.errorKind = result.errorKind;
+    if (result.encoding) exchange.responseEncoding = result.encoding;
     if (events.length > 0) exchange.transportEvents = events.map((e) => ({ kind: e.kind, message: this.scrub(e.message) }));
     const response = new TargetResponse(exchange, result.body);
     this.recordCost(response);

@@ -1,7 +1,8 @@
 // POST /v1/chat/completions: the request fields (2.1, 2.2), the non-streamed response (2.9), token caps
 // (2.1, 4.3 rule 2), and what a standard client needs (section 1).
 import { req, test } from './lib/test-fixtures.ts';
-import { judgeCompletion } from '../judge/judge-response.ts';
+import { judgeCompletion, judgeStream } from '../judge/judge-response.ts';
+import { ACCEPT_ANY_CODING } from '../run/http.ts';
 
 import { aiSdkProvider, openaiClient } from './lib/clients/sdk-clients.ts';
 import {
@@ -51,7 +52,7 @@ test.describe('POST /v1/chat/completions: the request', () => {
         check.status('CHAT-003', res, 200, `for ${what} sent as application/json, status`);
         const body = judgeCompletion(check, res, m.id);
         if (!body) continue;
-        check.that('CHAT-010', body.model === m.id, () => `requested ${JSON.stringify(m.id)}, answered by ${JSON.stringify(body.model)}: a request is never silently answered by another model`);
+        check.that('CHAT-010', body.model === m.id, () => `requested ${JSON.stringify(m.id)}, answered by ${JSON.stringify(body.model)}: a request is never silently answered by another model`, res);
         finishReasons.push(...finishReasonsOf(body));
         objects.push(body.object);
       }
@@ -187,9 +188,9 @@ test.describe('POST /v1/chat/completions: token caps', () => {
     const body = judgeCompletion(check, res, model.id);
     if (!body) return;
     const used = completionTokensOf(body);
-    check.observe('OBS-001', { max_tokens: small, completion_tokens: used, finish_reason: finishReasonsOf(body) }, 'finish_reason of an answer stopped by max_tokens');
+    check.observe('OBS-001', { max_tokens: small, completion_tokens: used, finish_reason: finishReasonsOf(body) }, 'finish_reason of an answer stopped by max_tokens', res);
     if (used === undefined) return check.skip('the response carries no usage.completion_tokens, so the cap cannot be observed');
-    check.that('REQ-008', used <= small, () => `max_tokens ${small} sent alone; usage.completion_tokens is ${used}`);
+    check.that('REQ-008', used <= small, () => `max_tokens ${small} sent alone; usage.completion_tokens is ${used}`, res);
   });
 
   test('max_completion_tokens sent alone caps the generated tokens', req('REQ-010', 'OBS-001'), async ({ target, check, discovery, config }) => {
@@ -200,9 +201,9 @@ test.describe('POST /v1/chat/completions: token caps', () => {
     const body = judgeCompletion(check, res, model.id);
     if (!body) return;
     const used = completionTokensOf(body);
-    check.observe('OBS-001', { max_completion_tokens: small, completion_tokens: used, finish_reason: finishReasonsOf(body) }, 'finish_reason of an answer stopped by max_completion_tokens');
+    check.observe('OBS-001', { max_completion_tokens: small, completion_tokens: used, finish_reason: finishReasonsOf(body) }, 'finish_reason of an answer stopped by max_completion_tokens', res);
     if (used === undefined) return check.skip('the response carries no usage.completion_tokens, so the cap cannot be observed');
-    check.that('REQ-010', used <= small, () => `max_completion_tokens ${small} sent alone; usage.completion_tokens is ${used}`);
+    check.that('REQ-010', used <= small, () => `max_completion_tokens ${small} sent alone; usage.completion_tokens is ${used}`, res);
   });
 
   test(
@@ -219,8 +220,8 @@ test.describe('POST /v1/chat/completions: token caps', () => {
       const used = completionTokensOf(body);
       if (used === undefined) return check.skip('the response carries no usage.completion_tokens, so the cap cannot be observed');
       const msg = () => `max_completion_tokens ${small} and max_tokens ${large} sent together; usage.completion_tokens is ${used}, above the winning cap ${small}`;
-      check.that('CHAT-008', used <= small, msg);
-      check.that('REQ-011', used <= small, msg);
+      check.that('CHAT-008', used <= small, msg, res);
+      check.that('REQ-011', used <= small, msg, res);
     },
   );
 
@@ -234,15 +235,17 @@ test.describe('POST /v1/chat/completions: token caps', () => {
       if (large <= small) return check.skip(`the budget's cap (${large}) leaves no room for a max_completion_tokens larger than max_tokens`);
       const messages = [userMessage(LONG_ANSWER_PROMPT)];
       // The same request twice: once with the large cap alone, once with a small max_tokens added to it.
-      const alone = judgeCompletion(check, await target.chat({ model: model.id, messages, max_completion_tokens: large }), model.id);
-      const both = judgeCompletion(check, await target.chat({ model: model.id, messages, max_completion_tokens: large, max_tokens: small }), model.id);
+      const aloneRes = await target.chat({ model: model.id, messages, max_completion_tokens: large });
+      const alone = judgeCompletion(check, aloneRes, model.id);
+      const bothRes = await target.chat({ model: model.id, messages, max_completion_tokens: large, max_tokens: small });
+      const both = judgeCompletion(check, bothRes, model.id);
       const a = completionTokensOf(alone);
       const b = completionTokensOf(both);
       if (!alone || !both) return;
       if (a === undefined || b === undefined) return check.skip('the responses carry no usage.completion_tokens, so the caps cannot be observed');
-      check.that('REQ-011', b <= large, () => `max_completion_tokens ${large} with max_tokens ${small}: usage.completion_tokens is ${b}, above the winning cap`);
+      check.that('REQ-011', b <= large, () => `max_completion_tokens ${large} with max_tokens ${small}: usage.completion_tokens is ${b}, above the winning cap`, bothRes);
       if (a <= small) return check.skip(`with max_completion_tokens ${large} alone the answer used only ${a} tokens (not more than max_tokens ${small}), so an effect of max_tokens cannot be told`);
-      check.that('REQ-009', b > small, () => `with max_completion_tokens ${large} alone the answer used ${a} tokens; adding max_tokens ${small} cut it to ${b}: max_tokens was applied although max_completion_tokens was present`);
+      check.that('REQ-009', b > small, () => `with max_completion_tokens ${large} alone the answer used ${a} tokens; adding max_tokens ${small} cut it to ${b}: max_tokens was applied although max_completion_tokens was present`, bothRes);
     },
   );
 });
@@ -254,9 +257,9 @@ test.describe('POST /v1/chat/completions: stream and stream_options', () => {
     const judge = (id: string, res: Awaited<ReturnType<typeof target.chat>>, what: string) => {
       if (!check.status(id, res, 200, `for ${what}, status`)) return;
       const ct = res.headers['content-type'] ?? '';
-      check.that(id, /^text\/event-stream\b/i.test(ct.trim()), () => `for ${what}, content-type is ${JSON.stringify(ct)}; a stream is text/event-stream`);
+      check.that(id, /^text\/event-stream\b/i.test(ct.trim()), () => `for ${what}, content-type is ${JSON.stringify(ct)}; a stream is text/event-stream`, res);
       const s = res.stream();
-      check.that(id, s.chunks.length > 0 && s.outcome === 'complete', () => `for ${what}, the body is not a complete event stream (${s.chunks.length} chunks, outcome ${s.outcome}): ${res.describe()}`);
+      check.that(id, s.chunks.length > 0 && s.outcome === 'complete', () => `for ${what}, the body is not a complete event stream (${s.chunks.length} chunks, outcome ${s.outcome}): ${res.describe()}`, res);
     };
     const plain = await target.chat({ model: model.id, messages: [userMessage(SHORT_PROMPT)], stream: true, max_completion_tokens: TINY });
     judge('REQ-005', plain, 'stream true');
@@ -274,10 +277,28 @@ test.describe('POST /v1/chat/completions: stream and stream_options', () => {
     ] as const) {
       const res = await target.chat({ model: model.id, messages: [userMessage(SHORT_PROMPT)], stream_options: { include_usage: true }, max_completion_tokens: TINY, ...extra });
       const ct = res.headers['content-type'] ?? '';
-      check.that('REQ-012', res.status === 200 && /json/i.test(ct) && res.isJson, () => `stream_options.include_usage true with ${what}: expected a plain JSON completion; received content-type ${JSON.stringify(ct)} and ${res.describe()}`);
+      check.that('REQ-012', res.status === 200 && /json/i.test(ct) && res.isJson, () => `stream_options.include_usage true with ${what}: expected a plain JSON completion; received content-type ${JSON.stringify(ct)} and ${res.describe()}`, res);
       judgeCompletion(check, res, model.id);
     }
   });
+});
+
+test.describe('POST /v1/chat/completions: compressed answers', () => {
+  test(
+    'an answer compressed as the client allowed (accept-encoding: gzip, deflate, br) is judged, decoded, like any other',
+    req('CHAT-004', 'CHAT-005'),
+    async ({ target, check, discovery, config }) => {
+      const model = chatModel(discovery, config.profile);
+      if (!model) return check.skip(noModelReason(discovery));
+      // HTTP lets a server compress what the client accepts (RFC 9110 12.5.3) and the contract says nothing
+      // against it, for streams too: the kit undoes the coding (run/http.ts) and judges the answer it carries.
+      const headers = { 'accept-encoding': ACCEPT_ANY_CODING };
+      const plain = await target.chat({ model: model.id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: TINY }, { headers });
+      judgeCompletion(check, plain, model.id);
+      const streamed = await target.chat({ model: model.id, messages: [userMessage(SHORT_PROMPT)], stream: true, max_completion_tokens: TINY }, { headers });
+      judgeStream(check, streamed, model.id, { expectText: true });
+    },
+  );
 });
 
 test.describe('POST /v1/chat/completions: the response', () => {
@@ -340,9 +361,9 @@ test.describe('section 1: the widely used shape', () => {
     if (config.embeddedMock || /^(127\.\d+\.\d+\.\d+|localhost|\[::1\]|::1)$/.test(host)) {
       return check.skip(`the target ${config.baseUrl} is a local (loopback) deployment, which the requirement exempts from the scheme`);
     }
-    check.that('CHAT-002', config.baseUrl.startsWith('https://'), () => `the target is reached at ${config.baseUrl}; the service speaks JSON over HTTPS`);
+    check.that('CHAT-002', config.baseUrl.startsWith('https://'), () => `the target is reached at ${config.baseUrl}; the service speaks JSON over HTTPS`, null);
     const res = await target.get('/v1/models');
-    check.that('CHAT-002', /json/i.test(res.headers['content-type'] ?? ''), () => `GET /v1/models answers with content-type ${JSON.stringify(res.headers['content-type'])}: ${res.describe()}`);
+    check.that('CHAT-002', /json/i.test(res.headers['content-type'] ?? ''), () => `GET /v1/models answers with content-type ${JSON.stringify(res.headers['content-type'])}: ${res.describe()}`, res);
   });
 
   test('standard chat-completions clients work after changing only the base address and the credential', req('CHAT-001'), async ({ target, check, discovery, config }) => {
@@ -351,39 +372,47 @@ test.describe('section 1: the widely used shape', () => {
     if (!model) return check.skip(noModelReason(discovery));
     const failure = (err: unknown) => (err instanceof Error ? `${err.name}: ${err.message}` : String(err)).slice(0, 400);
     const messages = [{ role: 'user' as const, content: SHORT_PROMPT }];
+    // A client's finding is on the request it sent through `target` (the last since `from`), or on none when it
+    // failed before sending one: never on an earlier client's request.
+    let from = target.exchanges.length;
+    const sent = (): number | null => (target.exchanges.length > from ? target.exchanges.length - 1 : null);
+    const next = () => void (from = target.exchanges.length);
 
     const openai = openaiClient(target);
     try {
       const c = await openai.chat.completions.create({ model: model.id, messages, max_completion_tokens: TINY });
-      check.that('CHAT-001', Array.isArray(c.choices) && c.choices.length > 0, 'openai-node: chat.completions.create returned no choices');
+      check.that('CHAT-001', Array.isArray(c.choices) && c.choices.length > 0, 'openai-node: chat.completions.create returned no choices', sent());
     } catch (err) {
-      check.that('CHAT-001', false, `openai-node: chat.completions.create failed: ${failure(err)}`);
+      check.that('CHAT-001', false, `openai-node: chat.completions.create failed: ${failure(err)}`, sent());
     }
+    next();
     try {
       const stream = await openai.chat.completions.create({ model: model.id, messages, max_completion_tokens: TINY, stream: true, stream_options: { include_usage: true } });
       let chunks = 0;
       for await (const _ of stream) chunks++;
-      check.that('CHAT-001', chunks > 0, 'openai-node: the stream yielded no chunk');
+      check.that('CHAT-001', chunks > 0, 'openai-node: the stream yielded no chunk', sent());
     } catch (err) {
-      check.that('CHAT-001', false, `openai-node: iterating a streamed completion failed: ${failure(err)}`);
+      check.that('CHAT-001', false, `openai-node: iterating a streamed completion failed: ${failure(err)}`, sent());
     }
 
     const provider = aiSdkProvider(target);
+    next();
     try {
       const r = await generateText({ model: provider.chatModel(model.id), prompt: SHORT_PROMPT, maxOutputTokens: TINY, maxRetries: 0 });
-      check.that('CHAT-001', typeof r.text === 'string', 'AI SDK: generateText returned no text');
+      check.that('CHAT-001', typeof r.text === 'string', 'AI SDK: generateText returned no text', sent());
     } catch (err) {
-      check.that('CHAT-001', false, `AI SDK (openai-compatible): generateText failed: ${failure(err)}`);
+      check.that('CHAT-001', false, `AI SDK (openai-compatible): generateText failed: ${failure(err)}`, sent());
     }
+    next();
     try {
       let streamError: unknown;
       const r = streamText({ model: provider.chatModel(model.id), prompt: SHORT_PROMPT, maxOutputTokens: TINY, maxRetries: 0, onError: ({ error }) => void (streamError ??= error) });
       await r.consumeStream();
       const finish = await r.finishReason;
-      check.that('CHAT-001', streamError === undefined, () => `AI SDK (openai-compatible): streamText reported an error: ${failure(streamError)}`);
-      check.that('CHAT-001', finish !== 'error', () => `AI SDK (openai-compatible): streamText finished with reason ${finish}`);
+      check.that('CHAT-001', streamError === undefined, () => `AI SDK (openai-compatible): streamText reported an error: ${failure(streamError)}`, sent());
+      check.that('CHAT-001', finish !== 'error', () => `AI SDK (openai-compatible): streamText finished with reason ${finish}`, sent());
     } catch (err) {
-      check.that('CHAT-001', false, `AI SDK (openai-compatible): streamText failed: ${failure(err)}`);
+      check.that('CHAT-001', false, `AI SDK (openai-compatible): streamText failed: ${failure(err)}`, sent());
     }
   });
 });

@@ -64,7 +64,7 @@ test.describe('section 7: error bodies', () => {
           max_completion_tokens: CAP,
         }),
       );
-      check.observe('OBS-024', errorFieldsOf(tools), 'status and error of a request whose messages carry tool calls while no tools are declared');
+      check.observe('OBS-024', errorFieldsOf(tools), 'status and error of a request whose messages carry tool calls while no tools are declared', tools);
       check.observe(
         'OBS-028',
         { types: [...new Set(seen.map((s) => s.type).filter((t) => t !== undefined))], cases: seen },
@@ -94,12 +94,12 @@ test.describe('section 7: refusals of the requested model', () => {
       const id = unknownModelId(discovery);
       const res = await target.chat({ model: id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAP });
       const sub = substituted(res, id);
-      check.that('CHAT-010', sub === undefined, () => `model ${id} is not in the catalog, yet the request was ${sub}; a request is never silently answered by another model`);
+      check.that('CHAT-010', sub === undefined, () => `model ${id} is not in the catalog, yet the request was ${sub}; a request is never silently answered by another model`, res);
       const problem = notARefusal(res);
-      check.that('CHAT-012', problem === undefined, () => `model ${id} is not in the catalog, yet the request was not refused with a section 7 error: ${problem}`);
+      check.that('CHAT-012', problem === undefined, () => `model ${id} is not in the catalog, yet the request was not refused with a section 7 error: ${problem}`, res);
       if (res.exchange.error === undefined && res.status !== 200) judgeRefusal(check, res, { id: 'CHAT-012' });
       const one = await target.get(`/v1/models/${encodeURIComponent(id)}`);
-      check.observe('OBS-027', { chat: errorFieldsOf(res), getModel: errorFieldsOf(one) }, 'status and error for an unknown model id: as model in a completion request, and on GET /v1/models/{model_id}');
+      check.observe('OBS-027', { chat: errorFieldsOf(res), getModel: errorFieldsOf(one) }, 'status and error for an unknown model id: as model in a completion request, and on GET /v1/models/{model_id}', res);
     },
   );
 
@@ -112,9 +112,9 @@ test.describe('section 7: refusals of the requested model', () => {
       // The 503 is this test's subject: handed back as it is, never retried away.
       const res = await target.chat({ model: id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAP }, { subjectStatus: 503 });
       const problem = notARefusal(res);
-      check.that('CHAT-012', problem === undefined, () => `the deactivated model ${id}: ${problem}; a refusal to serve it is a section 7 error, never a 200 answer`);
+      check.that('CHAT-012', problem === undefined, () => `the deactivated model ${id}: ${problem}; a refusal to serve it is a section 7 error, never a 200 answer`, res);
       judgeRefusal(check, res, { id: 'ERR-007', status: 403, statusText: `for the deactivated model ${id}, status`, code: 'model_not_found' });
-      check.observe('OBS-008', { model: id, profileState: 'deactivated', listed: discovery.models.some((m) => m.id === id), chat: outcomeOf(res) }, 'a deactivated model: whether it is listed and how a completion naming it fares');
+      check.observe('OBS-008', { model: id, profileState: 'deactivated', listed: discovery.models.some((m) => m.id === id), chat: outcomeOf(res) }, 'a deactivated model: whether it is listed and how a completion naming it fares', res);
     },
   );
 
@@ -127,10 +127,10 @@ test.describe('section 7: refusals of the requested model', () => {
       // The 503 is this test's subject: handed back as it is, never retried away.
       const res = await target.chat({ model: id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAP }, { subjectStatus: 503 });
       const problem = notARefusal(res);
-      check.that('CHAT-012', problem === undefined, () => `the unavailable model ${id}: ${problem}; a refusal to serve it is a section 7 error, never a 200 answer`);
+      check.that('CHAT-012', problem === undefined, () => `the unavailable model ${id}: ${problem}; a refusal to serve it is a section 7 error, never a 200 answer`, res);
       judgeRefusal(check, res, { id: 'ERR-008', status: 503, statusText: `for the unavailable model ${id}, status`, code: 'model_unavailable' });
-      check.observe('OBS-008', { model: id, profileState: 'unavailable', listed: discovery.models.some((m) => m.id === id), chat: outcomeOf(res) }, 'an unavailable model: whether it is listed and how a completion naming it fares');
-      check.observe('OBS-029', { status: res.status, headers: limitHeaders(res) }, 'retry and rate-limit headers on the model_unavailable refusal (Retry-After is not required)');
+      check.observe('OBS-008', { model: id, profileState: 'unavailable', listed: discovery.models.some((m) => m.id === id), chat: outcomeOf(res) }, 'an unavailable model: whether it is listed and how a completion naming it fares', res);
+      check.observe('OBS-029', { status: res.status, headers: limitHeaders(res) }, 'retry and rate-limit headers on the model_unavailable refusal (Retry-After is not required)', res);
     },
   );
 });
@@ -145,10 +145,11 @@ test.describe('a request without a body', () => {
     // A timeout here is the deviation itself (the server waits for a body HTTP says is empty), not the kit's limit,
     // provided the target answers an ordinary request in the same time (the control below).
     if (res.exchange.errorKind === 'timeout' && res.exchange.status === 0) {
-      // The control: a target that answers nothing at all is not failing this probe in particular.
+      // The control: a target that answers nothing at all is not failing this probe in particular. The finding
+      // is the probe's: its evidence is the bodiless POST, not the control sent after it.
       const control = await target.get('/v1/models', { timeoutMs });
       if (control.exchange.status === 0) return check.couldNotJudge('CHAT-013', res);
-      check.that('CHAT-013', false, `no answer within ${timeoutMs} ms to a POST with no body, no Content-Length and no Transfer-Encoding: HTTP/1.1 reads that as an empty body, yet the target is still waiting for one`);
+      check.that('CHAT-013', false, `no answer within ${timeoutMs} ms to a POST with no body, no Content-Length and no Transfer-Encoding: HTTP/1.1 reads that as an empty body, yet the target is still waiting for one`, res);
       return;
     }
     judgeRefusal(check, res, { id: 'CHAT-013', status: (s) => s !== 200, statusText: 'for a POST without a body, a non-200 status' });

@@ -7,13 +7,13 @@ import { judgeCompletion } from '../judge/judge-response.ts';
 import { usableModels } from './lib/discovery.ts';
 import type { TargetResponse } from '../judge/exchange.ts';
 
-/**
- * Just over the limit under both readings of "10 MB" (10,000,000 and 10,485,760 bytes), with a margin.
- * One valid and one invalid body of this size are the only big requests of the suite.
- */
+/** Just over the limit under both readings of "10 MB" (10,000,000 and 10,485,760 bytes), with a margin. */
 const OVERSIZED_BYTES = 10 * 1024 * 1024 + 64 * 1024;
-/** Well under the limit under both readings. */
-const UNDER_LIMIT_BYTES = 1024 * 1024;
+/**
+ * Just under the limit under both readings (10,000,000 bytes less 64 KiB): a legal body a server with a smaller
+ * limit (1 MiB is a common default) refuses, so LIMIT-003 is judged where such limits bite, not at 1 MiB.
+ */
+const UNDER_LIMIT_BYTES = 10_000_000 - 64 * 1024;
 /** Uploading 10 MB to a remote target takes a while; the per-request timeout is at least this. */
 const BIG_REQUEST_TIMEOUT_MS = 60_000;
 
@@ -55,7 +55,7 @@ test.describe('section 8: request body size', () => {
       if (v.kind === 'timeout') {
         // A target that does not answer one big upload is not sent a second.
         const none = `no response in time to a valid JSON request of ${OVERSIZED_BYTES} bytes (${v.error})`;
-        for (const id of ['LIMIT-001', 'LIMIT-002']) check.that(id, false, none);
+        for (const id of ['LIMIT-001', 'LIMIT-002']) check.that(id, false, none, valid);
         return;
       }
       let garbage = await target.postRaw('/v1/chat/completions', oversizedGarbage(OVERSIZED_BYTES), { timeoutMs });
@@ -68,21 +68,23 @@ test.describe('section 8: request body size', () => {
       const said = (r: Refusal) => (r.kind === 'status' ? `status ${r.status} code ${JSON.stringify(r.code)}` : r.kind === 'closed' ? `the connection closed without a response (${r.error})` : `no response in time (${r.error})`);
       // Rejected: a non-200 status, or the connection closed on the upload (a proxy may cut an oversized body short).
       const rejected = (r: Refusal) => (r.kind === 'status' && r.status !== 200) || r.kind === 'closed';
-      check.that('LIMIT-001', rejected(v), () => `a valid JSON request of ${OVERSIZED_BYTES} bytes was not refused: ${valid.describe()}`);
-      check.that('LIMIT-001', rejected(g), () => `a body of ${OVERSIZED_BYTES} bytes that is not JSON was not refused: ${garbage.describe()}`);
+      // Each finding on its own upload: the evidence of the valid-JSON one is the valid-JSON request.
+      check.that('LIMIT-001', rejected(v), () => `a valid JSON request of ${OVERSIZED_BYTES} bytes was not refused: ${valid.describe()}`, valid);
+      check.that('LIMIT-001', rejected(g), () => `a body of ${OVERSIZED_BYTES} bytes that is not JSON was not refused: ${garbage.describe()}`, garbage);
       // Rejected before parsing: whether the bytes are JSON cannot change the refusal.
       const differ = () => `the oversized valid JSON body got ${said(v)}; the oversized body that is not JSON got ${said(g)}: the refusal depends on parsing`;
       const sameStatusAndCode = v.kind === 'status' && g.kind === 'status' && v.status !== 200 && v.status === g.status && v.code === g.code;
-      check.that('LIMIT-002', sameStatusAndCode || (v.kind === 'closed' && g.kind === 'closed'), differ);
+      // Compares the two; the upload that is not JSON is the one a parser would answer differently.
+      check.that('LIMIT-002', sameStatusAndCode || (v.kind === 'closed' && g.kind === 'closed'), differ, garbage);
       check.observe('OBS-026', { bytes: OVERSIZED_BYTES, validJson: errorFieldsOf(valid), notJson: errorFieldsOf(garbage) }, 'status and error of an oversized body (valid JSON, and not JSON)');
     },
   );
 
   test(
-    'a body well under 10 MB is not refused for its size',
+    'a body just under 10 MB is not refused for its size',
     req('LIMIT-003', 'REQ-013'),
     async ({ target, check, discovery, config }) => {
-      const timeoutMs = Math.max(config.requestTimeoutMs, BIG_REQUEST_TIMEOUT_MS / 2);
+      const timeoutMs = Math.max(config.requestTimeoutMs, BIG_REQUEST_TIMEOUT_MS);
       test.setTimeout(timeoutMs + 30_000);
       const model = chatModel(discovery, config.profile);
       if (!model) return check.skip(noModelReason(discovery));

@@ -2,6 +2,7 @@
 // backpressure, unpaced through the writer, or paced (delays, one-byte writes) event by event on its clocks; a
 // client that goes away stops the stream. What is left of the request body is discarded after the answer.
 import type http from 'node:http';
+import zlib from 'node:zlib';
 import type { CoreResult, StreamWrites } from '../core/http.ts';
 import { toWrites } from '../core/sse-encoder.ts';
 import type { RequestBody } from './request-body.ts';
@@ -35,6 +36,7 @@ export async function send(res: http.ServerResponse, result: CoreResult, writer:
   if (body?.cut) res.shouldKeepAlive = false;
   if (held && !(result.kind === 'sse' && paced(result.writes))) await writer.hold();
   if (res.destroyed) return;
+  if (result.headers['content-encoding'] === 'gzip') return sendGzipped(res, result, writer, body);
   if (result.kind !== 'sse') {
     const bytes = result.kind === 'json' ? writer.json(result.body) : Buffer.from(result.body);
     res.writeHead(result.status, { ...result.headers, 'content-length': String(bytes.byteLength) });
@@ -86,4 +88,32 @@ export async function send(res: http.ServerResponse, result: CoreResult, writer:
       body?.discardRest();
     }
   }
+}
+
+/**
+ * A result that names gzip (the variant compressed): its bytes gzipped, a stream flushed after every event (on
+ * its clocks between events) so each event arrives when it is sent. A client that goes away stops the stream.
+ */
+async function sendGzipped(res: http.ServerResponse, result: CoreResult, writer: Writer, body?: RequestBody): Promise<void> {
+  if (result.kind !== 'sse') {
+    const bytes = zlib.gzipSync(result.kind === 'json' ? writer.json(result.body) : Buffer.from(result.body));
+    res.writeHead(result.status, { ...result.headers, 'content-length': String(bytes.byteLength) });
+    res.end(bytes);
+    body?.discardRest();
+    return;
+  }
+  res.writeHead(result.status, result.headers);
+  const gzip = zlib.createGzip();
+  gzip.pipe(res);
+  let gone = false;
+  res.once('close', () => void (gone = !res.writableFinished));
+  for (const piece of result.pieces) {
+    if (result.writes.chunkDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, result.writes.chunkDelayMs));
+    if (gone) break;
+    gzip.write(piece);
+    await new Promise<void>((resolve) => gzip.flush(() => resolve()));
+  }
+  if (gone) return void res.destroy();
+  gzip.end();
+  body?.discardRest();
 }

@@ -136,3 +136,72 @@ test('a field null in every stream chunk is one root cause, and the tests it tou
     await mock.close();
   }
 });
+
+// Evidence is what was judged (issue 29): a finding's exchange is the request its check was given, whatever the
+// test sent after it; a 10 MB upload is kept as a bounded, marked excerpt with its size, never whole.
+interface EvidenceView {
+  status: string;
+  message?: string;
+  exchange?: { method: string; url: string; status: number; requestBody?: string; curl: string };
+}
+const evidenceOf = (run: { report?: unknown }, id: string): EvidenceView[] =>
+  ((run.report as { requirements: { id: string; evidence?: EvidenceView[] }[] }).requirements.find((q) => q.id === id)?.evidence ?? []);
+
+/** Lists one model and answers GET; a POST without a body is left waiting (the CHAT-013 deviation). */
+async function bodilessPostHangs(): Promise<{ url: string; close: () => Promise<void> }> {
+  const entry = { id: 'stub-model', name: 'Stub', min_tier: 'free', supports_images: false, supports_caching: false, supports_reasoning: false, supports_global_endpoint: true, is_featured: false };
+  const server = http.createServer((req, res) => {
+    if (req.method === 'POST' && req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return; // waits for a body that never comes
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(req.url === '/v1/models' ? { object: 'list', data: [entry] } : entry));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+test('CHAT-013 on a target that waits for a body: the evidence is the bodiless POST, not the control GET sent after it', async () => {
+  test.setTimeout(BOUND_MS + 30_000);
+  const stub = await bodilessPostHangs();
+  try {
+    const run = await runSuite({ baseUrl: stub.url, profile: null, extraEnv: { CONFORMANCE_API_KEY: 'sk-stub-0123456789' }, fuzzRuns: 1, boundMs: BOUND_MS, label: 'chat-013-evidence', extraArgs: ['suites/errors.spec.ts', '--grep', 'no body and no Content-Length'] });
+    expect(run.report!.verdict.mustFailed).toContain('CHAT-013');
+    const failed = evidenceOf(run, 'CHAT-013').filter((e) => e.status === 'fail');
+    expect(failed).toHaveLength(1);
+    const x = failed[0]!.exchange!;
+    expect(`${x.method} ${new URL(x.url).pathname}`).toBe('POST /v1/chat/completions');
+    expect(x.requestBody).toBeUndefined();
+    expect(x.curl).toMatch(/-X POST .*\/v1\/chat\/completions/);
+    cleanup(run);
+  } finally {
+    await stub.close();
+  }
+});
+
+test('LIMIT-001 on a target without a body limit: each finding carries its own upload, as a bounded excerpt with its size', async () => {
+  test.setTimeout(BOUND_MS + 30_000);
+  const mock = await startMockServer({ port: 0, defect: 'oversized-accepted' });
+  try {
+    const run = await runSuite({ baseUrl: mock.url, fuzzRuns: 1, boundMs: BOUND_MS, label: 'limit-001-evidence', extraArgs: ['suites/limits.spec.ts', '--grep', 'over 10 MB is refused'] });
+    // The valid upload is answered 200 (LIMIT-001 fails on it), the one that is not JSON 400 (LIMIT-002 fails on it).
+    expect(run.report!.verdict.mustFailed).toEqual(expect.arrayContaining(['LIMIT-001', 'LIMIT-002']));
+    const valid = evidenceOf(run, 'LIMIT-001').find((e) => e.status === 'fail');
+    const garbage = evidenceOf(run, 'LIMIT-002').find((e) => e.status === 'fail');
+    expect(valid?.message).toMatch(/a valid JSON request of 10551296 bytes was not refused/);
+    expect(valid?.exchange?.requestBody).toMatch(/^\{"model":"[^"]+","messages":/);
+    expect(garbage?.exchange?.requestBody).toMatch(/^\{"model": not json at all /);
+    for (const e of [valid!, garbage!]) {
+      const body = e.exchange!.requestBody!;
+      expect(body.length).toBeLessThan(20_000);
+      expect(body).toMatch(/… \(excerpt: the first \d+ of 10551296 bytes; \d+ more bytes elided\)$/);
+    }
+    cleanup(run);
+  } finally {
+    await mock.close();
+  }
+});

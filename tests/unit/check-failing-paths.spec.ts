@@ -44,6 +44,8 @@ const padded = (bytes: number): string => {
 };
 /** 1 MiB: over a mistaken 1,000,000-byte limit, well under the contract's 10 MB. */
 const ONE_MIB = 1024 * 1024;
+/** Just under 10 MB under both readings (the suite's LIMIT-003 body): over a 1 MiB limit, a common default. */
+const JUST_UNDER_10_MB = 10_000_000 - 64 * 1024;
 
 const PROBES = {
   // The catalog (2.10, 2.11, 4.1, 4.2).
@@ -75,6 +77,7 @@ const PROBES = {
     declared: ['REQ-013'],
   },
   'chat of 1 MiB': { send: (m) => m.raw(padded(ONE_MIB)), judge: (c, r) => void judgeCompletion(c, r, M.small, { statusId: 'LIMIT-003' }), declared: ['LIMIT-003'] },
+  'chat just under 10 MB': { send: (m) => m.raw(padded(JUST_UNDER_10_MB)), judge: (c, r) => void judgeCompletion(c, r, M.small, { statusId: 'LIMIT-003' }), declared: ['LIMIT-003'] },
   // Hosted web search (2.7, 2.9).
   'search, context size high': {
     send: (m) => m.chat({ model: M.large, messages: [{ role: 'user', content: SEARCH_PROMPT }], web_search_options: { search_context_size: 'high' } }),
@@ -243,6 +246,7 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'error-type-missing': 'refused: no credential',
   'oversized-accepted': 'refused: an oversized body',
   'body-limit-1mb': 'chat of 1 MiB',
+  'body-limit-1mib': 'chat just under 10 MB',
 };
 
 /**

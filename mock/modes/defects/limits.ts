@@ -5,6 +5,7 @@ import { defect } from '../mode.ts';
 /** How far oversized-parsed-first reads a body before parsing it. */
 export const PARSE_FIRST_READ_LIMIT_BYTES = 64 * 1024 * 1024;
 const ONE_MB = 1_000_000;
+const ONE_MIB = 1024 * 1024;
 
 export const LIMIT_DEFECTS = [
   defect({
@@ -41,6 +42,18 @@ export const LIMIT_DEFECTS = [
       readBody: () => async ({ request }) => {
         checkContentLength(request.header('content-length'), ONE_MB);
         return readBodyLimited(request.body, ONE_MB);
+      },
+    }),
+  }),
+  defect({
+    name: 'body-limit-1mib',
+    breaks: 'LIMIT-003',
+    section: 'limits',
+    description: 'the body limit is 1 MiB (1,048,576 bytes, a common server default) instead of 10 MB, so a legal body just under 10 MB is refused with 413',
+    stages: () => ({
+      readBody: () => async ({ request }) => {
+        checkContentLength(request.header('content-length'), ONE_MIB);
+        return readBodyLimited(request.body, ONE_MIB);
       },
     }),
   }),
