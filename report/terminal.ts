@@ -119,9 +119,10 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
   out.push(
     `  ${[
       `duration ${duration(run.durationMs)}`,
-      `seed ${run.seed ?? '(none)'}`,
-      `${run.requests ?? '?'} requests sent`,
-      `cost ${run.cost === undefined ? '?' : Number(run.cost.toFixed(6))}`,
+      // What a run of the suite has and observed traffic (the proxy) does not: only the figures the run knows.
+      ...(run.seed !== undefined ? [`seed ${run.seed}`] : []),
+      ...(run.requests !== undefined ? [`${run.requests} requests sent`] : []),
+      ...(run.cost !== undefined ? [`cost ${Number(run.cost.toFixed(6))}`] : []),
     ].join(' · ')}`,
   );
   if (files.length > 0) {

@@ -485,4 +485,13 @@ test.describe('writers', () => {
     expect(text).toContain('cost 0.0125');
     expect(text).toContain('reports in /r/: conformance.json, junit.xml');
   });
+
+  test('terminal: observed traffic (the proxy: no seed, no requests of its own, no cost) shows only what it knows', () => {
+    const report = sampleReport();
+    delete report.run.seed;
+    delete report.run.requests;
+    delete report.run.cost;
+    const line = renderSummary(report, [], undefined, '/elsewhere').split('\n').find((l) => l.includes('duration'))!;
+    expect(line).toMatch(/^ {2}duration [\d.]+m?s$/);
+  });
 });
