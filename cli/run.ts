@@ -6,9 +6,11 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { BUILTIN_PROFILES, ENV, gateOf, normaliseBaseUrl, profilePathOf, reportDirOf } from '../run/config.ts';
 import { applyConfigFile } from '../run/config-file.ts';
+import { headerSecrets, headersOfText, parseHeaderLine } from '../run/extra-headers.ts';
+import { isCredentialHeader, redact } from '../spec/redact.ts';
 import { loadProfile } from '../run/profile.ts';
 import { describeSelection, SELECTION_ENV, selectionOf, selectionStatements } from '../run/selection.ts';
 import { loadBaseline } from '../report/baseline.ts';
@@ -23,6 +25,22 @@ export const WORKERS_ENV = 'CONFORMANCE_WORKERS';
 
 const list = collectList();
 
+/** A repeatable `Name: value` (a value may hold commas: never split). */
+function headerLines(raw: string, previous: string[] | undefined): string[] {
+  try {
+    parseHeaderLine(raw);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+  return [...(previous ?? []), raw];
+}
+
+/** A header as the bundle's command records it: a credential's value masked. */
+function maskedHeaderLine(line: string): string {
+  const [name, value] = parseHeaderLine(line);
+  return isCredentialHeader(name) ? `${name}: ${redact(value, headerSecrets({ [name]: value }))}` : `${name}: ${value}`;
+}
+
 /** Each setting a person can give: its flag (commander's attribute name) and its environment variable. */
 export const RUN_SETTINGS = [
   { flag: '--base-url <url>', key: 'baseUrl', env: ENV.baseUrl, help: 'the target (origin plus optional path prefix); default: start the embedded mock' },
@@ -34,6 +52,7 @@ export const RUN_SETTINGS = [
   { flag: '--request-timeout-ms <n>', key: 'requestTimeoutMs', env: ENV.requestTimeoutMs, help: 'overall bound on one request, retry included, even while its answer is still arriving (default 120000)', parse: integerFrom(1) },
   { flag: '--idle-timeout-ms <n>', key: 'idleTimeoutMs', env: ENV.idleTimeoutMs, help: 'longest wait for the next byte of an answer, head or body (default 15000; at most the request timeout)', parse: integerFrom(1) },
   { flag: '--wait-for-target <seconds>', key: 'waitForTarget', env: ENV.waitForTarget, help: 'ask an unreachable target again, once a second, for up to this long before the first test (for a server started in the background; default 0: ask once, and end the run at once if it cannot be reached)', parse: integerFrom(0) },
+  { flag: '-H, --header <line...>', key: 'header', env: ENV.headers, help: "add this header to every request of the run: 'Name: value' (repeatable; also CONFORMANCE_HEADERS, one per line, and the config file's and the profile's headers); a credential-looking name's value is masked in every output", parse: headerLines, separator: '\n' },
   { flag: '--max-body-bytes <n>', key: 'maxBodyBytes', env: ENV.maxBodyBytes, help: 'most bytes read of one response (default 16777216)', parse: integerFrom(1) },
   { flag: '--keep-scratch', key: 'keepScratch', env: ENV.keepScratch, help: 'keep the run\'s scratch folder (masked) and print its path' },
   { flag: '--workers <n>', key: 'workers', env: WORKERS_ENV, help: 'parallel test workers (default 2)', parse: integerFrom(1) },
@@ -95,7 +114,7 @@ export function environmentFor(flags: RunFlags, base: NodeJS.ProcessEnv = proces
   for (const s of RUN_SETTINGS) {
     const value = flags[s.key];
     if (value === undefined || value === false) continue;
-    env[s.env] = value === true ? '1' : Array.isArray(value) ? value.join(',') : String(value);
+    env[s.env] = value === true ? '1' : Array.isArray(value) ? value.join('separator' in s ? s.separator : ',') : String(value);
   }
   // Paths are the caller's, relative to where they ran the command; a profile may be a built-in one's name.
   for (const name of [ENV.reportDir, ENV.expectedFailures, ENV.signKey]) if (env[name]) env[name] = path.resolve(env[name]!);
@@ -124,6 +143,11 @@ export function validate(env: NodeJS.ProcessEnv, flags: RunFlags): void {
     gateOf(env);
   } catch (err) {
     throw new UsageError((err as Error).message);
+  }
+  try {
+    headersOfText(env[ENV.headers]);
+  } catch (err) {
+    throw new UsageError(`${ENV.headers}: ${(err as Error).message}`);
   }
   if (flags.grep !== undefined) {
     try {
@@ -174,6 +198,7 @@ export function commandLine(flags: RunFlags): string {
     if (value === undefined || value === false) continue;
     const name = s.flag.split(' ')[0]!;
     if (s.key === 'apiKey') parts.push(name, '"$CONFORMANCE_API_KEY"');
+    else if (s.key === 'header') for (const line of value as string[]) parts.push(name, JSON.stringify(maskedHeaderLine(line)));
     else if (value === true) parts.push(name);
     else parts.push(name, JSON.stringify(Array.isArray(value) ? value.join(',') : String(value)));
   }

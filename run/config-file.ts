@@ -7,6 +7,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { formatIssues, validate } from '../spec/validator.ts';
 import { ENV } from './config.ts';
+import { headersText } from './extra-headers.ts';
 import { SELECTION_ENV } from './selection.ts';
 
 export const CONFIG_FILE_NAMES = ['chatconform.config.json', 'chatconform.config.yaml', 'chatconform.config.yml'] as const;
@@ -22,6 +23,7 @@ export interface ConfigFile {
   idleTimeoutMs?: number;
   maxBodyBytes?: number;
   waitForTarget?: number;
+  headers?: Record<string, string>;
   maxRetries?: number;
   maxRetryWaitMs?: number;
   maxRps?: number;
@@ -46,6 +48,7 @@ export const CONFIG_FILE_VARIABLES: { [K in Exclude<keyof ConfigFile, 'apiKeyEnv
   idleTimeoutMs: { env: ENV.idleTimeoutMs },
   maxBodyBytes: { env: ENV.maxBodyBytes },
   waitForTarget: { env: ENV.waitForTarget },
+  headers: { env: ENV.headers },
   maxRetries: { env: ENV.maxRetries },
   maxRetryWaitMs: { env: ENV.maxRetryWaitMs },
   maxRps: { env: ENV.maxRps },
@@ -90,7 +93,13 @@ export function configFileEnv(file: string, config: ConfigFile, env: NodeJS.Proc
   for (const [key, spec] of Object.entries(CONFIG_FILE_VARIABLES) as [keyof typeof CONFIG_FILE_VARIABLES, { env: string; path?: true }][]) {
     const value = config[key];
     if (value === undefined || (env[spec.env] !== undefined && env[spec.env] !== '')) continue;
-    out[spec.env] = Array.isArray(value) ? value.join(',') : spec.path ? path.resolve(base, String(value)) : String(value);
+    out[spec.env] = Array.isArray(value)
+      ? value.join(',')
+      : typeof value === 'object'
+        ? headersText(value)
+        : spec.path
+          ? path.resolve(base, String(value))
+          : String(value);
   }
   if (config.apiKeyEnv && !env[ENV.apiKey] && env[config.apiKeyEnv]) out[ENV.apiKey] = env[config.apiKeyEnv]!;
   return out;

@@ -1,5 +1,6 @@
 // The run's configuration: environment first, then the target profile, then defaults.
 // Every value a person can set is read here and nowhere else.
+import { headerSecrets, headersOfText, headersText } from './extra-headers.ts';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,6 +37,8 @@ export interface RunConfig {
   retry: RetryPolicy;
   /** Most requests per second of the whole run (all workers); undefined: no throttle. */
   maxRps?: number;
+  /** Headers added to every request (the profile's `headers`, then CONFORMANCE_HEADERS over them), names in lower case. */
+  headers?: Record<string, string>;
   /** How long the run waits for an unreachable target before its first test (0: it asks once). */
   waitForTargetSeconds?: number;
   /** The models the run is pinned to; undefined: discovery picks among all listed models. */
@@ -57,6 +60,8 @@ export const ENV = {
   maxRetryWaitMs: 'CONFORMANCE_MAX_RETRY_WAIT_MS',
   maxRps: 'CONFORMANCE_MAX_RPS',
   waitForTarget: 'CONFORMANCE_WAIT_FOR_TARGET',
+  /** One `Name: value` per line. */
+  headers: 'CONFORMANCE_HEADERS',
   expectedFailures: 'CONFORMANCE_EXPECTED_FAILURES',
   models: 'CONFORMANCE_MODELS',
   failOn: 'CONFORMANCE_FAIL_ON',
@@ -142,6 +147,8 @@ export function runConfig(): RunConfig {
       maxWaitMs: intAtLeast(0, env[ENV.maxRetryWaitMs], DEFAULT_RETRY_POLICY.maxWaitMs),
     },
   };
+  const headers = { ...headersOfText(headersText(profile.headers ?? {})), ...headersOfText(env[ENV.headers]) };
+  if (Object.keys(headers).length > 0) cached.headers = headers;
   const maxRps = maxRpsOf(env[ENV.maxRps], profile.budget?.requestsPerMinute);
   if (maxRps !== undefined) cached.maxRps = maxRps;
   const models = pinnedModelsOf(env[ENV.models], profile.models);
@@ -197,7 +204,7 @@ export function gateOf(env: NodeJS.ProcessEnv = process.env): Gate {
 
 /** Every credential the run knows: the key, and every key the profile names. Redaction masks them all. */
 export function secrets(config: RunConfig): string[] {
-  const all = [config.apiKey, ...profileSecrets(config.profile)];
+  const all = [config.apiKey, ...profileSecrets(config.profile), ...headerSecrets(config.headers ?? {})];
   return [...new Set(all.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
 }
 

@@ -18,6 +18,8 @@ export interface Profile {
   unavailableModel?: string;
   /** The only models the run may ask for completions (certify one model; CONFORMANCE_MODELS wins). */
   models?: string[];
+  /** Headers added to every request (a gateway's tenant or routing header); CONFORMANCE_HEADERS wins per name. */
+  headers?: Record<string, string>;
   /** Whether the target honours the mock's scenario headers (x-mock-*). */
   scenarioHeaders?: boolean;
   /** Routing behaviour the target declares: allowFallbacks true = allow_fallbacks false without a ranked route is refused. */

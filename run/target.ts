@@ -117,7 +117,8 @@ export class Target {
     // The idle clock never outlasts the request's own bound (a short probe stays short).
     const idleTimeoutMs = Math.min(this.config.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, timeoutMs);
     const key = opts.key === undefined ? this.config.apiKey : opts.key;
-    const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: 'application/json, text/event-stream', ...(opts.headers ?? {}) };
+    // The run's own headers (-H) on every request; a test's headers, about what it checks, win over them.
+    const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: 'application/json, text/event-stream', ...(this.config.headers ?? {}), ...(opts.headers ?? {}) };
     if (key) headers.authorization = `Bearer ${key}`;
     const url = this.url(path);
     const bytes = body === undefined ? undefined : typeof body === 'string' ? Buffer.from(body, 'utf8') : body;

@@ -20,7 +20,9 @@ const QUERY_ONLY = /^(?:key|token|auth|sig|signature)$/i;
 
 /** Headers that carry a credential: never shown, recorded or replayed with their value. */
 export function isCredentialHeader(name: string): boolean {
-  return isCredentialName(name);
+  // A header whose last word is key or token carries one (x-gateway-key, ocp-apim-subscription-key): headers
+  // name their purpose, where a JSON field called `key` may be anything.
+  return isCredentialName(name) || /(?:^|[-_.])(?:key|token)$/i.test(name);
 }
 
 /** Headers that carry a credential, as a pattern (kept for callers that test names with a RegExp). */

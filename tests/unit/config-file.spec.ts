@@ -6,6 +6,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { applyConfigFile, CONFIG_FILE_VARIABLES, configFileEnv, findConfigFile, readConfigFile } from '../../run/config-file.ts';
 import { ENV } from '../../run/config.ts';
+import { headerSecrets, headersOfText } from '../../run/extra-headers.ts';
 import { RUN_SETTINGS } from '../../cli/run.ts';
 import { initConfig } from '../../run/init-config.ts';
 import { startMockServer } from '../../mock/server.ts';
@@ -98,4 +99,13 @@ test('every setting of `chatconform run` has a key in the file, except the crede
   expect(missing).toEqual([]);
   const file = path.join(root, 'timeouts', 'chatconform.config.json');
   expect(configFileEnv(file, { idleTimeoutMs: 30_000, maxBodyBytes: 1_000_000 }, {})).toEqual({ CONFORMANCE_IDLE_TIMEOUT_MS: '30000', CONFORMANCE_MAX_BODY_BYTES: '1000000' });
+});
+
+test('headers: the config file\'s object, CONFORMANCE_HEADERS lines, the profile\'s; a credential among them is a secret of the run', () => {
+  const file = path.join(root, 'headers', 'chatconform.config.json');
+  expect(configFileEnv(file, { headers: { 'X-Tenant': 'acme', 'X-Api-Key': 'sk-gateway-123456' } }, {})).toEqual({ CONFORMANCE_HEADERS: 'X-Tenant: acme\nX-Api-Key: sk-gateway-123456' });
+  expect(headersOfText('X-Tenant: acme\nX-Route: eu, fast\n')).toEqual({ 'x-tenant': 'acme', 'x-route': 'eu, fast' });
+  expect(() => headersOfText('no colon here')).toThrow(/is not a header: write it as 'Name: value'/);
+  expect(() => headersOfText('Bad Name: x')).toThrow(/"Bad Name" is not a header name/);
+  expect(headerSecrets({ 'x-tenant': 'acme', 'x-api-key': 'sk-gateway-123456', authorization: 'Bearer tok-abcdef' })).toEqual(['sk-gateway-123456', 'tok-abcdef']);
 });

@@ -1,0 +1,45 @@
+// Headers added to every request of a run (`-H 'Name: value'`, CONFORMANCE_HEADERS, the config file's and the
+// profile's `headers`): a gateway in front of the target may need a tenant or routing header, as Schemathesis and
+// curl users add with -H. A value under a credential-looking name (spec/redact.ts) is a secret of the run: masked
+// in every output, like the key.
+import { isCredentialHeader } from '../spec/redact.ts';
+
+/** An HTTP field name (RFC 9110 token). */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** `Name: value` as a header; a clear error for anything HTTP could not carry. */
+export function parseHeaderLine(raw: string): [name: string, value: string] {
+  const colon = raw.indexOf(':');
+  if (colon <= 0) throw new Error(`"${raw}" is not a header: write it as 'Name: value'`);
+  const name = raw.slice(0, colon).trim();
+  const value = raw.slice(colon + 1).trim();
+  if (!TOKEN.test(name)) throw new Error(`"${name}" is not a header name`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) throw new Error(`the value of ${name} holds a line break or a control character`);
+  return [name, value];
+}
+
+/** The headers of CONFORMANCE_HEADERS: one `Name: value` per line. */
+export function headersOfText(text: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of (text ?? '').split('\n')) {
+    if (line.trim() === '') continue;
+    const [name, value] = parseHeaderLine(line);
+    out[name.toLowerCase()] = value;
+  }
+  return out;
+}
+
+/** Headers as CONFORMANCE_HEADERS carries them. */
+export function headersText(headers: Record<string, string>): string {
+  return Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('\n');
+}
+
+/** The values among `headers` that are credentials (masked in every output). */
+export function headerSecrets(headers: Record<string, string>): string[] {
+  return Object.entries(headers)
+    .filter(([name]) => isCredentialHeader(name))
+    .map(([, value]) => value.replace(/^(bearer|basic|token)\s+/i, ''));
+}

@@ -1,0 +1,49 @@
+// Issue 32, item 3: `chatconform run -H 'Name: value'` adds the header to every request of the run; a value under
+// a credential-looking name is masked in every output (the terminal, the four reports).
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { startMockServer } from '../../mock/server.ts';
+import { listen } from '../support/listen.ts';
+import { CLI, runProcess } from './support/cli-process.ts';
+
+const GATEWAY_KEY = 'gw-secret-7f3a9c2e51d04b88';
+
+test('-H reaches every request (a test\'s own headers aside), and a credential header\'s value is in no output', async () => {
+  test.setTimeout(300_000);
+  const mock = await startMockServer({ port: 0 });
+  const seen: { tenant?: string; key?: string }[] = [];
+  // A gateway in front of the mock: it notes the headers of every request and passes it on.
+  const gateway = await listen(
+    http.createServer((req, res) => {
+      seen.push({ tenant: req.headers['x-tenant'] as string | undefined, key: req.headers['x-gateway-key'] as string | undefined });
+      const upstream = http.request(`${mock.url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    }),
+  );
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-headers-'));
+  try {
+    const r = await runProcess(
+      process.execPath,
+      ['--import', 'tsx', CLI, 'run', '--base-url', gateway.url, '--profile', 'mock', '--section', '4.1', '--report-dir', dir, '-H', 'X-Tenant: acme, eu', '--header', `X-Gateway-Key: ${GATEWAY_KEY}`],
+      { boundMs: 240_000 },
+    );
+    expect(r.code, r.output.slice(-3000)).toBe(0);
+    expect(seen.length).toBeGreaterThan(3);
+    expect(seen.filter((s) => s.tenant !== 'acme, eu' || s.key !== GATEWAY_KEY)).toEqual([]);
+    expect(r.output).not.toContain(GATEWAY_KEY);
+    for (const file of readdirSync(dir)) expect(readFileSync(path.join(dir, file), 'utf8'), file).not.toContain(GATEWAY_KEY);
+    // The tenant header is no secret: the evidence shows it as sent.
+    expect(readFileSync(path.join(dir, 'conformance.json'), 'utf8')).toContain('acme, eu');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await gateway.close();
+    await mock.close();
+  }
+});
