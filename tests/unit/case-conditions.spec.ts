@@ -1,10 +1,12 @@
-// Verdicts a certifier can publish: a rule the contract states in a field's definition is judged at its level under
-// its own ID, meanings tied together by the contract are compared, and nothing after [DONE] is part of a stream.
+// Verdicts a certifier can publish: a rule tied to a condition (a search ran) is judged only where it held, else
+// skipped with that reason; a rule the contract states in a field's definition is judged at its level under its own
+// ID; meanings tied together by the contract are compared; and nothing after [DONE] is part of a stream.
 // Hand-made exchanges, judged by the same functions a run uses (judge/judge-response.ts), through a real Checker.
 import { expect, test } from '@playwright/test';
 import { judgeCompletion, judgeStream } from '../../judge/judge-response.ts';
 import { Checker, type CheckRecord } from '../../judge/checker.ts';
 import { TargetResponse, type Exchange, type Target } from '../../run/target.ts';
+import { NO_SEARCH_RAN, checkProvenancePlacement, checkStreamProvenance, searchReport } from '../../suites/lib/requests/search.ts';
 
 type Json = Record<string, unknown>;
 const NOW = () => Math.floor(Date.now() / 1000);
@@ -100,3 +102,36 @@ test.describe('service_web_search_calls against the actions the answer reports',
   });
 });
 
+test.describe('no pass without a search', () => {
+  const report = (body: Json) => searchReport(body);
+  test('an answer that shows no search leaves SEARCH-041 and SEARCH-042 skipped with the reason, never passed', () => {
+    const { check, respond } = scratch(['SEARCH-041', 'SEARCH-042']);
+    const res = respond(200, completion({ content: 'The Louvre is in Paris.' }));
+    checkProvenancePlacement(check, report(res.json() as Json), 'web_search_options', res);
+    for (const id of ['SEARCH-041', 'SEARCH-042']) {
+      expect(statusOf(check.records, id), id).toBe('skip');
+      expect(check.records.find((r) => r.id === id)?.message).toContain(NO_SEARCH_RAN);
+    }
+  });
+
+  test('an answer that searched is judged: provenance in its place passes', () => {
+    const { check, respond } = scratch(['SEARCH-041', 'SEARCH-042']);
+    const message = { content: 'Paris.', annotations: [{ type: 'url_citation', url_citation: { url: 'https://example.com/', start_index: 0, end_index: 5 } }], service_web_search: [{ type: 'search', query: 'louvre' }] };
+    const res = respond(200, completion(message, { usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8, service_web_search_calls: 1 } }));
+    checkProvenancePlacement(check, report(res.json() as Json), 'web_search_options', res);
+    for (const id of ['SEARCH-041', 'SEARCH-042']) expect(statusOf(check.records, id), id).toBe('pass');
+  });
+
+  test('a stream that shows no search leaves STREAM-015 skipped; one that counts searches without provenance in a delta fails it', () => {
+    const plain = scratch(['STREAM-015']);
+    const a = plain.respond(200, sse([chunk({ role: 'assistant', content: 'Paris.' }), chunk({}, 'stop'), '[DONE]']));
+    checkStreamProvenance(plain.check, a.stream(), a);
+    expect(statusOf(plain.check.records, 'STREAM-015')).toBe('skip');
+
+    const counted = scratch(['STREAM-015']);
+    const usage = { id: 'c1', object: 'chat.completion.chunk', created: NOW(), model: 'm', choices: [], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6, service_web_search_calls: 2 } };
+    const b = counted.respond(200, sse([chunk({ role: 'assistant', content: 'Paris.' }), chunk({}, 'stop'), usage, '[DONE]']));
+    checkStreamProvenance(counted.check, b.stream(), b);
+    expect(statusOf(counted.check.records, 'STREAM-015')).toBe('fail');
+  });
+});
