@@ -79,15 +79,8 @@ test.describe('stream true', () => {
     const res = await target.chat({ model: probe.model, messages: [{ role: 'user', content: 'Which city hosts the Louvre?' }], web_search_options: {}, stream: true, stream_options: { include_usage: true } });
     const s = judgeStream(check, res, probe.model, { includeUsage: true });
     if (!s) return;
-    const inDelta = checkStreamProvenance(check, s);
-    const calls = streamUsage(s)?.service_web_search_calls;
-    if (!inDelta) {
-      if (typeof calls === 'number' && calls > 0) {
-        check.that('STREAM-015', false, `usage.service_web_search_calls is ${calls} but no delta carried annotations or service_web_search`);
-      } else {
-        return check.skip('the model answered without searching (no provenance, no service_web_search_calls): nothing to locate');
-      }
-    }
+    // Judged only where a search ran (provenance or a count of completed searches); otherwise skipped, with that reason.
+    checkStreamProvenance(check, s, res);
   });
 });
 

@@ -6,11 +6,17 @@ import { judgeCompletion, judgeRefusal } from '../judge/judge-response.ts';
 import { judgeStream } from '../judge/judge-response.ts';
 import { pickModel, type Discovery, noUsableReason } from './lib/discovery.ts';
 import type { Checker } from '../judge/checker.ts';
+import type { AssembledChoice, ChatStream } from '../judge/decoding/chat-stream.ts';
 import type { Profile } from '../run/profile.ts';
 import type { TargetResponse } from '../judge/exchange.ts';
 import {
   BARE_TOOL,
+  NO_CALL_CAME_BACK,
+  PARALLEL_PROMPT,
+  RETURNED_CALL_IDS,
   TIME_TOOL,
+  UNITS_PROMPT,
+  UNITS_TOOL,
   WEATHER_PROMPT,
   WEATHER_TOOL,
   blamesUpstream,
@@ -41,6 +47,15 @@ function checkCallsNameDeclared(check: Checker, calls: ReturnedCall[], declared:
   for (const c of calls) {
     check.that('TOOL-006', typeof c.name === 'string' && declared.includes(c.name), () => `${where}: tool call ${c.position} names ${JSON.stringify(c.name)}; the request declared only ${declared.map((n) => JSON.stringify(n)).join(', ')}`);
   }
+}
+
+/** The calls of one assembled streamed choice, read as a non-streamed answer's are. */
+const callsOf = (c: AssembledChoice): ReturnedCall[] => c.toolCalls.map((t, position) => ({ position, id: t.id, type: t.type, name: t.name, arguments: t.arguments }));
+
+/** The calls of a complete stream's choice 0 (none when the stream was not judged whole). */
+function streamedCalls(s: ChatStream | undefined): ReturnedCall[] {
+  const c = s?.outcome === 'complete' ? s.choices.get(0) : undefined;
+  return c ? callsOf(c) : [];
 }
 
 /** The request was accepted: a 200, charged to the requirement that says this request shape is accepted. */
@@ -82,6 +97,36 @@ test.describe('declaring function tools', () => {
   });
 });
 
+test.describe('returned tool calls, provoked so that they come back', () => {
+  // The rules of a returned call (2.4: id, type, name, arguments) are judged by the registered checks on every
+  // answer that carries one; these requests make one come back even under a small output cap, and an answer that
+  // still carries none leaves those rules skipped with that reason, never passed.
+  for (const stream of [false, true] as const) {
+    test(`a short call (one enum choice, an optional boolean) comes back whole${stream ? ', streamed' : ''}`, req('TOOL-006', 'TOOL-009'), async ({ target, check, discovery, config }) => {
+      const model = modelOrSkip(check, discovery, config.profile);
+      const res = await target.chat({ model, messages: [{ role: 'user', content: UNITS_PROMPT }], tools: [UNITS_TOOL], tool_choice: 'required', max_completion_tokens: toolCap(target.maxTokens), ...(stream ? { stream: true } : {}) });
+      accepted(check, 'TOOL-009', res, 'a function tool whose parameters is a JSON Schema object (an enum and a boolean)');
+      const calls = stream ? streamedCalls(judgeStream(check, res, model)) : returnedCalls(judgeCompletion(check, res, model));
+      if (res.status === 200 && calls.length === 0) check.cannotJudge([...RETURNED_CALL_IDS, 'TOOL-006'], { message: `tool_choice "required" with ${UNITS_TOOL.function.name}: ${NO_CALL_CAME_BACK}`, on: res });
+      checkCallsNameDeclared(check, calls, [UNITS_TOOL.function.name], `tool_choice "required"${stream ? ', streamed' : ''}`);
+    });
+  }
+
+  for (const stream of [false, true] as const) {
+    test(`parallel calls: two functions asked for at once come back as separate whole calls${stream ? ', streamed' : ''}`, req('TOOL-006'), async ({ target, check, discovery, config }) => {
+      const model = modelOrSkip(check, discovery, config.profile);
+      const declared = [WEATHER_TOOL.function.name, TIME_TOOL.function.name];
+      const res = await target.chat({ model, messages: [{ role: 'user', content: PARALLEL_PROMPT }], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: 'required', max_completion_tokens: toolCap(target.maxTokens), ...(stream ? { stream: true } : {}) });
+      // Each call assembles on its own (a delta's index keeps the calls apart): ids, names and arguments that decode
+      // are judged per call by the registered checks; calls merged by a wrong index do not decode (RESP-020).
+      const calls = stream ? streamedCalls(judgeStream(check, res, model)) : returnedCalls(judgeCompletion(check, res, model));
+      if (res.status === 200 && calls.length === 0) check.cannotJudge([...RETURNED_CALL_IDS, 'TOOL-006'], { message: `two functions asked for at once: ${NO_CALL_CAME_BACK}`, on: res });
+      if (calls.length === 1) check.note(`parallel calls: asked for two functions at once, the target returned one call (${JSON.stringify(calls[0]!.name)}); how many calls a model makes is its choice`);
+      checkCallsNameDeclared(check, calls, declared, `parallel calls${stream ? ', streamed' : ''}`);
+    });
+  }
+});
+
 test.describe('streamed tool calls', () => {
   test('tool-call deltas assemble into calls that name a declared function and whose arguments decode', req('TOOL-006'), async ({ target, check, discovery, config }) => {
     const model = modelOrSkip(check, discovery, config.profile);
@@ -90,10 +135,7 @@ test.describe('streamed tool calls', () => {
     const s = judgeStream(check, res, model);
     if (!s) return;
     const declared = [WEATHER_TOOL.function.name, TIME_TOOL.function.name];
-    for (const c of s.choices.values()) {
-      const calls: ReturnedCall[] = c.toolCalls.map((t, position) => ({ position, id: t.id, type: t.type, name: t.name, arguments: t.arguments }));
-      checkCallsNameDeclared(check, calls, declared, `streamed choice ${c.index}`);
-    }
+    for (const c of s.choices.values()) checkCallsNameDeclared(check, callsOf(c), declared, `streamed choice ${c.index}`);
   });
 });
 

@@ -44,7 +44,7 @@ const ANSWER_IDS = ['SEARCH-034', 'SEARCH-041', 'SEARCH-042'];
 function checkSearchAnswer(check: Checker, res: TargetResponse, model: string, what: string): Json | undefined {
   const body = judgeCompletion(check, res, model); // annotations, citations, actions, usage count: SEARCH-021..039
   if (!body) return undefined;
-  checkProvenancePlacement(check, searchReport(body), what);
+  checkProvenancePlacement(check, searchReport(body), what, res);
   checkActionUrls(check, body, what);
   return body;
 }
@@ -93,10 +93,10 @@ test.describe('requesting hosted search', () => {
     const res = await ask(target, model, { web_search_options: {}, stream: true, stream_options: { include_usage: true } });
     const s = judgeStream(check, res, model, { includeUsage: true, expectText: true });
     if (!s || s.outcome !== 'complete' || s.chunks.length === 0) return; // what is wrong was charged by judgeStream
-    checkStreamProvenance(check, s);
+    checkStreamProvenance(check, s, res);
     const r = searchReport(assembledCompletion(s));
     check.that('SEARCH-002', searched(r), () => `web_search_options requests hosted search, but the stream reports none: ${describeReport(r)}`);
-    checkProvenancePlacement(check, r, 'streamed answer');
+    checkProvenancePlacement(check, r, 'streamed answer', res);
   });
 });
 

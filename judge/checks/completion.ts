@@ -24,11 +24,19 @@ export const idNotEmpty = check('RESP-002', function idNotEmpty(c: Completion) {
   return holds(c.body.id.length > 0, () => `${c.what}: id is an empty string; it identifies the completion`);
 });
 
+/** Why a `created` value is no Unix time in seconds near now, or undefined when it is one. */
+export function createdProblem(created: number): string | undefined {
+  const now = Date.now() / 1000;
+  if (Math.abs(created - now) <= CREATED_SLACK_S) return undefined;
+  return `created ${created} is not a Unix time in seconds near now (${Math.round(now)})${created > now * 100 ? ': milliseconds?' : ''}`;
+}
+
+/** `created` is a Unix timestamp (2.9: the field's definition, so judged at the contract's level): seconds. */
 export const createdIsUnixSeconds = check('RESP-005', function createdIsUnixSeconds(c: Completion) {
   const created = c.body.created;
   if (typeof created !== 'number') return undefined;
-  const now = Date.now() / 1000;
-  return holds(Math.abs(created - now) <= CREATED_SLACK_S, () => `${c.what}: created ${created} is not a Unix time in seconds near now (${Math.round(now)})${created > now * 100 ? ': milliseconds?' : ''}`);
+  const problem = createdProblem(created);
+  return problem === undefined ? [] : [`${c.what}: ${problem}`];
 });
 
 export const choicesNotEmpty = check('RESP-007', function choicesNotEmpty(c: Completion) {
@@ -48,6 +56,25 @@ export const choiceIndexIsPosition = check('RESP-009', function choiceIndexIsPos
 export const answeredByRequestedModel = check('CHAT-009', function answeredByRequestedModel(c: Completion) {
   if (!('model' in c.body)) return undefined;
   return holds(c.body.model === c.model, () => `${c.what}: requested model ${quote(c.model)}, the response names ${quote(c.body.model)}`);
+});
+
+/**
+ * A returned tool call's id is a non-empty string (2.4: the result message answers it through tool_call_id, and
+ * "" answers nothing). The schema states the type only; a call without an id is the schema's finding.
+ */
+export const toolCallIdNotEmpty = check('RESP-015', function toolCallIdNotEmpty(c: Completion) {
+  const problems: string[] = [];
+  let judged = false;
+  choicesOf(c).forEach((choice, position) => {
+    const calls = messageOf(choice).tool_calls;
+    if (!Array.isArray(calls)) return;
+    calls.filter(isObject).forEach((call, i) => {
+      if (typeof call.id !== 'string') return;
+      judged = true;
+      if (call.id === '') problems.push(`${c.what}, choice ${position}: tool call ${i} has "id": ""; a tool result answers a call through its id, so it is a non-empty string`);
+    });
+  });
+  return judged ? problems : undefined;
 });
 
 export const toolCallIdsDistinct = check('RESP-016', function toolCallIdsDistinct(c: Completion) {
@@ -196,14 +223,18 @@ export const completionTokensCountOutput = check('RESP-022', function completion
   return holds(n >= 1, () => `${c.what}: usage.completion_tokens is ${n}, yet the answer carries generated text or tool calls`);
 });
 
-/** usage.service_web_search_calls counts actions that completed: never more than the actions the message lists. */
+/**
+ * usage.service_web_search_calls counts actions that completed: never more than the actions the message lists
+ * (4.3 rule 6 puts every action performed in message.service_web_search). Judged only when the field reports a
+ * completed search (n >= 1): a count of none is SEARCH-039's.
+ */
 export const searchCallsWithinActions = check('SEARCH-038', function searchCallsWithinActions(c: Completion) {
   const n = usageOf(c)?.service_web_search_calls;
   const listed = choicesOf(c).reduce((sum, choice) => {
     const actions = messageOf(choice).service_web_search;
     return sum + (Array.isArray(actions) ? actions.length : 0);
   }, 0);
-  if (typeof n !== 'number' || listed === 0) return undefined;
+  if (typeof n !== 'number' || n < 1) return undefined;
   return holds(n <= listed, () => `${c.what}: usage.service_web_search_calls is ${n}, more than the ${listed} search action(s) message.service_web_search lists`);
 });
 
@@ -223,6 +254,7 @@ export const COMPLETION_CHECKS = [
   choicesNotEmpty,
   choiceIndexIsPosition,
   answeredByRequestedModel,
+  toolCallIdNotEmpty,
   toolCallIdsDistinct,
   toolArgumentsDecode,
   totalIsSum,

@@ -5,6 +5,7 @@
 import type { AssembledChoice, ChatStream } from '../decoding/chat-stream.ts';
 import type { TargetResponse } from '../exchange.ts';
 import { check, holds, isObject, quote, type Json } from './check.ts';
+import { createdProblem } from './completion.ts';
 
 /** A stream to judge: the response it came in, the decoded stream, and what the request asked for. */
 export interface StreamSubject {
@@ -138,15 +139,30 @@ export const streamedCallHasName = check('RESP-018', function streamedCallHasNam
   return calls.filter(({ call }) => !(typeof call.name === 'string' && call.name !== '')).map(({ at }) => `${at}: no delta carried function.name`);
 });
 
+/**
+ * A stream is one completion (4.3), and `id` is the identifier of the completion (2.9): every chunk that carries
+ * an id carries that one. A chunk without one is the schema's finding.
+ */
+export const oneIdPerStream = check('RESP-002', function oneIdPerStream(s: StreamSubject) {
+  const ids = [...new Set(s.stream.chunks.filter((c) => 'id' in c).map((c) => c.id))];
+  if (ids.length === 0) return undefined;
+  return holds(ids.length === 1, () => `every chunk of a stream carries the id of its one completion; received ${ids.length} ids: ${quote(ids.slice(0, QUOTE))}`);
+});
+
+/** `created` is a Unix timestamp in seconds (2.9) in every chunk, not only in the first, which the assembled completion keeps. */
+export const chunksCreatedInSeconds = check('RESP-005', function chunksCreatedInSeconds(s: StreamSubject) {
+  const stamped = s.stream.chunks.map((c, i) => ({ c, i })).filter(({ c }) => typeof c.created === 'number');
+  if (stamped.length === 0) return undefined;
+  return stamped.flatMap(({ c, i }) => {
+    const problem = createdProblem(c.created as number);
+    return problem === undefined ? [] : [`chunk ${i}: ${problem}`];
+  }).slice(0, QUOTE);
+});
+
 // ---- What standard clients need beyond the contract (CHAT-001, SHOULD) ----
 
 const client = (problem: string) => `${problem} (standard clients rely on it; not a contract MUST)`;
 
-export const oneIdPerStream = check('CHAT-001', function oneIdPerStream(s: StreamSubject) {
-  if (s.stream.chunks.length === 0) return undefined;
-  const ids = [...new Set(s.stream.chunks.map((c) => c.id))];
-  return holds(ids.length <= 1, () => client(`every chunk of a stream carries the same id; received ${ids.length} ids: ${quote(ids.slice(0, QUOTE))}`));
-});
 
 export const firstDeltaHasRole = check('CHAT-001', function firstDeltaHasRole(s: StreamSubject) {
   const choices = [...s.stream.choices.values()];
@@ -229,6 +245,7 @@ export const STREAM_CHECKS = [
   streamedCallIsFunction,
   streamedCallHasName,
   oneIdPerStream,
+  chunksCreatedInSeconds,
   firstDeltaHasRole,
   finishReasonReported,
   usageChunkCount,

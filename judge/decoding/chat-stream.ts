@@ -46,7 +46,7 @@ export interface ChatStream {
   errorEvent?: Record<string, unknown>;
   /** Event index of each `[DONE]` sentinel. */
   donePositions: number[];
-  /** Number of events that came after the first `[DONE]`. */
+  /** Number of events that came after the first `[DONE]` (counted only: none of them is read as a chunk). */
   eventsAfterDone: number;
   /** Number of events that came after the error event. */
   eventsAfterError: number;
@@ -92,6 +92,9 @@ export function interpretTranscript(transcript: SseTranscript): ChatStream {
       s.donePositions.push(position);
       return;
     }
+    // [DONE] ends the stream (section 6 rule 4): what follows is counted, never read as part of it, as a client
+    // that stops at the sentinel never sees it (usage sent after [DONE] is usage the client did not get).
+    if (s.donePositions.length > 0) return;
     let payload: unknown;
     try {
       payload = JSON.parse(event.data);

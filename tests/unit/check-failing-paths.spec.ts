@@ -17,7 +17,7 @@ import { getRequirement, primaryOf, requirements } from '../../spec/requirements
 import { requirementLinks } from '../../scripts/requirement-links.ts';
 import { TINY_PNG_DATA_URL } from '../../suites/lib/requests/features.ts';
 import { SEARCH_MESSAGES, SEARCH_PROMPT, WEB_SEARCH_TOOL, checkUpfront } from '../../suites/lib/requests/search.ts';
-import { WEATHER_PROMPT, WEATHER_TOOL } from '../../suites/lib/requests/tools.ts';
+import { PARALLEL_PROMPT, TIME_TOOL, WEATHER_PROMPT, WEATHER_TOOL } from '../../suites/lib/requests/tools.ts';
 import { InProcessMock } from '../support/in-process.ts';
 
 type Json = Record<string, unknown>;
@@ -94,6 +94,10 @@ const PROBES = {
   },
   'stream, tool call': {
     send: (m) => m.stream({ model: M.small, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [WEATHER_TOOL] }),
+    judge: (c, r) => void judgeStream(c, r, M.small),
+  },
+  'stream, parallel tool calls': {
+    send: (m) => m.stream({ model: M.small, messages: [{ role: 'user', content: PARALLEL_PROMPT }], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: 'required' }),
     judge: (c, r) => void judgeStream(c, r, M.small),
   },
   'stream with reasoning': {
@@ -221,6 +225,7 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'tool-call-id-empty': 'stream, tool call',
   'tool-call-type-missing': 'chat, tool call',
   'tools-undeclared-500': 'refused: tool calls without declared tools',
+  'parallel-tool-index-wrong': 'stream, parallel tool calls',
   'search-refusal-message': 'refused: a model that cannot search',
   'search-context-size-lenient': 'refused: an unknown search_context_size',
   'search-action-url-on-search': 'search, context size high',
@@ -229,6 +234,7 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'search-actions-in-annotations': 'stream of a search, include_usage',
   'search-calls-zero': 'chat with stream_options, not streamed',
   'search-refusal-streamed': 'refused: a model that cannot search, streamed',
+  'search-calls-miscounted': 'search, context size high',
   'allow-fallbacks-ignored': 'refused: allow_fallbacks false, no ranked route up',
   'stream-no-done': 'stream, tool call',
   'stream-events-after-done': 'stream of a search, include_usage',
@@ -238,6 +244,9 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'stream-no-blank-line': 'stream',
   'stream-text-legacy-field': 'stream',
   'stream-wrong-content-type': 'stream',
+  'stream-usage-after-done': 'stream',
+  'chunk-ids-differ': 'stream',
+  'chunk-created-milliseconds': 'stream',
   'unavailable-500': 'refused: an unavailable model',
   'deactivated-404': 'refused: a deactivated model',
   'error-plain-text': 'refused: a restricted key asks for another model',
@@ -266,6 +275,10 @@ const ALSO_FOUND: Partial<Record<DefectName, string[]>> = {
   'search-calls-zero': ['fail SEARCH-038'],
   // The refusal came as a stream with text: also a partial answer.
   'search-refusal-streamed': ['fail SEARCH-044'],
+  // The provenance sent after [DONE] is not part of the stream: the usage that counts 3 searches is, and lists no action.
+  'stream-events-after-done': ['fail SEARCH-038'],
+  // Usage after [DONE] is an event after the sentinel, which is sent once, after every chunk.
+  'stream-usage-after-done': ['fail STREAM-004'],
   // Events run together hide the [DONE] inside a glued payload.
   'stream-no-blank-line': ['fail STREAM-004'],
   // A text/plain refusal has no error.code, which AUTH-008's refusal must carry.

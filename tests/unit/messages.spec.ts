@@ -205,6 +205,7 @@ const BAD_COMPLETIONS: Json[] = [
             { id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"city": ' } },
             { id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{}' } },
             { type: 'function', function: { name: 'lookup', arguments: 'city=Paris' } },
+            { id: '', type: 'function', function: { name: 'lookup', arguments: '{}' } },
           ],
           annotations: [{ type: 'file_citation', file_id: 'f1' }, { type: 'url_citation', url_citation: { url: 'https://example.com', title: 'Example', start_index: 0, end_index: 999 } }],
           service_web_search: [{ type: 'search', query: 'weather' }],
@@ -223,12 +224,12 @@ const sse = (payloads: (Json | string)[]) => payloads.map((p) => `data: ${typeof
 const BAD_STREAMS: { body: string; type?: string; includeUsage?: boolean; expectText?: boolean; error?: string }[] = [
   // Named events, a line that is no SSE field, events run together, payloads that are not JSON or not objects; no [DONE].
   { body: `event: delta\ndata: ${JSON.stringify(chunk([{ index: 0, delta: { role: 'assistant', content: 'Hi' } }]))}\n\nretry-later: soon\ndata: {"a":1}\ndata: {"b":2}\n\ndata: not json\n\ndata: [1,2]\n\n`, type: 'application/json' },
-  // [DONE] twice, another model, text outside the delta, ids that change, no role, no finish_reason, no choices,
+  // [DONE] twice, another model, text outside the delta, ids that change, created in milliseconds, no role, no finish_reason, no choices,
   // malformed tool-call deltas, two usage chunks.
   {
     body: sse([
       chunk([{ index: 0, delta: {}, text: 'Hello' }], { model: 'acme/other' }),
-      chunk([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{}' } }] } }], { id: 'chatcmpl-t' }),
+      chunk([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{}' } }] } }], { id: 'chatcmpl-t', created: Date.now() }),
       chunk([{ index: 0, delta: { tool_calls: [{ index: 0, id: '', type: '', function: { name: '' } }] } }]),
       chunk([{ index: 0, delta: { tool_calls: [{ index: 1, id: 'call_2', type: 'function' }] } }]),
       { id: 'chatcmpl-s', object: 'chat.completion.chunk', created: NOW(), model: 'm', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } },

@@ -86,8 +86,7 @@ export const RESPONSE_SHAPE_DEFECTS = [
     name: 'created-milliseconds',
     breaks: 'RESP-005',
     section: 'response shape',
-    expect: 'warn',
-    description: '"created" is a Unix time in milliseconds (Date.now()), not seconds (a SHOULD: the suite warns)',
+    description: '"created" is a Unix time in milliseconds (Date.now()), not seconds',
     stages: () => ({ envelope: (next) => (input) => { const env = next(input); return { ...env, created: env.created * 1000 + 123 }; } }),
   }),
 ] as const;

@@ -98,4 +98,38 @@ export const STREAMING_DEFECTS = [
       },
     }),
   }),
+  defect({
+    name: 'stream-usage-after-done',
+    tier: 'extended',
+    breaks: 'STREAM-016',
+    section: 'streaming',
+    description: 'with include_usage true, the usage chunk is written after data: [DONE] (an aggregator that flushes its counters when the upstream ends), where a client that stops at the sentinel never reads it',
+    output: {
+      events: (events) => {
+        const carriesUsage = (e: SsePayload): boolean => typeof e === 'object' && e !== null && 'usage' in e;
+        if (!events.some(carriesUsage)) return events;
+        return [...events.filter((e) => !carriesUsage(e)), ...events.filter(carriesUsage)];
+      },
+    },
+  }),
+  defect({
+    name: 'chunk-ids-differ',
+    tier: 'extended',
+    breaks: 'RESP-002',
+    section: 'streaming',
+    description: 'every chunk of a stream carries an id of its own (a relay that stamps each upstream event as it forwards it), so the chunks name no one completion',
+    output: {
+      chunks: (chunks) => chunks.map((c, i) => (i === 0 ? c : { ...c, id: `${String(c.id)}-${i}` })),
+    },
+  }),
+  defect({
+    name: 'chunk-created-milliseconds',
+    tier: 'extended',
+    breaks: 'RESP-005',
+    section: 'streaming',
+    description: 'the chunks after the first carry "created" in milliseconds (each stamped with Date.now() as it is written); the first chunk, which an assembled answer keeps, is right',
+    output: {
+      chunks: (chunks) => chunks.map((c, i) => (i === 0 || typeof c.created !== 'number' ? c : { ...c, created: c.created * 1000 + i })),
+    },
+  }),
 ] as const;

@@ -118,4 +118,18 @@ export const TOOL_DEFECTS = [
           : next(input),
     }),
   }),
+  defect({
+    name: 'parallel-tool-index-wrong',
+    tier: 'extended',
+    breaks: 'RESP-020',
+    section: 'tools',
+    description: 'in a stream of several (parallel) tool calls, every call\'s deltas carry "index": 0, so a client merges them into one call whose arguments are the calls\' JSON run together',
+    output: {
+      chunks: (chunks, { completion }) => {
+        if (completion.toolCalls.length < 2) return chunks;
+        for (const chunk of chunks) for (const choice of choicesOf(chunk)) for (const call of toolCallsOf(choice.delta)) call.index = 0;
+        return chunks;
+      },
+    },
+  }),
 ] as const;

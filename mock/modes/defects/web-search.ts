@@ -138,4 +138,17 @@ export const WEB_SEARCH_DEFECTS = [
       };
     },
   }),
+  defect({
+    name: 'search-calls-miscounted',
+    tier: 'extended',
+    breaks: 'SEARCH-038',
+    section: 'web search',
+    description: 'usage.service_web_search_calls counts the citations as well as the search actions (one billing event per source), more than the actions message.service_web_search lists',
+    stages: () => ({
+      usage: (next) => (input) => {
+        const u = next(input);
+        return u.service_web_search_calls !== undefined ? { ...u, service_web_search_calls: u.service_web_search_calls + input.completion.citations.length } : u;
+      },
+    }),
+  }),
 ] as const;

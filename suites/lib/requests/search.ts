@@ -1,7 +1,7 @@
 // Hosted web search (2.7, 2.9, 4.3 rule 6, section 7, section 8): the requests the web-search spec sends,
 // the fixed refusal texts of section 7, and reading what a target reported about a search without trusting
 // its shape. The judging helpers here charge only the IDs their callers pass or name in their doc comment.
-import type { ChatStream } from '../../../judge/decoding/chat-stream.ts';
+import { streamUsage, type ChatStream } from '../../../judge/decoding/chat-stream.ts';
 import type { Checker } from '../../../judge/checker.ts';
 import type { Discovery, SearchProbe } from '../discovery.ts';
 import type { TargetResponse } from '../../../judge/exchange.ts';
@@ -128,12 +128,18 @@ export function describeReport(r: SearchReport): string {
   return `${r.annotations} annotation(s), ${r.actions} search action(s), usage.service_web_search_calls ${r.calls === undefined ? 'absent' : r.calls}`;
 }
 
+/** Why SEARCH-041/042 and STREAM-015 are not judged on an answer that reports no search at all. */
+export const NO_SEARCH_RAN = 'no search ran: the answer reports no citation, no search action and no service_web_search_calls, so there is no provenance whose place to judge';
+
 /**
  * 4.3 rule 6 on an answer that searched: citations in message.annotations (SEARCH-041) and actions in
  * message.service_web_search (SEARCH-042). A target may add fields of its own; only provenance that is
- * reported elsewhere and missing from its place fails.
+ * reported elsewhere and missing from its place fails. The rule holds "when hosted search was used": an answer
+ * that shows no search (`on`: the response it came in) leaves both skipped with that reason, never passed.
  */
-export function checkProvenancePlacement(check: Checker, r: SearchReport, where: string): void {
+export function checkProvenancePlacement(check: Checker, r: SearchReport, where: string, on?: TargetResponse): void {
+  const ran = searched(r) || r.citationsElsewhere.length > 0 || r.actionsElsewhere.length > 0;
+  if (!ran) return check.cannotJudge(['SEARCH-041', 'SEARCH-042'], { message: `${where}: ${NO_SEARCH_RAN}`, ...(on ? { on } : {}) });
   check.that('SEARCH-041', r.citationsElsewhere.length === 0 || r.annotations > 0, () => `${where}: citations are in message.annotations; the answer has none there but carries citations at ${r.citationsElsewhere.slice(0, 5).join(', ')}`);
   check.that('SEARCH-042', r.actionsElsewhere.length === 0 || r.actions > 0, () => `${where}: search actions are in message.service_web_search; the answer has none there but carries actions at ${r.actionsElsewhere.slice(0, 5).join(', ')}`);
   if (r.calls !== undefined && r.calls >= 1) {
@@ -215,9 +221,11 @@ export function capsBelow(n: number | undefined, maxTokens: number): number[] {
 
 /**
  * STREAM-015: search provenance arrives inside a delta (choices[].delta.annotations / service_web_search),
- * never elsewhere in a chunk. Returns whether any provenance arrived in a delta. Declare STREAM-015.
+ * never elsewhere in a chunk. Judged when the stream shows a search (provenance anywhere, or a usage block that
+ * counts completed searches); a stream that shows none leaves it skipped with that reason (`on`: its response),
+ * never passed. Returns whether any provenance arrived in a delta. Declare STREAM-015.
  */
-export function checkStreamProvenance(check: Checker, s: ChatStream): boolean {
+export function checkStreamProvenance(check: Checker, s: ChatStream, on?: TargetResponse): boolean {
   // Extra fields are legal: provenance placed elsewhere fails only when the deltas do not carry it too.
   const inDelta = [...s.choices.values()].some((c) => c.provenanceChunks.length > 0);
   const elsewhere: string[] = [];
@@ -230,6 +238,16 @@ export function checkStreamProvenance(check: Checker, s: ChatStream): boolean {
       if (isObject(c.message) && ('annotations' in c.message || 'service_web_search' in c.message)) elsewhere.push(`chunk ${i} choice ${j}: provenance in choices[].message`);
     });
   });
-  check.that('STREAM-015', inDelta || elsewhere.length === 0, () => `search provenance arrives inside a delta; found it only elsewhere: ${elsewhere.slice(0, 5).join('; ')}`);
+  const calls = streamUsage(s)?.service_web_search_calls;
+  const counted = typeof calls === 'number' && calls >= 1;
+  if (!inDelta && elsewhere.length === 0 && !counted) {
+    check.cannotJudge(['STREAM-015'], { message: `the stream: ${NO_SEARCH_RAN}`, ...(on ? { on } : {}) });
+    return false;
+  }
+  check.that('STREAM-015', inDelta, () =>
+    elsewhere.length > 0
+      ? `search provenance arrives inside a delta; found it only elsewhere: ${elsewhere.slice(0, 5).join('; ')}`
+      : `usage.service_web_search_calls is ${String(calls)}, so a search completed, but no delta carried annotations or service_web_search`,
+  );
   return inDelta;
 }

@@ -33,6 +33,35 @@ export const TIME_TOOL = {
   },
 } as const;
 
+/**
+ * A tool whose call is short whatever the model: its arguments are one required choice from an enum and an
+ * optional boolean, a handful of tokens, so a server with a small output cap still returns a whole call to judge.
+ */
+export const UNITS_TOOL = {
+  type: 'function',
+  function: {
+    name: 'set_temperature_unit',
+    description: 'Sets the unit temperatures are reported in.',
+    parameters: {
+      type: 'object',
+      properties: { unit: { type: 'string', enum: ['celsius', 'fahrenheit'] }, remember: { type: 'boolean' } },
+      required: ['unit'],
+      additionalProperties: false,
+    },
+  },
+} as const;
+
+export const UNITS_PROMPT = 'Report temperatures in celsius from now on: call set_temperature_unit.';
+
+/** Asks for two functions at once: parallel tool calls, several in one answer (2.9 tool_calls is an array). */
+export const PARALLEL_PROMPT = 'Call get_weather for Paris and get_local_time for Europe/Paris, both in this one answer, in parallel.';
+
+/** Why the tool-call rules are not judged on an answer that returned no call. */
+export const NO_CALL_CAME_BACK = 'no tool call came back, so there is no returned call whose id, type, name and arguments to judge';
+
+/** The requirements a returned tool call is judged under (2.4), by the registered checks. */
+export const RETURNED_CALL_IDS = ['RESP-015', 'RESP-017', 'RESP-018', 'RESP-019', 'RESP-020'] as const;
+
 /** A function tool with neither description nor parameters: the kit omits both when empty (2.3). */
 export const BARE_TOOL = { type: 'function', function: { name: 'ping_service' } } as const;
 
