@@ -40,6 +40,20 @@ interface MockFlags {
   journalBodyBytes?: number;
   prefix?: string;
   controlHost?: string[];
+  cors?: string | true;
+}
+
+/** `--cors` alone: any origin; `--cors ORIGIN`: that one (scheme, host and port, as a browser sends it). */
+function corsOrigin(raw: string): string {
+  if (raw === '*') return raw;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new InvalidArgumentError('expected an origin such as http://localhost:5173, or *');
+  }
+  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.origin !== raw.replace(/\/$/, '')) throw new InvalidArgumentError(`expected an origin such as http://localhost:5173 (scheme, host, port; no path), got "${raw}"`);
+  return u.origin;
 }
 
 /** A repeatable --fault, checked as it is read (commander reports a bad one: one line, exit 2). */
@@ -105,6 +119,7 @@ export function mockCommand(): Command {
     .option('--journal-size <n>', 'requests the journal holds (GET /_chatconform/journal), oldest dropped first; 0 records none (default 1000)', integerFrom(0))
     .option('--journal-body-bytes <n>', 'bytes of each request body the journal keeps (default 16384)', integerFrom(0))
     .option('--prefix <path>', 'serve the /v1 routes only under this mount prefix (/api: http://127.0.0.1:8787/api/v1/models)', prefixPath)
+    .option('--cors [origin]', 'answer browser clients: preflights (204 with the allowed methods and headers) and Access-Control-Allow-Origin on every answer, for this origin or any (* or no value); the control API never', corsOrigin)
     .option('--list-defects', 'list the defect modes and exit')
     .option('--list-variants', 'list the legal variants and exit')
     .action(async (flags: MockFlags) => {
@@ -204,6 +219,7 @@ async function serve(flags: MockFlags): Promise<void> {
     ...(flags.variant?.length ? { variant: flags.variant } : {}),
     ...(Object.keys(slow).length > 0 ? { slow } : {}),
     ...harness,
+    ...(flags.cors !== undefined ? { cors: { origin: flags.cors === true ? '*' : flags.cors } } : {}),
   }).catch((err: NodeJS.ErrnoException) => {
     const problem = listenProblem(err, flags.port);
     throw problem ? new ConfigError(problem) : err;

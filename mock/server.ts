@@ -12,6 +12,7 @@ import { createMockService, type MockService } from './service.ts';
 import { checkEvery, hardenConnections, OwedAnswers, serverOptions } from './transport/connection-hardening.ts';
 import { BodyClocks, type BodyBounds } from './transport/request-body.ts';
 import { ParseThread } from './transport/parse-thread.ts';
+import type { CorsPolicy } from './transport/cors.ts';
 import { send } from './transport/send.ts';
 import { serveRequest, type Exchange } from './transport/serve-request.ts';
 import { referenceWriter, type Writer } from './transport/writer.ts';
@@ -36,6 +37,8 @@ export interface StartOptions extends MockOptions {
   bodyIdleTimeoutMs?: number;
   /** a request body still incomplete this many ms after its headers is cut likewise; default 60,000 */
   bodyTimeoutMs?: number;
+  /** answer browsers: preflights and the allow-origin header, for this origin or `*` (the control API excepted) */
+  cors?: CorsPolicy;
 }
 
 export interface RunningMockServer {
@@ -57,6 +60,7 @@ export async function startMockServer(opts: StartOptions = {}): Promise<RunningM
     headersTimeoutMs = DEFAULT_HEADERS_TIMEOUT_MS,
     bodyIdleTimeoutMs = DEFAULT_BODY_IDLE_TIMEOUT_MS,
     bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS,
+    cors,
     ...mockOptions
   } = opts;
   for (const [name, v] of Object.entries({ headersTimeoutMs, bodyIdleTimeoutMs, bodyTimeoutMs })) {
@@ -66,7 +70,7 @@ export async function startMockServer(opts: StartOptions = {}): Promise<RunningM
   // Large bodies are parsed and validated off the serving thread (mock/engine/checked-bodies.ts).
   const parseThread = given ? undefined : new ParseThread();
   const service = given ?? createMockService(mockOptions, { checkBody: parseThread!.check });
-  const exchange: Exchange = { service, bounds, writer, origin: '' };
+  const exchange: Exchange = { service, bounds, writer, origin: '', ...(cors ? { cors } : {}) };
   const owed = new OwedAnswers();
   // The transport's own refusals are not held back by the writer.
   const refuse = (res: http.ServerResponse, result: CoreResult): void => void send(res, result, writer, undefined, false);

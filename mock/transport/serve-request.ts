@@ -5,6 +5,7 @@ import { NO_BODY, type CoreResult } from '../core/http.ts';
 import type { MockService } from '../service.ts';
 import { pathOf, toCoreRequest } from './core-request.ts';
 import { RequestBody, type BodyBounds } from './request-body.ts';
+import { preflight, withCors, type CorsPolicy } from './cors.ts';
 import { send } from './send.ts';
 import type { Writer } from './writer.ts';
 
@@ -14,6 +15,8 @@ export interface Exchange {
   writer: Writer;
   /** this server's origin, for absolute-form targets */
   origin: string;
+  /** answer browsers of this origin (off when undefined) */
+  cors?: CorsPolicy;
 }
 
 export async function serveRequest(x: Exchange, req: http.IncomingMessage, res: http.ServerResponse, expectContinue: boolean): Promise<void> {
@@ -41,7 +44,10 @@ export async function serveRequest(x: Exchange, req: http.IncomingMessage, res: 
   } catch {
     path = undefined;
   }
-  if (path === undefined) {
+  const asked = x.cors && path !== undefined ? preflight(x.cors, method, path, (name) => singleHeader(req, name)) : undefined;
+  if (asked) {
+    result = asked;
+  } else if (path === undefined) {
     result = service.error({ status: 400, code: 'invalid_request', message: 'invalid request: absolute-form request target for another origin' });
   } else {
     try {
@@ -50,7 +56,14 @@ export async function serveRequest(x: Exchange, req: http.IncomingMessage, res: 
       result = service.error({ status: 500, code: 'internal_error', message: `the mock failed: ${(err as Error)?.message}` });
     }
   }
+  if (x.cors && path !== undefined && !asked) result = withCors(x.cors, path, singleHeader(req, 'origin'), result);
   // The body was never asked for after `Expect: 100-continue`: the client may never send it.
   if (expectContinue && body && !body.pulled) res.shouldKeepAlive = false;
   await send(res, result, x.writer, body);
+}
+
+/** One header's value as sent (the first of duplicates). */
+function singleHeader(req: http.IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
 }
