@@ -18,7 +18,8 @@ import { certifyProblems, kitCommit, loadSigningKey, writeBundle } from '../repo
 import type { ConformanceReport } from '../report/json.ts';
 import { CONFORMANCE_CONFIG, KIT_ROOT, playwrightCli } from './kit-files.ts';
 import { formatListing, listSuite } from './selection.ts';
-import { collectList, ConfigError, EXIT, integerFrom, positiveNumber, UsageError } from './usage.ts';
+import { collectList, ConfigError, EXIT, EXIT_CODES_TEXT, integerFrom, positiveNumber, UsageError } from './usage.ts';
+import { loadReport, ReportFileError } from '../report/load.ts';
 
 /** CONFORMANCE_WORKERS is read by the Playwright config, not by the run configuration. */
 export const WORKERS_ENV = 'CONFORMANCE_WORKERS';
@@ -74,6 +75,8 @@ type RunFlags = {
   list?: boolean;
   certify?: boolean;
   bundleDir?: string;
+  lastFailed?: boolean;
+  rerun?: string;
 } & Partial<Record<(typeof RUN_SETTINGS)[number]['key'], string | number | boolean | string[]>>;
 
 const EXIT_HELP = `
@@ -84,9 +87,7 @@ public key (\`openssl pkey -in certifier.pem -pubout -out certifier.pub.pem\`) a
 \`chatconform verify BUNDLE --verify-key certifier.pub.pem\`. Unsigned, a bundle is only checksummed: anyone can
 regenerate its SHA256SUMS.
 
-Exit status: 0 when no MUST requirement failed (outside the baseline), 1 when one did (or a baseline entry is
-stale, or a warning with --fail-on warn), 2 for a usage error, 3 for a configuration or runtime error (a profile,
-baseline or config file that does not load, no target, the kit crashed).`;
+${EXIT_CODES_TEXT}`;
 
 export function runCommand(done: (code: number) => void): Command {
   const cmd = new Command('run').description('run the conformance suite against --base-url, or against the embedded mock when none is given');
@@ -100,6 +101,8 @@ export function runCommand(done: (code: number) => void): Command {
     .option('--grep <regex>', 'run only the tests whose title matches (a partial run)')
     .option('--list', 'print the tests that would run, with the requirements they declare, and run nothing')
     .option('--certify', 'a certification run: the whole suite, a profile, no budget below the defaults; writes a verifiable bundle')
+    .option('--last-failed', 'run only the tests of the requirements that failed (or could not be judged) in the last report of the report dir: a partial run')
+    .option('--rerun <report>', 'the same, from this conformance.json')
     .option('--bundle-dir <dir>', 'where --certify writes the bundle folder and its .tar.gz (default ./chatconform-bundle)')
     .addHelpText('after', EXIT_HELP)
     .action(async (flags: RunFlags) => {
@@ -208,6 +211,36 @@ export function commandLine(flags: RunFlags): string {
   return parts.join(' ');
 }
 
+/** What a rerun takes from a report: the requirements that failed, or that the kit could not judge. */
+const RERUN_STATUSES: ReadonlySet<string> = new Set(['fail', 'error']);
+
+/**
+ * --last-failed / --rerun FILE: the run selects the requirements the report failed (a partial run, as --requirement
+ * makes one). Returns the IDs; an empty list means nothing to rerun.
+ */
+export function rerunFailed(env: NodeJS.ProcessEnv, flags: RunFlags): string[] {
+  if (flags.lastFailed && flags.rerun !== undefined) throw new UsageError('--last-failed and --rerun both name the report to rerun: give one');
+  const own = [SELECTION_ENV.requirements, SELECTION_ENV.sections, SELECTION_ENV.levels].filter((name) => env[name]);
+  if (own.length > 0) throw new UsageError(`${flags.lastFailed ? '--last-failed' : '--rerun'} selects the requirements that failed; it does not combine with ${own.join(', ')}`);
+  if (flags.certify) throw new UsageError('--certify judges the whole suite; a rerun of what failed is a partial run');
+  const file = flags.rerun !== undefined ? path.resolve(flags.rerun) : path.join(reportDirOf(env), 'conformance.json');
+  let report: ConformanceReport;
+  try {
+    report = loadReport(file);
+  } catch (err) {
+    if (err instanceof ReportFileError) throw new ConfigError(`${flags.lastFailed ? '--last-failed: no report to rerun from: ' : '--rerun: '}${err.message}`);
+    throw err;
+  }
+  const ids = report.requirements.filter((r) => r.kind === 'requirement' && RERUN_STATUSES.has(r.status)).map((r) => r.id);
+  if (ids.length > 0) env[SELECTION_ENV.requirements] = ids.join(',');
+  process.stderr.write(
+    ids.length > 0
+      ? `chatconform: rerunning the tests of the ${ids.length} requirement(s) that failed or could not be judged in ${file}: ${ids.join(', ')}\n`
+      : `chatconform: nothing to rerun: no requirement failed in ${file}\n`,
+  );
+  return ids;
+}
+
 export async function run(flags: RunFlags): Promise<number> {
   const env = environmentFor(flags);
   try {
@@ -215,6 +248,7 @@ export async function run(flags: RunFlags): Promise<number> {
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
+  if ((flags.lastFailed || flags.rerun !== undefined) && rerunFailed(env, flags).length === 0) return EXIT.ok;
   validate(env, flags);
   if (flags.certify) checkCertifiable(env, flags);
   // The key is read before the run: a certification must not run for an hour and then fail to sign.
