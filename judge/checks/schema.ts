@@ -192,6 +192,16 @@ const ENTRY_FIELDS: readonly (readonly [field: string, id: string])[] = [
 export const OPTIONAL_ENTRY_FIELDS: readonly (readonly [field: string, id: string])[] = ENTRY_FIELDS.filter(([, id]) => !['CAT-004', 'CAT-005', 'CAT-006', 'CAT-009', 'CAT-010', 'CAT-011', 'CAT-019', 'CAT-022'].includes(id));
 
 /**
+ * The entry rules a catalog read as 200 leaves unjudged, with why, the same on every target: an optional field no
+ * entry carries ("no entry carries max_tokens"), or every entry rule when the list holds no entry. A field carried
+ * as null is carried (CAT-027 judges the null).
+ */
+export function unjudgedEntryFields(entries: readonly Record<string, unknown>[]): { id: string; reason: string }[] {
+  if (entries.length === 0) return [...ENTRY_FIELDS.map(([, id]) => id), 'CAT-001'].map((id) => ({ id, reason: 'the catalog lists no entry' }));
+  return OPTIONAL_ENTRY_FIELDS.filter(([field]) => !entries.some((m) => field in m)).map(([field, id]) => ({ id, reason: `no entry carries ${field}` }));
+}
+
+/**
  * The rules of one entry at `at` (the root of GET /v1/models/{id}, or /data/N of the list). Each rule claims
  * exactly its field, so no rule depends on another coming first: CAT-001 claims only the fields 2.10 does not list
  * (and that name no backend, CAT-002's), though it is judged on every entry that has a field at all.
