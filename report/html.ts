@@ -257,9 +257,12 @@ function rootCauseHtml(c: RootCause, known: ReadonlySet<string>): string {
   const tests = `<ul class="tests">${c.tests.map((t) => `<li><span class="test-title">${esc(t.title)}</span> <span class="loc">${esc(`${t.file}:${t.line}`)}</span></li>`).join('')}</ul>`;
   const reach = `${c.occurrences} occurrence${c.occurrences === 1 ? '' : 's'} in ${c.tests.length} test${c.tests.length === 1 ? '' : 's'}`;
   const blocked = c.blocked.length > 0 ? `<p class="blocked">Left unjudged because of it (${c.blocked.length}): ${c.blocked.map(link).join(' ')}</p>` : '';
+  // The deviation the card stands for, and every requirement it breaks (one cause, one card).
+  const deviation = c.deviation && c.kind !== 'requirement' ? `<p class="deviation"><b>${esc(c.deviation)}</b></p>` : '';
+  const breaks = c.requirements && c.requirements.length > 1 ? `<p class="breaks">Breaks ${c.requirements.length} requirements: ${c.requirements.map(link).join(' ')}</p>` : '';
   const exchange = c.exchange ? `${curlHtml(c.exchange)}<details class="rc-more"><summary>The request and the response</summary>${halvesHtml(c.exchange)}</details>` : '<p class="note">No request was recorded for it.</p>';
   return `<li class="rc rc-${esc(c.status)}" id="rc-${c.rank}"><div class="rc-head">${pill(c.status)} ${link(c.id)} <span class="lvl lvl-${esc(c.level)}">${esc(c.level)}</span> <span class="sec">§${esc(c.section)}</span> <span class="tier tier-${esc(c.tier)}">${esc(TIER_LABEL[c.tier])}</span> <span class="note">${esc(reach)}</span></div>
-<pre class="msg">${esc(c.message)}</pre>${blocked}
+${deviation}<pre class="msg">${esc(c.message)}</pre>${breaks}${blocked}
 <details class="rc-more"><summary>Tests it touched (${c.tests.length})</summary>${tests}</details>
 ${exchange}</li>`;
 }
@@ -268,7 +271,7 @@ function rootCausesHtml(report: ConformanceReport): string {
   const causes = report.rootCauses;
   if (causes.length === 0) return '<section id="root-causes"><h2>Root causes</h2><p class="note">No requirement failed or warned.</p></section>';
   const known = new Set(report.requirements.map((r) => r.id));
-  return `<section id="root-causes"><h2>Root causes, by impact (${causes.length})</h2><p class="note">Each distinct failure or warning once, however many tests it touched: MUST before SHOULD; the core (chat and the catalog) before auth, errors and limits, before the extensions.</p><ol class="root-causes">${causes.map((c) => rootCauseHtml(c, known)).join('\n')}</ol></section>`;
+  return `<section id="root-causes"><h2>Root causes, by impact (${causes.length})</h2><p class="note">Each deviation once, with every requirement it breaks, however many tests it touched; a common cause first; then MUST before SHOULD; the core (chat and the catalog) before auth, errors and limits, before the extensions.</p><ol class="root-causes">${causes.map((c) => rootCauseHtml(c, known)).join('\n')}</ol></section>`;
 }
 
 function mustFailuresHtml(report: ConformanceReport): string {

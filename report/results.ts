@@ -303,8 +303,14 @@ export function aggregate(outcomes: readonly TestOutcome[], requirements: readon
       evidenceOmitted: 0,
     };
     const unjudged = list.filter((e) => e.record.status === 'skip' || e.record.status === 'error');
+    // A skip on the requirement's own terms (a cause naming no failed requirement: what it needed was read and held
+    // no case, "no entry carries X")
+    // says why on every target; the skips another requirement's failure caused elsewhere are then left out of the
+    // reason (the root cause that failure belongs to lists them as blocked), so the reason never depends on them.
+    const ownSkips = unjudged.filter((e) => e.record.status === 'skip' && e.record.cause !== undefined && !e.record.cause.id);
+    const skips = unjudged.filter((e) => e.record.status === 'skip' && (ownSkips.length === 0 || !e.record.cause?.id));
     // Errors first: they say what the kit could not do; skips say what the target or profile did not offer.
-    const causes = unique([...unjudged.filter((e) => e.record.status === 'error'), ...unjudged.filter((e) => e.record.status === 'skip')].map((e) => causeOf(e.record)));
+    const causes = unique([...unjudged.filter((e) => e.record.status === 'error'), ...skips].map((e) => causeOf(e.record)));
     const notJudged = cases.unjudged > 0 ? `${cases.unjudged} could not be judged: ${listCauses(causes)}` : '';
     let evidence: Entry[] = [];
     if (status === 'fail' || status === 'warn') {

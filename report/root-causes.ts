@@ -1,10 +1,12 @@
-// Root causes, not cascades: one deviation (a field null in every chunk, say) fails the same requirement in many
-// tests and leaves other requirements unjudged. Every fail/warn record of the run is grouped by (requirement ID,
-// message with its numbers and indices normalised); each group is shown once, with the tests it touched, one
-// exchange with its curl, the requirements it left unjudged, and a rank by impact: what a certifier must read
-// first.
+// Root causes, not cascades: one deviation (a missing route, a plain-text error body, a field null in every chunk)
+// fails many requirements in many tests and leaves others unjudged. Every fail/warn record of the run is grouped by
+// the deviation it is a consequence of (causes.ts); each group is one card, naming the deviation, with every
+// requirement it breaks, the tests it touched, one exchange with its curl, the requirements it left unjudged, and a
+// rank by impact: what a certifier must read first. A common cause (most requests of a route answered the same
+// way) comes first.
 import type { CheckRecord } from '../judge/checker.ts';
-import { requirements as catalog, type Requirement } from '../spec/requirements/index.ts';
+import { primaryOf, requirements as catalog, type Requirement } from '../spec/requirements/index.ts';
+import { causeContext, causeOfFinding, type CauseKind } from './causes.ts';
 import { entriesOf, evidenceItem, oneLine, targetRequirements, type Entry, type ReportExchange, type TestOutcome } from './results.ts';
 
 /** Where a requirement sits for a certifier: the service's core, its guard rails, or an optional extension. */
@@ -35,6 +37,13 @@ export interface RootCause {
   exchange?: ReportExchange;
   /** Requirements left unjudged (skip or error) because of it, as their records' cause says. */
   blocked: string[];
+  /** What the findings share (machine-readable): a missing route, a common answer, the error body, or a requirement. */
+  cause: string;
+  kind: CauseKind;
+  /** The deviation, in one sentence. */
+  deviation: string;
+  /** Every requirement it breaks (failed or warned), `id` first. */
+  requirements: string[];
 }
 
 /** Sections in order of impact within each tier (4.3 and 2.9 are the completion itself). */
@@ -70,71 +79,93 @@ export function normaliseMessage(message: string): string {
     .replace(/[A-Z]+-\d{3}\b|(?<![A-Za-z])\d+(?:\.\d+)?/g, (x) => (/^[A-Z]/.test(x) ? x : 'N'));
 }
 
-function keyOf(record: CheckRecord): string {
-  return `${record.id}\u0000${normaliseMessage(record.message ?? '')}`;
-}
-
 interface Group {
   entries: Entry[];
   blocked: Set<string>;
+  kind: CauseKind;
+  deviation: string;
 }
+
+const finding = (r: CheckRecord) => r.status === 'fail' || r.status === 'warn';
+const KIND_ORDER: Record<CauseKind, number> = { 'common-answer': 0, 'missing-route': 1, 'error-body': 1, requirement: 1 };
+
+/** The order of impact of one requirement: level, tier, section. */
+const impactKey = (r: Requirement) => {
+  const impact = impactOf(r);
+  return [LEVEL_ORDER[r.level] ?? 3, TIERS.indexOf(impact.tier), impact.order];
+};
+const compareKeys = (a: number[], b: number[]) => {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return 0;
+};
 
 /** The distinct root causes of the run's failures and warnings, ranked by impact. */
 export function rootCauses(outcomes: readonly TestOutcome[], requirements: readonly Requirement[] = catalog): RootCause[] {
   const scope = targetRequirements(requirements);
   const known = new Map(scope.map((r) => [r.id, r]));
   const all = outcomes.flatMap((t) => entriesOf(t, known));
+  const ctx = causeContext(outcomes);
   const groups = new Map<string, Group>();
+  const keyOfEntry = new Map<Entry, string>();
   for (const e of all) {
-    if (e.record.status !== 'fail' && e.record.status !== 'warn') continue;
-    const key = keyOf(e.record);
-    const g = groups.get(key) ?? { entries: [], blocked: new Set<string>() };
+    if (!finding(e.record)) continue;
+    const cause = causeOfFinding(e, ctx, primaryOf(e.record.id));
+    const g = groups.get(cause.key) ?? { entries: [], blocked: new Set<string>(), kind: cause.kind, deviation: cause.deviation };
     g.entries.push(e);
-    groups.set(key, g);
+    groups.set(cause.key, g);
+    keyOfEntry.set(e, cause.key);
   }
   // Link each unjudged record to the failure its cause names: the same test's record on the same exchange first.
   for (const e of all) {
     const cause = e.record.cause;
     if ((e.record.status !== 'skip' && e.record.status !== 'error') || !cause?.id) continue;
-    const failing = (x: Entry) => x.record.id === cause.id && (x.record.status === 'fail' || x.record.status === 'warn');
+    const failing = (x: Entry) => x.record.id === cause.id && finding(x.record);
     const same = all.find((x) => x.test === e.test && failing(x) && (cause.exchange === undefined || x.record.exchange === cause.exchange)) ?? all.find(failing);
-    if (same) groups.get(keyOf(same.record))!.blocked.add(e.record.id);
+    if (same) groups.get(keyOfEntry.get(same)!)!.blocked.add(e.record.id);
   }
   const causes = [...groups.entries()].map(([key, g]) => {
-    const first = g.entries[0]!;
-    const r = known.get(first.record.id)!;
+    // The requirements it breaks, the most important first; the card is led by the first.
+    const ids = [...new Set(g.entries.map((e) => e.record.id))].sort((a, b) => compareKeys(impactKey(known.get(a)!), impactKey(known.get(b)!)) || a.localeCompare(b));
+    const r = known.get(ids[0]!)!;
+    const first = g.entries.find((e) => e.record.id === r.id)!;
     const tests = new Map<string, RootCauseTest>();
     for (const e of g.entries) tests.set(`${e.test.file}:${e.test.line}:${e.test.title}`, { title: e.test.title, file: e.test.file, line: e.test.line });
-    const withExchange = g.entries.find((e) => evidenceItem(e).exchange !== undefined);
+    const withExchange = [first, ...g.entries].find((e) => evidenceItem(e).exchange !== undefined);
+    // A failed SHOULD or observation only warns (as in the requirement's own status).
+    const fails = (e: Entry) => e.record.status === 'fail' && known.get(e.record.id)!.level === 'MUST' && known.get(e.record.id)!.kind === 'requirement';
     const cause: RootCause = {
       rank: 0,
       id: r.id,
       section: r.section,
       level: r.level,
-      // A failed SHOULD or observation only warns (as in the requirement's own status).
-      status: g.entries.some((e) => e.record.status === 'fail') && r.level === 'MUST' && r.kind === 'requirement' ? 'fail' : 'warn',
+      status: g.entries.some(fails) ? 'fail' : 'warn',
       tier: impactOf(r).tier,
       message: oneLine(first.record.message ?? `the test ${first.record.status === 'fail' ? 'failed' : 'warned'}`),
-      pattern: key.split('\u0000')[1]!,
+      pattern: normaliseMessage(first.record.message ?? ''),
       occurrences: g.entries.length,
       tests: [...tests.values()],
-      blocked: [...g.blocked].filter((id) => id !== r.id).sort(),
+      blocked: [...g.blocked].filter((id) => !ids.includes(id)).sort(),
+      cause: key,
+      kind: g.kind,
+      deviation: g.deviation,
+      requirements: ids,
     };
     const exchange = withExchange ? evidenceItem(withExchange).exchange : undefined;
     if (exchange) cause.exchange = exchange;
     return cause;
   });
-  // A failed MUST decides the verdict, so every MUST cause comes before any SHOULD one; within a level, the core
+// A failed MUST decides the verdict, so every MUST cause comes before any SHOULD one; within a level, the core
   // before auth, errors and limits before the extensions; then the widest first.
+  // A common cause (most requests answered the same way) is named before everything it explains.
   const sortKey = (c: RootCause) => {
     const impact = impactOf(c);
-    return [LEVEL_ORDER[c.level] ?? 3, TIERS.indexOf(impact.tier), impact.order, -c.tests.length, -c.blocked.length, -c.occurrences];
+    return [KIND_ORDER[c.kind], LEVEL_ORDER[c.level] ?? 3, TIERS.indexOf(impact.tier), impact.order, -c.requirements.length, -c.tests.length, -c.blocked.length, -c.occurrences];
   };
   causes.sort((a, b) => {
     const ka = sortKey(a);
     const kb = sortKey(b);
     for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return ka[i]! - kb[i]!;
-    return a.id.localeCompare(b.id) || a.pattern.localeCompare(b.pattern);
+    return a.id.localeCompare(b.id) || a.cause.localeCompare(b.cause);
   });
   causes.forEach((c, i) => (c.rank = i + 1));
   return causes;

@@ -71,7 +71,10 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
       const expected = report.verdict.baseline?.expected.some((e) => e.id === rc.id) === true;
       const mark = expected ? paint.yellow('XFAIL') : rc.status === 'fail' ? paint.red('FAIL') : paint.yellow('WARN');
       const reach = `${rc.tests.length} test${rc.tests.length === 1 ? '' : 's'}${rc.blocked.length > 0 ? `, left ${rc.blocked.length} unjudged` : ''}`;
-      out.push(`  ${String(rc.rank).padStart(3)}. ${mark} ${paint.bold(rc.id.padEnd(11))}${paint.dim(`§${rc.section}`.padEnd(7))}${paint.dim(rc.tier.padEnd(19))}${truncate(rc.message, 120)} ${paint.dim(`(${reach})`)}`);
+      // A card of a cause (a missing route, a common answer, the error body) names it, then what it breaks.
+      const named = rc.kind !== undefined && rc.kind !== 'requirement';
+      out.push(`  ${String(rc.rank).padStart(3)}. ${mark} ${paint.bold(rc.id.padEnd(11))}${paint.dim(`§${rc.section}`.padEnd(7))}${paint.dim(rc.tier.padEnd(19))}${truncate(named ? rc.deviation! : rc.message, 120)} ${paint.dim(`(${reach})`)}`);
+      if ((rc.requirements?.length ?? 0) > 1) out.push(paint.dim(`       breaks ${rc.requirements!.join(', ')}`));
     }
     if (report.rootCauses.length > MAX_ROOT_CAUSES) out.push(paint.dim(`       … ${report.rootCauses.length - MAX_ROOT_CAUSES} more in conformance.html / conformance.json`));
     out.push('');

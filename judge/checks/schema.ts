@@ -9,8 +9,10 @@ import { BACKEND_FIELD_NAMES } from './catalog.ts';
 
 export interface PointerRule {
   id: string;
-  /** Matches the JSON pointers (of data or of issues) this requirement governs. */
+  /** Matches the JSON pointers (of data or of issues) this requirement governs: exactly its field. */
   scope: RegExp;
+  /** Where the rule is judged when no issue is charged to it (default: where `scope` matches a pointer present). */
+  reach?: RegExp;
 }
 
 export interface SchemaCheckOptions {
@@ -83,7 +85,7 @@ export function schemaChecks(schema: SchemaName, rules: readonly PointerRule[], 
   const always = new Set([opts.fallbackId, ...(opts.nullId ? [opts.nullId] : [])]);
   const ids = [...new Set([...rules.map((r) => r.id), ...always])];
   return ids.map((id) => {
-    const scopes = rules.filter((r) => r.id === id).map((r) => r.scope);
+    const scopes = rules.filter((r) => r.id === id).map((r) => r.reach ?? r.scope);
     return check(id, function schemaRule(s: SchemaSubject) {
       const blames = blamesOf(s);
       const reached = always.has(id) || blames.some((b) => b.charged.has(id) || b.present.some((p) => scopes.some((sc) => sc.test(p))));
@@ -159,49 +161,72 @@ export const CHAT_RESPONSE_RULES: readonly PointerRule[] = [
 /** Stream chunks: the same field rules (deltas instead of messages), judged per chunk. */
 export const CHAT_CHUNK_RULES: readonly PointerRule[] = CHAT_RESPONSE_RULES.filter((r) => !['RESP-010', 'RESP-007'].includes(r.id));
 
-const entry = '(?:/data/\\d+)?';
-const catalogField = (field: string, id: string): PointerRule => ({ id, scope: new RegExp(`^${entry}/${field}(?:/.*)?$`) });
-
-export const CATALOG_ENTRY_RULES: readonly PointerRule[] = [
-  catalogField('id', 'CAT-004'),
-  catalogField('name', 'CAT-005'),
-  catalogField('min_tier', 'CAT-006'),
-  catalogField('max_tokens', 'CAT-007'),
-  catalogField('context_window', 'CAT-008'),
-  catalogField('supports_images', 'CAT-009'),
-  catalogField('supports_caching', 'CAT-010'),
-  catalogField('supports_reasoning', 'CAT-011'),
-  catalogField('input_price', 'CAT-012'),
-  catalogField('output_price', 'CAT-013'),
-  catalogField('cache_write_price', 'CAT-014'),
-  catalogField('cache_read_price', 'CAT-015'),
-  catalogField('description', 'CAT-016'),
-  catalogField('temperature', 'CAT-017'),
-  catalogField('api_format', 'CAT-018'),
-  catalogField('supports_global_endpoint', 'CAT-019'),
-  catalogField('thinking_config', 'CAT-020'),
-  catalogField('tiers', 'CAT-021'),
-  catalogField('is_featured', 'CAT-022'),
-  catalogField('featured_label', 'CAT-023'),
-  catalogField('featured_tab', 'CAT-024'),
-  catalogField('display_order', 'CAT-025'),
-  catalogField('credit_tier', 'CAT-026'),
-  // A field naming the backend is the deviation CAT-002 states (the field the contract removed), charged there alone.
-  { id: 'CAT-002', scope: new RegExp(`^${entry}/(?:${BACKEND_FIELD_NAMES.join('|')})$`, 'i') },
-  // Anything else on an entry is a field the catalog does not list.
-  { id: 'CAT-001', scope: new RegExp(`^${entry}/[^/]+$`) },
+/** The 23 fields 2.10 lists for a catalog entry, each with the requirement that governs it. */
+const ENTRY_FIELDS: readonly (readonly [field: string, id: string])[] = [
+  ['id', 'CAT-004'],
+  ['name', 'CAT-005'],
+  ['min_tier', 'CAT-006'],
+  ['max_tokens', 'CAT-007'],
+  ['context_window', 'CAT-008'],
+  ['supports_images', 'CAT-009'],
+  ['supports_caching', 'CAT-010'],
+  ['supports_reasoning', 'CAT-011'],
+  ['input_price', 'CAT-012'],
+  ['output_price', 'CAT-013'],
+  ['cache_write_price', 'CAT-014'],
+  ['cache_read_price', 'CAT-015'],
+  ['description', 'CAT-016'],
+  ['temperature', 'CAT-017'],
+  ['api_format', 'CAT-018'],
+  ['supports_global_endpoint', 'CAT-019'],
+  ['thinking_config', 'CAT-020'],
+  ['tiers', 'CAT-021'],
+  ['is_featured', 'CAT-022'],
+  ['featured_label', 'CAT-023'],
+  ['featured_tab', 'CAT-024'],
+  ['display_order', 'CAT-025'],
+  ['credit_tier', 'CAT-026'],
 ];
+
+/** The optional entry fields (present only when published) and their requirements: what a catalog may never carry. */
+export const OPTIONAL_ENTRY_FIELDS: readonly (readonly [field: string, id: string])[] = ENTRY_FIELDS.filter(([, id]) => !['CAT-004', 'CAT-005', 'CAT-006', 'CAT-009', 'CAT-010', 'CAT-011', 'CAT-019', 'CAT-022'].includes(id));
 
 /**
- * The model list: its own fields before its entries'. The entry rules take a pointer with or without /data/N
- * (they also judge GET /v1/models/{id}), so after them CAT-001's "any other field" would take the list's own
- * `object` and `data`.
+ * The entry rules a catalog read as 200 leaves unjudged, with why, the same on every target: an optional field no
+ * entry carries ("no entry carries max_tokens"), or every entry rule when the list holds no entry. A field carried
+ * as null is carried (CAT-027 judges the null).
  */
-export const MODEL_LIST_RULES: readonly PointerRule[] = [
-  { id: 'CAT-029', scope: /^\/data(?:\/\d+)?$/ },
-  { id: 'CAT-028', scope: /^\/object$/ },
-  ...CATALOG_ENTRY_RULES,
-];
+export function unjudgedEntryFields(entries: readonly Record<string, unknown>[]): { id: string; reason: string }[] {
+  if (entries.length === 0) return [...ENTRY_FIELDS.map(([, id]) => id), 'CAT-001'].map((id) => ({ id, reason: 'the catalog lists no entry' }));
+  return OPTIONAL_ENTRY_FIELDS.filter(([field]) => !entries.some((m) => field in m)).map(([field, id]) => ({ id, reason: `no entry carries ${field}` }));
+}
+
+/**
+ * The rules of one entry at `at` (the root of GET /v1/models/{id}, or /data/N of the list). Each rule claims
+ * exactly its field, so no rule depends on another coming first: CAT-001 claims only the fields 2.10 does not list
+ * (and that name no backend, CAT-002's), though it is judged on every entry that has a field at all.
+ */
+function entryRules(at: string): PointerRule[] {
+  const listed = ENTRY_FIELDS.map(([f]) => f).join('|');
+  // Backend names in any case (CAT-002 is case-blind); the listed names exactly as 2.10 spells them.
+  const backend = BACKEND_FIELD_NAMES.map((n) => [...n].map((c) => `[${c.toLowerCase()}${c.toUpperCase()}]`).join('')).join('|');
+  return [
+    ...ENTRY_FIELDS.map(([field, id]) => ({ id, scope: new RegExp(`^${at}/${field}(?:/.*)?$`) })),
+    // A field naming the backend is the deviation CAT-002 states (the field the contract removed), charged there alone.
+    { id: 'CAT-002', scope: new RegExp(`^${at}/(?:${BACKEND_FIELD_NAMES.join('|')})$`, 'i') },
+    {
+      id: 'CAT-001',
+      scope: new RegExp(`^${at}/(?!(?:${listed})(?:/|$))(?!(?:${backend})$)[^/]+$`),
+      reach: new RegExp(`^${at}/[^/]+$`),
+    },
+  ];
+}
+
+/** GET /v1/models/{id}: one entry, its fields at the root. */
+export const CATALOG_ENTRY_RULES: readonly PointerRule[] = entryRules('');
+
+/** The model list: its own two fields, and the entries under /data/N (never the list's own fields). */
+export const MODEL_LIST_RULES: readonly PointerRule[] = [{ id: 'CAT-029', scope: /^\/data(?:\/\d+)?$/ }, { id: 'CAT-028', scope: /^\/object$/ }, ...entryRules('/data/\\d+')];
 
 export const ERROR_BODY_RULES: readonly PointerRule[] = [
   { id: 'ERR-002', scope: /^\/error\/type$/ },

@@ -205,6 +205,7 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'catalog-requires-credential': 'model list without a credential',
   'catalog-duplicate-entry': 'model list',
   'catalog-list-object-wrong': 'model list',
+  'catalog-no-entry-route': 'model entry',
   'chat-without-credential': 'refused: no credential',
   'invalid-key-accepted': 'refused: an unknown key',
   'restricted-key-rerouted': 'refused: a restricted key asks for another model',

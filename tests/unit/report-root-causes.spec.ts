@@ -4,6 +4,7 @@ import { expect, test } from '@playwright/test';
 import type { CheckRecord } from '../../judge/checker.ts';
 import type { Exchange } from '../../judge/exchange.ts';
 import { renderHtml } from '../../report/html.ts';
+import { renderSummary } from '../../report/terminal.ts';
 import { aggregate, type TestOutcome } from '../../report/results.ts';
 import { impactOf, normaliseMessage, rootCauses } from '../../report/root-causes.ts';
 import { buildReport } from '../../report/json.ts';
@@ -46,7 +47,7 @@ test('a message is grouped with its numbers and indices normalised; requirement 
   expect(normaliseMessage('first line:\nsecond line')).toBe('first line: second line');
 });
 
-test('one deviation in many tests and chunks is one root cause with every test it touched; another message is another cause', () => {
+test('one deviation in many tests and chunks is one root cause with every test it touched; the same rule broken in other words too', () => {
   const outcomes = [
     outcome(['RESP-001'], [{ id: 'RESP-001', status: 'fail', exchange: 0, message: 'chunk 0: /choices/0/finish_reason must not be null' }, { id: 'RESP-001', status: 'fail', exchange: 0, message: 'chunk 1: /choices/0/finish_reason must not be null' }]),
     outcome(['RESP-001'], [{ id: 'RESP-001', status: 'fail', exchange: 0, message: 'chunk 7: /choices/0/finish_reason must not be null' }]),
@@ -54,7 +55,7 @@ test('one deviation in many tests and chunks is one root cause with every test i
     outcome(['RESP-001'], [{ id: 'RESP-001', status: 'pass', exchange: 0 }]),
   ];
   const causes = rootCauses(outcomes);
-  expect(causes).toHaveLength(2);
+  expect(causes).toHaveLength(1);
   expect(causes[0]).toMatchObject({
     rank: 1,
     id: 'RESP-001',
@@ -62,12 +63,14 @@ test('one deviation in many tests and chunks is one root cause with every test i
     tier: 'core',
     message: 'chunk 0: /choices/0/finish_reason must not be null',
     pattern: 'chunk N: /choices/N/finish_reason must not be null',
-    occurrences: 3,
+    occurrences: 4,
     blocked: [],
+    cause: 'requirement RESP-001',
+    kind: 'requirement',
+    requirements: ['RESP-001'],
   });
-  expect(causes[0]!.tests.map((t) => t.title)).toEqual(['test 1', 'test 2']);
+  expect(causes[0]!.tests.map((t) => t.title)).toEqual(['test 1', 'test 2', 'test 3']);
   expect(causes[0]!.exchange).toMatchObject({ method: 'POST', status: 200, curl: EXCHANGE.curl });
-  expect(causes[1]).toMatchObject({ rank: 2, pattern: 'chunk N: /usage must not be null', occurrences: 1 });
 });
 
 test('impact: MUST before SHOULD; the core before auth, errors and limits, before the extensions (by area, wherever stated)', () => {
@@ -119,10 +122,7 @@ test('skip and error records whose cause names a failed requirement link to its 
     ),
   ];
   const causes = rootCauses(outcomes);
-  expect(causes.map((c) => [c.pattern, c.blocked])).toEqual([
-    ['chunk N: /choices/N/finish_reason must not be null', ['RESP-011']],
-    ['chunk N: /usage must not be null', ['STREAM-016']],
-  ]);
+  expect(causes.map((c) => [c.pattern, c.blocked])).toEqual([['chunk N: /choices/N/finish_reason must not be null', ['RESP-011', 'STREAM-016']]]);
   // The unjudged requirement says which failure it waited on.
   const r = aggregate(outcomes).find((x) => x.id === 'RESP-011')!;
   expect(r).toMatchObject({ status: 'skip', reason: 'finish_reason is null (root cause: RESP-001 failed)' });
@@ -152,4 +152,90 @@ test('conformance.json and the HTML lead with the root causes: ranked, with thei
   expect(second).toContain(`<pre class="curl-text">curl -sS -N -X POST &#39;http://127.0.0.1:9/v1/chat/completions&#39;`);
   const none = buildReport({ info: sampleInfo(), results: aggregate([]), outcomes: [], startedAt: new Date(), durationMs: 1, playwrightStatus: 'passed', errors: [] });
   expect(renderHtml(none)).toContain('No requirement failed or warned.');
+});
+
+// One cause, one card: failures grouped by the deviation their exchange shows, not by their messages.
+const answer = (over: Partial<Exchange>): Exchange => ({ ...EXCHANGE, requestBody: '{"model":"m"}', responseHeaders: { 'content-type': 'application/json' }, ...over });
+const PLAIN_403 = answer({ status: 403, responseHeaders: { 'content-type': 'text/plain; charset=utf-8' }, responseBody: '403 Forbidden: model_not_allowed' });
+const PLAIN_403_TIER = answer({ status: 403, responseHeaders: { 'content-type': 'text/plain; charset=utf-8' }, responseBody: '403 Forbidden: insufficient_tier' });
+const OK = answer({ status: 200, responseBody: '{"id":"c","object":"chat.completion","created":1732500000123,"choices":[]}' });
+
+test('the mock with three defects: the plain-text error body is one card with every requirement it breaks; one card per defect', () => {
+  const outcomes = [
+    outcome(['CHAT-011', 'CHAT-012', 'AUTH-008', 'ERR-006'], [
+      { id: 'ERR-001', status: 'fail', exchange: 0, message: 'error body of HTTP 403: (root): must be an object (got undefined)' },
+      { id: 'AUTH-008', status: 'fail', exchange: 0, message: 'expected error.code "model_not_allowed"; received undefined (HTTP 403: 403 Forbidden: model_not_allowed)' },
+      { id: 'ERR-006', status: 'fail', exchange: 0, message: 'expected status 403 with code model_not_allowed; received HTTP 403: 403 Forbidden: model_not_allowed' },
+      { id: 'CHAT-011', status: 'fail', exchange: 0, message: 'refused with status 403 but without a section 7 error object' },
+      { id: 'CHAT-012', status: 'fail', exchange: 0, message: 'the restricted key: refused with status 403 but without a section 7 error object' },
+    ], [PLAIN_403]),
+    outcome(['CHAT-012'], [
+      { id: 'ERR-001', status: 'fail', exchange: 0, message: 'a non-200 response carries a JSON object with an error object; received HTTP 403: 403 Forbidden: insufficient_tier' },
+      { id: 'CHAT-012', status: 'fail', exchange: 0, message: 'the low-tier key: refused with status 403 but without a section 7 error object' },
+    ], [PLAIN_403_TIER]),
+    outcome(['STREAM-004'], [{ id: 'STREAM-004', status: 'fail', exchange: 0, message: 'the body ended after 6 event(s) without [DONE] and without an error event' }]),
+    outcome(['RESP-005'], [{ id: 'RESP-005', status: 'warn', exchange: 0, message: 'completion: created 1732500000123 is not a Unix time in seconds near now (1732500001): milliseconds?' }], [OK]),
+    outcome(['RESP-005'], [{ id: 'RESP-005', status: 'warn', exchange: 0, message: '3 generated case(s) out of 3: streamed completion: created 1732500000456 is not a Unix time in seconds near now' }]),
+  ];
+  const causes = rootCauses(outcomes);
+  expect(causes.map((c) => c.kind)).toEqual(['error-body', 'requirement', 'requirement']);
+  expect(causes[0]).toMatchObject({ cause: 'error-body', status: 'fail', occurrences: 7, requirements: ['CHAT-011', 'CHAT-012', 'AUTH-008', 'ERR-001', 'ERR-006'] });
+  expect(causes[0]!.deviation).toContain('not a JSON error object');
+  expect(causes[0]!.deviation).toContain('text/plain');
+  expect(causes[0]!.tests).toHaveLength(2);
+  expect(causes.slice(1).map((c) => [c.id, c.occurrences])).toEqual([['STREAM-004', 1], ['RESP-005', 2]]);
+});
+
+test('a missing route is one card: its 404 with a key and its 401 without one are not a second deviation; the list\'s own 401 is', () => {
+  const route = (path: string, status: number, key: boolean): Exchange =>
+    answer({ method: 'GET', path, url: `http://127.0.0.1:9${path}`, requestBody: undefined, status, requestHeaders: key ? { authorization: '***REDACTED***' } : {}, responseBody: status === 404 ? '{"error":{"message":"Not found","type":"not_found"}}' : '{"error":{"message":"Invalid API key","type":"authentication_error","code":"invalid_api_key"}}' });
+  const outcomes = [
+    outcome(['CAT-036', 'AUTH-005'], [
+      { id: 'CAT-036', status: 'fail', exchange: 0, message: 'GET /v1/models/gpt-4, expected status 200; received HTTP 404' },
+      { id: 'AUTH-005', status: 'fail', exchange: 1, message: 'GET /v1/models/gpt-4 without a credential, expected status 200; received HTTP 401' },
+      { id: 'CAT-036', status: 'fail', exchange: 2, message: 'GET /v1/models/gpt-4o, expected status 200; received HTTP 404' },
+      { id: 'AUTH-005', status: 'fail', exchange: 3, message: 'GET /v1/models/gpt-4o without a credential, expected status 200; received HTTP 401' },
+    ], [route('/v1/models/gpt-4', 404, true), route('/v1/models/gpt-4', 401, false), route('/v1/models/gpt-4o', 404, true), route('/v1/models/gpt-4o', 401, false)]),
+    outcome(['CAT-038'], [{ id: 'CAT-038', status: 'warn', exchange: 0, message: 'GET /v1/models/a%2Fb: HTTP 404' }], [route('/v1/models/a%2Fb', 404, true)]),
+    outcome(['AUTH-005'], [{ id: 'AUTH-005', status: 'fail', exchange: 0, message: 'expected status 200; received HTTP 401' }], [route('/v1/models', 401, false)]),
+  ];
+  const causes = rootCauses(outcomes);
+  expect(causes).toHaveLength(2);
+  const missing = causes.find((c) => c.kind === 'missing-route')!;
+  expect(missing).toMatchObject({ cause: 'missing-route GET /v1/models/{model_id}', id: 'CAT-036', requirements: ['CAT-036', 'AUTH-005', 'CAT-038'], occurrences: 5 });
+  expect(missing.deviation).toBe('GET /v1/models/{model_id} is missing: it answers 404 with a credential and 401 without one (5 requests, statuses 401, 404)');
+  expect(causes.find((c) => c !== missing)).toMatchObject({ kind: 'requirement', id: 'AUTH-005', requirements: ['AUTH-005'] });
+});
+
+test('a common cause: chat answering the same 404 to most prompts is named first, before a core MUST it does not explain', () => {
+  const notFound = answer({ status: 404, responseBody: '{"error":{"type":"not_found","code":"not_found","message":"no route for this prompt"}}' });
+  const outcomes = [
+    outcome(['RESP-004'], [{ id: 'RESP-004', status: 'fail', exchange: 0, message: 'created is not an integer' }], [OK]),
+    outcome(['CHAT-004'], [{ id: 'CHAT-004', status: 'fail', exchange: 0, message: 'for a completion request, expected status 200; received HTTP 404' }], [notFound]),
+    outcome(['CHAT-005'], [{ id: 'CHAT-005', status: 'fail', exchange: 0, message: 'for a stream request, expected status 200; received HTTP 404' }], [notFound]),
+    outcome(['TOOL-001'], [{ id: 'TOOL-001', status: 'fail', exchange: 0, message: 'tools request: HTTP 404' }], [notFound]),
+    outcome(['RSN-001'], [{ id: 'RSN-001', status: 'fail', exchange: 0, message: 'reasoning request: HTTP 404' }], [notFound]),
+  ];
+  const causes = rootCauses(outcomes);
+  expect(causes.map((c) => c.kind)).toEqual(['common-answer', 'requirement']);
+  expect(causes[0]).toMatchObject({ rank: 1, id: 'CHAT-004', requirements: ['CHAT-004', 'CHAT-005', 'TOOL-001', 'RSN-001'], occurrences: 4 });
+  expect(causes[0]!.deviation).toContain('POST /v1/chat/completions gives most requests the same answer (4 of 5): HTTP 404');
+  expect(causes[1]).toMatchObject({ rank: 2, id: 'RESP-004' });
+});
+
+test('the reports name the deviation of a cause card and every requirement it breaks', () => {
+  const outcomes = [
+    outcome(['CHAT-012', 'AUTH-008'], [
+      { id: 'CHAT-012', status: 'fail', exchange: 0, message: 'refused with status 403 but without a section 7 error object' },
+      { id: 'AUTH-008', status: 'fail', exchange: 0, message: 'expected error.code "model_not_allowed"; received undefined' },
+    ], [PLAIN_403]),
+  ];
+  const report = buildReport({ info: sampleInfo(), results: aggregate(outcomes), outcomes, startedAt: new Date(), durationMs: 1, playwrightStatus: 'failed', errors: [] });
+  expect(report.rootCauses).toHaveLength(1);
+  const html = renderHtml(report);
+  expect(html).toContain('<p class="deviation"><b>error answers are not a JSON error object (section 7): e.g. HTTP 403: 403 Forbidden: model_not_allowed (text/plain; charset=utf-8)</b></p>');
+  expect(html).toMatch(/Breaks 2 requirements: <a href="#req-CHAT-012"[^>]*><code>CHAT-012<\/code><\/a> <a href="#req-AUTH-008"/);
+  const text = renderSummary(report, []);
+  expect(text).toContain('error answers are not a JSON error object');
+  expect(text).toContain('breaks CHAT-012, AUTH-008');
 });

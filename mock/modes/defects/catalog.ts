@@ -107,4 +107,12 @@ export const CATALOG_DEFECTS = [
       modelList: (next) => (data) => next(data.map(({ description: _d, ...summary }) => summary as PublicCatalogEntry)),
     }),
   }),
+  defect({
+    name: 'catalog-no-entry-route',
+    tier: 'extended',
+    breaks: 'CAT-036',
+    section: 'catalog',
+    description: 'GET /v1/models/{id} is not routed: it answers the unknown-path 404, with a credential or without (a server that only lists)',
+    stages: (ctx) => ({ getModel: () => ({ request }) => ctx.s.error({ status: 404, code: 'not_found', message: `no such endpoint: ${request.method} ${request.path}` }) }),
+  }),
 ] as const;
