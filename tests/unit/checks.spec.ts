@@ -5,37 +5,7 @@ import { judgeCompletion, judgeModelList, judgeRefusal, judgeStream } from '../.
 import { Checker, Skipped, type CheckRecord } from '../../judge/checker.ts';
 import { TargetResponse, type Exchange, type Target } from '../../run/target.ts';
 
-type Json = Record<string, unknown>;
-const NOW = () => Math.floor(Date.now() / 1000);
-
-/** A checker over a scratch target that holds the given exchanges (no network). */
-function scratch(declared: string[] = []): { check: Checker; respond: (status: number, body: string | Json, headers?: Record<string, string>) => TargetResponse } {
-  const exchanges: Exchange[] = [];
-  const target = { exchanges, scrub: (s: string) => s } as unknown as Target;
-  const check = new Checker(target, { declared: () => declared });
-  const respond = (status: number, body: string | Json, headers: Record<string, string> = {}) => {
-    const text = typeof body === 'string' ? body : JSON.stringify(body);
-    const exchange: Exchange = {
-      method: 'POST', path: '/v1/chat/completions', url: 'http://127.0.0.1:1/v1/chat/completions', requestHeaders: {}, requestBytes: 0,
-      status, responseHeaders: { 'content-type': typeof body === 'string' ? 'text/event-stream' : 'application/json', ...headers },
-      responseBody: text, responseBytes: Buffer.byteLength(text), durationMs: 1, curl: 'curl …',
-    };
-    exchanges.push(exchange);
-    return new TargetResponse(exchange, Buffer.from(text, 'utf8'));
-  };
-  return { check, respond };
-}
-
-const statusOf = (records: CheckRecord[], id: string) => {
-  const mine = records.filter((r) => r.id === id).map((r) => r.status);
-  return mine.includes('fail') ? 'fail' : mine.includes('warn') ? 'warn' : mine.includes('pass') ? 'pass' : mine.includes('error') ? 'error' : mine.includes('skip') ? 'skip' : 'none';
-};
-
-const completion = (message: Json, extra: Json = {}): Json => ({
-  id: 'chatcmpl-1', object: 'chat.completion', created: NOW(), model: 'm',
-  choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: 'stop' }],
-  usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 }, ...extra,
-});
+import { completion, NOW, scratch, statusOf, type Json } from '../support/check-scratch.ts';
 
 const sse = (payloads: (Json | string)[], framing: (p: string) => string = (p) => `data: ${p}\n\n`) => payloads.map((p) => framing(typeof p === 'string' ? p : JSON.stringify(p))).join('');
 const chunk = (delta: Json, finish?: string, extra: Json = {}): Json => ({ id: 'c1', object: 'chat.completion.chunk', created: NOW(), model: 'm', choices: [{ index: 0, delta, ...(finish ? { finish_reason: finish } : {}) }], ...extra });
