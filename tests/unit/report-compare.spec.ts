@@ -71,7 +71,7 @@ test.describe('compare two reports', () => {
     expect([c.regressed, c.improved, c.other]).toEqual([[], [], []]);
   });
 
-  test('CLI: exit 1 when something regressed, 0 when not, 2 on bad usage or a file that is not a report', async () => {
+  test('CLI: exit 1 when something regressed, 0 when not, 2 on bad usage, 3 for a file that is not a report', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'chatconform-compare-'));
     const oldFile = path.join(dir, 'old.json');
     const newFile = path.join(dir, 'new.json');
@@ -100,9 +100,10 @@ test.describe('compare two reports', () => {
     expect(JSON.parse(out).regressed).toHaveLength(4);
 
     expect(await main(['--compare', oldFile], io)).toBe(2);
-    expect(await main(['--compare', oldFile, bogus], io)).toBe(2);
+    // A file that is not a report is a file the command cannot use: exit 3 (cli/usage.ts).
+    expect(await main(['--compare', oldFile, bogus], io)).toBe(3);
     expect(err).toMatch(/bogus\.json is not a conformance report/);
-    expect(await main(['--compare', oldFile, path.join(dir, 'missing.json')], io)).toBe(2);
+    expect(await main(['--compare', oldFile, path.join(dir, 'missing.json')], io)).toBe(3);
     expect(await main([], io)).toBe(2);
   });
 });
