@@ -1,6 +1,6 @@
 // `chatconform mock` (and `npm run mock`): the reference mock on 127.0.0.1 until SIGINT/SIGTERM. It prints one
 // line, `mock listening on http://127.0.0.1:N`, that scripts wait for and read the URL from.
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFECTS, formatDefects, isDefectName, type DefectName } from '../mock/defects.ts';
 import net from 'node:net';
 import v8 from 'node:v8';
@@ -17,7 +17,7 @@ import { checkPrefix } from '../mock/harness/harness.ts';
 import { loadScriptFile, ScriptError } from '../mock/harness/script.ts';
 import { ALL_VARIANTS, formatVariants, isVariantName, type VariantName } from '../mock/variants.ts';
 import { collectList, ConfigError, integerFrom, listenProblem, portNumber, UsageError } from './usage.ts';
-import { createReplayService, type ReplayFallback } from '../mock/replay/service.ts';
+import { createReplayService, type ReplayFallback, type ReplayPace } from '../mock/replay/service.ts';
 import { RecordingError } from '../mock/replay/recording.ts';
 
 interface MockFlags {
@@ -41,6 +41,7 @@ interface MockFlags {
   prefix?: string;
   controlHost?: string[];
   cors?: string | true;
+  replayPace?: ReplayPace;
 }
 
 /** `--cors` alone: any origin; `--cors ORIGIN`: that one (scheme, host and port, as a browser sends it). */
@@ -113,6 +114,7 @@ export function mockCommand(): Command {
     .option('--slow-event-ms <n>', 'with --variant slow: wait N ms before every stream event (default 100)', delayMs)
     .option('--replay <dir>', 'serve the exchanges chatconform proxy --record wrote to <dir> (docs/traffic.md)')
     .option('--fallback <mode>', 'with --replay, what an unrecorded request gets: error (a 404 naming what is missing) or generate (the generated mock answers)', fallback, 'error')
+    .addOption(new Option('--replay-pace <pace>', 'with --replay, how a recorded stream goes out: fast (as the client reads) or recorded (the gaps between its events as they were recorded, each at most 30 s)').choices(['fast', 'recorded']))
     .option('--fault <spec>', 'a runtime fault on every request, or @P of them, or @N/M: 429:retry-after=1@0.2, fail-after=3@1/5, framing=crlf,bytewise, delay=50ms, status=503 (mock/README.md, "Runtime faults"); repeatable', faultSpec)
     .option('--seed <n>', 'the seed of probabilistic faults (default 0)', integerFrom(0))
     .option('--script <file>', 'scripted answers (JSON or YAML, spec/schemas/mock-script.schema.json)')
@@ -200,9 +202,10 @@ async function serve(flags: MockFlags): Promise<void> {
   if (flags.replay && (flags.defect?.length || flags.variant?.length || flags.fault?.length || flags.script !== undefined)) {
     throw new UsageError('--replay serves recorded answers as they are; --defect, --variant, --fault and --script do not apply to them');
   }
+  if (flags.replayPace !== undefined && !flags.replay) throw new UsageError('--replay-pace paces a replay: give --replay DIR too');
   if (flags.replay) {
     try {
-      replay = createReplayService({ dir: flags.replay, fallback: flags.fallback, mock: { ...fixtures, ...harness } });
+      replay = createReplayService({ dir: flags.replay, fallback: flags.fallback, ...(flags.replayPace ? { pace: flags.replayPace } : {}), mock: { ...fixtures, ...harness } });
     } catch (err) {
       if (err instanceof RecordingError) throw new ConfigError(err.message);
       throw err;

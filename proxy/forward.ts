@@ -27,6 +27,8 @@ export interface CapturedExchange {
   responseBytes: number;
   /** The response arrived whole. */
   complete: boolean;
+  /** When each captured chunk of the response arrived (ms after its head) and where it ends in `responseBody`. */
+  responseTimes?: [atMs: number, endByte: number][];
   error?: string;
   /**
    * Who ended the exchange early: the upstream (down, timed out, cut, or an answer that cannot be relayed: a bad
@@ -68,6 +70,9 @@ class Capture {
   private readonly parts: Buffer[] = [];
   private kept = 0;
   bytes = 0;
+  /** When each kept chunk arrived (ms after `since`) and where it ends in the body: a stream's pace, for a replay. */
+  readonly times: [atMs: number, endByte: number][] = [];
+  since = Date.now();
   constructor(private readonly limit: number) {}
   add(chunk: Buffer): void {
     this.bytes += chunk.length;
@@ -75,6 +80,7 @@ class Capture {
     const part = this.kept + chunk.length <= this.limit ? chunk : chunk.subarray(0, this.limit - this.kept);
     this.parts.push(part);
     this.kept += part.length;
+    this.times.push([Date.now() - this.since, this.kept]);
   }
   get body(): Buffer {
     return this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
@@ -165,6 +171,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
       exchange.requestBytes = requestCopy.bytes;
       exchange.responseBody = responseCopy.body;
       exchange.responseBytes = responseCopy.bytes;
+      if (responseCopy.times.length > 0) exchange.responseTimes = responseCopy.times;
       exchange.durationMs = Date.now() - started;
       if (failure) exchange.failure = failure;
       if (error) exchange.error = error;
@@ -267,6 +274,7 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
 
     /** Relays the upstream's answer as it comes: the head at once, then each chunk, with backpressure. */
     const relay = (upstreamRes: http.IncomingMessage): void => {
+      responseCopy.since = Date.now();
       const status = upstreamRes.statusCode ?? 0;
       try {
         // Node refuses to send what HTTP cannot carry (a status below 100, a control byte in the reason phrase

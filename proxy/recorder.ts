@@ -5,7 +5,7 @@
 // kept as its events, with the boundaries it was sent with.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { decodeSse } from '../judge/decoding/sse.ts';
+import { decodeSse, SseDecoder } from '../judge/decoding/sse.ts';
 import { isCredentialHeader } from '../spec/redact.ts';
 import { nextSequence, RECORDING_FORMAT, recordingFileName, type Recording } from '../mock/replay/recording.ts';
 import type { CapturedExchange } from './forward.ts';
@@ -43,6 +43,25 @@ function eventsOf(text: string): Recording['response']['events'] {
   }
 }
 
+/** When each event of a stream had arrived whole (ms after the head), from when each chunk came; undefined if it does not decode. */
+function arrivalTimes(raw: Buffer, times: readonly [number, number][]): number[] | undefined {
+  const out: number[] = [];
+  let at = 0;
+  const decoder = new SseDecoder(() => out.push(at));
+  let start = 0;
+  try {
+    for (const [ms, end] of times) {
+      at = ms;
+      decoder.feed(raw.subarray(start, end));
+      start = end;
+    }
+    decoder.end();
+  } catch {
+    return undefined;
+  }
+  return out;
+}
+
 export class Recorder {
   private seq: number;
 
@@ -66,6 +85,9 @@ export class Recorder {
     const text = scrub(responseBody.toString('utf8'));
     const response: Recording['response'] = { status: x.status, headers: headersOf(x.responseHeaders, scrub) };
     const events = /text\/event-stream/i.test(contentType) ? eventsOf(text) : undefined;
+    // The pace is read from the bytes as they came: only when they are the stream itself (not content-encoded).
+    const times = events && x.responseTimes && !x.responseHeaders['content-encoding'] ? arrivalTimes(x.responseBody, x.responseTimes) : undefined;
+    if (events && times?.length === events.length) events.forEach((e, i) => (e.atMs = times[i]!));
     if (events) response.events = events;
     else Object.assign(response, bodyFields(text));
     if (!x.complete) response.complete = false;

@@ -31,6 +31,8 @@ export interface StreamWrites {
   chunkDelayMs: number;
   /** delay before each network write */
   writeDelayMs: number;
+  /** delay before each event, by position, over chunkDelayMs (a replay at its recorded pace) */
+  delaysMs?: readonly number[];
 }
 
 /** What the core answers: a status, headers, and a JSON value, a list of encoded SSE events, or text. */

@@ -17,6 +17,8 @@ export interface RecordedEvent {
   data: string;
   event?: string;
   id?: string;
+  /** When the event had arrived whole, in ms after the response head (`mock --replay-pace recorded` keeps it). */
+  atMs?: number;
 }
 
 export interface Recording {

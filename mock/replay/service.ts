@@ -3,7 +3,7 @@
 // (requestKey) and served as recorded, a stream event by event. A request nothing matches gets a section 7 error
 // naming what is missing, or, with fallback `generate`, the generated mock's answer. Errors come from the generated
 // mock's one error builder, so they have the shape every other answer of the mock has.
-import { bodyFromBytes, type CoreRequest, type CoreResult } from '../core/http.ts';
+import { bodyFromBytes, type CoreRequest, type CoreResult, type StreamWrites } from '../core/http.ts';
 import { readBodyLimited, checkContentLength } from '../core/limits.ts';
 import { matchPath } from '../core/pipeline.ts';
 import { MockHttpError } from '../core/errors.ts';
@@ -16,12 +16,29 @@ import { isControlPath } from '../harness/names.ts';
 import { readRecordings, requestKey, type RecordedEvent, type Recording } from './recording.ts';
 
 export type ReplayFallback = 'error' | 'generate';
+export type ReplayPace = 'fast' | 'recorded';
+
+/** The longest wait between two replayed events: a recording of a stalled stream never stalls a replay for long. */
+export const MAX_REPLAY_GAP_MS = 30_000;
+
+/** The wait before each event to keep a stream's recorded pace (an event without a time: no wait). */
+export function recordedDelays(events: readonly RecordedEvent[]): number[] {
+  let previous = 0;
+  return events.map((e) => {
+    if (e.atMs === undefined) return 0;
+    const gap = Math.min(MAX_REPLAY_GAP_MS, Math.max(0, e.atMs - previous));
+    previous = e.atMs;
+    return Math.round(gap);
+  });
+}
 
 export interface ReplayOptions {
   /** the directory `chatconform proxy --record` wrote */
   dir: string;
   /** what an unrecorded request gets: a section 7 error (default), or the generated mock's answer */
   fallback?: ReplayFallback;
+  /** how a recorded stream goes out: as fast as the client reads (default), or at the pace it was recorded */
+  pace?: ReplayPace;
   /**
    * options of the generated mock (the error builder, and the answers of fallback `generate`); its journal records
    * the replayed requests too (GET /_chatconform/journal). Faults and scripts shape generated answers only.
@@ -41,12 +58,14 @@ function encodeRecordedEvent(e: RecordedEvent): string {
 }
 
 /** The answer a recording holds, as the core's plain result. */
-function resultOf(rec: Recording): CoreResult {
+function resultOf(rec: Recording, pace: ReplayPace): CoreResult {
   const { status } = rec.response;
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(rec.response.headers)) if (!TRANSFER_HEADERS.has(k.toLowerCase())) headers[k.toLowerCase()] = v;
   if (rec.response.events !== undefined) {
-    return { status, headers, kind: 'sse', pieces: rec.response.events.map(encodeRecordedEvent), writes: { framing: new Set(), chunkDelayMs: 0, writeDelayMs: 0 } };
+    const writes: StreamWrites = { framing: new Set(), chunkDelayMs: 0, writeDelayMs: 0 };
+    if (pace === 'recorded') writes.delaysMs = recordedDelays(rec.response.events);
+    return { status, headers, kind: 'sse', pieces: rec.response.events.map(encodeRecordedEvent), writes };
   }
   if (rec.response.body !== undefined) return { status, headers, kind: 'json', body: rec.response.body };
   return { status, headers, kind: 'text', body: rec.response.bodyText ?? '' };
@@ -82,6 +101,7 @@ export function createReplayService(opts: ReplayOptions): MockService & { record
   const generated = createMockService({ ...(opts.mock ?? {}), journalSize: 0 });
   const front = createMockService(opts.mock ?? {}).harness;
   const fallback = opts.fallback ?? 'error';
+  const pace = opts.pace ?? 'fast';
   // Every recording of a request in order; the n-th identical request gets the n-th answer, then the last again.
   const byKey = new Map<string, Recording[]>();
   let catalog: Recording | undefined;
@@ -130,12 +150,12 @@ export function createReplayService(opts: ReplayOptions): MockService & { record
       const route = matchPath(request.path)?.route;
       const method = request.method.toUpperCase();
       if (method === 'GET' && route === 'models') {
-        if (catalog) return resultOf(catalog);
+        if (catalog) return resultOf(catalog, pace);
         return fallback === 'generate' ? await generate(request, undefined) : notRecorded(request, 'no GET /v1/models answered 200 was recorded');
       }
       if (method === 'GET') {
         const rec = next(requestKey(method, request.path, {}));
-        if (rec) return resultOf(rec);
+        if (rec) return resultOf(rec, pace);
         if (route === 'model') {
           let id = '';
           try {
@@ -156,7 +176,7 @@ export function createReplayService(opts: ReplayOptions): MockService & { record
       const bytes = await readBodyLimited(request.body, generated.bodyLimit);
       const body = bodyOf(bytes);
       const rec = next(requestKey(method, request.path, body));
-      if (rec) return resultOf(rec);
+      if (rec) return resultOf(rec, pace);
       if (fallback === 'generate') return await generate(request, bytes);
       return notRecorded(request, route === 'chat' ? `${describeChat(body)}: no recorded completion has this normalised request` : 'no such request was recorded');
     } catch (err) {

@@ -9,7 +9,11 @@ import type { RequestBody } from './request-body.ts';
 import type { Writer } from './writer.ts';
 
 /** Whether a stream goes out event by event on its clocks (delays, one-byte writes), not through the writer. */
-const paced = (writes: StreamWrites): boolean => writes.chunkDelayMs > 0 || writes.writeDelayMs > 0 || writes.framing.has('bytewise');
+const paced = (writes: StreamWrites): boolean =>
+  writes.chunkDelayMs > 0 || writes.writeDelayMs > 0 || writes.framing.has('bytewise') || (writes.delaysMs?.some((d) => d > 0) ?? false);
+
+/** The wait before event `i` of a stream. */
+const delayBefore = (writes: StreamWrites, i: number): number => writes.delaysMs?.[i] ?? writes.chunkDelayMs;
 
 /** Resolves when `res` can take more (drain) or is gone (close). */
 function drained(res: http.ServerResponse): Promise<void> {
@@ -70,8 +74,9 @@ export async function send(res: http.ServerResponse, result: CoreResult, writer:
       }
     } else {
       res.flushHeaders();
-      for (const piece of pieces) {
-        if (writes.chunkDelayMs > 0) await sleep(writes.chunkDelayMs);
+      for (const [i, piece] of pieces.entries()) {
+        const wait = delayBefore(writes, i);
+        if (wait > 0) await sleep(wait);
         for (const w of toWrites(piece, { framing: writes.framing })) {
           if (writes.writeDelayMs > 0) await sleep(writes.writeDelayMs);
           if (gone) break;
@@ -107,8 +112,9 @@ async function sendGzipped(res: http.ServerResponse, result: CoreResult, writer:
   gzip.pipe(res);
   let gone = false;
   res.once('close', () => void (gone = !res.writableFinished));
-  for (const piece of result.pieces) {
-    if (result.writes.chunkDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, result.writes.chunkDelayMs));
+  for (const [i, piece] of result.pieces.entries()) {
+    const wait = delayBefore(result.writes, i);
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     if (gone) break;
     gzip.write(piece);
     await new Promise<void>((resolve) => gzip.flush(() => resolve()));
