@@ -77,7 +77,7 @@ test('the recording: one file per exchange, in the documented format, with no cr
   }
   const stream = readRecordings(recordDir)[3]!;
   // The event boundaries as sent: every chunk one event, [DONE] last.
-  expect(stream.response.events!.at(-1)).toEqual({ data: '[DONE]' });
+  expect(stream.response.events!.at(-1)).toMatchObject({ data: '[DONE]', atMs: expect.any(Number) });
   expect(stream.response.events!.map((e) => e.data)).toEqual(decodeSse([seen[3]!.text]).map((e) => e.data));
   expect(stream.request.headers.authorization).toBeUndefined();
 });
