@@ -43,7 +43,8 @@ export async function send(res: http.ServerResponse, result: CoreResult, writer:
   if (result.headers['content-encoding'] === 'gzip') return sendGzipped(res, result, writer, body);
   if (result.kind !== 'sse') {
     const bytes = result.kind === 'json' ? writer.json(result.body) : Buffer.from(result.body);
-    res.writeHead(result.status, { ...result.headers, 'content-length': String(bytes.byteLength) });
+    // A 204 has no body, and so no Content-Length (RFC 9110, 8.6).
+    res.writeHead(result.status, result.status === 204 ? result.headers : { ...result.headers, 'content-length': String(bytes.byteLength) });
     res.end(bytes);
     body?.discardRest();
     return;
@@ -102,7 +103,8 @@ export async function send(res: http.ServerResponse, result: CoreResult, writer:
 async function sendGzipped(res: http.ServerResponse, result: CoreResult, writer: Writer, body?: RequestBody): Promise<void> {
   if (result.kind !== 'sse') {
     const bytes = zlib.gzipSync(result.kind === 'json' ? writer.json(result.body) : Buffer.from(result.body));
-    res.writeHead(result.status, { ...result.headers, 'content-length': String(bytes.byteLength) });
+    // A 204 has no body, and so no Content-Length (RFC 9110, 8.6).
+    res.writeHead(result.status, result.status === 204 ? result.headers : { ...result.headers, 'content-length': String(bytes.byteLength) });
     res.end(bytes);
     body?.discardRest();
     return;

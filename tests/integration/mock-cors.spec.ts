@@ -24,6 +24,7 @@ test('--cors ORIGIN: preflights answered 204, every answer allows that origin, t
   expect(pre.headers.get('access-control-allow-origin')).toBe(APP);
   expect(pre.headers.get('access-control-allow-methods')).toContain('POST');
   expect(pre.headers.get('access-control-allow-headers')).toBe('authorization, content-type');
+  expect(pre.headers.get('content-length')).toBeNull();
   for (const stream of [false, true]) {
     const res = await chat(mock.url, stream);
     expect(res.status).toBe(200);
