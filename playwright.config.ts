@@ -55,8 +55,9 @@ export default defineConfig({
   projects: [
     { name: 'unit', testDir: 'tests/unit' },
     { name: 'integration', testDir: 'tests/integration', testIgnore: [...SLOW_FILES, ...MATRIX_FILES] },
-    { name: 'slow', testDir: 'tests/integration', testMatch: SLOW_FILES },
+    // The matrix first: .ci/run runs it with the slow tier in one run, and it is the longest test.
     { name: 'matrix', testDir: 'tests/integration', testMatch: MATRIX_FILES },
+    { name: 'slow', testDir: 'tests/integration', testMatch: SLOW_FILES },
     // Only under test:explore, so that running one seeded file by its path runs it once.
     ...(process.env.CHATCONFORM_EXPLORE === '1' ? [{ name: 'explore', testDir: 'tests', testMatch: seededFiles() }] : []),
   ],
