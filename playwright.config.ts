@@ -1,5 +1,49 @@
-// The project's own tests (npm test). The conformance suite has its own config: suites/conformance.config.ts.
+// The project's own tests, in tiers (the conformance suite has its own config: suites/conformance.config.ts).
+// - unit, integration: `npm test`, what a contributor runs after each change (minutes, not tens of minutes).
+// - slow: `npm run test:slow`, the tests too slow for that path (an install from the registry, a real browser, the
+//   bench ladder, long whole-suite runs against third-party and hostile targets).
+// - matrix: `npm run test:matrix`, every defect and variant as a whole-suite run.
+// - explore: `npm run test:explore` (CHATCONFORM_EXPLORE=1), the seeded tests (those importing tests/support/seed.ts)
+//   with random seeds, each printed.
+// .ci/run runs every tier but explore. A file is in exactly one of unit, integration, slow, matrix.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
+
+/**
+ * Integration files out of the contributor's path; each still runs in .ci/run (npm run test:slow): the packaging
+ * test (a build, an install from the registry), the HTML report in a real browser, the bench ladder, and the
+ * files whose tests are whole-suite runs against special targets (a third-party server, hostile and slow targets,
+ * a 200 MB body, proxies in between, an echoed key, targets with one deviation each, baselines in defect modes),
+ * each one to several minutes of the two cores.
+ */
+export const SLOW_FILES = [
+  'packaging.spec.ts',
+  'reports-browser.spec.ts',
+  'bench-ladder.spec.ts',
+  'third-party-aimock.spec.ts',
+  'hostile-targets.spec.ts',
+  'transport-bounded-body.spec.ts',
+  'slow-target.spec.ts',
+  'transport-proxies.spec.ts',
+  'scratch-no-credential.spec.ts',
+  'verdict-evidence.spec.ts',
+  'blame.spec.ts',
+  'ci-gating.spec.ts',
+].map((f) => `**/${f}`);
+export const MATRIX_FILES = ['**/defect-matrix-full.spec.ts'];
+
+/** An import of tests/support/seed.ts (tests/unit/test-hygiene.spec.ts requires it of every file drawing random inputs). */
+export const SEED_IMPORT = /^import .*support\/seed\.ts';$/m;
+
+/** Spec files under tests/ that draw their random inputs from tests/support/seed.ts. */
+function seededFiles(): string[] {
+  const root = fileURLToPath(new URL('./tests/', import.meta.url));
+  return readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.spec.ts') && SEED_IMPORT.test(readFileSync(path.join(root, f), 'utf8')))
+    .map((f) => `**/${f.split(path.sep).join('/')}`);
+}
 
 export default defineConfig({
   outputDir: 'test-results/self',
@@ -10,6 +54,11 @@ export default defineConfig({
   workers: 2,
   projects: [
     { name: 'unit', testDir: 'tests/unit' },
-    { name: 'integration', testDir: 'tests/integration' },
+    { name: 'integration', testDir: 'tests/integration', testIgnore: [...SLOW_FILES, ...MATRIX_FILES] },
+    // The matrix first: .ci/run runs it with the slow tier in one run, and it is the longest test.
+    { name: 'matrix', testDir: 'tests/integration', testMatch: MATRIX_FILES },
+    { name: 'slow', testDir: 'tests/integration', testMatch: SLOW_FILES },
+    // Only under test:explore, so that running one seeded file by its path runs it once.
+    ...(process.env.CHATCONFORM_EXPLORE === '1' ? [{ name: 'explore', testDir: 'tests', testMatch: seededFiles() }] : []),
   ],
 });

@@ -86,11 +86,12 @@ test.describe('point 4: chat', () => {
 
   test('caching: cache_control parts write the cache on the first call and read it on a repeat', async () => {
     const big = 'This long system prompt is cached. '.repeat(20);
+    // A prompt of its own (this test, this repetition), so the first call is the one that writes the cache.
     const req = {
       model: MOCK_MODELS.caching,
       max_tokens: 5,
       messages: [
-        { role: 'system', content: [{ type: 'text', text: `${big} ${Math.random()}`, cache_control: { type: 'ephemeral' } }] },
+        { role: 'system', content: [{ type: 'text', text: `${big} ${test.info().testId}/${test.info().repeatEachIndex}`, cache_control: { type: 'ephemeral' } }] },
         user('question'),
       ],
     };

@@ -3,6 +3,8 @@
 // drops only for the count, and its bytes stay within a few times what it holds.
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
+// Fixes fast-check's seed for the properties below (random, printed, under npm run test:explore).
+import '../support/seed.ts';
 import { Journal } from '../../mock/harness/journal.ts';
 import { RecordRing, type PackedRecord, type StoredRecord } from '../../mock/harness/record-ring.ts';
 

@@ -1,6 +1,8 @@
 // Unit tests of the mock's core: plain functions, no transport.
 import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
+// Fixes fast-check's seed for the properties below (random, printed, under npm run test:explore).
+import '../support/seed.ts';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { decodeSse } from '../../judge/decoding/sse.ts';
 import { countTokens, fnv1a, stableHash, stableStringify, tokenize } from '../../mock/engine/tokens.ts';

@@ -1,0 +1,237 @@
+// The defect matrix's machinery, shared by its two tiers: `npm test` runs a sample (defect-matrix.spec.ts),
+// `npm run test:matrix` every defect and variant (defect-matrix-full.spec.ts).
+//
+// The suite's power, measured: the whole conformance suite is run against the reference mock in every defect
+// mode of a plan (it must fail, and its failed MUST IDs must include the requirement the defect breaks), in the
+// legal variants (it must pass: failing one is a false alarm) and clean (the control). Prints the score table.
+//
+// Each run: the mock in-process on a free port, Playwright's cli.js spawned with node, one worker, 3 fuzz runs;
+// CHATCONFORM_MATRIX_CONCURRENCY (default 2: the machine has two cores) runs at a time. A defect run runs the
+// spec files that can show it (those declaring the requirement it breaks and, for a rule judged on every answer of
+// a kind, those sending that kind: spec/REQUIREMENTS.md's Tests column); the clean and variant runs run the whole suite.
+// Two tiers of cooperation: with full cooperation (the mock's own profile, a fixed seed), every defect must be
+// caught under the requirement it breaks; as a black box (no profile, only a key), every defect of a black-box
+// requirement must still be caught, and the table says which ones a black box cannot see, and why.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect, type TestInfo } from '@playwright/test';
+import { DEFECTS, type DefectName, type DefectSpec } from '../../../mock/defects.ts';
+import { MOCK_KEYS } from '../../../mock/keys-and-models.ts';
+import { startMockServer } from '../../../mock/server.ts';
+import { getRequirement, primaryOf } from '../../../spec/requirements/index.ts';
+import { requirementLinks, specFilesOf } from '../../../scripts/requirement-links.ts';
+import { VARIANTS, type VariantName } from '../../../mock/variants.ts';
+import { testSeed } from '../../support/seed.ts';
+import { cleanup, crashes, pool, runSuite, type SuiteRun } from './suite-runner.ts';
+
+const CONCURRENCY = Math.max(1, Number(process.env.CHATCONFORM_MATRIX_CONCURRENCY) || 2);
+const SEED = 20261122;
+/**
+ * The black-box tier's seed: fixed (CHATCONFORM_MATRIX_SEED replays another); random under `npm run test:explore`
+ * and printed with the table, so a miss can be replayed.
+ */
+const BLACK_BOX_SEED = Number(process.env.CHATCONFORM_MATRIX_SEED) || testSeed(20261125, 'defect matrix, black-box tier');
+
+const LINKS = requirementLinks();
+
+/**
+ * The spec files a defect run runs: those that can show a deviation from the requirement it breaks (the files
+ * declaring it and, for a rule judged on every answer of a kind, the files sending that kind), derived from the
+ * sources by scripts/requirement-links.ts, as spec/REQUIREMENTS.md shows them.
+ */
+function filesFor(d: DefectSpec): string[] {
+  const files = specFilesOf(LINKS.get(d.breaks)!);
+  if (files.length === 0) throw new Error(`no spec file can show ${d.name}: nothing declares ${d.breaks} or sends the answers its checks judge`);
+  return files;
+}
+
+/** Why a black box cannot see a defect: provoking it needs what only a cooperating profile gives. */
+function blackBoxBlindSpot(d: DefectSpec): string | undefined {
+  if (d.cooperation) return `provoking it needs ${d.cooperation}`;
+  const r = getRequirement(d.breaks);
+  return r.check === 'black-box' ? undefined : `${d.breaks} is checked only with cooperation (${r.check}): the profile's keys, models or scenario headers`;
+}
+const FUZZ_RUNS = 3;
+/** A run that takes longer than this is killed (with its workers) and counts as failed. Typical: 15-60 s. */
+const RUN_BOUND_MS = 300_000;
+
+export type Job =
+  | { kind: 'clean'; label: string }
+  | { kind: 'defect'; label: string; defect: DefectSpec; blackBox?: boolean }
+  | { kind: 'variants'; label: string; variants: VariantName[] };
+
+interface Outcome {
+  job: Job;
+  run: SuiteRun;
+  /** The run judged as the job requires (caught, warned, or passed). */
+  ok: boolean;
+  /** One line on what the run did. */
+  result: string;
+  /** MUST IDs the run failed. */
+  mustFailed: string[];
+}
+
+const ALL_VARIANTS = VARIANTS.map((v) => v.name);
+
+function judge(job: Job, run: SuiteRun): Outcome {
+  const r = run.report;
+  const mustFailed = r?.verdict.mustFailed ?? [];
+  const base = { job, run, mustFailed };
+  if (!r) {
+    return { ...base, ok: false, result: run.killed ? `killed after ${RUN_BOUND_MS / 1000} s, no report` : `no conformance.json (exit ${run.code})` };
+  }
+  // Judge the target, never crash on it: a defect must be reported by checks, not by an exception in the suite.
+  const crashed = crashes(r);
+  if (crashed.length > 0 || r.errors.length > 0) {
+    const what = [...crashed.map((c) => `${c.title}: ${c.error}`), ...r.errors].slice(0, 3).join(' | ');
+    return { ...base, ok: false, result: `the suite crashed: ${what}` };
+  }
+  const verdict = `${r.verdict.result}, exit ${run.code}`;
+  if (job.kind === 'defect') {
+    const d = job.defect;
+    if (d.expect === 'warn') {
+      const status = r.requirements.find((q) => q.id === d.breaks)?.status;
+      // A run of some files is `incomplete` (it judges no stream, say): a warning keeps it from failing all the same.
+      const ok = r.verdict.result !== 'fail' && run.code === 0 && status === 'warn';
+      return { ...base, ok, result: ok ? `warned ${d.breaks} (SHOULD), verdict ${r.verdict.result}` : `${d.breaks} ${status ?? 'absent'}; verdict ${verdict}` };
+    }
+    const caught = r.verdict.result === 'fail' && run.code !== 0 && mustFailed.includes(primaryOf(d.breaks));
+    if (job.blackBox) {
+      // A black box may see a defect under another requirement (a deactivated model listed fails CAT-033 when a
+      // completion naming it is refused); what it must never do is pass a defect of a black-box requirement.
+      const seen = r.verdict.result === 'fail' && run.code !== 0;
+      const blind = blackBoxBlindSpot(d);
+      const ok = seen || blind !== undefined;
+      const result = caught ? 'caught' : seen ? `caught as ${mustFailed.join(', ')}` : blind ? `not visible: ${blind}` : `MISSED: verdict ${verdict}`;
+      return { ...base, ok, result };
+    }
+    return { ...base, ok: caught, result: caught ? 'caught' : mustFailed.length === 0 ? `MISSED: verdict ${verdict}` : `MISSED ${d.breaks}: verdict ${verdict}` };
+  }
+  const ok = r.verdict.result === 'pass' && run.code === 0;
+  return { ...base, ok, result: ok ? 'pass' : `FALSE ALARM: verdict ${verdict}` };
+}
+
+async function runJob(job: Job): Promise<Outcome> {
+  const mock = await startMockServer({
+    port: 0,
+    ...(job.kind === 'defect' ? { defect: job.defect.name as DefectName } : {}),
+    ...(job.kind === 'variants' ? { variant: job.variants } : {}),
+  });
+  try {
+    const blackBox = job.kind === 'defect' && job.blackBox === true;
+    const run = await runSuite({
+      baseUrl: mock.url,
+      seed: blackBox ? BLACK_BOX_SEED : SEED,
+      fuzzRuns: FUZZ_RUNS,
+      workers: 1,
+      boundMs: RUN_BOUND_MS,
+      label: job.label,
+      ...(blackBox ? { profile: null, extraEnv: { CONFORMANCE_API_KEY: MOCK_KEYS.full } } : {}),
+      ...(job.kind === 'defect' ? { extraArgs: filesFor(job.defect) } : {}),
+    });
+    const outcome = judge(job, run);
+    if (outcome.ok) cleanup(run);
+    return outcome;
+  } finally {
+    await mock.close();
+  }
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
+
+function table(plan: MatrixPlan, outcomes: Outcome[], wallMs: number): string {
+  const allDefects = outcomes.filter((o) => o.job.kind === 'defect') as (Outcome & { job: Extract<Job, { kind: 'defect' }> })[];
+  const defects = allDefects.filter((o) => !o.job.blackBox);
+  const blackBox = allDefects.filter((o) => o.job.blackBox);
+  const musts = defects.filter((o) => o.job.defect.expect !== 'warn');
+  const shoulds = defects.filter((o) => o.job.defect.expect === 'warn');
+  const variantRuns = outcomes.filter((o) => o.job.kind === 'variants');
+  const clean = outcomes.find((o) => o.job.kind === 'clean');
+  // A variant passes when every run it was part of passed; a failed combined run is bisected, so each variant
+  // also has a run of its own then.
+  const variantVerdicts = ALL_VARIANTS.map((name) => {
+    const runs = variantRuns.filter((o) => o.job.kind === 'variants' && o.job.variants.includes(name));
+    const alone = runs.find((o) => o.job.kind === 'variants' && o.job.variants.length === 1);
+    const passed = alone ? alone.ok : runs.length > 0 && runs.every((o) => o.ok);
+    return { name, passed, runs: runs.length };
+  });
+  const w = Math.max(...DEFECTS.map((d) => d.name.length), 24);
+  const lines: string[] = [];
+  lines.push(`defect matrix: the whole suite against the mock (seed ${SEED}, ${FUZZ_RUNS} fuzz runs, 1 worker, ${CONCURRENCY} runs at a time; ${plan.name})`);
+  lines.push('');
+  lines.push(`  ${'defect'.padEnd(w)}  ${'breaks'.padEnd(10)}  ${'section'.padEnd(14)}  ${'result'.padEnd(10)}  ${'time'.padStart(5)}  failed MUST IDs`);
+  for (const o of defects) {
+    const d = o.job.defect;
+    lines.push(`  ${d.name.padEnd(w)}  ${d.breaks.padEnd(10)}  ${d.section.padEnd(14)}  ${(o.ok ? (d.expect === 'warn' ? 'warned' : 'caught') : 'MISSED').padEnd(10)}  ${seconds(o.run.wallMs).padStart(5)}  ${o.mustFailed.join(', ') || '-'}${o.ok ? '' : `   (${o.result})`}`);
+  }
+  lines.push('');
+  lines.push(`black box (no profile, only a key, seed ${BLACK_BOX_SEED}): what a certifier without cooperation sees`);
+  for (const o of blackBox) {
+    const d = o.job.defect;
+    lines.push(`  ${d.name.padEnd(w)}  ${d.breaks.padEnd(10)}  ${(o.ok ? (o.result.startsWith('not visible') ? 'blind' : 'caught') : 'MISSED').padEnd(10)}  ${seconds(o.run.wallMs).padStart(5)}  ${o.result}`);
+  }
+  lines.push('');
+  for (const o of [...(clean ? [clean] : []), ...variantRuns]) {
+    const label = o.job.kind === 'clean' ? 'clean mock' : `variants ${(o.job as Extract<Job, { kind: 'variants' }>).variants.join('+')}`;
+    lines.push(`  ${label}: ${o.result} (${seconds(o.run.wallMs)})${o.ok ? '' : `; failed MUST IDs: ${o.mustFailed.join(', ') || '-'}; log ${o.run.logFile}`}`);
+  }
+  lines.push('');
+  lines.push(`  defects caught: ${musts.filter((o) => o.ok).length}/${musts.length} (MUST)   SHOULD defects warned: ${shoulds.filter((o) => o.ok).length}/${shoulds.length}`);
+  const blind = blackBox.filter((o) => o.result.startsWith('not visible'));
+  lines.push(`  black box: ${blackBox.filter((o) => o.ok && !o.result.startsWith('not visible')).length}/${blackBox.length} caught, ${blind.length} not visible without cooperation (${blind.map((o) => o.job.defect.name).join(', ') || 'none'}), ${blackBox.filter((o) => !o.ok).length} missed`);
+  lines.push(`  variants passed: ${variantVerdicts.filter((v) => v.passed).length}/${variantVerdicts.length}${variantVerdicts.some((v) => !v.passed) ? ` (failing: ${variantVerdicts.filter((v) => !v.passed).map((v) => v.name).join(', ')})` : ''}   clean mock: ${clean ? (clean.ok ? 'pass' : 'FAIL') : 'not run'}`);
+  lines.push(`  ${outcomes.length} runs in ${seconds(wallMs)}`);
+  if (plan.note) lines.push(`  (${plan.note})`);
+  return lines.join('\n');
+}
+
+/** What a tier runs: its name (in the table's heading), its jobs, and a closing note. */
+export interface MatrixPlan {
+  name: string;
+  jobs: Job[];
+  note?: string;
+}
+
+export const ALL_VARIANT_NAMES: readonly VariantName[] = ALL_VARIANTS;
+
+/** A cooperative defect run (the mock's profile, the fixed seed); `blackBox`: no profile, only a key. */
+export const defectJob = (d: DefectSpec, blackBox = false): Job =>
+  blackBox ? { kind: 'defect', label: `blackbox-${d.name}`, defect: d, blackBox: true } : { kind: 'defect', label: `defect-${d.name}`, defect: d };
+
+/** One run of the whole suite with every legal variant at once (bisected into single-variant runs if it fails). */
+export const combinedVariantsJob = (): Job => ({ kind: 'variants', label: 'variants-all', variants: [...ALL_VARIANTS] });
+
+export function defectNamed(name: DefectName): DefectSpec {
+  const d = DEFECTS.find((x) => x.name === name);
+  if (!d) throw new Error(`no defect named ${name}`);
+  return d;
+}
+
+/**
+ * Runs a plan's jobs, prints and attaches the table, and fails softly for every run not judged as its job requires.
+ * The caller sets the test's timeout (timeoutFor).
+ */
+export async function runMatrix(plan: MatrixPlan, testInfo: TestInfo): Promise<void> {
+  const started = Date.now();
+  const outcomes = await pool(plan.jobs, CONCURRENCY, runJob);
+  // A failed combined variant run is bisected: each of its variants alone, so the table names the culprit.
+  const failedCombined = outcomes.filter((o) => o.job.kind === 'variants' && o.job.variants.length > 1 && !o.ok);
+  const singles = failedCombined.flatMap((o) => (o.job as Extract<Job, { kind: 'variants' }>).variants.map((v): Job => ({ kind: 'variants', label: `variant-${v}`, variants: [v] })));
+  outcomes.push(...(await pool(singles, CONCURRENCY, runJob)));
+
+  const report = table(plan, outcomes, Date.now() - started);
+  console.log(`\n${report}\n`);
+  const file = testInfo.outputPath('defect-matrix.txt');
+  writeFileSync(file, `${report}\n`);
+  await testInfo.attach('defect-matrix', { path: file, contentType: 'text/plain' });
+
+  for (const o of outcomes) {
+    const what = o.job.kind === 'defect' ? `${o.job.blackBox ? 'black-box ' : ''}defect ${o.job.defect.name} (breaks ${o.job.defect.breaks})` : o.job.kind === 'clean' ? 'the clean mock' : `variants ${o.job.variants.join('+')}`;
+    expect.soft(o.ok, `${what}: ${o.result}; failed MUST IDs ${o.mustFailed.join(', ') || 'none'}; run log ${o.run.logFile}, report ${path.join(o.run.reportDir, 'conformance.json')}\n${o.ok ? '' : o.run.tail.slice(-1500)}`).toBe(true);
+  }
+}
+
+/** A bound on a whole plan, generous: the runs may share two cores with other tests (each run is bounded anyway). */
+export function timeoutFor(jobs: number): number {
+  return Math.max(600_000, Math.ceil(jobs / CONCURRENCY) * 90_000 + RUN_BOUND_MS);
+}
