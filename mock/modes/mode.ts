@@ -70,8 +70,8 @@ export interface DefectMode<N extends string = string> extends ModeBase<N> {
   /** 'fail' (default): breaks a MUST, the verdict fails. 'warn': breaks a SHOULD, the suite warns and passes. */
   expect?: 'fail' | 'warn';
   /**
-   * 'core' (default): in the matrix `npm test` runs. 'extended': run only by the full matrix
-   * (CHATCONFORM_MATRIX=full), to keep `npm test` within its time budget; every one of them is caught too.
+   * 'core' (default): the defects that span every section of the contract, from which `npm test` draws its sample.
+   * 'extended': the rest. `npm run test:matrix` (and .ci/run) runs both tiers; every one of them is caught.
    */
   tier?: 'core' | 'extended';
   /**
