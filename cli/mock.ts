@@ -42,6 +42,7 @@ interface MockFlags {
   controlHost?: string[];
   cors?: string | true;
   replayPace?: ReplayPace;
+  corsControl?: boolean;
 }
 
 /** `--cors` alone: any origin; `--cors ORIGIN`: that one (scheme, host and port, as a browser sends it). */
@@ -122,6 +123,7 @@ export function mockCommand(): Command {
     .option('--journal-body-bytes <n>', 'bytes of each request body the journal keeps (default 16384)', integerFrom(0))
     .option('--prefix <path>', 'serve the /v1 routes only under this mount prefix (/api: http://127.0.0.1:8787/api/v1/models)', prefixPath)
     .option('--cors [origin]', 'answer browser clients: preflights (204 with the allowed methods and headers) and Access-Control-Allow-Origin on every answer, for this origin or any (* or no value); the control API never', corsOrigin)
+    .option('--cors-control', 'with --cors: the control API too, so the origin\'s pages may set faults and scripts and read the journal (off by default: no key guards it)')
     .option('--list-defects', 'list the defect modes and exit')
     .option('--list-variants', 'list the legal variants and exit')
     .action(async (flags: MockFlags) => {
@@ -202,6 +204,7 @@ async function serve(flags: MockFlags): Promise<void> {
   if (flags.replay && (flags.defect?.length || flags.variant?.length || flags.fault?.length || flags.script !== undefined)) {
     throw new UsageError('--replay serves recorded answers as they are; --defect, --variant, --fault and --script do not apply to them');
   }
+  if (flags.corsControl && flags.cors === undefined) throw new UsageError('--cors-control opens the control API to the --cors origin: give --cors too');
   if (flags.replayPace !== undefined && !flags.replay) throw new UsageError('--replay-pace paces a replay: give --replay DIR too');
   if (flags.replay) {
     try {
@@ -222,7 +225,8 @@ async function serve(flags: MockFlags): Promise<void> {
     ...(flags.variant?.length ? { variant: flags.variant } : {}),
     ...(Object.keys(slow).length > 0 ? { slow } : {}),
     ...harness,
-    ...(flags.cors !== undefined ? { cors: { origin: flags.cors === true ? '*' : flags.cors } } : {}),
+    ...(flags.cors !== undefined ? { cors: { origin: flags.cors === true ? '*' : flags.cors, ...(flags.corsControl ? { control: true } : {}) } } : {}),
+    ...(flags.corsControl && flags.cors !== undefined ? { controlOrigins: [flags.cors === true ? '*' : flags.cors] } : {}),
   }).catch((err: NodeJS.ErrnoException) => {
     const problem = listenProblem(err, flags.port);
     throw problem ? new ConfigError(problem) : err;

@@ -83,6 +83,8 @@ function checkCaller(h: Harness, request: CoreRequest): void {
     const own = name !== undefined && (name === 'localhost' || name.endsWith('.localhost') || isIP(name) !== 0 || h.controlHosts.has(name));
     if (!own) refuse(403, 'forbidden_host', `the control API answers only requests addressed to localhost, an IP address or a host named by --control-host (got Host ${JSON.stringify(host.slice(0, 100))})`);
   }
+  // An origin the mock was told to let in (--cors-control) drives it from its pages, as its own would.
+  if (origin !== undefined && (h.controlOrigins.has(origin.toLowerCase()) || h.controlOrigins.has('*'))) return;
   if (origin !== undefined && (host === undefined || origin.toLowerCase() !== `http://${host.toLowerCase()}`)) {
     refuse(403, 'forbidden_origin', `the control API refuses cross-origin requests (Origin ${JSON.stringify(origin.slice(0, 100))} is not this mock's own)`);
   }

@@ -28,6 +28,11 @@ export interface HarnessOptions {
    * reached as http://mock:8787; a control request whose Host names another is refused (DNS rebinding)
    */
   controlHosts?: readonly string[];
+  /**
+   * web origins allowed to drive the control API (`mock --cors ORIGIN --cors-control`: a browser test harness that
+   * sets faults from the page); none by default
+   */
+  controlOrigins?: readonly string[];
 }
 
 /** The prefix as given, checked: "/a/b" (leading slash, no trailing one, no query, no /v1 segment). */
@@ -58,6 +63,7 @@ export class Harness {
   readonly prefix: string;
   /** host names the control API answers besides localhost and IP addresses (lower case) */
   readonly controlHosts: ReadonlySet<string>;
+  readonly controlOrigins: ReadonlySet<string>;
   /** scripts by test id; the key undefined holds the server-wide one */
   private readonly scripts = new Map<string | undefined, Script>();
   /**
@@ -77,6 +83,7 @@ export class Harness {
     if (options.script !== undefined) this.setScript(compileScript(options.script, 'the script option'));
     this.prefix = checkPrefix(options.prefix ?? '');
     this.controlHosts = new Set((options.controlHosts ?? []).map((h) => h.toLowerCase()));
+    this.controlOrigins = new Set((options.controlOrigins ?? []).map((o) => o.toLowerCase()));
   }
 
   setScript(script: Script | undefined, testId?: string): void {

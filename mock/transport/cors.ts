@@ -1,13 +1,15 @@
 // CORS for client authors building browser apps against the mock (`chatconform mock --cors [ORIGIN]`): a
 // preflight is answered 204 with what a browser needs to send the real request, and every answer carries the
 // allow-origin header. Off by default (the contract says nothing of browsers). The control API (/_chatconform)
-// stays closed to web pages: a test runner drives it, never a page (mock/harness/control.ts refuses them).
+// stays closed to web pages (mock/harness/control.ts refuses them) unless asked (`--cors-control`).
 import type { CoreResult } from '../core/http.ts';
 import { isControlPath } from '../harness/names.ts';
 
 export interface CorsPolicy {
   /** The origin allowed: one origin (`http://localhost:5173`) or `*`. */
   origin: string;
+  /** The control API too (`--cors-control`): the origin's pages may set faults and scripts and read the journal. */
+  control?: boolean;
 }
 
 /** Headers a browser client sends and reads: the credential, the body's type, the mock's scenario headers. */
@@ -23,12 +25,12 @@ function allowOrigin(policy: CorsPolicy, requestOrigin: string | undefined): Rec
 
 /** The answer to a preflight, or undefined when the request is none (or asks the control API). */
 export function preflight(policy: CorsPolicy, method: string, path: string, header: (name: string) => string | undefined): CoreResult | undefined {
-  if (method !== 'OPTIONS' || header('access-control-request-method') === undefined || isControlPath(path)) return undefined;
+  if (method !== 'OPTIONS' || header('access-control-request-method') === undefined || (isControlPath(path) && !policy.control)) return undefined;
   return {
     status: 204,
     headers: {
       ...allowOrigin(policy, header('origin')),
-      'access-control-allow-methods': 'GET, POST, OPTIONS',
+      'access-control-allow-methods': isControlPath(path) ? 'GET, POST, PUT, DELETE, OPTIONS' : 'GET, POST, OPTIONS',
       'access-control-allow-headers': header('access-control-request-headers') ?? ALLOW_HEADERS,
       'access-control-max-age': '600',
     },
@@ -39,6 +41,6 @@ export function preflight(policy: CorsPolicy, method: string, path: string, head
 
 /** `result` with the allow-origin headers, unless it answers the control API. */
 export function withCors(policy: CorsPolicy, path: string, requestOrigin: string | undefined, result: CoreResult): CoreResult {
-  if (isControlPath(path)) return result;
+  if (isControlPath(path) && !policy.control) return result;
   return { ...result, headers: { ...result.headers, ...allowOrigin(policy, requestOrigin) } };
 }

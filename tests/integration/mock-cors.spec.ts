@@ -58,3 +58,24 @@ test('--cors alone allows any origin; without --cors a preflight is a 405 and no
   expect(bad.code).toBe(2);
   expect(bad.stderr.trim()).toMatch(/^error: option '--cors \[origin\]' argument 'localhost:5173\/app' is invalid\. expected an origin/);
 });
+
+test('--cors-control opens the control API to that origin only when asked; without --cors it is a usage error', async () => {
+  const mock = await cli.start(['mock', '--port', '0', '--cors', APP, '--cors-control']);
+  const pre = await preflight(mock.url, '/_chatconform/faults');
+  expect(pre.status).toBe(204);
+  expect(pre.headers.get('access-control-allow-origin')).toBe(APP);
+  const set = await fetch(`${mock.url}/_chatconform/faults`, {
+    method: 'POST',
+    headers: { origin: APP, 'sec-fetch-site': 'cross-site', 'content-type': 'application/json' },
+    body: JSON.stringify({ fault: 'status=503' }),
+  });
+  expect(set.status, await set.text()).toBeLessThan(300);
+  expect(set.headers.get('access-control-allow-origin')).toBe(APP);
+  // Another origin is still refused by the control API.
+  const other = await fetch(`${mock.url}/_chatconform/faults`, { method: 'POST', headers: { origin: 'http://evil.example', 'content-type': 'application/json' }, body: JSON.stringify({ fault: 'status=503' }) });
+  expect(other.status).toBe(403);
+  mock.stop();
+  const bad = await cli.run(['mock', '--port', '0', '--cors-control']);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr.trim()).toBe('error: --cors-control opens the control API to the --cors origin: give --cors too');
+});
