@@ -6,7 +6,7 @@ import { expect, test } from '@playwright/test';
 import { CORE_REQUIREMENTS, requirements as catalog } from '../../spec/requirements/index.ts';
 import { validate, formatIssues } from '../../spec/validator.ts';
 import { aggregate, oneLine, targetRequirements, type RequirementResult, type TestOutcome } from '../../report/results.ts';
-import { buildReport, decideExitStatus } from '../../report/json.ts';
+import { buildReport, decideExitStatus, exitCodeOf } from '../../report/json.ts';
 import { writeReports } from '../../report/write.ts';
 import { redactDeep, redact } from '../../spec/redact.ts';
 import { renderHtml, esc } from '../../report/html.ts';
@@ -265,6 +265,21 @@ test.describe('verdict, coverage and exit status', () => {
     expect(decideExitStatus('interrupted', 0, false)).toBe('interrupted');
     expect(decideExitStatus('timedout', 3, false)).toBe('timedout');
     expect(decideExitStatus('passed', 0, true)).toBe('failed');
+  });
+
+  test('exitStatus and exitCode never disagree: "passed" exactly for 0, whatever the run was', () => {
+    for (const status of ['passed', 'failed', 'interrupted', 'timedout'] as const) {
+      for (const mustFailed of [0, 1]) {
+        for (const incomplete of [false, true]) {
+          for (const more of [{}, { stale: 1 }, { failOn: 'warn' as const, warnings: 1 }]) {
+            const exitStatus = decideExitStatus(status, mustFailed, incomplete, more);
+            const gateFailed = mustFailed > 0 || (more as { stale?: number }).stale === 1 || (more as { warnings?: number }).warnings === 1;
+            const code = exitCodeOf(exitStatus, gateFailed);
+            expect(exitStatus === 'passed', `${status} ${mustFailed} ${incomplete} ${JSON.stringify(more)}`).toBe(code === 0);
+          }
+        }
+      }
+    }
   });
 
   test('the sample report: one MUST failure per deviation; a crash and a timeout charge nothing', () => {
