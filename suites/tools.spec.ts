@@ -105,7 +105,8 @@ test.describe('returned tool calls, provoked so that they come back', () => {
     test(`a short call (one enum choice, an optional boolean) comes back whole${stream ? ', streamed' : ''}`, req('TOOL-006', 'TOOL-009'), async ({ target, check, discovery, config }) => {
       const model = modelOrSkip(check, discovery, config.profile);
       const res = await target.chat({ model, messages: [{ role: 'user', content: UNITS_PROMPT }], tools: [UNITS_TOOL], tool_choice: 'required', max_completion_tokens: toolCap(target.maxTokens), ...(stream ? { stream: true } : {}) });
-      accepted(check, 'TOOL-009', res, 'a function tool whose parameters is a JSON Schema object (an enum and a boolean)');
+      // A refusal is judged here, under the rule it breaks; only an accepted answer is judged as a completion.
+      if (!accepted(check, 'TOOL-009', res, 'a function tool whose parameters is a JSON Schema object (an enum and a boolean)')) return;
       const calls = stream ? streamedCalls(judgeStream(check, res, model)) : returnedCalls(judgeCompletion(check, res, model));
       if (res.status === 200 && calls.length === 0) check.cannotJudge([...RETURNED_CALL_IDS, 'TOOL-006'], { message: `tool_choice "required" with ${UNITS_TOOL.function.name}: ${NO_CALL_CAME_BACK}`, on: res });
       checkCallsNameDeclared(check, calls, [UNITS_TOOL.function.name], `tool_choice "required"${stream ? ', streamed' : ''}`);
@@ -113,10 +114,11 @@ test.describe('returned tool calls, provoked so that they come back', () => {
   }
 
   for (const stream of [false, true] as const) {
-    test(`parallel calls: two functions asked for at once come back as separate whole calls${stream ? ', streamed' : ''}`, req('TOOL-006'), async ({ target, check, discovery, config }) => {
+    test(`parallel calls: two functions asked for at once come back as separate whole calls${stream ? ', streamed' : ''}`, req('TOOL-001', 'TOOL-006'), async ({ target, check, discovery, config }) => {
       const model = modelOrSkip(check, discovery, config.profile);
       const declared = [WEATHER_TOOL.function.name, TIME_TOOL.function.name];
       const res = await target.chat({ model, messages: [{ role: 'user', content: PARALLEL_PROMPT }], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: 'required', max_completion_tokens: toolCap(target.maxTokens), ...(stream ? { stream: true } : {}) });
+      if (!accepted(check, 'TOOL-001', res, 'a request with two function tools')) return;
       // Each call assembles on its own (a delta's index keeps the calls apart): ids, names and arguments that decode
       // are judged per call by the registered checks; calls merged by a wrong index do not decode (RESP-020).
       const calls = stream ? streamedCalls(judgeStream(check, res, model)) : returnedCalls(judgeCompletion(check, res, model));
