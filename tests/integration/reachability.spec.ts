@@ -9,6 +9,7 @@ import { expect, test } from '@playwright/test';
 import { startMockServer } from '../../mock/server.ts';
 import { listen } from '../support/listen.ts';
 import { CLI, runProcess } from './support/cli-process.ts';
+import { forwarder } from './support/hostile-targets.ts';
 
 const dirs: string[] = [];
 test.afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -69,16 +70,12 @@ test('--wait-for-target asks again until a server that is still starting answers
   // A server still starting: its first two answers are the front page of the gateway in front of it, then it
   // passes every request on to the mock.
   const mock = await startMockServer({ port: 0 });
+  const forward = forwarder(new URL(mock.url), new http.Agent({ keepAlive: true }));
   let asked = 0;
   const starting = await listen(
     http.createServer((req, res) => {
       if (++asked <= 2) return void res.writeHead(503, { 'content-type': 'text/html' }).end('<html><body>Starting...</body></html>');
-      const upstream = http.request(`${mock.url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
-      upstream.on('error', () => res.destroy());
-      req.pipe(upstream);
+      forward(req, res);
     }),
   );
   try {

@@ -8,23 +8,20 @@ import { expect, test } from '@playwright/test';
 import { startMockServer } from '../../mock/server.ts';
 import { listen } from '../support/listen.ts';
 import { CLI, runProcess } from './support/cli-process.ts';
+import { forwarder } from './support/hostile-targets.ts';
 
 const GATEWAY_KEY = 'gw-secret-7f3a9c2e51d04b88';
 
 test('-H reaches every request (a test\'s own headers aside), and a credential header\'s value is in no output', async () => {
   test.setTimeout(300_000);
   const mock = await startMockServer({ port: 0 });
+  const forward = forwarder(new URL(mock.url), new http.Agent({ keepAlive: true }));
   const seen: { tenant?: string; key?: string }[] = [];
   // A gateway in front of the mock: it notes the headers of every request and passes it on.
   const gateway = await listen(
     http.createServer((req, res) => {
       seen.push({ tenant: req.headers['x-tenant'] as string | undefined, key: req.headers['x-gateway-key'] as string | undefined });
-      const upstream = http.request(`${mock.url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
-      upstream.on('error', () => res.destroy());
-      req.pipe(upstream);
+      forward(req, res);
     }),
   );
   const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-headers-'));
