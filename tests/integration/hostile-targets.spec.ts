@@ -1,11 +1,11 @@
 // The suite against targets that misbehave at the transport level: one that hangs, one that answers bytes that
 // are not HTTP, one that answers HTML with 200, one that closes streams mid-way, one whose streams never end,
 // and one that answers every request with a 100 MB body. Each run (the whole suite, 2 s per-request timeout)
-// must: finish within RUN_BOUND_MS (past it the run is killed with its workers, and the test fails), never
-// crash (no error outside the tests, no test failed by an exception in the suite's code), write
-// conformance.json with failed MUST requirements, exit 1, and name in its evidence what the transport saw
-// (a timeout before any response, a parse error, a cut body, a body over the cap). The six runs go at once:
-// they mostly wait.
+// must finish within RUN_BOUND_MS (past it the run is killed with its workers, and the test fails) and write
+// conformance.json. The first three fail the one check before the tests (run/reachability.ts): the run ends there,
+// exit 3, saying what happened. The others must never crash (no error outside the tests, no test failed by an
+// exception in the suite's code) and name in their evidence what the transport saw (a cut body, a stream the kit
+// stopped waiting for, a body over the cap). The six runs go at once: they mostly wait.
 import { expect, test } from '@playwright/test';
 import {
   closesMidStreamTarget,
@@ -42,16 +42,19 @@ const BODY_CAP = 16 * 1024 * 1024;
  * (status 0: a timeout, bytes that are not HTTP), or an answer whose body was cut, too slow or over the cap.
  */
 /**
+ * `unreached`: the target fails the one check before the tests (run/reachability.ts: it hangs, answers bytes that
+ * are not HTTP, or an HTML page): the run ends at once, no test runs, nothing is charged, and the report says what
+ * happened in one line (exit 3).
  * `unjudgeable`: the target never gives an HTTP response, so the kit can judge nothing: every requirement it
  * needed is `error` (the kit could not judge), none is charged as failed, and the verdict is INCOMPLETE, never
  * PASS (exit 3: a runtime error, no target, never a green gate). `unfinished`: the target answers, but its streams
  * never end: a stream still arriving when the kit stops waiting is `error`, never a failure (slow is not broken), so
  * nothing fails and the verdict is INCOMPLETE (exit 0: it answered). The others answer, badly: judged, and they fail.
  */
-const TARGETS: { name: string; start: () => Promise<HostileTarget>; transport?: RegExp; unjudgeable?: boolean; unfinished?: boolean }[] = [
-  { name: 'hangs (accepts, never answers)', start: hangingTarget, transport: /request timed out after 2000 ms before any response/, unjudgeable: true },
-  { name: 'answers garbage bytes (not HTTP)', start: garbageTarget, transport: /Parse Error[^"]*HPE_[A-Z_]+/, unjudgeable: true },
-  { name: 'answers HTML with status 200', start: htmlTarget },
+const TARGETS: { name: string; start: () => Promise<HostileTarget>; transport?: RegExp; unreached?: RegExp; unjudgeable?: boolean; unfinished?: boolean }[] = [
+  { name: 'hangs (accepts, never answers)', start: hangingTarget, unreached: /^[^\n]*the target cannot be reached: no answer from 127\.0\.0\.1:\d+ within 10 s/ },
+  { name: 'answers garbage bytes (not HTTP)', start: garbageTarget, unreached: /^[^\n]*the target cannot be reached: 127\.0\.0\.1:\d+ does not answer in HTTP\/1\.1: .*Parse Error/ },
+  { name: 'answers HTML with status 200', start: htmlTarget, unreached: /^[^\n]*the target cannot be reached: .*answers HTTP 200 with an HTML page, not this API/ },
   { name: 'closes the connection mid-stream', start: closesMidStreamTarget, transport: /aborted \(ECONNRESET\)|the connection closed before the response body was complete/ },
   { name: 'streams forever (never [DONE])', start: streamsForeverTarget, transport: /request timed out after 2000 ms while reading the response body/, unfinished: true },
   {
@@ -64,7 +67,7 @@ const TARGETS: { name: string; start: () => Promise<HostileTarget>; transport?: 
 test('hostile targets: the suite finishes in bounded time, reports failures, never crashes or hangs', async ({}, testInfo) => {
   test.setTimeout(RUN_BOUND_MS + 120_000);
   const started = Date.now();
-  const results = await pool(TARGETS, TARGETS.length, async ({ name, start, transport, unjudgeable, unfinished }) => {
+  const results = await pool(TARGETS, TARGETS.length, async ({ name, start, transport, unreached, unjudgeable, unfinished }) => {
     const target = await start();
     // The proxies in front of the mock answer their catalog before the run: a cold mock on a loaded machine
     // (six runs starting at once) can miss the run's 2 s discovery timeout, and then nothing would be judged.
@@ -80,7 +83,7 @@ test('hostile targets: the suite finishes in bounded time, reports failures, nev
         boundMs: RUN_BOUND_MS,
         label: `hostile-${name.split(' ')[0]}`,
       });
-      return { name, run, transport, unjudgeable, unfinished };
+      return { name, run, transport, unreached, unjudgeable, unfinished };
     } finally {
       await target.close();
     }
@@ -98,12 +101,22 @@ test('hostile targets: the suite finishes in bounded time, reports failures, nev
   lines.push(`  total ${((Date.now() - started) / 1000).toFixed(0)} s`);
   console.log(`\n${lines.join('\n')}\n`);
 
-  for (const { name, run, transport, unjudgeable, unfinished } of results) {
+  for (const { name, run, transport, unreached, unjudgeable, unfinished } of results) {
     const r = run.report;
     const where = `target that ${name}: log ${run.logFile}\n${run.tail.slice(-1500)}`;
     expect.soft(run.killed, `the run against the ${where}\nfinishes within ${RUN_BOUND_MS / 1000} s`).toBe(false);
     expect.soft(r, `the run against the ${where}\nwrites conformance.json`).toBeDefined();
     if (!r) continue;
+    if (unreached) {
+      const tests = (r as unknown as { run: { tests: { total: number } } }).run.tests;
+      expect.soft(r.errors, `the run against the ${where}\nends at the reachability check, saying what happened`).toEqual([expect.stringMatching(unreached)]);
+      expect.soft(r.verdict.summary, `the run against the ${where}\nheads its verdict with it`).toMatch(/^the target cannot be reached: /);
+      expect.soft(tests.total, `the run against the ${where}\nruns no test`).toBe(0);
+      expect.soft(r.verdict.mustFailed, `the run against the ${where}\ncharges nothing`).toEqual([]);
+      expect.soft(run.code, `the run against the ${where}\nexits 3`).toBe(3);
+      if (!run.killed && r.verdict.result === 'incomplete') cleanup(run);
+      continue;
+    }
     expect.soft(r.errors, `the run against the ${where}\nhas no error outside its tests (a crash)`).toEqual([]);
     expect.soft(crashes(r), `the run against the ${where}\nfails only on requirement checks, never on an exception in the suite's code`).toEqual([]);
     const counts = (r as unknown as { counts: { error: number } }).counts;
