@@ -9,8 +9,8 @@ import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { BUILTIN_PROFILES, ENV, gateOf, normaliseBaseUrl, profilePathOf, reportDirOf } from '../run/config.ts';
 import { applyConfigFile } from '../run/config-file.ts';
-import { headerSecrets, headersOfText, parseHeaderLine } from '../run/extra-headers.ts';
-import { isCredentialHeader, redact } from '../spec/redact.ts';
+import { headersOfText, parseHeaderLine } from '../run/extra-headers.ts';
+import { redactHeaders } from '../spec/redact.ts';
 import { loadProfile } from '../run/profile.ts';
 import { describeSelection, SELECTION_ENV, selectionOf, selectionStatements } from '../run/selection.ts';
 import { loadBaseline } from '../report/baseline.ts';
@@ -36,10 +36,10 @@ function headerLines(raw: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), raw];
 }
 
-/** A header as the bundle's command records it: a credential's value masked. */
+/** A header as the bundle's command records it: a credential's value masked (spec/redact.ts, as every output). */
 function maskedHeaderLine(line: string): string {
   const [name, value] = parseHeaderLine(line);
-  return isCredentialHeader(name) ? `${name}: ${redact(value, headerSecrets({ [name]: value }))}` : `${name}: ${value}`;
+  return `${name}: ${redactHeaders({ [name]: value }, [])[name]}`;
 }
 
 /** Each setting a person can give: its flag (commander's attribute name) and its environment variable. */
@@ -199,7 +199,8 @@ export function commandLine(flags: RunFlags): string {
   for (const s of RUN_SETTINGS) {
     const value = flags[s.key];
     if (value === undefined || value === false) continue;
-    const name = s.flag.split(' ')[0]!;
+    // The long name: a flag with a short alias (`-H, --header`) is recorded by its long one.
+    const name = /--[a-z-]+/.exec(s.flag)![0];
     if (s.key === 'apiKey') parts.push(name, '"$CONFORMANCE_API_KEY"');
     else if (s.key === 'header') for (const line of value as string[]) parts.push(name, JSON.stringify(maskedHeaderLine(line)));
     else if (value === true) parts.push(name);

@@ -53,22 +53,22 @@ export class ParseThread {
     return this.worker;
   }
 
-  /** The worker is gone: the bodies it had, and every later one, are parsed by the serving thread. */
-  private fail(): void {
+  /** No more worker: the bodies it had, and every later one, are parsed by the serving thread. Returns the worker to stop. */
+  private drop(): Worker | undefined {
     this.failed = true;
     const worker = this.worker;
     this.worker = undefined;
-    void worker?.terminate();
     for (const resolve of this.pending.values()) resolve(undefined);
     this.pending.clear();
+    return worker;
+  }
+
+  /** The worker failed or exited. */
+  private fail(): void {
+    void this.drop()?.terminate();
   }
 
   async close(): Promise<void> {
-    this.failed = true;
-    const worker = this.worker;
-    this.worker = undefined;
-    for (const resolve of this.pending.values()) resolve(undefined);
-    this.pending.clear();
-    await worker?.terminate();
+    await this.drop()?.terminate();
   }
 }

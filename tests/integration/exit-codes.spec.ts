@@ -4,22 +4,13 @@
 // exitCode (3 for a dead target, 0 for a live mock that passes), and the report's exit fields agree with it.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { repoRoot } from '../../run/config.ts';
 import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
-
-/** A port on 127.0.0.1 that nothing listens on: taken from the OS, then released. */
-async function deadPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { closedPort } from '../support/listen.ts';
 
 interface Ran {
   code: number;
@@ -58,7 +49,7 @@ test.afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 test('a dead target: npm run conformance and chatconform run both exit 3, and the report says so', async () => {
   test.setTimeout(300_000);
-  const url = `http://127.0.0.1:${await deadPort()}`;
+  const url = `http://127.0.0.1:${await closedPort()}`;
   for (const [name, run] of [['npm run conformance', npmRunConformance], ['chatconform run', chatconformRun]] as const) {
     const r = await run(url, path.join(scratch, `dead-${name.split(' ')[0]}`));
     expect(r.code, `${name}\n${r.output}`).toBe(3);

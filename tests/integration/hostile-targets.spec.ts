@@ -45,13 +45,11 @@ const BODY_CAP = 16 * 1024 * 1024;
  * `unreached`: the target fails the one check before the tests (run/reachability.ts: it hangs, answers bytes that
  * are not HTTP, or an HTML page): the run ends at once, no test runs, nothing is charged, and the report says what
  * happened in one line (exit 3).
- * `unjudgeable`: the target never gives an HTTP response, so the kit can judge nothing: every requirement it
- * needed is `error` (the kit could not judge), none is charged as failed, and the verdict is INCOMPLETE, never
- * PASS (exit 3: a runtime error, no target, never a green gate). `unfinished`: the target answers, but its streams
+ * `unfinished`: the target answers, but its streams
  * never end: a stream still arriving when the kit stops waiting is `error`, never a failure (slow is not broken), so
  * nothing fails and the verdict is INCOMPLETE (exit 0: it answered). The others answer, badly: judged, and they fail.
  */
-const TARGETS: { name: string; start: () => Promise<HostileTarget>; transport?: RegExp; unreached?: RegExp; unjudgeable?: boolean; unfinished?: boolean }[] = [
+const TARGETS: { name: string; start: () => Promise<HostileTarget>; transport?: RegExp; unreached?: RegExp; unfinished?: boolean }[] = [
   { name: 'hangs (accepts, never answers)', start: hangingTarget, unreached: /^[^\n]*the target cannot be reached: no answer from 127\.0\.0\.1:\d+ within 10 s/ },
   { name: 'answers garbage bytes (not HTTP)', start: garbageTarget, unreached: /^[^\n]*the target cannot be reached: 127\.0\.0\.1:\d+ does not answer in HTTP\/1\.1: .*Parse Error/ },
   { name: 'answers HTML with status 200', start: htmlTarget, unreached: /^[^\n]*the target cannot be reached: .*answers HTTP 200 with an HTML page, not this API/ },
@@ -67,7 +65,7 @@ const TARGETS: { name: string; start: () => Promise<HostileTarget>; transport?: 
 test('hostile targets: the suite finishes in bounded time, reports failures, never crashes or hangs', async ({}, testInfo) => {
   test.setTimeout(RUN_BOUND_MS + 120_000);
   const started = Date.now();
-  const results = await pool(TARGETS, TARGETS.length, async ({ name, start, transport, unreached, unjudgeable, unfinished }) => {
+  const results = await pool(TARGETS, TARGETS.length, async ({ name, start, transport, unreached, unfinished }) => {
     const target = await start();
     // The proxies in front of the mock answer their catalog before the run: a cold mock on a loaded machine
     // (six runs starting at once) can miss the run's 2 s discovery timeout, and then nothing would be judged.
@@ -83,7 +81,7 @@ test('hostile targets: the suite finishes in bounded time, reports failures, nev
         boundMs: RUN_BOUND_MS,
         label: `hostile-${name.split(' ')[0]}`,
       });
-      return { name, run, transport, unreached, unjudgeable, unfinished };
+      return { name, run, transport, unreached, unfinished };
     } finally {
       await target.close();
     }
@@ -101,7 +99,7 @@ test('hostile targets: the suite finishes in bounded time, reports failures, nev
   lines.push(`  total ${((Date.now() - started) / 1000).toFixed(0)} s`);
   console.log(`\n${lines.join('\n')}\n`);
 
-  for (const { name, run, transport, unreached, unjudgeable, unfinished } of results) {
+  for (const { name, run, transport, unreached, unfinished } of results) {
     const r = run.report;
     const where = `target that ${name}: log ${run.logFile}\n${run.tail.slice(-1500)}`;
     expect.soft(run.killed, `the run against the ${where}\nfinishes within ${RUN_BOUND_MS / 1000} s`).toBe(false);
@@ -120,12 +118,7 @@ test('hostile targets: the suite finishes in bounded time, reports failures, nev
     expect.soft(r.errors, `the run against the ${where}\nhas no error outside its tests (a crash)`).toEqual([]);
     expect.soft(crashes(r), `the run against the ${where}\nfails only on requirement checks, never on an exception in the suite's code`).toEqual([]);
     const counts = (r as unknown as { counts: { error: number } }).counts;
-    if (unjudgeable) {
-      expect.soft(r.verdict.result, `the run against the ${where}\nis incomplete, never a pass`).toBe('incomplete');
-      expect.soft(r.verdict.mustFailed, `the run against the ${where}\ncharges no failure for what the kit could not judge`).toEqual([]);
-      expect.soft(counts.error, `the run against the ${where}\nreports what it could not judge as error`).toBeGreaterThan(0);
-      expect.soft(run.code, `the run against the ${where}\nexits 3 (no target: nothing could be judged)`).toBe(3);
-    } else if (unfinished) {
+    if (unfinished) {
       expect.soft(r.verdict.result, `the run against the ${where}\nis incomplete, never a pass`).toBe('incomplete');
       expect.soft(r.verdict.mustFailed, `the run against the ${where}\ncharges no failure for a stream the kit stopped waiting for`).toEqual([]);
       expect.soft(counts.error, `the run against the ${where}\nreports the streams it stopped waiting for as error`).toBeGreaterThan(0);
@@ -137,7 +130,7 @@ test('hostile targets: the suite finishes in bounded time, reports failures, nev
     }
     // What the transport saw reaches the report (failure messages, and the evidence exchanges' error).
     if (transport) expect.soft(JSON.stringify(r), `the run against the ${where}\nreports what the transport saw`).toMatch(transport);
-    if (!run.killed && r.verdict.result === (unjudgeable || unfinished ? 'incomplete' : 'fail') && r.errors.length === 0 && crashes(r).length === 0) cleanup(run);
+    if (!run.killed && r.verdict.result === (unfinished ? 'incomplete' : 'fail') && r.errors.length === 0 && crashes(r).length === 0) cleanup(run);
   }
   await testInfo.attach('hostile-targets', { body: lines.join('\n'), contentType: 'text/plain' });
 });

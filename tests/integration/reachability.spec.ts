@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startMockServer } from '../../mock/server.ts';
-import { listen } from '../support/listen.ts';
+import { closedPort, listen } from '../support/listen.ts';
 import { CLI, runProcess } from './support/cli-process.ts';
 import { forwarder } from './support/hostile-targets.ts';
 
@@ -26,13 +26,6 @@ async function run(args: string[]): Promise<{ code: number | null; output: strin
     junit: readFileSync(path.join(dir, 'junit.xml'), 'utf8'),
     html: readFileSync(path.join(dir, 'conformance.html'), 'utf8'),
   };
-}
-
-/** A port nothing listens on: one the system just gave and took back. */
-async function closedPort(): Promise<number> {
-  const s = await listen(http.createServer());
-  await s.close();
-  return Number(new URL(s.url).port);
 }
 
 async function expectUnreachable(args: string[], line: RegExp): Promise<void> {

@@ -1,6 +1,6 @@
 // A server the tests start: on a free port of 127.0.0.1 only, and closed by the test with every connection it
 // still holds (a kept-alive socket would keep server.close() waiting). A socket error never crashes the test.
-import type { AddressInfo, Server, Socket } from 'node:net';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 
 export interface Listening {
   url: string;
@@ -27,4 +27,11 @@ export async function listen(server: Server, after?: () => Promise<void>): Promi
       await after?.();
     },
   };
+}
+
+/** A port on 127.0.0.1 that nothing listens on: one the system just gave, taken back. */
+export async function closedPort(): Promise<number> {
+  const s = await listen(createServer());
+  await s.close();
+  return Number(new URL(s.url).port);
 }

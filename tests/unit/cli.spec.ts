@@ -9,6 +9,7 @@ import { expect, test } from '@playwright/test';
 import net from 'node:net';
 import { main } from '../../cli/program.ts';
 import { EXIT_CODES_TEXT } from '../../cli/usage.ts';
+import { listen } from '../support/listen.ts';
 import { RUN_SETTINGS, commandLine, environmentFor, WORKERS_ENV } from '../../cli/run.ts';
 import { BUILTIN_PROFILES, ENV, repoRoot } from '../../run/config.ts';
 import { SELECTION_ENV } from '../../run/selection.ts';
@@ -56,6 +57,8 @@ test('the command a bundle records: every flag as given, the key only as the var
   const line = commandLine({ baseUrl: 'https://api.example.com', apiKey: 'sk-live-secret-0123456789', profile: 'acme.json', model: ['a/b', 'c'], seed: 7, certify: true });
   expect(line).toBe('chatconform run --base-url "https://api.example.com" --api-key "$CONFORMANCE_API_KEY" --profile "acme.json" --seed "7" --model "a/b,c" --certify');
   expect(line).not.toContain('sk-live');
+  // Headers: by the long flag, one per header, a credential's value masked.
+  expect(commandLine({ header: ['X-Gateway-Key: gw-secret-123456', 'X-Tenant: acme, eu'] })).toBe('chatconform run --header "X-Gateway-Key: ***REDACTED***" --header "X-Tenant: acme, eu"');
 });
 
 test('gating flags write their variables: lists joined, paths resolved', () => {
@@ -72,9 +75,8 @@ test('gating flags write their variables: lists joined, paths resolved', () => {
 
 test('a file, a port or recordings the command cannot use: one line on stderr, exit 3, the same on every subcommand', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-cli-env-'));
-  const busy = net.createServer();
-  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
-  const port = String((busy.address() as net.AddressInfo).port);
+  const busy = await listen(net.createServer());
+  const port = new URL(busy.url).port;
   const absent = path.join(dir, 'absent.json');
   const cases: [string[], RegExp][] = [
     [['verify', path.join(dir, 'no-bundle')], /^error: .*no-bundle: no such bundle$/],
@@ -94,7 +96,7 @@ test('a file, a port or recordings the command cannot use: one line on stderr, e
       expect(r.err.trimEnd(), argv.join(' ')).toMatch(message);
     }
   } finally {
-    busy.close();
+    await busy.close();
   }
 });
 
