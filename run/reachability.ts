@@ -20,11 +20,11 @@ export const REACH_TIMEOUT_MS = 10_000;
 
 /** What happened, in one line; undefined when the target answered as this API could (JSON, or anything not a page). */
 export function unreachable(res: TargetResponse, baseUrl: string): string | undefined {
-  const { host } = new URL(baseUrl);
+  const { host, hostname } = new URL(baseUrl);
   const x = res.exchange;
   if (x.status === 0) {
     const error = x.error ?? 'no answer';
-    if (/ENOTFOUND|EAI_AGAIN|EAI_NONAME/.test(error)) return `the host name ${new URL(baseUrl).hostname} does not resolve (DNS)`;
+    if (/ENOTFOUND|EAI_AGAIN|EAI_NONAME/.test(error)) return `the host name ${hostname} does not resolve (DNS)`;
     switch (x.errorKind) {
       case 'refused':
         return `connection refused at ${host}`;
