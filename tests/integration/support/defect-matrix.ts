@@ -179,7 +179,8 @@ function table(plan: MatrixPlan, outcomes: Outcome[], wallMs: number): string {
   lines.push(`  defects caught: ${musts.filter((o) => o.ok).length}/${musts.length} (MUST)   SHOULD defects warned: ${shoulds.filter((o) => o.ok).length}/${shoulds.length}`);
   const blind = blackBox.filter((o) => o.result.startsWith('not visible'));
   lines.push(`  black box: ${blackBox.filter((o) => o.ok && !o.result.startsWith('not visible')).length}/${blackBox.length} caught, ${blind.length} not visible without cooperation (${blind.map((o) => o.job.defect.name).join(', ') || 'none'}), ${blackBox.filter((o) => !o.ok).length} missed`);
-  lines.push(`  variants passed: ${variantVerdicts.filter((v) => v.passed).length}/${variantVerdicts.length}${variantVerdicts.some((v) => !v.passed) ? ` (failing: ${variantVerdicts.filter((v) => !v.passed).map((v) => v.name).join(', ')})` : ''}   clean mock: ${clean ? (clean.ok ? 'pass' : 'FAIL') : 'not run'}`);
+  if (variantRuns.length === 0) lines.push(`  variants: not run   clean mock: ${clean ? (clean.ok ? 'pass' : 'FAIL') : 'not run'}`);
+  else lines.push(`  variants passed: ${variantVerdicts.filter((v) => v.passed).length}/${variantVerdicts.length}${variantVerdicts.some((v) => !v.passed) ? ` (failing: ${variantVerdicts.filter((v) => !v.passed).map((v) => v.name).join(', ')})` : ''}   clean mock: ${clean ? (clean.ok ? 'pass' : 'FAIL') : 'not run'}`);
   lines.push(`  ${outcomes.length} runs in ${seconds(wallMs)}`);
   if (plan.note) lines.push(`  (${plan.note})`);
   return lines.join('\n');
@@ -229,6 +230,20 @@ export async function runMatrix(plan: MatrixPlan, testInfo: TestInfo): Promise<v
     const what = o.job.kind === 'defect' ? `${o.job.blackBox ? 'black-box ' : ''}defect ${o.job.defect.name} (breaks ${o.job.defect.breaks})` : o.job.kind === 'clean' ? 'the clean mock' : `variants ${o.job.variants.join('+')}`;
     expect.soft(o.ok, `${what}: ${o.result}; failed MUST IDs ${o.mustFailed.join(', ') || 'none'}; run log ${o.run.logFile}, report ${path.join(o.run.reportDir, 'conformance.json')}\n${o.ok ? '' : o.run.tail.slice(-1500)}`).toBe(true);
   }
+}
+
+/**
+ * The rows CHATCONFORM_MATRIX_ROWS names (comma-separated defect names, `clean`, `variants`), cooperative and black
+ * box: a contributor replays the rows a change touches without the hundred others. Unset: every job. A name that
+ * matches no row is an error, so a typo never passes as an empty matrix.
+ */
+export function selectedRows(jobs: Job[], rows = process.env.CHATCONFORM_MATRIX_ROWS): Job[] {
+  if (!rows) return jobs;
+  const names = rows.split(',').map((n) => n.trim()).filter(Boolean);
+  const rowOf = (j: Job) => (j.kind === 'defect' ? j.defect.name : j.kind);
+  const unknown = names.filter((n) => !jobs.some((j) => rowOf(j) === n));
+  if (unknown.length > 0) throw new Error(`CHATCONFORM_MATRIX_ROWS: no row named ${unknown.join(', ')} (rows: clean, variants, or a defect name of mock/defects.ts)`);
+  return jobs.filter((j) => names.includes(rowOf(j)));
 }
 
 /** A bound on a whole plan, generous: the runs may share two cores with other tests (each run is bounded anyway). */
