@@ -338,6 +338,24 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'cap-ignored': 'chat, max_completion_tokens alone',
   'tool-call-undeclared-name': 'chat, tool call, the names judged',
   'routing-substitute-model': 'chat, allow_fallbacks false, an order naming no route',
+  'catalog-name-missing': 'model list',
+  'catalog-context-window-string': 'model list',
+  'catalog-false-omitted': 'model list',
+  'catalog-description-empty': 'model list',
+  'catalog-thinking-config-array': 'model list',
+  'catalog-tiers-list': 'model list',
+  'catalog-featured-label-unfeatured': 'model list',
+  'response-object-missing': 'chat',
+  'created-iso-string': 'chat',
+  'choice-index-from-one': 'chat',
+  'message-role-model': 'chat',
+  'reasoning-content-blocks': 'chat with reasoning',
+  'usage-cost-string': 'chat',
+  'tool-call-name-outside-function': 'chat, tool call',
+  'error-message-object': 'refused: an unavailable model',
+  'catalog-credit-tier-ordinal': 'model list',
+  'prompt-tokens-zero': 'chat',
+  'tool-call-tokens-uncounted': 'chat, tool call',
 };
 
 /**
@@ -371,6 +389,10 @@ const ALSO_FOUND: Partial<Record<DefectName, string[]>> = {
   'finish-reason-null': ['warn CHAT-001'],
   // The substitute's answer names the substitute: the response model is not the requested entry (CHAT-009's rule too).
   'routing-substitute-model': ['fail CHAT-009'],
+  // "display_name" is also a field 2.10 does not list.
+  'catalog-name-missing': ['fail CAT-001'],
+  // Every false boolean goes: each of the other four required booleans has a rule of its own.
+  'catalog-false-omitted': ['fail CAT-010', 'fail CAT-011', 'fail CAT-019', 'fail CAT-022'],
 };
 
 /**
