@@ -4,8 +4,8 @@ import { req, test } from './lib/test-fixtures.ts';
 
 import { chatModel, completionTokensOf, LONG_ANSWER_PROMPT, errorFieldsOf, limitHeaders, noModelReason, outcomeOf, SHORT_PROMPT, usageOf, userMessage } from './lib/requests/chat.ts';
 import { judgeCompletion } from '../judge/judge-response.ts';
+import { judgeRefusedBeforeParsing, uploadOutcome, type UploadOutcome } from '../judge/comparisons.ts';
 import { usableModels } from './lib/discovery.ts';
-import type { TargetResponse } from '../judge/exchange.ts';
 
 /** Just over the limit under both readings of "10 MB" (10,000,000 and 10,485,760 bytes), with a margin. */
 const OVERSIZED_BYTES = 10 * 1024 * 1024 + 64 * 1024;
@@ -31,15 +31,6 @@ function oversizedGarbage(bytes: number): Buffer {
   return Buffer.from(head + '#'.repeat(Math.max(0, bytes - head.length)), 'utf8');
 }
 
-type Refusal = { kind: 'status'; status: number; code: unknown } | { kind: 'closed' | 'timeout'; error: string };
-
-/** How an oversized upload ended: an HTTP status (with the error code), a closed connection, or no answer in time. */
-function refusalOf(res: TargetResponse): Refusal {
-  const error = res.exchange.error;
-  if (error === undefined) return { kind: 'status', status: res.status, code: errorFieldsOf(res).code };
-  return { kind: /timeout|timed out/i.test(error) ? 'timeout' : 'closed', error };
-}
-
 test.describe('section 8: request body size', () => {
   test(
     'a body over 10 MB is refused before it is parsed',
@@ -51,7 +42,7 @@ test.describe('section 8: request body size', () => {
       const model = chatModel(discovery, config.profile);
       if (!model) return check.skip(noModelReason(discovery));
       let valid = await target.postRaw('/v1/chat/completions', paddedRequest(model.id, OVERSIZED_BYTES), { timeoutMs });
-      let v = refusalOf(valid);
+      let v = uploadOutcome(valid);
       if (v.kind === 'timeout') {
         // A target that does not answer one big upload is not sent a second.
         const none = `no response in time to a valid JSON request of ${OVERSIZED_BYTES} bytes (${v.error})`;
@@ -59,23 +50,19 @@ test.describe('section 8: request body size', () => {
         return;
       }
       let garbage = await target.postRaw('/v1/chat/completions', oversizedGarbage(OVERSIZED_BYTES), { timeoutMs });
-      let g = refusalOf(garbage);
+      let g = uploadOutcome(garbage);
       // A status for one upload and a bare close for the other: the close may be the connection's, not the
       // refusal's (a server that answers early and closes while the upload is still arriving can lose its own
       // answer to the reset). That upload is sent once more; only a close that reproduces is compared.
-      if (g.kind === 'closed' && v.kind === 'status') g = refusalOf((garbage = await target.postRaw('/v1/chat/completions', oversizedGarbage(OVERSIZED_BYTES), { timeoutMs })));
-      else if (v.kind === 'closed' && g.kind === 'status') v = refusalOf((valid = await target.postRaw('/v1/chat/completions', paddedRequest(model.id, OVERSIZED_BYTES), { timeoutMs })));
-      const said = (r: Refusal) => (r.kind === 'status' ? `status ${r.status} code ${JSON.stringify(r.code)}` : r.kind === 'closed' ? `the connection closed without a response (${r.error})` : `no response in time (${r.error})`);
+      if (g.kind === 'closed' && v.kind === 'status') g = uploadOutcome((garbage = await target.postRaw('/v1/chat/completions', oversizedGarbage(OVERSIZED_BYTES), { timeoutMs })));
+      else if (v.kind === 'closed' && g.kind === 'status') v = uploadOutcome((valid = await target.postRaw('/v1/chat/completions', paddedRequest(model.id, OVERSIZED_BYTES), { timeoutMs })));
       // Rejected: a non-200 status, or the connection closed on the upload (a proxy may cut an oversized body short).
-      const rejected = (r: Refusal) => (r.kind === 'status' && r.status !== 200) || r.kind === 'closed';
+      const rejected = (r: UploadOutcome) => (r.kind === 'status' && r.status !== 200) || r.kind === 'closed';
       // Each finding on its own upload: the evidence of the valid-JSON one is the valid-JSON request.
       check.that('LIMIT-001', rejected(v), () => `a valid JSON request of ${OVERSIZED_BYTES} bytes was not refused: ${valid.describe()}`, valid);
       check.that('LIMIT-001', rejected(g), () => `a body of ${OVERSIZED_BYTES} bytes that is not JSON was not refused: ${garbage.describe()}`, garbage);
       // Rejected before parsing: whether the bytes are JSON cannot change the refusal.
-      const differ = () => `the oversized valid JSON body got ${said(v)}; the oversized body that is not JSON got ${said(g)}: the refusal depends on parsing`;
-      const sameStatusAndCode = v.kind === 'status' && g.kind === 'status' && v.status !== 200 && v.status === g.status && v.code === g.code;
-      // Compares the two; the upload that is not JSON is the one a parser would answer differently.
-      check.that('LIMIT-002', sameStatusAndCode || (v.kind === 'closed' && g.kind === 'closed'), differ, garbage);
+      judgeRefusedBeforeParsing(check, valid, garbage, OVERSIZED_BYTES);
       check.observe('OBS-026', { bytes: OVERSIZED_BYTES, validJson: errorFieldsOf(valid), notJson: errorFieldsOf(garbage) }, 'status and error of an oversized body (valid JSON, and not JSON)');
     },
   );

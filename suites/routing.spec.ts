@@ -5,6 +5,7 @@
 import { req, test } from './lib/test-fixtures.ts';
 import type { Checker } from '../judge/checker.ts';
 import { judgeCompletion, judgeRefusal } from '../judge/judge-response.ts';
+import { judgeModelKept } from '../judge/comparisons.ts';
 import { pickModel, usableModels, type Discovery, type ModelEntry, noUsableReason } from './lib/discovery.ts';
 import type { Profile } from '../run/profile.ts';
 import { checkAccepted, isObject, outcomeOf, probeCap, skipIfUnavailable } from './lib/requests/features.ts';
@@ -31,7 +32,7 @@ function ask(target: Target, model: string, provider: unknown, extra: Record<str
 function checkModelKept(check: Checker, res: TargetResponse, model: string, what: string): void {
   if (res.exchange.status !== 0 && res.status === 200) {
     const body = judgeCompletion(check, res, model);
-    if (body) check.that('ROUTE-008', body.model === model, () => `with ${what}, requested model ${JSON.stringify(model)}, the response names ${JSON.stringify(body.model)}`);
+    if (body) judgeModelKept(check, res, model, [body.model], what);
   } else {
     judgeRefusal(check, res, { id: 'ROUTE-008' });
   }
@@ -51,7 +52,7 @@ test.describe('provider routing preferences', () => {
     if (!model) return check.skip(noUsableReason(discovery));
     const res = await ask(target, model.id, {});
     const body = checkAccepted(check, 'ROUTE-001', res, model.id, 'provider {}');
-    if (body) check.that('ROUTE-008', body.model === model.id, () => `with provider {}, requested ${JSON.stringify(model.id)}, the response names ${JSON.stringify(body.model)}`);
+    if (body) judgeModelKept(check, res, model.id, [body.model], 'provider {}');
   });
 
   test('provider.sort: a string ranking preference is accepted; the accepted values are recorded', req('ROUTE-002', 'ROUTE-007', 'ROUTE-008', 'OBS-012'), async ({ target, check, discovery, config }) => {
@@ -95,7 +96,7 @@ test.describe('provider routing preferences', () => {
     // true: fallbacks allowed, so any route may serve; false alone is judged with the refusal tests below.
     const res = await ask(target, model.id, { allow_fallbacks: true });
     const body = checkAccepted(check, 'ROUTE-004', res, model.id, 'provider {allow_fallbacks: true}');
-    if (body) check.that('ROUTE-008', body.model === model.id, () => `with allow_fallbacks true, requested ${JSON.stringify(model.id)}, the response names ${JSON.stringify(body.model)}`);
+    if (body) judgeModelKept(check, res, model.id, [body.model], 'allow_fallbacks true');
   });
 
   test('no preference changes the model that was requested', req('ROUTE-008'), async ({ target, check, discovery, config }) => {
@@ -122,8 +123,7 @@ test.describe('provider routing preferences', () => {
       return;
     }
     const named = res.stream().chunks.map((c) => c.model).filter((m) => m !== undefined);
-    const others = [...new Set(named.filter((m) => m !== model.id))];
-    check.that('ROUTE-008', others.length === 0, () => `streamed with provider ${JSON.stringify(provider)}, requested ${JSON.stringify(model.id)}, chunks name ${JSON.stringify(others)}`);
+    judgeModelKept(check, res, model.id, named, `provider ${JSON.stringify(provider)}, streamed`);
   });
 
   test('allow_fallbacks false with an order naming no route is never answered by another model; the outcome is recorded', req('ROUTE-008', 'OBS-025'), async ({ target, check, discovery, config }) => {

@@ -4,6 +4,7 @@
 import { req, test } from './lib/test-fixtures.ts';
 import { judgeCompletion, judgeRefusal } from '../judge/judge-response.ts';
 import { judgeStream } from '../judge/judge-response.ts';
+import { judgeCallsNameDeclared } from '../judge/comparisons.ts';
 import { pickModel, type Discovery, noUsableReason } from './lib/discovery.ts';
 import type { Checker } from '../judge/checker.ts';
 import type { AssembledChoice, ChatStream } from '../judge/decoding/chat-stream.ts';
@@ -42,13 +43,6 @@ function modelOrSkip(check: Checker, discovery: Discovery, profile: Profile): st
   return model.id;
 }
 
-/** TOOL-006: every returned call names a function the request declared. */
-function checkCallsNameDeclared(check: Checker, calls: ReturnedCall[], declared: readonly string[], where: string): void {
-  for (const c of calls) {
-    check.that('TOOL-006', typeof c.name === 'string' && declared.includes(c.name), () => `${where}: tool call ${c.position} names ${JSON.stringify(c.name)}; the request declared only ${declared.map((n) => JSON.stringify(n)).join(', ')}`);
-  }
-}
-
 /** The calls of one assembled streamed choice, read as a non-streamed answer's are. */
 const callsOf = (c: AssembledChoice): ReturnedCall[] => c.toolCalls.map((t, position) => ({ position, id: t.id, type: t.type, name: t.name, arguments: t.arguments }));
 
@@ -71,7 +65,7 @@ test.describe('declaring function tools', () => {
     accepted(check, 'TOOL-004', res, 'a tool of type "function" with a function object');
     accepted(check, 'TOOL-009', res, 'a function tool whose parameters is a JSON Schema object');
     const body = judgeCompletion(check, res, model); // arguments a JSON string that decodes: RESP-019, RESP-020
-    checkCallsNameDeclared(check, returnedCalls(body), [WEATHER_TOOL.function.name], 'tool_choice "required"');
+    judgeCallsNameDeclared(check, res, returnedCalls(body), [WEATHER_TOOL.function.name], 'tool_choice "required"');
   });
 
   test('a function tool without description is accepted', req('TOOL-007', 'TOOL-006'), async ({ target, check, discovery, config }) => {
@@ -79,7 +73,7 @@ test.describe('declaring function tools', () => {
     const tool = { type: 'function', function: { name: WEATHER_TOOL.function.name, parameters: WEATHER_TOOL.function.parameters } };
     const res = await target.chat({ model, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [tool], max_completion_tokens: toolCap(target.maxTokens) });
     accepted(check, 'TOOL-007', res, 'a function tool without description (omitted when empty, 2.3)');
-    checkCallsNameDeclared(check, returnedCalls(judgeCompletion(check, res, model)), [tool.function.name], 'tool without description');
+    judgeCallsNameDeclared(check, res, returnedCalls(judgeCompletion(check, res, model)), [tool.function.name], 'tool without description');
   });
 
   test('a function tool without parameters is accepted', req('TOOL-008', 'TOOL-006'), async ({ target, check, discovery, config }) => {
@@ -87,7 +81,7 @@ test.describe('declaring function tools', () => {
     const tool = { type: 'function', function: { name: BARE_TOOL.function.name, description: 'Checks that the service answers; takes no arguments.' } };
     const res = await target.chat({ model, messages: [{ role: 'user', content: 'Is the service up? Call ping_service to find out.' }], tools: [tool], max_completion_tokens: toolCap(target.maxTokens) });
     accepted(check, 'TOOL-008', res, 'a function tool without parameters (omitted when the tool takes none, 2.3)');
-    checkCallsNameDeclared(check, returnedCalls(judgeCompletion(check, res, model)), [tool.function.name], 'tool without parameters');
+    judgeCallsNameDeclared(check, res, returnedCalls(judgeCompletion(check, res, model)), [tool.function.name], 'tool without parameters');
   });
 
   test('a function tool without its function object is rejected as a client error', req('TOOL-005'), async ({ target, check, discovery, config }) => {
@@ -109,7 +103,7 @@ test.describe('returned tool calls, provoked so that they come back', () => {
       if (!accepted(check, 'TOOL-009', res, 'a function tool whose parameters is a JSON Schema object (an enum and a boolean)')) return;
       const calls = stream ? streamedCalls(judgeStream(check, res, model)) : returnedCalls(judgeCompletion(check, res, model));
       if (res.status === 200 && calls.length === 0) check.cannotJudge([...RETURNED_CALL_IDS, 'TOOL-006'], { message: `tool_choice "required" with ${UNITS_TOOL.function.name}: ${NO_CALL_CAME_BACK}`, on: res });
-      checkCallsNameDeclared(check, calls, [UNITS_TOOL.function.name], `tool_choice "required"${stream ? ', streamed' : ''}`);
+      judgeCallsNameDeclared(check, res, calls, [UNITS_TOOL.function.name], `tool_choice "required"${stream ? ', streamed' : ''}`);
     });
   }
 
@@ -124,7 +118,7 @@ test.describe('returned tool calls, provoked so that they come back', () => {
       const calls = stream ? streamedCalls(judgeStream(check, res, model)) : returnedCalls(judgeCompletion(check, res, model));
       if (res.status === 200 && calls.length === 0) check.cannotJudge([...RETURNED_CALL_IDS, 'TOOL-006'], { message: `two functions asked for at once: ${NO_CALL_CAME_BACK}`, on: res });
       if (calls.length === 1) check.note(`parallel calls: asked for two functions at once, the target returned one call (${JSON.stringify(calls[0]!.name)}); how many calls a model makes is its choice`);
-      checkCallsNameDeclared(check, calls, declared, `parallel calls${stream ? ', streamed' : ''}`);
+      judgeCallsNameDeclared(check, res, calls, declared, `parallel calls${stream ? ', streamed' : ''}`);
     });
   }
 });
@@ -137,7 +131,7 @@ test.describe('streamed tool calls', () => {
     const s = judgeStream(check, res, model);
     if (!s) return;
     const declared = [WEATHER_TOOL.function.name, TIME_TOOL.function.name];
-    for (const c of s.choices.values()) checkCallsNameDeclared(check, callsOf(c), declared, `streamed choice ${c.index}`);
+    for (const c of s.choices.values()) judgeCallsNameDeclared(check, res, callsOf(c), declared, `streamed choice ${c.index}`);
   });
 });
 
@@ -149,7 +143,7 @@ test.describe('tool_choice', () => {
       const res = await target.chat({ model, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: choice, max_completion_tokens: toolCap(target.maxTokens) });
       accepted(check, 'TOOL-002', res, `tool_choice ${JSON.stringify(choice)}`);
       // What "none" and "required" make the model do is not stated by the contract (2.1 lists the values only).
-      checkCallsNameDeclared(check, returnedCalls(judgeCompletion(check, res, model)), declared, `tool_choice ${JSON.stringify(choice)}`);
+      judgeCallsNameDeclared(check, res, returnedCalls(judgeCompletion(check, res, model)), declared, `tool_choice ${JSON.stringify(choice)}`);
     }
   });
 
@@ -171,7 +165,7 @@ test.describe('tool_choice', () => {
       observed.push({ shape: label, status: res.status, ...(err?.code !== undefined ? { code: err.code } : {}), ...(res.status === 200 ? { called: calls.map((c) => c.name) } : {}) });
       if (i === 0) {
         accepted(check, 'TOOL-003', res, `tool_choice ${JSON.stringify(choice)} naming the declared function ${named}`);
-        checkCallsNameDeclared(check, returnedCalls(judgeCompletion(check, res, model)), declared, `tool_choice ${label}`);
+        judgeCallsNameDeclared(check, res, returnedCalls(judgeCompletion(check, res, model)), declared, `tool_choice ${label}`);
       }
     }
     check.observe('OBS-010', observed, 'tool_choice object shapes sent, with the status each received and the functions called');

@@ -13,11 +13,15 @@ import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
 import { Checker, type CheckRecord } from '../../judge/checker.ts';
 import type { TargetResponse } from '../../judge/exchange.ts';
 import { judgeCompletion, judgeModelEntry, judgeModelList, judgeRefusal, judgeStream } from '../../judge/judge-response.ts';
+import { judgeCallsNameDeclared, judgeDeactivatedUnlisted, judgeEntryReadBack, judgeModelKept, judgeRefusedBeforeParsing } from '../../judge/comparisons.ts';
+import { judgeCapInForce } from '../../judge/token-caps.ts';
+import { isObject } from '../../judge/checks/check.ts';
 import { getRequirement, primaryOf, requirements } from '../../spec/requirements/index.ts';
 import { requirementLinks } from '../../scripts/requirement-links.ts';
 import { TINY_PNG_DATA_URL } from '../../suites/lib/requests/features.ts';
 import { SEARCH_MESSAGES, SEARCH_PROMPT, WEB_SEARCH_TOOL, checkUpfront } from '../../suites/lib/requests/search.ts';
-import { PARALLEL_PROMPT, TIME_TOOL, WEATHER_PROMPT, WEATHER_TOOL } from '../../suites/lib/requests/tools.ts';
+import { PARALLEL_PROMPT, TIME_TOOL, WEATHER_PROMPT, WEATHER_TOOL, returnedCalls } from '../../suites/lib/requests/tools.ts';
+import { LONG_ANSWER_PROMPT, completionTokensOf } from '../../suites/lib/requests/chat.ts';
 import { InProcessMock } from '../support/in-process.ts';
 
 type Json = Record<string, unknown>;
@@ -27,11 +31,13 @@ const hello = (model: string = M.small): Json => ({ model, messages: HELLO });
 
 /**
  * One kind of request the suite sends, and how the suite judges its answer: the judge entry point (and, for a
- * request sent to provoke a refusal, the requirement it is judged under, which the test declares).
+ * request sent to provoke a refusal, the requirement it is judged under, which the test declares). A comparison
+ * sends the answer it compares with first (`compared`); `send` gives the answer judged, the finding's evidence.
  */
 interface Probe {
+  compared?(m: InProcessMock): Promise<TargetResponse>;
   send(m: InProcessMock): Promise<TargetResponse>;
-  judge(check: Checker, res: TargetResponse): void;
+  judge(check: Checker, res: TargetResponse, compared?: TargetResponse): void;
   /** The IDs the suite's test declares for what `judge` checks directly (registered checks need none). */
   declared?: string[];
 }
@@ -42,6 +48,24 @@ const padded = (bytes: number): string => {
   const head = `{"model":"${M.small}","messages":[{"role":"user","content":"Say hello."}],"x_padding":"`;
   return `${head}${'a'.repeat(bytes - head.length - 2)}"}`;
 };
+/** Not JSON (it breaks off after the first member name), as long as a padded body: the suite's LIMIT-002 upload. */
+const notJson = (bytes: number): string => {
+  const head = '{"model": not json at all ';
+  return head + '#'.repeat(bytes - head.length);
+};
+/** The entries a model list gives (none when it is no list). */
+const listed = (res: TargetResponse | undefined): Json[] => {
+  const body = res?.json();
+  return isObject(body) && Array.isArray(body.data) ? body.data.filter(isObject) : [];
+};
+/** The suite's small cap (chat.spec.ts) and a larger max_tokens sent beside it. */
+const SMALL_CAP = 5;
+const LARGE_CAP = 40;
+/** The caps of the answer in `res` judged as chat.spec.ts judges them: usage.completion_tokens within the cap in force. */
+const judgeCaps = (c: Checker, r: TargetResponse, ids?: string[]) => {
+  const used = completionTokensOf(judgeCompletion(c, r, M.small));
+  if (used !== undefined) judgeCapInForce(c, r, used, ids);
+};
 /** 1 MiB: over a mistaken 1,000,000-byte limit, well under the contract's 10 MB. */
 const ONE_MIB = 1024 * 1024;
 /** Just under 10 MB under both readings (the suite's LIMIT-003 body): over a 1 MiB limit, a common default. */
@@ -51,6 +75,23 @@ const PROBES = {
   // The catalog (2.10, 2.11, 4.1, 4.2).
   'model list': { send: (m) => m.modelList(), judge: (c, r) => judgeModelList(c, r, 'AUTH-006'), declared: ['AUTH-006'] },
   'model list without a credential': { send: (m) => m.modelList({ key: null }), judge: (c, r) => judgeModelList(c, r, 'AUTH-005'), declared: ['AUTH-005'] },
+  'model list, a deactivated model': {
+    send: (m) => m.modelList(),
+    judge: (c, r) => void judgeDeactivatedUnlisted(c, r, listed(r).map((e) => e.id), M.deactivated),
+    declared: ['CAT-039'],
+  },
+  // catalog.spec.ts: the entry read on its own, compared with the list's.
+  'model entry read back': {
+    compared: (m) => m.modelList(),
+    // An entry with a description (the field a summary list view drops).
+    send: (m) => m.modelEntry(M.small),
+    judge: (c, r, list) => {
+      const entry = judgeModelEntry(c, r, M.small, `GET /v1/models/${M.small}`);
+      const inList = listed(list).find((e) => e.id === M.small);
+      if (entry && inList) judgeEntryReadBack(c, r, entry, inList, `GET /v1/models/${M.small}`);
+    },
+    declared: ['CAT-036', 'CAT-037'],
+  },
   'model entry': { send: (m) => m.modelEntry(M.mini), judge: (c, r) => void judgeModelEntry(c, r, M.mini, `GET /v1/models/${M.mini}`), declared: ['CAT-036'] },
   // Completions (2.9, 4.3).
   chat: { send: (m) => m.chat(hello()), judge: (c, r) => void judgeCompletion(c, r, M.small) },
@@ -65,6 +106,32 @@ const PROBES = {
   'chat with reasoning': {
     send: (m) => m.chat({ ...hello(M.reasoner), reasoning: { effort: 'low' } }),
     judge: (c, r) => void judgeCompletion(c, r, M.reasoner),
+  },
+  // chat.spec.ts and the token-caps property: usage.completion_tokens within the cap in force.
+  'chat, max_completion_tokens alone': {
+    send: (m) => m.chat({ model: M.small, messages: [{ role: 'user', content: LONG_ANSWER_PROMPT }], max_completion_tokens: SMALL_CAP }),
+    judge: (c, r) => judgeCaps(c, r),
+    declared: ['REQ-010'],
+  },
+  'chat, both caps, max_completion_tokens the smaller': {
+    send: (m) => m.chat({ model: M.small, messages: [{ role: 'user', content: LONG_ANSWER_PROMPT }], max_tokens: LARGE_CAP, max_completion_tokens: SMALL_CAP }),
+    judge: (c, r) => judgeCaps(c, r),
+    declared: ['REQ-011', 'CHAT-008'],
+  },
+  'chat, tool call, the names judged': {
+    send: (m) => m.chat({ model: M.small, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [WEATHER_TOOL], tool_choice: 'required' }),
+    judge: (c, r) => judgeCallsNameDeclared(c, r, returnedCalls(judgeCompletion(c, r, M.small)), [WEATHER_TOOL.function.name], 'tool_choice "required"'),
+    declared: ['TOOL-006'],
+  },
+  // routing.spec.ts (checkModelKept): a completion names the requested entry; a refusal is a section 7 error.
+  'chat, allow_fallbacks false, an order naming no route': {
+    send: (m) => m.chat({ ...hello(M.small), provider: { order: ['chatconform-no-such-route'], allow_fallbacks: false } }),
+    judge: (c, r) => {
+      if (r.status !== 200) return void judgeRefusal(c, r, { id: 'ROUTE-008' });
+      const body = judgeCompletion(c, r, M.small);
+      if (body) judgeModelKept(c, r, M.small, [body.model], 'provider {order: [no such route], allow_fallbacks: false}');
+    },
+    declared: ['ROUTE-008'],
   },
   'chat on a caching entry': { send: (m) => m.chat(hello(M.caching)), judge: (c, r) => void judgeCompletion(c, r, M.caching) },
   'chat with stream_options, not streamed': {
@@ -191,6 +258,13 @@ const PROBES = {
     judge: (c, r) => void judgeRefusal(c, r, { id: 'ERR-005', status: (s) => s !== 200 }),
     declared: ['ERR-005'],
   },
+  // limits.spec.ts: the valid JSON upload first, then the one that is not JSON (the evidence).
+  'refused: oversized bodies, valid JSON and not': {
+    compared: (m) => m.raw(padded(OVERSIZED)),
+    send: (m) => m.raw(notJson(OVERSIZED)),
+    judge: (c, r, valid) => void judgeRefusedBeforeParsing(c, valid!, r, OVERSIZED),
+    declared: ['LIMIT-002'],
+  },
   'refused: an oversized body': { send: (m) => m.raw(padded(OVERSIZED)), judge: (c, r) => void judgeRefusal(c, r, { id: 'LIMIT-001' }), declared: ['LIMIT-001'] },
 } satisfies Record<string, Probe>;
 
@@ -257,6 +331,31 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'oversized-accepted': 'refused: an oversized body',
   'body-limit-1mb': 'chat of 1 MiB',
   'body-limit-1mib': 'chat just under 10 MB',
+  'catalog-get-differs': 'model entry read back',
+  'catalog-lists-deactivated': 'model list, a deactivated model',
+  'oversized-parsed-first': 'refused: oversized bodies, valid JSON and not',
+  'max-tokens-wins': 'chat, both caps, max_completion_tokens the smaller',
+  'cap-ignored': 'chat, max_completion_tokens alone',
+  'tool-call-undeclared-name': 'chat, tool call, the names judged',
+  'routing-substitute-model': 'chat, allow_fallbacks false, an order naming no route',
+  'catalog-name-missing': 'model list',
+  'catalog-context-window-string': 'model list',
+  'catalog-false-omitted': 'model list',
+  'catalog-description-empty': 'model list',
+  'catalog-thinking-config-array': 'model list',
+  'catalog-tiers-list': 'model list',
+  'catalog-featured-label-unfeatured': 'model list',
+  'response-object-missing': 'chat',
+  'created-iso-string': 'chat',
+  'choice-index-from-one': 'chat',
+  'message-role-model': 'chat',
+  'reasoning-content-blocks': 'chat with reasoning',
+  'usage-cost-string': 'chat',
+  'tool-call-name-outside-function': 'chat, tool call',
+  'error-message-object': 'refused: an unavailable model',
+  'catalog-credit-tier-ordinal': 'model list',
+  'prompt-tokens-zero': 'chat',
+  'tool-call-tokens-uncounted': 'chat, tool call',
 };
 
 /**
@@ -288,21 +387,19 @@ const ALSO_FOUND: Partial<Record<DefectName, string[]>> = {
   'tool-call-id-empty': ['warn CHAT-001'],
   // finish_reason null on the tool-call answer: standard clients get no finish_reason either.
   'finish-reason-null': ['warn CHAT-001'],
+  // The substitute's answer names the substitute: the response model is not the requested entry (CHAT-009's rule too).
+  'routing-substitute-model': ['fail CHAT-009'],
+  // "display_name" is also a field 2.10 does not list.
+  'catalog-name-missing': ['fail CAT-001'],
+  // Every false boolean goes: each of the other four required booleans has a rule of its own.
+  'catalog-false-omitted': ['fail CAT-010', 'fail CAT-011', 'fail CAT-019', 'fail CAT-022'],
 };
 
 /**
- * Proven by the whole-suite matrix only: their judgement is a comparison or a predicate written inside the suite's
- * test, not a check function or a judge entry point, so an in-process row would only test a copy of it.
+ * A defect left to the whole-suite matrix, with the reason: only one whose judgement cannot run in process. None
+ * now: the comparisons (an entry read two ways, two uploads, the caps, the names, the model) are judge functions.
  */
-const MATRIX_ONLY: Partial<Record<DefectName, string>> = {
-  'catalog-get-differs': 'CAT-037 compares the list\'s entry with GET /v1/models/{id} (two requests, re-read on a mismatch) in catalog.spec.ts',
-  'catalog-lists-deactivated': 'CAT-039 looks for the profile\'s deactivatedModel in the list, a predicate in catalog.spec.ts',
-  'oversized-parsed-first': 'LIMIT-002 compares the refusals of a valid and a non-JSON oversized body (two requests) in limits.spec.ts',
-  'max-tokens-wins': 'REQ-011 compares usage.completion_tokens with the caps sent (chat.spec.ts, the token-caps property)',
-  'cap-ignored': 'REQ-010 compares usage.completion_tokens with max_completion_tokens (chat.spec.ts, the token-caps property)',
-  'tool-call-undeclared-name': 'TOOL-006 compares the called names with the declared tools, a predicate in tools.spec.ts',
-  'routing-substitute-model': 'ROUTE-008 compares the response model with the requested one in routing.spec.ts (the CHAT-009 check sees it too)',
-};
+const MATRIX_ONLY: Partial<Record<DefectName, string>> = {};
 
 /**
  * Warnings a legal variant is meant to draw, never failures: CHAT-001 is the advice for standard clients, not a
@@ -314,9 +411,10 @@ const VARIANT_WARNINGS: Partial<Record<VariantName, string[]>> = { 'usage-chunk-
 /** Sends a probe to a fresh mock in the given modes and judges the answer with a fresh Checker. */
 async function run(probe: Probe, options: MockOptions): Promise<{ records: CheckRecord[]; res: TargetResponse; log: InProcessMock }> {
   const log = new InProcessMock(options);
+  const compared = await probe.compared?.(log);
   const res = await probe.send(log);
   const check = new Checker(log, { declared: () => probe.declared ?? [] });
-  probe.judge(check, res);
+  probe.judge(check, res, compared);
   return { records: check.records, res, log };
 }
 

@@ -115,4 +115,104 @@ export const CATALOG_DEFECTS = [
     description: 'GET /v1/models/{id} is not routed: it answers the unknown-path 404, with a credential or without (a server that only lists)',
     stages: (ctx) => ({ getModel: () => ({ request }) => ctx.s.error({ status: 404, code: 'not_found', message: `no such endpoint: ${request.method} ${request.path}` }) }),
   }),
+  defect({
+    name: 'catalog-name-missing',
+    tier: 'extended',
+    breaks: 'CAT-005',
+    section: 'catalog',
+    description: 'the display name is sent as "display_name" (the field Anthropic\'s models API uses), so no entry has "name"',
+    stages: () => ({
+      publicEntry: (next) => (entry) => {
+        const out: Record<string, unknown> = {};
+        for (const [k, v] of Object.entries(next(entry))) out[k === 'name' ? 'display_name' : k] = v;
+        return out as unknown as PublicCatalogEntry;
+      },
+    }),
+  }),
+  defect({
+    name: 'catalog-context-window-string',
+    tier: 'extended',
+    breaks: 'CAT-008',
+    section: 'catalog',
+    description: '"context_window" is a JSON string ("200000"): a 64-bit database column written as a string to keep JavaScript clients exact',
+    stages: () => ({
+      publicEntry: (next) => (entry) => {
+        const out = next(entry) as unknown as Record<string, unknown>;
+        return (typeof out.context_window === 'number' ? { ...out, context_window: String(out.context_window) } : out) as unknown as PublicCatalogEntry;
+      },
+    }),
+  }),
+  defect({
+    name: 'catalog-false-omitted',
+    tier: 'extended',
+    breaks: 'CAT-009',
+    section: 'catalog',
+    description: 'false booleans are left out of entries (Go\'s `json:",omitempty"` on a bool): "supports_images": false is never sent',
+    stages: () => ({
+      publicEntry: (next) => (entry) => Object.fromEntries(Object.entries(next(entry)).filter(([, v]) => v !== false)) as unknown as PublicCatalogEntry,
+    }),
+  }),
+  defect({
+    name: 'catalog-description-empty',
+    tier: 'extended',
+    breaks: 'CAT-016',
+    section: 'catalog',
+    description: 'entries without a description carry "description": "" (an empty text column written as it is)',
+    stages: () => ({ publicEntry: (next) => (entry) => ({ description: '', ...next(entry) }) as PublicCatalogEntry }),
+  }),
+  defect({
+    name: 'catalog-thinking-config-array',
+    tier: 'extended',
+    breaks: 'CAT-020',
+    section: 'catalog',
+    description: 'reasoning entries without a thinking configuration carry "thinking_config": [] (PHP\'s json_encode of an empty array)',
+    stages: () => ({
+      publicEntry: (next) => (entry) => {
+        const out = next(entry);
+        return (out.supports_reasoning && out.thinking_config === undefined ? { ...out, thinking_config: [] } : out) as PublicCatalogEntry;
+      },
+    }),
+  }),
+  defect({
+    name: 'catalog-tiers-list',
+    tier: 'extended',
+    breaks: 'CAT-021',
+    section: 'catalog',
+    description: '"tiers" is a list of {"tier": name, ...limits} rows (the table as it is stored) instead of an object keyed by tier',
+    stages: () => ({
+      publicEntry: (next) => (entry) => {
+        const out = next(entry) as unknown as Record<string, unknown>;
+        const tiers = out.tiers as Record<string, Record<string, unknown>> | undefined;
+        if (tiers === undefined) return out as unknown as PublicCatalogEntry;
+        return { ...out, tiers: Object.entries(tiers).map(([tier, limits]) => ({ tier, ...limits })) } as unknown as PublicCatalogEntry;
+      },
+    }),
+  }),
+  defect({
+    name: 'catalog-featured-label-unfeatured',
+    tier: 'extended',
+    breaks: 'CAT-023',
+    section: 'catalog',
+    description: 'entries no longer featured keep their old "featured_label" ("Popular"): un-featuring clears is_featured only',
+    stages: () => ({
+      publicEntry: (next) => (entry) => {
+        const out = next(entry);
+        return (out.is_featured === false && out.featured_label === undefined ? { ...out, featured_label: 'Popular' } : out) as PublicCatalogEntry;
+      },
+    }),
+  }),
+  defect({
+    name: 'catalog-credit-tier-ordinal',
+    tier: 'extended',
+    breaks: 'CAT-026',
+    section: 'catalog',
+    description: '"credit_tier" is the enum\'s ordinal (basic 1, standard 2, premium 3), as an ORM serializes an integer enum column, not its name',
+    stages: () => ({
+      publicEntry: (next) => (entry) => {
+        const out = next(entry) as unknown as Record<string, unknown>;
+        const ordinal = ['basic', 'standard', 'premium'].indexOf(out.credit_tier as string) + 1;
+        return (out.credit_tier === undefined ? out : { ...out, credit_tier: ordinal > 0 ? ordinal : 0 }) as unknown as PublicCatalogEntry;
+      },
+    }),
+  }),
 ] as const;

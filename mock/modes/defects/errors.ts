@@ -85,4 +85,19 @@ export const ERROR_DEFECTS = [
       },
     }),
   }),
+  defect({
+    name: 'error-message-object',
+    tier: 'extended',
+    breaks: 'ERR-004',
+    section: 'errors',
+    description: 'on upstream failures (5xx) "error.message" is the upstream\'s own error object, passed through, not a string',
+    cooperation: 'an upstream failure, which only the scenario headers (profile.scenarioHeaders) or an unavailable model provoke',
+    output: {
+      error: (result) => {
+        if (result.status < 500 || result.kind !== 'json') return result;
+        const body = result.body as { error: Record<string, unknown> };
+        return { ...result, body: { ...body, error: { ...body.error, message: { upstream_status: result.status, detail: body.error.message } } } };
+      },
+    },
+  }),
 ] as const;

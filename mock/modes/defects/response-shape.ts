@@ -89,4 +89,102 @@ export const RESPONSE_SHAPE_DEFECTS = [
     description: '"created" is a Unix time in milliseconds (Date.now()), not seconds',
     stages: () => ({ envelope: (next) => (input) => { const env = next(input); return { ...env, created: env.created * 1000 + 123 }; } }),
   }),
+  defect({
+    name: 'response-object-missing',
+    tier: 'extended',
+    breaks: 'RESP-003',
+    section: 'response shape',
+    description: 'the completion has no "object" (a gateway that rebuilds the answer from the upstream\'s id, choices and usage)',
+    output: { body: ({ object: _o, ...body }) => body },
+  }),
+  defect({
+    name: 'created-iso-string',
+    tier: 'extended',
+    breaks: 'RESP-004',
+    section: 'response shape',
+    description: '"created" is an ISO 8601 string ("2026-11-25T08:00:00.000Z"), as a datetime serializer writes it',
+    output: { body: (body) => (typeof body.created === 'number' ? { ...body, created: new Date(body.created * 1000).toISOString() } : body) },
+  }),
+  defect({
+    name: 'choice-index-from-one',
+    tier: 'extended',
+    breaks: 'RESP-009',
+    section: 'response shape',
+    description: 'choices are numbered from 1 (a 1-based loop counter): the only choice has "index": 1',
+    output: {
+      body: (body) => {
+        for (const [i, c] of choicesOf(body).entries()) c.index = i + 1;
+        return body;
+      },
+    },
+  }),
+  defect({
+    name: 'message-role-model',
+    tier: 'extended',
+    breaks: 'RESP-012',
+    section: 'response shape',
+    description: 'the message role is "model", passed through from an upstream whose native API names the assistant so (Gemini)',
+    output: {
+      body: (body) => {
+        for (const c of choicesOf(body)) if (typeof c.message === 'object' && c.message !== null) (c.message as Record<string, unknown>).role = 'model';
+        return body;
+      },
+    },
+  }),
+  defect({
+    name: 'reasoning-content-blocks',
+    tier: 'extended',
+    breaks: 'RSN-007',
+    section: 'response shape',
+    description: '"reasoning_content" is the upstream\'s list of thinking blocks ([{"type": "thinking", "thinking": ...}]), passed through, not a string',
+    output: {
+      body: (body) => {
+        for (const c of choicesOf(body)) {
+          const m = c.message as Record<string, unknown> | undefined;
+          if (m && typeof m.reasoning_content === 'string') m.reasoning_content = [{ type: 'thinking', thinking: m.reasoning_content }];
+        }
+        return body;
+      },
+    },
+  }),
+  defect({
+    name: 'usage-cost-string',
+    tier: 'extended',
+    breaks: 'RESP-027',
+    section: 'response shape',
+    description: '"usage.cost" is a decimal string ("0.0002673"), as a billing service keeps amounts exact',
+    stages: () => ({
+      usage: (next) => (input) => {
+        const u = next(input) as ReturnType<typeof next> & { cost?: unknown };
+        return (typeof u.cost === 'number' ? { ...u, cost: String(u.cost) } : u) as ReturnType<typeof next>;
+      },
+    }),
+  }),
+  defect({
+    name: 'prompt-tokens-zero',
+    tier: 'extended',
+    breaks: 'RESP-021',
+    section: 'response shape',
+    description: 'usage.prompt_tokens is 0 (the upstream reports input tokens only on its streams; the non-streamed path defaults them), and total_tokens is the completion tokens alone',
+    stages: () => ({
+      usage: (next) => (input) => {
+        const u = next(input);
+        return input.req.stream === true ? u : { ...u, prompt_tokens: 0, total_tokens: u.completion_tokens };
+      },
+    }),
+  }),
+  defect({
+    name: 'tool-call-tokens-uncounted',
+    tier: 'extended',
+    breaks: 'RESP-022',
+    section: 'response shape',
+    description: 'an answer made only of tool calls reports "completion_tokens": 0 (the gateway counts the tokens of content alone)',
+    stages: () => ({
+      usage: (next) => (input) => {
+        const u = next(input);
+        if (input.completion.toolCalls.length === 0 || (input.completion.content ?? '') !== '') return u;
+        return { ...u, completion_tokens: 0, total_tokens: u.prompt_tokens };
+      },
+    }),
+  }),
 ] as const;

@@ -132,4 +132,22 @@ export const TOOL_DEFECTS = [
       },
     },
   }),
+  defect({
+    name: 'tool-call-name-outside-function',
+    tier: 'extended',
+    breaks: 'RESP-018',
+    section: 'tools',
+    description: 'a returned call carries its function name at the top of the call ("name"), as the legacy function_call shape did, not in "function"',
+    output: {
+      body: (body) => {
+        for (const c of choicesOf(body)) {
+          for (const call of toolCallsOf(c.message)) {
+            const { name, ...f } = call.function as Record<string, unknown>;
+            Object.assign(call, { name, function: f });
+          }
+        }
+        return body;
+      },
+    },
+  }),
 ] as const;

@@ -1,0 +1,72 @@
+// Judgements that compare: an answer with another answer (an entry read two ways, two oversized uploads) or with
+// what the request named (the model, the declared tools, the deactivated id). Each takes the decoded answers it
+// compares and records under its requirement on the answer that deviates: that exchange is the evidence.
+import { isDeepStrictEqual } from 'node:util';
+import { isObject } from './checks/check.ts';
+import type { Checker } from './checker.ts';
+import type { TargetResponse } from './exchange.ts';
+
+const q = (v: unknown): string => JSON.stringify(v) ?? String(v);
+
+/**
+ * CAT-037: the entry GET /v1/models/{id} gave (`entry`, on `res`) equals the one the list gave (`listed`). The
+ * caller has already re-read both on a mismatch (the catalog is live, section 9): these are the last reads.
+ */
+export function judgeEntryReadBack(check: Checker, res: TargetResponse, entry: unknown, listed: unknown, what: string): boolean {
+  return check.that('CAT-037', isDeepStrictEqual(entry, listed), () => `${what} differs from the list's entry, also when both are read again:\n  list: ${q(listed)}\n  one:  ${q(entry)}`, res);
+}
+
+/** CAT-039: the model list (`res`, its entries' ids `ids`) does not list the deactivated model; an empty list is no list. */
+export function judgeDeactivatedUnlisted(check: Checker, res: TargetResponse, ids: readonly unknown[], deactivated: string): boolean {
+  return check.that('CAT-039', ids.length > 0 && !ids.includes(deactivated), () => (ids.length === 0 ? 'the catalog could not be read' : `the deactivated model ${deactivated} is listed`), res);
+}
+
+/** How an upload ended: an HTTP status (with the error code), a closed connection, or no answer in time. */
+export type UploadOutcome = { kind: 'status'; status: number; code: unknown } | { kind: 'closed' | 'timeout'; error: string };
+
+export function uploadOutcome(res: TargetResponse): UploadOutcome {
+  const error = res.exchange.error;
+  if (error !== undefined) return { kind: /timeout|timed out/i.test(error) ? 'timeout' : 'closed', error };
+  const body = res.json();
+  return { kind: 'status', status: res.status, code: isObject(body) && isObject(body.error) ? body.error.code : undefined };
+}
+
+function describeUpload(o: UploadOutcome): string {
+  if (o.kind === 'status') return `status ${o.status} code ${q(o.code)}`;
+  return o.kind === 'closed' ? `the connection closed without a response (${o.error})` : `no response in time (${o.error})`;
+}
+
+/**
+ * LIMIT-002: an oversized body is refused before it is parsed, so whether its bytes are JSON cannot change the
+ * refusal: the same non-200 status and error.code for the valid JSON upload and the one that is not JSON (or a
+ * closed connection for both). Recorded on the upload that is not JSON, the one a parser answers differently.
+ */
+export function judgeRefusedBeforeParsing(check: Checker, valid: TargetResponse, notJson: TargetResponse, bytes: number): boolean {
+  const v = uploadOutcome(valid);
+  const g = uploadOutcome(notJson);
+  const sameStatusAndCode = v.kind === 'status' && g.kind === 'status' && v.status !== 200 && v.status === g.status && v.code === g.code;
+  const differ = () => `the oversized valid JSON body (${bytes} bytes) got ${describeUpload(v)}; the oversized body that is not JSON got ${describeUpload(g)}: the refusal depends on parsing`;
+  return check.that('LIMIT-002', sameStatusAndCode || (v.kind === 'closed' && g.kind === 'closed'), differ, notJson);
+}
+
+/** A returned tool call as the judgement reads it: its position in the answer and the function it names. */
+export interface NamedCall {
+  position: number;
+  name: unknown;
+}
+
+/** TOOL-006: every call the answer `res` returned names a function the request declared. */
+export function judgeCallsNameDeclared(check: Checker, res: TargetResponse, calls: readonly NamedCall[], declared: readonly string[], where: string): void {
+  for (const c of calls) {
+    check.that('TOOL-006', typeof c.name === 'string' && declared.includes(c.name), () => `${where}: tool call ${c.position} names ${q(c.name)}; the request declared only ${declared.map(q).join(', ')}`, res);
+  }
+}
+
+/**
+ * ROUTE-008: whatever the routing preferences, the answer names the requested model: `named` holds the model
+ * values the answer gave (a body's model; every chunk's that names one).
+ */
+export function judgeModelKept(check: Checker, res: TargetResponse, requested: string, named: readonly unknown[], what: string): boolean {
+  const others = [...new Set(named.filter((m) => m !== requested))];
+  return check.that('ROUTE-008', others.length === 0, () => `with ${what}, requested model ${q(requested)}, the response names ${others.map(q).join(', ')}`, res);
+}

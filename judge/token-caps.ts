@@ -1,0 +1,57 @@
+// The token caps of a request (2.1, 4.3 rule 2) and the one judgement on them: usage.completion_tokens never
+// exceeds the cap in force, which is max_completion_tokens whenever it is present, else max_tokens.
+import type { Checker } from './checker.ts';
+import type { TargetResponse } from './exchange.ts';
+
+export interface CapPair {
+  max_tokens?: number;
+  max_completion_tokens?: number;
+}
+
+/** The cap in force (2.1, 4.3 rule 2): max_completion_tokens whenever present, else max_tokens. */
+export function winningCap(c: CapPair): number | undefined {
+  return c.max_completion_tokens ?? c.max_tokens;
+}
+
+/** The requirements a pair exercises: REQ-008 (max_tokens alone), REQ-010 (max_completion_tokens alone), REQ-011 and CHAT-008 (both). */
+export function capRequirements(c: CapPair): string[] {
+  if (c.max_tokens !== undefined && c.max_completion_tokens !== undefined) return ['REQ-011', 'CHAT-008'];
+  return c.max_completion_tokens !== undefined ? ['REQ-010'] : ['REQ-008'];
+}
+
+export function describeCaps(c: CapPair): string {
+  const parts = [c.max_tokens !== undefined ? `max_tokens ${c.max_tokens}` : '', c.max_completion_tokens !== undefined ? `max_completion_tokens ${c.max_completion_tokens}` : ''];
+  return parts.filter(Boolean).join(' and ');
+}
+
+/** The caps the request of `res` carried, read back from its exchange (numbers only). */
+export function capsSent(res: TargetResponse): CapPair {
+  let sent: unknown;
+  try {
+    sent = JSON.parse(res.exchange.requestBody ?? '');
+  } catch {
+    return {};
+  }
+  const caps: CapPair = {};
+  if (typeof sent !== 'object' || sent === null) return caps;
+  const { max_tokens: t, max_completion_tokens: c } = sent as Record<string, unknown>;
+  if (typeof t === 'number') caps.max_tokens = t;
+  if (typeof c === 'number') caps.max_completion_tokens = c;
+  return caps;
+}
+
+/**
+ * The answer `res` reports `used` completion tokens: at most the cap in force of the caps its request sent, judged
+ * under the requirements those caps exercise (or the `ids` the test names), on `res`. Returns whether it held;
+ * undefined when the request sent no cap (nothing to judge).
+ */
+export function judgeCapInForce(check: Checker, res: TargetResponse, used: number, ids?: readonly string[]): boolean | undefined {
+  const caps = capsSent(res);
+  const cap = winningCap(caps);
+  if (cap === undefined) return undefined;
+  const both = caps.max_tokens !== undefined && caps.max_completion_tokens !== undefined;
+  const failure = () => `${describeCaps(caps)}: usage.completion_tokens is ${used}, above the cap in force ${cap}${both ? ' (max_completion_tokens wins over max_tokens)' : ''}`;
+  let ok = true;
+  for (const id of ids ?? capRequirements(caps)) ok = check.that(id, used <= cap, failure, res) && ok;
+  return ok;
+}
