@@ -52,6 +52,7 @@ export function judgeCapInForce(check: Checker, res: TargetResponse, used: numbe
   const both = caps.max_tokens !== undefined && caps.max_completion_tokens !== undefined;
   const failure = () => `${describeCaps(caps)}: usage.completion_tokens is ${used}, above the cap in force ${cap}${both ? ' (max_completion_tokens wins over max_tokens)' : ''}`;
   let ok = true;
+  // judges: REQ-008, REQ-010, REQ-011, CHAT-008
   for (const id of ids ?? capRequirements(caps)) ok = check.that(id, used <= cap, failure, res) && ok;
   return ok;
 }

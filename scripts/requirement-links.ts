@@ -67,6 +67,21 @@ export function requirementLinks(): Map<string, RequirementLinks> {
       if (rule) add(rule[1]!, 'checks', `schema rule (${file}:${i + 1})`);
     });
   }
+  // Judge functions outside the registry (judge/comparisons.ts, judge/token-caps.ts, ...): the exported function
+  // whose body records the ID with check.that/status/observe (or names it in a `// judges:` marker).
+  for (const { file, lines } of sources('judge').filter((s) => !s.file.includes('/checks/') && !s.file.includes('/decoding/') && s.file !== 'judge/checker.ts')) {
+    let fn: string | undefined;
+    lines.forEach((line, i) => {
+      const start = /^export function (\w+)\(/.exec(line);
+      if (start) fn = `${start[1]} (${file}:${i + 1})`;
+      else if (/^\S/.test(line) && !line.startsWith('}')) fn = undefined;
+      const recorded = /\bcheck\.(?:that|status|observe)\(\s*'([A-Z]+-\d{3})'/.exec(line);
+      if (recorded && fn) add(recorded[1]!, 'checks', fn);
+      // An ID held in a variable is named by a `// judges: ID, ...` marker in the function.
+      const marker = /\/\/\s*judges:\s*((?:[A-Z]+-\d{3}(?:,\s*)?)+)/.exec(line);
+      if (marker && fn) for (const id of marker[1]!.match(ID) ?? []) add(id, 'checks', fn);
+    });
+  }
   // Schema fallbacks and null rules are named in registry.ts.
   for (const c of ALL_CHECKS) if (c.name === 'schemaRule' && links.get(c.id)?.checks.length === 0) add(c.id, 'checks', 'schema fallback (judge/checks/registry.ts)');
 
