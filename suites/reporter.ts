@@ -241,6 +241,7 @@ export default class ConformanceReporter implements Reporter {
       merge: ctx.merge,
     });
     const files = writeReports(report, info.reportDir, info.secrets);
+    publishToCi(report);
     process.stdout.write(renderSummary(report, files, paintFor(process.stdout)));
     exitWith(report.verdict.exitCode);
     return { status: report.verdict.exitStatus };
