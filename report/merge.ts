@@ -79,7 +79,7 @@ const SAME: { what: string; of: (r: ConformanceReport) => unknown }[] = [
   { what: 'the target', of: (r) => (r.target.embeddedMock ? 'the embedded mock' : (r.target.url ?? '(none)')) },
   { what: 'the seed', of: (r) => r.run.seed ?? '(none)' },
   { what: 'the profile', of: (r) => r.target.profile?.path ?? r.target.profile?.name ?? '(none)' },
-  { what: 'the fuzz runs', of: (r) => r.run.fuzzRuns ?? '(default)' },
+  { what: 'the runs per property', of: (r) => r.run.fuzzRuns ?? '(default)' },
   { what: 'the selection', of: (r) => r.run.shard?.selection ?? '(whole suite)' },
   { what: 'the gate (fail on)', of: (r) => r.verdict.failOn ?? 'must' },
   { what: 'the baseline', of: (r) => r.verdict.baseline?.file ?? '(none)' },
@@ -109,7 +109,7 @@ export function planMerge(shards: readonly ShardReport[]): MergeContext {
       const v = JSON.stringify(of(s.report));
       values.set(v, [...(values.get(v) ?? []), label(s.report.run.shard!)]);
     }
-    if (values.size > 1) throw new MergeRefused(`the shards are not of one run: ${what} differs (${[...values].map(([v, l]) => `${l.join(', ')}: ${v}`).join('; ')})`);
+    if (values.size > 1) throw new MergeRefused(`the shards are not of one run: they differ in ${what} (${[...values].map(([v, l]) => `${l.join(', ')}: ${v}`).join('; ')})`);
   }
   const ordered = [...byIndex.entries()].sort(([a], [b]) => a - b).map(([, s]) => s);
   const missing = Array.from({ length: total }, (_, i) => i + 1).filter((i) => !byIndex.has(i));

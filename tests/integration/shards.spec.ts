@@ -98,9 +98,9 @@ test('shards of different runs are refused (exit 3), naming what differs; a fore
   const split = alteredShard(2, 'other-split', (r) => (r.run.shard.total = 4));
   const target = alteredShard(2, 'other-target', (r) => Object.assign(r.target, { embeddedMock: false, url: 'https://elsewhere.example' }));
   const cases: [string[], RegExp][] = [
-    [[shard(1), seed, shard(3)], /^error: report merge: the shards are not of one run: the seed differs \(shard 1\/3, shard 3\/3: 5; shard 2\/3: 6\)$/],
+    [[shard(1), seed, shard(3)], /^error: report merge: the shards are not of one run: they differ in the seed \(shard 1\/3, shard 3\/3: 5; shard 2\/3: 6\)$/],
     [[shard(1), split, shard(3)], /^error: report merge: the shards split the suite differently: .*shard-1 is shard 1\/3, .*other-split is shard 2\/4/],
-    [[shard(1), target], /^error: report merge: the shards are not of one run: the target differs \(shard 1\/3: "the embedded mock"; shard 2\/3: "https:\/\/elsewhere\.example"\)$/],
+    [[shard(1), target], /^error: report merge: the shards are not of one run: they differ in the target \(shard 1\/3: "the embedded mock"; shard 2\/3: "https:\/\/elsewhere\.example"\)$/],
     [[shard(1), shard(1)], /^error: report merge: shard 1\/3 is given twice: /],
     [[shard(1), path.join(root, 'whole')], /^error: report merge: .*whole: its conformance\.json is not a shard's \(no run\.shard/],
     [[path.join(root, 'nowhere')], /^error: report merge: .*nowhere: no conformance\.json in it/],
