@@ -15,7 +15,8 @@ import { defineConfig } from '@playwright/test';
  * Integration files out of the contributor's path; each still runs in .ci/run (npm run test:slow): the packaging
  * test (a build, an install from the registry), the HTML report in a real browser, the bench ladder, and the
  * files whose tests are whole-suite runs against special targets (a third-party server, hostile and slow targets,
- * a 200 MB body, proxies in between, an echoed key, targets with one deviation each, baselines in defect modes),
+ * a 200 MB body, proxies in between, an echoed key, targets with one deviation each, baselines in defect modes,
+ * three shards of the whole suite merged),
  * each one to several minutes of the two cores.
  */
 export const SLOW_FILES = [
@@ -31,6 +32,7 @@ export const SLOW_FILES = [
   'verdict-evidence.spec.ts',
   'blame.spec.ts',
   'ci-gating.spec.ts',
+  'shards-full.spec.ts',
 ].map((f) => `**/${f}`);
 export const MATRIX_FILES = ['**/defect-matrix-full.spec.ts'];
 

@@ -1,5 +1,6 @@
 // `chatconform report compare OLD NEW`: what regressed and what improved between two runs
 // (report/compare.ts). Exit 1 when something regressed, 2 when the files cannot be compared.
+// `chatconform report merge DIR...`: the shards of one run joined (cli/report-merge.ts).
 import { Command } from 'commander';
 import path from 'node:path';
 import { compareReports, formatComparison } from '../report/compare.ts';
@@ -7,6 +8,7 @@ import { loadReport, ReportFileError } from '../report/load.ts';
 import { renderSummary } from '../report/terminal.ts';
 import type { Io } from './program.ts';
 import { ConfigError, UsageError } from './usage.ts';
+import { mergeCommand } from './report-merge.ts';
 
 export function reportCommand(io: Io, done: (code: number) => void): Command {
   const report = new Command('report').description('work with conformance.json reports');
@@ -26,6 +28,7 @@ export function reportCommand(io: Io, done: (code: number) => void): Command {
     .action((file: string) => {
       io.out(`${renderSummary(usable(() => loadReport(file)), []).replace(/^\n/, '')}\n`);
     });
+  report.addCommand(mergeCommand(done));
   return report;
 }
 

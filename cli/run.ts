@@ -12,6 +12,7 @@ import { applyConfigFile } from '../run/config-file.ts';
 import { headersOfText, parseHeaderLine } from '../run/extra-headers.ts';
 import { redactHeaders } from '../spec/redact.ts';
 import { loadProfile } from '../run/profile.ts';
+import { parseShard, shardLabel, shardOf } from '../run/shard.ts';
 import { describeSelection, SELECTION_ENV, selectionOf, selectionStatements } from '../run/selection.ts';
 import { loadBaseline } from '../report/baseline.ts';
 import { certifyProblems, kitCommit, loadSigningKey, writeBundle } from '../report/bundle.ts';
@@ -36,6 +37,15 @@ function headerLines(raw: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), raw];
 }
 
+/** `--shard i/n`, checked as given (run/shard.ts). */
+function shardArgument(raw: string): string {
+  try {
+    return shardLabel(parseShard(raw));
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+}
+
 /** A header as the bundle's command records it: a credential's value masked (spec/redact.ts, as every output). */
 function maskedHeaderLine(line: string): string {
   const [name, value] = parseHeaderLine(line);
@@ -57,6 +67,7 @@ export const RUN_SETTINGS = [
   { flag: '--max-body-bytes <n>', key: 'maxBodyBytes', env: ENV.maxBodyBytes, help: 'most bytes read of one response (default 16777216)', parse: integerFrom(1) },
   { flag: '--keep-scratch', key: 'keepScratch', env: ENV.keepScratch, help: 'keep the run\'s scratch folder (masked) and print its path' },
   { flag: '--workers <n>', key: 'workers', env: WORKERS_ENV, help: 'parallel test workers (default 2)', parse: integerFrom(1) },
+  { flag: '--shard <i/n>', key: 'shard', env: ENV.shard, help: 'run shard i of n of the suite (Playwright\'s sharding; give the same --seed to every shard): a partial report plus Playwright\'s blob report in <report-dir>/blob-report; `chatconform report merge` joins the n shards', parse: shardArgument },
   { flag: '--max-retries <n>', key: 'maxRetries', env: ENV.maxRetries, help: 'retries of a 429 (or a 503 with Retry-After) on a request not about it (default 3)', parse: integerFrom(0) },
   { flag: '--max-retry-wait-ms <n>', key: 'maxRetryWaitMs', env: ENV.maxRetryWaitMs, help: 'most time one request waits over its retries (default 30000)', parse: integerFrom(0) },
   { flag: '--max-rps <n>', key: 'maxRps', env: ENV.maxRps, help: 'most requests per second of the whole run, all workers together (default: the profile\'s budget.requestsPerMinute / 60, else none)', parse: positiveNumber },
@@ -147,6 +158,15 @@ export function validate(env: NodeJS.ProcessEnv, flags: RunFlags): void {
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
+  let sharded = false;
+  try {
+    sharded = shardOf(env) !== undefined;
+  } catch (err) {
+    throw new UsageError(`${ENV.shard}: ${(err as Error).message}`);
+  }
+  // Every shard must draw the same property cases: a random seed per shard would make the merge refuse them.
+  if (sharded && !env[ENV.seed]) throw new UsageError('--shard: give --seed too (the same for every shard of the run; `chatconform report merge` refuses shards of different seeds)');
+  if (sharded && flags.certify) throw new UsageError('--certify judges the whole suite in one run; a shard is a partial run');
   try {
     headersOfText(env[ENV.headers]);
   } catch (err) {
@@ -265,7 +285,10 @@ export async function run(flags: RunFlags): Promise<number> {
   const grep = flags.grep !== undefined ? ['--grep', flags.grep] : [];
   const sel = selectionOf(env);
   if (flags.list || sel || grep.length > 0) {
-    const tests = listSuite(env, grep);
+    // The filter is checked against the whole suite: a shard may hold none of its tests and still be one of n.
+    const whole = { ...env };
+    delete whole[ENV.shard];
+    const tests = listSuite(flags.list ? env : whole, grep);
     if (flags.list) {
       process.stdout.write(formatListing(tests));
       if (sel) process.stdout.write(`requirements selected (${describeSelection(sel)}):\n${selectionStatements(sel).map((l) => `  ${l}`).join('\n')}\n`);

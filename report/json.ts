@@ -32,6 +32,31 @@ export type FailOn = 'must' | 'warn';
 /** `partial`: a run of some of the tests (a selection); it never shows as a full pass. */
 export type Verdict = 'pass' | 'fail' | 'incomplete' | 'partial';
 
+/** What one shard's own discovery found (each shard reads the catalog itself). */
+export interface ShardDiscovery {
+  /** SHA-256 of the whole discovery (catalog, search and access probes): shards that saw the same catalog agree. */
+  sha256: string;
+  models: string[];
+  catalogError?: string;
+}
+
+/** A shard's report (`--shard i/n`): which shard, what it discovered, and the run's own selection besides the shard. */
+export interface ShardInfo {
+  index: number;
+  total: number;
+  discovery: ShardDiscovery;
+  selection?: string;
+  scope?: string[];
+}
+
+/** A merged report (`chatconform report merge`): the shards it joined, the ones missing, whether their catalogs differed. */
+export interface MergeInfo {
+  total: number;
+  shards: { index: number; startedAt: string; durationMs: number; discovery: ShardDiscovery }[];
+  missing: number[];
+  catalogsDiffer: boolean;
+}
+
 export interface FailedTest {
   title: string;
   file: string;
@@ -59,6 +84,10 @@ export interface ConformanceReport {
     /** How Playwright saw the run before the reporter decided the exit status. */
     playwrightStatus: RunStatus;
     tests: Record<TestStatus, number> & { total: number };
+    /** Set on one shard's report: it is partial until merged. */
+    shard?: ShardInfo;
+    /** Set on a report merged from shards. */
+    merge?: MergeInfo;
   };
   verdict: {
     result: Verdict;
@@ -115,6 +144,8 @@ export interface ReportInput {
   selection?: string;
   /** For a selection of requirements: the IDs it takes (then only its core requirements are owed a judgement). */
   scope?: readonly string[];
+  shard?: ShardInfo;
+  merge?: MergeInfo;
 }
 
 /**
@@ -198,9 +229,12 @@ export function buildReport(input: ReportInput): ConformanceReport {
   const coverage = input.scope === undefined ? coverageOf(results) : coverageOf(results, CORE_REQUIREMENTS.filter((id) => input.scope!.includes(id)));
   const transport = transportSummary(outcomes);
   // A failed MUST is evidence whatever else happened; a pass needs enough evidence behind it.
-  const result: Verdict = failed.length > 0 ? 'fail' : unfinished || insufficient(coverage) ? 'incomplete' : input.selection !== undefined ? 'partial' : 'pass';
+  // A shard (or a merge short of shards) judges only its part: its coverage is low by design, and it is partial.
+  const piece = input.shard !== undefined || (input.merge?.missing.length ?? 0) > 0;
+  const result: Verdict = failed.length > 0 ? 'fail' : unfinished || (insufficient(coverage) && !piece) ? 'incomplete' : input.selection !== undefined ? 'partial' : 'pass';
   const parts = [headlineOf({ result, mustFailed: failed, playwrightStatus, errors })];
   if (input.selection !== undefined) parts.push(`partial run: ${input.selection}`);
+  if (input.merge) parts.push(mergeSentence(input.merge));
   if (baseline && baseline.expected.length > 0) parts.push(`${plural(baseline.expected.length, 'expected failure')} of the baseline (${baseline.expected.map((e) => e.id).join(', ')})`);
   if (baseline) parts.push(...staleLines(baseline));
   if (failOn === 'warn' && warnings > 0) parts.push(`${plural(warnings, 'warning')}, which fail the run (fail on warn)`);
@@ -243,6 +277,8 @@ export function buildReport(input: ReportInput): ConformanceReport {
       ...(info.ledger ? { requests: info.ledger.requests, cost: info.ledger.cost, costedResponses: info.ledger.costedResponses } : {}),
       playwrightStatus,
       tests,
+      ...(input.shard ? { shard: input.shard } : {}),
+      ...(input.merge ? { merge: input.merge } : {}),
     },
     verdict: {
       result,
@@ -266,6 +302,14 @@ export function buildReport(input: ReportInput): ConformanceReport {
     errors,
   };
   return redactDeep(report, info.secrets);
+}
+
+/** What a merged report says of its shards: how many, and whether they saw the same catalog. */
+function mergeSentence(m: MergeInfo): string {
+  const joined = `merged from ${m.shards.length} of ${m.total} shards`;
+  if (!m.catalogsDiffer) return joined;
+  const seen = m.shards.map((s) => `shard ${s.index}/${m.total}: ${s.discovery.catalogError ? `no catalog (${s.discovery.catalogError})` : `${s.discovery.models.length} models, discovery ${s.discovery.sha256.slice(0, 12)}`}`);
+  return `${joined}; the shards saw different catalogs (${seen.join('; ')})`;
 }
 
 export function validateReport(report: unknown): ValidationIssue[] {

@@ -35,6 +35,7 @@ export interface ConfigFile {
   levels?: string[];
   excludeRequirements?: string[];
   workers?: number;
+  shard?: string;
 }
 
 /** The variable each setting fills, and whether its value is a path (read from the file's folder). */
@@ -60,6 +61,7 @@ export const CONFIG_FILE_VARIABLES: { [K in Exclude<keyof ConfigFile, 'apiKeyEnv
   levels: { env: SELECTION_ENV.levels },
   excludeRequirements: { env: SELECTION_ENV.exclude },
   workers: { env: 'CONFORMANCE_WORKERS' },
+  shard: { env: ENV.shard },
 };
 
 /** The nearest config file from `dir` up to the file system's root, or undefined. */

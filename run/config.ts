@@ -67,6 +67,8 @@ export const ENV = {
   failOn: 'CONFORMANCE_FAIL_ON',
   /** `--certify`: the ed25519 private key (PEM file) the bundle's manifest is signed with. */
   signKey: 'CONFORMANCE_SIGN_KEY',
+  /** `--shard i/n`: run one shard of the suite (Playwright's sharding); `chatconform report merge` joins them. */
+  shard: 'CONFORMANCE_SHARD',
   // Set by the global setup for the workers; not meant to be set by people.
   runDir: 'CONFORMANCE_RUN_DIR',
   embeddedMock: 'CONFORMANCE_EMBEDDED_MOCK',

@@ -2,9 +2,12 @@
 // when it is unset.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from '@playwright/test';
+import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { selectionGrep, selectionOf } from '../run/selection.ts';
 import { applyConfigFile } from '../run/config-file.ts';
+import { reportDirOf } from '../run/config.ts';
+import { shardOf } from '../run/shard.ts';
+import { BLOB_DIR, MERGE_CONTEXT_ENV } from '../report/merge.ts';
 
 // chatconform.config.json (or .yaml) in the working directory or a parent fills in what flags and the environment
 // left unset; the workers inherit the result.
@@ -16,6 +19,14 @@ const ext = path.extname(fileURLToPath(import.meta.url));
 
 // Progress: one line per test on a terminal; one updating line in CI and logs, where a line per test is noise.
 const progress = process.stdout.isTTY && !process.env.CI ? 'list' : 'line';
+
+// One shard of the run (CONFORMANCE_SHARD, `chatconform run --shard i/n`): Playwright's sharding, and its blob
+// report beside the shard's partial conformance.json for `chatconform report merge`.
+const shard = shardOf();
+const reporters: ReporterDescription[] = process.env[MERGE_CONTEXT_ENV]
+  ? // `playwright merge-reports` (chatconform report merge): only the conformance reporter, fed the shards' tests.
+    [[`./reporter${ext}`]]
+  : [[progress], [`./reporter${ext}`], ...(shard ? [['blob', { outputDir: path.join(reportDirOf(), BLOB_DIR) }] as ReporterDescription] : [])];
 
 export default defineConfig({
   testDir: '.',
@@ -30,7 +41,8 @@ export default defineConfig({
   // Bounded: a hanging target fails its tests in time, it never hangs the run.
   timeout: 60_000,
   retries: 0,
-  reporter: [[progress], [`./reporter${ext}`]],
+  reporter: reporters,
+  ...(shard ? { shard: { current: shard.index, total: shard.total } } : {}),
   // A partial run (CONFORMANCE_REQUIREMENTS, _SECTIONS, _LEVELS, _EXCLUDE_REQUIREMENTS): the tests tagged with the
   // selected requirement IDs. The reporter reads the same variables and calls the verdict partial.
   ...selectionGrep(selectionOf()),

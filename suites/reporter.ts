@@ -10,16 +10,21 @@
 // could not (the target never answered, an error outside the tests, interrupted, out of time, no report written).
 // `onEnd` returns "passed" exactly for exit 0; Playwright maps that status to 0 or 1 only, so the reporter also
 // sets the process's exit code itself (exitWith).
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError } from '@playwright/test/reporter';
 import { EVIDENCE_ATTACHMENT, REQUIREMENT_ANNOTATION, type CheckRecord } from '../judge/checker.ts';
-import { gateOf, repoRoot } from '../run/config.ts';
+import { gateOf, reportDirOf, repoRoot } from '../run/config.ts';
 import { applyBaseline, loadBaseline, type BaselineOutcome } from '../report/baseline.ts';
 import { describeSelection, runnerFilters, selectedIds, selectionOf } from '../run/selection.ts';
 import { publishToCi } from '../report/ci-summary.ts';
 import type { Exchange } from '../judge/exchange.ts';
-import { buildReport, type RunStatus } from '../report/json.ts';
+import { buildReport, type ReportInput, type RunStatus, type ShardInfo } from '../report/json.ts';
+import { MERGE_CONTEXT_ENV, type MergeContext } from '../report/merge.ts';
+import { CONTRACT } from '../spec/requirements/index.ts';
+import { loadDiscovery } from './lib/discovery.ts';
+import { ENV } from '../run/config.ts';
 import { redact } from '../spec/redact.ts';
 import { writeReports } from '../report/write.ts';
 import { aggregate, type TestOutcome, type TestStatus } from '../report/results.ts';
@@ -90,11 +95,57 @@ export function outcomeOf(test: TestCase): TestOutcome {
  * Whether this run is partial, and what it selected: a selection (CONFORMANCE_REQUIREMENTS, …), or tests left out
  * by Playwright's own filters on the runner's command line (file arguments, --grep, --shard, …).
  */
-function partialRun(): { selection?: string; scope?: string[] } {
+function partialRun(argv: readonly string[] = process.argv): { selection?: string; scope?: string[] } {
   const sel = selectionOf();
   if (sel) return { selection: describeSelection(sel), scope: selectedIds(sel) };
-  const filters = runnerFilters(process.argv);
+  const filters = runnerFilters(argv);
   return filters ? { selection: `tests left out by the runner's filters (${filters})` } : {};
+}
+
+/**
+ * A shard's part of the report: which shard (the reason it is partial), its own discovery (every shard reads the
+ * catalog itself, and the merge says when they saw different ones), and the run's selection besides the shard.
+ */
+function shardRun(shard: { current: number; total: number }): Pick<ReportInput, 'selection' | 'scope' | 'shard'> {
+  // The shard is not one of the run's filters: the merge compares the rest, which every shard shares.
+  const own = partialRun(process.argv.filter((a, i, all) => !a.startsWith('--shard') && all[i - 1] !== '--shard'));
+  const runDir = process.env[ENV.runDir];
+  const found = runDir ? loadDiscovery(runDir) : { catalogError: 'discovery did not run (no global setup?)', models: [], searchProbes: [] };
+  const info: ShardInfo = {
+    index: shard.current,
+    total: shard.total,
+    discovery: {
+      sha256: createHash('sha256').update(JSON.stringify(found)).digest('hex'),
+      models: found.models.map((m) => m.id),
+      ...(found.catalogError ? { catalogError: found.catalogError } : {}),
+    },
+    ...own,
+  };
+  const part = `shard ${shard.current}/${shard.total} of the suite (chatconform report merge joins the ${shard.total} shards)`;
+  return { ...own, selection: own.selection ? `${part}; ${own.selection}` : part, shard: info };
+}
+
+/** In `playwright merge-reports` (chatconform report merge): the run's facts the shards' reports gave. */
+function mergeContext(): MergeContext | undefined {
+  const file = process.env[MERGE_CONTEXT_ENV];
+  return file ? (JSON.parse(readFileSync(file, 'utf8')) as MergeContext) : undefined;
+}
+
+/** The merged report's run info: from the shards' reports, never from this process's environment. */
+function mergedInfo(ctx: MergeContext): RunInfo {
+  return {
+    kit: ctx.kit,
+    spec: ctx.spec,
+    target: ctx.target,
+    ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}),
+    ...(ctx.fuzzRuns !== undefined ? { fuzzRuns: ctx.fuzzRuns } : {}),
+    ...(ctx.ledger ? { ledger: ctx.ledger } : {}),
+    reportDir: reportDirOf(),
+    // The shards' reports are redacted already; the merge job's own key, if it has one, is masked too.
+    secrets: [process.env[ENV.apiKey] ?? ''].filter((s) => s.length >= 4),
+    sectionTitles: new Map(Object.entries(CONTRACT.sections)),
+    problems: [],
+  };
 }
 
 /**
@@ -112,9 +163,11 @@ export default class ConformanceReporter implements Reporter {
   private root: Suite | undefined;
   private readonly errors: string[] = [];
   private readonly constructedAt = new Date();
+  private shard: FullConfig['shard'] = null;
 
-  onBegin(_config: FullConfig, suite: Suite): void {
+  onBegin(config: FullConfig, suite: Suite): void {
     this.root = suite;
+    this.shard = config.shard;
   }
 
   onError(error: TestError): void {
@@ -127,6 +180,8 @@ export default class ConformanceReporter implements Reporter {
     const playwrightStatus = result.status as RunStatus;
     let info: RunInfo | undefined;
     try {
+      const merging = mergeContext();
+      if (merging) return this.writeMerged(merging);
       info = collectRunInfo();
       const outcomes = (this.root?.allTests() ?? []).map(outcomeOf);
       if (!this.root && this.errors.length === 0) this.errors.push('the run ended before any test was loaded');
@@ -137,7 +192,7 @@ export default class ConformanceReporter implements Reporter {
       const report = buildReport({
         info,
         results,
-        ...partialRun(),
+        ...(this.shard ? shardRun(this.shard) : partialRun()),
         ...(baseline ? { baseline } : {}),
         failOn: gate.failOn,
         outcomes,
@@ -161,6 +216,35 @@ export default class ConformanceReporter implements Reporter {
       exitWith(3);
       return { status: playwrightStatus === 'interrupted' || playwrightStatus === 'timedout' ? playwrightStatus : 'failed' };
     }
+  }
+
+  /** `chatconform report merge`: the replayed tests of every shard, judged as one run, written as the four reports. */
+  private writeMerged(ctx: MergeContext): { status: FullResult['status'] } {
+    const info = mergedInfo(ctx);
+    const outcomes = (this.root?.allTests() ?? []).map(outcomeOf);
+    let results = aggregate(outcomes);
+    let baseline: BaselineOutcome | undefined;
+    if (ctx.baseline) ({ results, outcome: baseline } = applyBaseline(results, ctx.baseline));
+    const report = buildReport({
+      info,
+      results,
+      ...(ctx.selection !== undefined ? { selection: ctx.selection } : {}),
+      ...(ctx.scope ? { scope: ctx.scope } : {}),
+      ...(baseline ? { baseline } : {}),
+      failOn: ctx.failOn,
+      outcomes,
+      startedAt: new Date(ctx.startedAt),
+      durationMs: ctx.durationMs,
+      playwrightStatus: ctx.playwrightStatus,
+      // The shards' own errors (their reports name them); the replay's onError events repeat the same ones.
+      errors: ctx.errors,
+      merge: ctx.merge,
+    });
+    const files = writeReports(report, info.reportDir, info.secrets);
+    publishToCi(report);
+    process.stdout.write(renderSummary(report, files, paintFor(process.stdout)));
+    exitWith(report.verdict.exitCode);
+    return { status: report.verdict.exitStatus };
   }
 
   printsToStdio(): boolean {

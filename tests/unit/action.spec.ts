@@ -34,10 +34,13 @@ const step = (name: string) => {
   return s;
 };
 
+/** The runner's github context, as much of it as the action reads. */
+const GITHUB: Record<string, string> = { run_id: '4242' };
+
 /** ${{ inputs.x }} and ${{ steps.run.outputs.x }} filled in, as the runner does before a step runs. */
 function expand(text: string, inputs: Record<string, string>, outputs: Record<string, string> = {}): string {
-  return text.replace(/\$\{\{\s*(inputs|steps\.run\.outputs)\.([\w-]+)\s*\}\}/g, (_, scope: string, name: string) => {
-    const value = scope === 'inputs' ? (inputs[name] ?? action.inputs[name]?.default) : outputs[name];
+  return text.replace(/\$\{\{\s*(inputs|steps\.run\.outputs|github)\.([\w-]+)\s*\}\}/g, (_, scope: string, name: string) => {
+    const value = scope === 'inputs' ? (inputs[name] ?? action.inputs[name]?.default) : scope === 'github' ? GITHUB[name] : outputs[name];
     if (value === undefined) throw new Error(`no value for ${scope}.${name}`);
     return value;
   });
@@ -147,13 +150,26 @@ test('the verdict step fails the job exactly when the run did not exit 0', () =>
 
 test('the example workflow in docs/github-action.md uses this action with inputs it has', () => {
   const doc = readFileSync(path.join(repoRoot, 'docs/github-action.md'), 'utf8');
-  const block = /```yaml\n([\s\S]*?)```/.exec(doc);
-  expect(block, 'docs/github-action.md holds a yaml example').not.toBeNull();
-  const workflow = parse(block![1]!) as { jobs: Record<string, { steps: Step[] }> };
-  const uses = Object.values(workflow.jobs).flatMap((j) => j.steps).filter((s) => s.uses?.startsWith('chatconform/chatconform@'));
+  // Every example: the plain run and the sharded matrix with its merge job.
+  const blocks = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)];
+  expect(blocks.length, 'docs/github-action.md holds its yaml examples').toBeGreaterThanOrEqual(2);
+  const workflows = blocks.map((b) => parse(b[1]!) as { jobs: Record<string, { steps: Step[] }> });
+  const uses = workflows.flatMap((w) => Object.values(w.jobs)).flatMap((j) => j.steps).filter((s) => s.uses?.startsWith('chatconform/chatconform@'));
   expect(uses.length).toBeGreaterThan(0);
   for (const s of uses) for (const input of Object.keys(s.with ?? {})) expect(Object.keys(action.inputs), input).toContain(input);
   // The key comes from a secret, never written into the workflow.
   expect(uses.every((s) => !s.with?.['api-key'] || /^\$\{\{ secrets\.\w+ \}\}$/.test(s.with['api-key']))).toBe(true);
   execFileSync('bash', ['-n', '-c', step('Run the conformance suite').run!]);
+});
+
+test('shard: the run is one shard, seeded by the workflow run unless args give a seed; merge: the shards joined, nothing run', () => {
+  const sharded = runStep(step('Run the conformance suite'), { shard: '2/3', 'report-dir': 'shard-2' });
+  expect(sharded.npxArgs).toEqual(['--yes', `chatconform@${version}`, 'run', '--report-dir', 'shard-2']);
+  expect(sharded.npxEnv).toMatch(/^CONFORMANCE_SHARD=2\/3$/m);
+  expect(sharded.npxEnv).toMatch(/^CONFORMANCE_SEED=4242$/m);
+  const unsharded = runStep(step('Run the conformance suite'), {});
+  expect(unsharded.npxEnv).not.toMatch(/^CONFORMANCE_(SHARD|SEED)=/m);
+  const merged = runStep(step('Run the conformance suite'), { merge: 'shards', 'report-dir': 'merged', args: '--seed 1' }, { npxExit: 1 });
+  expect(merged.npxArgs).toEqual(['--yes', `chatconform@${version}`, 'report', 'merge', 'shards', '--report-dir', 'merged']);
+  expect(merged.output).toBe('exit-code=1\n');
 });
