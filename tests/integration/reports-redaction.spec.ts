@@ -2,6 +2,7 @@
 // folder) writes the four reports, conformance.json validates, the exit code follows the MUST failures, and
 // no mock key appears in any file: against the embedded mock, and against a broken, hostile target that
 // echoes the caller's key back (issue 18 point 7: without a false "credential reached the writer" alarm).
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type TestInfo } from '@playwright/test';
@@ -10,7 +11,8 @@ import { repoRoot } from '../../run/config.ts';
 import type { ConformanceReport } from '../../report/json.ts';
 import { esc } from '../../report/html.ts';
 import { mockKeys, startBrokenTarget } from '../support/reports.ts';
-import { cleanup, MOCK_PROFILE, runSuite } from './support/suite-runner.ts';
+import { BLOB_DIR } from '../../report/merge.ts';
+import { cleanup, MOCK_PROFILE, PLAYWRIGHT_CLI, runSuite } from './support/suite-runner.ts';
 
 const FILES = ['conformance.json', 'junit.xml', 'conformance.html', 'badge.svg'];
 const SEED = '20250601';
@@ -36,9 +38,26 @@ function readReport(dir: string): ConformanceReport {
 function expectNoKey(dir: string): void {
   const keys = mockKeys();
   expect(keys.length).toBeGreaterThan(0);
-  for (const f of readdirSync(dir)) {
+  for (const f of readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name)) {
     const text = readFileSync(path.join(dir, f), 'utf8');
     for (const key of keys) expect(text.includes(key), `${f} contains the mock key ${key.slice(0, 8)}…`).toBe(false);
+  }
+}
+
+/**
+ * The blob report of a shard is Playwright's zip: read back by Playwright itself (its JSON reporter), every test
+ * error, output and inline attachment it holds is searched, base64 bodies decoded.
+ */
+function expectNoKeyInBlob(blob: string): void {
+  expect(readdirSync(blob).some((f) => f.endsWith('.zip'))).toBe(true);
+  const replayed = spawnSync(process.execPath, [PLAYWRIGHT_CLI, 'merge-reports', '--reporter', 'json', blob], { cwd: repoRoot, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  expect(replayed.status, replayed.stderr).toBe(0);
+  const json = replayed.stdout;
+  expect(json).toContain('CAT-027');
+  const bodies = [...json.matchAll(/"body":\s*"([A-Za-z0-9+/=]+)"/g)].map((m) => Buffer.from(m[1]!, 'base64').toString('utf8'));
+  for (const key of mockKeys()) {
+    expect(json.includes(key), `the blob report holds the mock key ${key.slice(0, 8)}…`).toBe(false);
+    expect(bodies.some((b) => b.includes(key)), `an attachment of the blob report holds the mock key ${key.slice(0, 8)}…`).toBe(false);
   }
 }
 
@@ -96,7 +115,7 @@ test('against the embedded mock, two spec files: four files, a valid report, no 
   expect(run.stderr).not.toMatch(LEAK_ALARM);
 });
 
-test('against a broken target that echoes the key: MUST failures, exit 1, curls in the HTML, still no key anywhere', async ({}, testInfo) => {
+test('against a broken target that echoes the key, as a shard: MUST failures, exit 1, curls in the HTML, still no key anywhere, its blob report included', async ({}, testInfo) => {
   const target = await startBrokenTarget();
   try {
     const reportDir = tempDir(testInfo, 'report');
@@ -111,6 +130,8 @@ test('against a broken target that echoes the key: MUST failures, exit 1, curls 
       outputDir: tempDir(testInfo, 'suite-output'),
       boundMs: 120_000,
       label: 'reports-broken',
+      // As one shard of one: the Playwright blob report a sharded CI job uploads is written too, and searched below.
+      extraEnv: { CONFORMANCE_SHARD: '1/1' },
     });
     cleanup(run);
     await testInfo.attach('suite output', { body: `${run.stdout}\n--- stderr ---\n${run.stderr}`, contentType: 'text/plain' });
@@ -150,7 +171,9 @@ test('against a broken target that echoes the key: MUST failures, exit 1, curls 
     // The target echoed the key into every answer; the reports hold none of it, and no alarm is raised.
     expect(run.stderr).not.toMatch(LEAK_ALARM);
     expect(readFileSync(path.join(reportDir, 'badge.svg'), 'utf8')).toMatch(/\d+ MUST failed/);
+    expectNoKeyInBlob(path.join(reportDir, BLOB_DIR));
   } finally {
     await target.close();
   }
 });
+
