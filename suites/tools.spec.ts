@@ -43,9 +43,9 @@ function modelOrSkip(check: Checker, discovery: Discovery, profile: Profile): st
 }
 
 /** TOOL-006: every returned call names a function the request declared. */
-function checkCallsNameDeclared(check: Checker, calls: ReturnedCall[], declared: readonly string[], where: string): void {
+function checkCallsNameDeclared(check: Checker, calls: ReturnedCall[], declared: readonly string[], where: string, on: TargetResponse): void {
   for (const c of calls) {
-    check.that('TOOL-006', typeof c.name === 'string' && declared.includes(c.name), () => `${where}: tool call ${c.position} names ${JSON.stringify(c.name)}; the request declared only ${declared.map((n) => JSON.stringify(n)).join(', ')}`);
+    check.that('TOOL-006', typeof c.name === 'string' && declared.includes(c.name), () => `${where}: tool call ${c.position} names ${JSON.stringify(c.name)}; the request declared only ${declared.map((n) => JSON.stringify(n)).join(', ')}`, on);
   }
 }
 
@@ -60,7 +60,7 @@ function streamedCalls(s: ChatStream | undefined): ReturnedCall[] {
 
 /** The request was accepted: a 200, charged to the requirement that says this request shape is accepted. */
 function accepted(check: Checker, id: string, res: TargetResponse, what: string): boolean {
-  return check.that(id, res.status === 200, () => `${what} must be accepted; received ${res.describe()}`);
+  return check.that(id, res.status === 200, () => `${what} must be accepted; received ${res.describe()}`, res);
 }
 
 test.describe('declaring function tools', () => {
@@ -71,7 +71,7 @@ test.describe('declaring function tools', () => {
     accepted(check, 'TOOL-004', res, 'a tool of type "function" with a function object');
     accepted(check, 'TOOL-009', res, 'a function tool whose parameters is a JSON Schema object');
     const body = judgeCompletion(check, res, model); // arguments a JSON string that decodes: RESP-019, RESP-020
-    checkCallsNameDeclared(check, returnedCalls(body), [WEATHER_TOOL.function.name], 'tool_choice "required"');
+    checkCallsNameDeclared(check, returnedCalls(body), [WEATHER_TOOL.function.name], 'tool_choice "required"', res);
   });
 
   test('a function tool without description is accepted', req('TOOL-007', 'TOOL-006'), async ({ target, check, discovery, config }) => {
@@ -79,7 +79,7 @@ test.describe('declaring function tools', () => {
     const tool = { type: 'function', function: { name: WEATHER_TOOL.function.name, parameters: WEATHER_TOOL.function.parameters } };
     const res = await target.chat({ model, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [tool], max_completion_tokens: toolCap(target.maxTokens) });
     accepted(check, 'TOOL-007', res, 'a function tool without description (omitted when empty, 2.3)');
-    checkCallsNameDeclared(check, returnedCalls(judgeCompletion(check, res, model)), [tool.function.name], 'tool without description');
+    checkCallsNameDeclared(check, returnedCalls(judgeCompletion(check, res, model)), [tool.function.name], 'tool without description', res);
   });
 
   test('a function tool without parameters is accepted', req('TOOL-008', 'TOOL-006'), async ({ target, check, discovery, config }) => {
@@ -87,7 +87,7 @@ test.describe('declaring function tools', () => {
     const tool = { type: 'function', function: { name: BARE_TOOL.function.name, description: 'Checks that the service answers; takes no arguments.' } };
     const res = await target.chat({ model, messages: [{ role: 'user', content: 'Is the service up? Call ping_service to find out.' }], tools: [tool], max_completion_tokens: toolCap(target.maxTokens) });
     accepted(check, 'TOOL-008', res, 'a function tool without parameters (omitted when the tool takes none, 2.3)');
-    checkCallsNameDeclared(check, returnedCalls(judgeCompletion(check, res, model)), [tool.function.name], 'tool without parameters');
+    checkCallsNameDeclared(check, returnedCalls(judgeCompletion(check, res, model)), [tool.function.name], 'tool without parameters', res);
   });
 
   test('a function tool without its function object is rejected as a client error', req('TOOL-005'), async ({ target, check, discovery, config }) => {
@@ -108,8 +108,8 @@ test.describe('returned tool calls, provoked so that they come back', () => {
       // A refusal is judged here, under the rule it breaks; only an accepted answer is judged as a completion.
       if (!accepted(check, 'TOOL-009', res, 'a function tool whose parameters is a JSON Schema object (an enum and a boolean)')) return;
       const calls = stream ? streamedCalls(judgeStream(check, res, model)) : returnedCalls(judgeCompletion(check, res, model));
-      if (res.status === 200 && calls.length === 0) check.cannotJudge([...RETURNED_CALL_IDS, 'TOOL-006'], { message: `tool_choice "required" with ${UNITS_TOOL.function.name}: ${NO_CALL_CAME_BACK}`, on: res });
-      checkCallsNameDeclared(check, calls, [UNITS_TOOL.function.name], `tool_choice "required"${stream ? ', streamed' : ''}`);
+      if (res.status === 200 && calls.length === 0) check.notApplicable([...RETURNED_CALL_IDS, 'TOOL-006'], `tool_choice "required" with ${UNITS_TOOL.function.name}: ${NO_CALL_CAME_BACK}`, res);
+      checkCallsNameDeclared(check, calls, [UNITS_TOOL.function.name], `tool_choice "required"${stream ? ', streamed' : ''}`, res);
     });
   }
 
@@ -122,9 +122,9 @@ test.describe('returned tool calls, provoked so that they come back', () => {
       // Each call assembles on its own (a delta's index keeps the calls apart): ids, names and arguments that decode
       // are judged per call by the registered checks; calls merged by a wrong index do not decode (RESP-020).
       const calls = stream ? streamedCalls(judgeStream(check, res, model)) : returnedCalls(judgeCompletion(check, res, model));
-      if (res.status === 200 && calls.length === 0) check.cannotJudge([...RETURNED_CALL_IDS, 'TOOL-006'], { message: `two functions asked for at once: ${NO_CALL_CAME_BACK}`, on: res });
+      if (res.status === 200 && calls.length === 0) check.notApplicable([...RETURNED_CALL_IDS, 'TOOL-006'], `two functions asked for at once: ${NO_CALL_CAME_BACK}`, res);
       if (calls.length === 1) check.note(`parallel calls: asked for two functions at once, the target returned one call (${JSON.stringify(calls[0]!.name)}); how many calls a model makes is its choice`);
-      checkCallsNameDeclared(check, calls, declared, `parallel calls${stream ? ', streamed' : ''}`);
+      checkCallsNameDeclared(check, calls, declared, `parallel calls${stream ? ', streamed' : ''}`, res);
     });
   }
 });
@@ -137,7 +137,7 @@ test.describe('streamed tool calls', () => {
     const s = judgeStream(check, res, model);
     if (!s) return;
     const declared = [WEATHER_TOOL.function.name, TIME_TOOL.function.name];
-    for (const c of s.choices.values()) checkCallsNameDeclared(check, callsOf(c), declared, `streamed choice ${c.index}`);
+    for (const c of s.choices.values()) checkCallsNameDeclared(check, callsOf(c), declared, `streamed choice ${c.index}`, res);
   });
 });
 
@@ -149,7 +149,7 @@ test.describe('tool_choice', () => {
       const res = await target.chat({ model, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: choice, max_completion_tokens: toolCap(target.maxTokens) });
       accepted(check, 'TOOL-002', res, `tool_choice ${JSON.stringify(choice)}`);
       // What "none" and "required" make the model do is not stated by the contract (2.1 lists the values only).
-      checkCallsNameDeclared(check, returnedCalls(judgeCompletion(check, res, model)), declared, `tool_choice ${JSON.stringify(choice)}`);
+      checkCallsNameDeclared(check, returnedCalls(judgeCompletion(check, res, model)), declared, `tool_choice ${JSON.stringify(choice)}`, res);
     }
   });
 
@@ -171,10 +171,10 @@ test.describe('tool_choice', () => {
       observed.push({ shape: label, status: res.status, ...(err?.code !== undefined ? { code: err.code } : {}), ...(res.status === 200 ? { called: calls.map((c) => c.name) } : {}) });
       if (i === 0) {
         accepted(check, 'TOOL-003', res, `tool_choice ${JSON.stringify(choice)} naming the declared function ${named}`);
-        checkCallsNameDeclared(check, returnedCalls(judgeCompletion(check, res, model)), declared, `tool_choice ${label}`);
+        checkCallsNameDeclared(check, returnedCalls(judgeCompletion(check, res, model)), declared, `tool_choice ${label}`, res);
       }
     }
-    check.observe('OBS-010', observed, 'tool_choice object shapes sent, with the status each received and the functions called');
+    check.observe('OBS-010', observed, 'tool_choice object shapes sent, with the status each received and the functions called', null /* one request per tool_choice shape */);
   });
 });
 
@@ -212,8 +212,8 @@ test.describe('sending tool calls and their results back', () => {
     // The exact 4xx is a gap of the contract (section 7); any client-error status passes.
     const error = judgeRefusal(check, res, { id: 'TOOL-014', status: (s) => s >= 400 && s < 500, statusText: 'a client-error (4xx) status' });
     check.status('TOOL-012', res, (s) => s >= 400 && s < 500, 'for tool calls without declared tools, a client-error (4xx) status');
-    check.that('TOOL-013', res.exchange.status !== 0 && res.status < 500, () => `the rejection must not be reported as an upstream failure; received ${res.describe()}`);
+    check.that('TOOL-013', res.exchange.status !== 0 && res.status < 500, () => `the rejection must not be reported as an upstream failure; received ${res.describe()}`, res);
     const blame = blamesUpstream(error);
-    check.that('TOOL-013', blame === undefined, () => `the rejection must not blame the upstream; ${blame} reads as an upstream failure`);
+    check.that('TOOL-013', blame === undefined, () => `the rejection must not blame the upstream; ${blame} reads as an upstream failure`, res);
   });
 });

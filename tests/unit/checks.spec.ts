@@ -65,7 +65,7 @@ test.describe('one deviation, one requirement; the others still judged', () => {
   test('a refused completion leaves the completion rules skipped with the refusal as their cause, never failed', () => {
     const { check, respond } = scratch();
     const res = respond(400, { error: { type: 'invalid_request_error', code: 'bad', message: 'no' } });
-    check.apply([], {});
+    check.apply([], {}, res);
     expect(judgeCompletion(check, res, 'm')).toBeUndefined();
     expect(statusOf(check.records, 'CHAT-004')).toBe('fail');
     const skipped = check.records.filter((r) => r.status === 'skip');
@@ -164,7 +164,7 @@ test.describe('meanings', () => {
     const exchanges: Exchange[] = [];
     const target = { exchanges, scrub: (s: string) => s } as unknown as Target;
     const check = new Checker(target, { declared: () => ['CHAT-008'] });
-    check.that('CHAT-008', false, 'cap ignored');
+    check.that('CHAT-008', false, 'cap ignored', null);
     expect(check.records.map((r) => `${r.id} ${r.status}`)).toEqual(['REQ-011 fail']);
   });
 });
