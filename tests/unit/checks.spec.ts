@@ -153,7 +153,9 @@ test.describe('meanings', () => {
     const body = completion({ content: '', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"city": "Par' } }] });
     (body.choices as Json[])[0]!.finish_reason = 'length';
     judgeCompletion(check, respond(200, body), 'm');
-    expect(statusOf(check.records, 'RESP-020')).toBe('none');
+    // Not a case of RESP-020: skipped with that reason, never failed (nor passed).
+    expect(statusOf(check.records, 'RESP-020')).toBe('skip');
+    expect(check.records.find((r) => r.id === 'RESP-020')!.message).toContain('token cap');
     (body.choices as Json[])[0]!.finish_reason = 'tool_calls';
     const again = scratch();
     judgeCompletion(again.check, again.respond(200, body), 'm');
