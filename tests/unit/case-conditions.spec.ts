@@ -6,7 +6,7 @@ import { expect, test } from '@playwright/test';
 import { judgeCompletion, judgeStream } from '../../judge/judge-response.ts';
 import { Checker, type CheckRecord } from '../../judge/checker.ts';
 import { TargetResponse, type Exchange, type Target } from '../../run/target.ts';
-import { NO_SEARCH_RAN, checkProvenancePlacement, checkStreamProvenance, searchReport } from '../../suites/lib/requests/search.ts';
+import { NO_ACTION_URL, NO_SEARCH_RAN, checkActionUrls, checkProvenancePlacement, checkStreamProvenance, searchReport } from '../../suites/lib/requests/search.ts';
 
 import { completion, NOW, scratch, statusOf, type Json } from '../support/check-scratch.ts';
 import { aggregate, type TestOutcome } from '../../report/results.ts';
@@ -97,6 +97,22 @@ test.describe('no pass without a search', () => {
     const res = respond(200, completion(message, { usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8, service_web_search_calls: 1 } }));
     checkProvenancePlacement(check, report(res.json() as Json), 'web_search_options', res);
     for (const id of ['SEARCH-041', 'SEARCH-042']) expect(statusOf(check.records, id), id).toBe('pass');
+  });
+
+  test('action urls (SEARCH-034): skipped with the reason when no action carries one, passed on a string url, failed on another type', () => {
+    const none = scratch(['SEARCH-034']);
+    const a = none.respond(200, completion({ content: 'Paris.', service_web_search: [{ type: 'search', query: 'louvre' }] }));
+    checkActionUrls(none.check, a.json() as Json, 'answer', a);
+    expect(statusOf(none.check.records, 'SEARCH-034')).toBe('skip');
+    expect(none.check.records[0]).toMatchObject({ notApplicable: true, message: expect.stringContaining(NO_ACTION_URL) });
+    const good = scratch(['SEARCH-034']);
+    const b = good.respond(200, completion({ content: 'Paris.', service_web_search: [{ type: 'open_page', url: 'https://example.com/' }] }));
+    checkActionUrls(good.check, b.json() as Json, 'answer', b);
+    expect(statusOf(good.check.records, 'SEARCH-034')).toBe('pass');
+    const bad = scratch(['SEARCH-034']);
+    const c = bad.respond(200, completion({ content: 'Paris.', service_web_search: [{ type: 'open_page', url: 42 }] }));
+    checkActionUrls(bad.check, c.json() as Json, 'answer', c);
+    expect(statusOf(bad.check.records, 'SEARCH-034')).toBe('fail');
   });
 
   test('a stream that shows no search leaves STREAM-015 skipped; one that counts searches without provenance in a delta fails it', () => {

@@ -154,14 +154,22 @@ export function checkProvenancePlacement(check: Checker, r: SearchReport, where:
  */
 export function checkActionUrls(check: Checker, body: Json | undefined, where: string, on: TargetResponse): void {
   const choices = Array.isArray(body?.choices) ? body.choices : [];
+  let judged = false;
   choices.forEach((c, i) => {
     const m = isObject(c) && isObject(c.message) ? c.message : undefined;
     const actions = Array.isArray(m?.service_web_search) ? m.service_web_search.filter(isObject) : [];
     actions.forEach((a, j) => {
-      if ('url' in a) check.that('SEARCH-034', typeof a.url === 'string', () => `${where}: choice ${i} action ${j}: url is ${JSON.stringify(a.url)}, not a string`, on);
+      if (!('url' in a)) return;
+      judged = true;
+      check.that('SEARCH-034', typeof a.url === 'string', () => `${where}: choice ${i} action ${j}: url is ${JSON.stringify(a.url)}, not a string`, on);
     });
   });
+  // Judged only where a search action carries a url: an answer without one gives SEARCH-034 no case.
+  if (!judged) check.notApplicable(['SEARCH-034'], `${where}: ${NO_ACTION_URL}`, on);
 }
+
+/** Why SEARCH-034 is not judged on an answer none of whose search actions carries a url. */
+export const NO_ACTION_URL = 'no search action carries a url, so there is no url to judge';
 
 /**
  * A refused search request (4.3 rule 6): upfront, a non-200 error before any answer and no stream opened
