@@ -32,6 +32,7 @@ export const SLOW_FILES = [
   'verdict-evidence.spec.ts',
   'blame.spec.ts',
   'ci-gating.spec.ts',
+  'finding-evidence-suite.spec.ts',
   'shards-full.spec.ts',
 ].map((f) => `**/${f}`);
 export const MATRIX_FILES = ['**/defect-matrix-full.spec.ts'];

@@ -6,7 +6,7 @@
 // a test declares and what skipping means to it. The suite's fixture teardown (suites/lib/test-fixtures.ts) turns
 // the failed MUSTs into the test's failure, in one place, after every check has run.
 import { getRequirement, isKnownRequirement, primaryOf, type Requirement } from '../spec/requirements/index.ts';
-import type { Check } from './checks/check.ts';
+import { isNotApplicable, type Check, type Verdict } from './checks/check.ts';
 import { CHECKED_IDS } from './checks/registry.ts';
 import { noResponse, type Exchange, type TargetResponse } from './exchange.ts';
 
@@ -50,13 +50,20 @@ export interface CheckRecord {
   party?: Party;
   /** How many judgements this record stands for (a traffic report folds the repeats of a long run); 1 when absent. */
   count?: number;
+  /**
+   * A `skip` that says the case the requirement is about did not come (no tool call came back, no search ran).
+   * It is never a case: the requirement ends `skip` with this reason only when nothing judged it (report/results.ts).
+   */
+  notApplicable?: true;
 }
 
 export type Party = 'client' | 'server';
 
 /**
  * What a finding names as the exchange it judged: the response, or its index among the test's exchanges; `null`
- * for a finding on no exchange of the kit's (the target's URL, what a third-party client did).
+ * for a finding on no single exchange of the kit's (the target's URL, what a third-party client did, a comparison
+ * where no one side deviates). Every finding names it: there is no default, since "the last exchange sent" is
+ * whatever the test sent after (a control request, the second of two uploads).
  */
 export type Judged = TargetResponse | number | null;
 
@@ -133,17 +140,10 @@ export class Checker {
     return this.records.find((r) => r.exchange === exchange && (r.status === 'fail' || r.status === 'warn'))?.id;
   }
 
-  private lastExchange(): number | undefined {
-    return this.target.exchanges.length > 0 ? this.target.exchanges.length - 1 : undefined;
-  }
-
-  /**
-   * The exchange a finding judged: the one it names (a response, or its index), or, for a finding that names
-   * none, the last one sent. A finding about any other exchange must name it: its evidence is what it judged,
-   * whatever the test sent after it (a control request, the second of two uploads).
-   */
-  private judgedIndex(on: Judged | undefined): number | undefined {
-    if (on === undefined) return this.lastExchange();
+  /** The exchange a finding judged: the one it names (a response, or its index); none for `null`. */
+  private judgedIndex(on: Judged): number | undefined {
+    // A JavaScript caller (or a cast) may still leave it out: that is the kit's bug, never "the last exchange".
+    if (on === undefined) throw new Error('a finding names the exchange it judged (a response, its index, or null): none was given');
     if (on === null) return undefined;
     return typeof on === 'number' ? on : this.exchangeIndex(on);
   }
@@ -170,30 +170,35 @@ export class Checker {
 
   /**
    * The core check: `ok` true passes; false fails a MUST or warns for SHOULD/MAY. The message says what was
-   * received, in the spec's terms. `on`: the response judged (its exchange is the finding's evidence); without
-   * it, the last exchange sent. Never throws, never stops the test.
+   * received, in the spec's terms. `on`: the response judged (its exchange is the finding's evidence). Never
+   * throws on what the target sent, never stops the test.
    */
-  that(id: string, ok: boolean, failure: string | (() => string), on?: Judged): boolean {
+  that(id: string, ok: boolean, failure: string | (() => string), on: Judged): boolean {
     return this.judge(this.declared(id), ok, failure, this.judgedIndex(on));
   }
 
   /**
-   * Runs every check of a kind on one subject (a response, a stream, an error body), on the exchange `on` names
-   * (default: the last one sent). A check that finds nothing to judge records nothing; one that throws is the
-   * kit's error, recorded as such, and the others still run.
+   * Runs every check of a kind on one subject (a response, a stream, an error body), on the exchange `on` names.
+   * A check whose case did not come records that (`notApplicable`); one that finds nothing of its own to judge
+   * records nothing; one that throws is the kit's error, recorded as such, and the others still run.
    */
-  apply<S>(checks: readonly Check<S>[], subject: S, on?: Judged): void {
+  apply<S>(checks: readonly Check<S>[], subject: S, on: Judged): void {
     const exchange = this.judgedIndex(on);
     for (const c of checks) {
-      let problems: readonly string[] | undefined;
+      let problems: Verdict;
       try {
-        problems = c.run(subject);
+        problems = c.assess(subject);
       } catch (err) {
         this.push({ id: c.id, status: 'error', message: this.target.scrub(`the check ${c.name} threw: ${err instanceof Error ? err.message : String(err)}`) }, exchange);
         continue;
       }
       if (problems === undefined) continue;
-      this.judge(getRequirement(c.id), problems.length === 0, () => quoteProblems(problems!), exchange);
+      if (isNotApplicable(problems)) {
+        this.notApplicable([c.id], problems.notApplicable || 'no case to judge on this answer', exchange ?? null);
+        continue;
+      }
+      const found = problems;
+      this.judge(getRequirement(c.id), found.length === 0, () => quoteProblems(found), exchange);
     }
   }
 
@@ -235,19 +240,33 @@ export class Checker {
    * Records `skip` with its root cause (`on`: the exchange that did not give what they needed) for requirements that needed something this exchange did not give (a
    * completion to judge, a refusal to read). Requirements the test already judged are left as they are.
    */
-  cannotJudge(ids: readonly string[], cause: { id?: string; message: string; on?: TargetResponse }): void {
+  cannotJudge(ids: readonly string[], cause: { id?: string; message: string; on: Judged }): void {
     const message = this.target.scrub(cause.message);
-    const exchange = cause.on ? this.exchangeIndex(cause.on) : undefined;
+    const exchange = this.judgedIndex(cause.on);
     const scrubbed: RootCause = { ...(cause.id ? { id: cause.id } : {}), message, ...(exchange !== undefined ? { exchange } : {}) };
-    const evidence = cause.on ? exchange : this.lastExchange();
     for (const id of new Set(ids)) {
       if (!isKnownRequirement(id)) continue;
-      this.push({ id: primaryOf(id), status: 'skip', message, cause: scrubbed }, evidence);
+      this.push({ id: primaryOf(id), status: 'skip', message, cause: scrubbed }, exchange);
     }
   }
 
-  /** Record what the target does where the spec is silent (a gap), on `on` (default: the last exchange sent). Never fails. */
-  observe(id: string, observed: unknown, message?: string, on?: Judged): void {
+  /**
+   * The case these requirements are about did not come on `on` (no tool call came back, no search ran): a `skip`
+   * with that reason, marked `notApplicable`, recorded once per requirement and reason in a test. It is no case:
+   * a requirement judged elsewhere keeps its verdict; one judged nowhere ends `skip` with this reason, never `pass`.
+   */
+  notApplicable(ids: readonly string[], reason: string, on: Judged): void {
+    const message = this.target.scrub(reason);
+    const exchange = this.judgedIndex(on);
+    for (const id of new Set(ids.filter(isKnownRequirement).map(primaryOf))) {
+      if (this.records.some((r) => r.notApplicable && r.id === id && r.message === message)) continue;
+      const cause: RootCause = { message, ...(exchange !== undefined ? { exchange } : {}) };
+      this.push({ id, status: 'skip', message, cause, notApplicable: true }, exchange);
+    }
+  }
+
+  /** Record what the target does where the spec is silent (a gap), on `on`. Never fails. */
+  observe(id: string, observed: unknown, message: string | undefined, on: Judged): void {
     const r = this.declared(id);
     if (r.kind !== 'observation') throw new Error(`observe(): ${id} is a requirement, not an observation; use that()`);
     const record: CheckRecord = { id, status: 'observed', observed: this.scrubValue(observed) };

@@ -165,7 +165,7 @@ export function judgeExchange(x: CapturedExchange, decoded: Buffer | undefined, 
     if (owed.length > 0) {
       for (const o of owed) judgeRefusal(check, res, { id: o.id, ...(o.status ? { status: o.status } : {}), ...(o.code ? { code: o.code } : {}), ...(o.message ? { message: o.message } : {}) });
       // 4.3 rule 3: refused as the client's error, never blamed on an upstream.
-      if (broken.has('TOOL-012')) check.that('TOOL-013', res.status < 500, () => `tool calls without declared tools were answered ${res.describe()}, a server error, not a client error`);
+      if (broken.has('TOOL-012')) check.that('TOOL-013', res.status < 500, () => `tool calls without declared tools were answered ${res.describe()}, a server error, not a client error`, res);
     } else if (res.status === 200 && body) {
       const model = typeof body.model === 'string' ? body.model : '';
       if (body.stream === true) {

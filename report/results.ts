@@ -250,6 +250,17 @@ function statusOf(r: Requirement, entries: Entry[]): RequirementStatus {
   return best;
 }
 
+/**
+ * A requirement's records without those saying its case never came (`notApplicable`: no tool call came back, no
+ * search ran) when anything judged it: they are no case, so they neither thin a pass nor add causes. With no
+ * judgement at all, they stay: the requirement ends `skip` with that reason, never `pass`, and never `untested`
+ * (a test reached it; `untested` is for what no test reached).
+ */
+export function caseRecords(list: Entry[]): Entry[] {
+  const judged = list.some((e) => e.record.status !== 'skip');
+  return judged ? list.filter((e) => !e.record.notApplicable) : list;
+}
+
 /** Most distinct causes spelled out in a reason. */
 const MAX_CAUSES = 5;
 
@@ -283,7 +294,7 @@ export function aggregate(outcomes: readonly TestOutcome[], requirements: readon
   const order = new Map(scope.map((r, i) => [r.id, i]));
   const sorted = [...scope].sort((a, b) => compareSections(a.section, b.section) || order.get(a.id)! - order.get(b.id)!);
   return sorted.map((r) => {
-    const list = entries.get(r.id)!;
+    const list = caseRecords(entries.get(r.id)!);
     const status = statusOf(r, list);
     const records: RecordCounts = { pass: 0, fail: 0, warn: 0, skip: 0, observed: 0, error: 0 };
     for (const e of list) records[e.record.status] += e.record.count ?? 1;

@@ -21,9 +21,9 @@ test.describe('POST /v1/chat/completions: the credential', () => {
       judgeCompletion(check, withKey, model.id);
 
       const without = await target.chat(body, { key: null });
-      check.that('AUTH-004', without.exchange.error === undefined && without.status !== 200, () => `the same request without a credential was not refused (${without.status === 200 ? answeredBy(without) : without.describe()}); the endpoint requires authentication`);
+      check.that('AUTH-004', without.exchange.error === undefined && without.status !== 200, () => `the same request without a credential was not refused (${without.status === 200 ? answeredBy(without) : without.describe()}); the endpoint requires authentication`, without);
       judgeRefusal(check, without, { id: 'AUTH-002' });
-      check.observe('OBS-018', { ...errorFieldsOf(without), 'www-authenticate': without.headers['www-authenticate'] }, 'status and error of a chat request without an Authorization header');
+      check.observe('OBS-018', { ...errorFieldsOf(without), 'www-authenticate': without.headers['www-authenticate'] }, 'status and error of a chat request without an Authorization header', without);
     },
   );
 
@@ -32,7 +32,7 @@ test.describe('POST /v1/chat/completions: the credential', () => {
     if (!model) return check.skip(noModelReason(discovery));
     const res = await target.chat({ model: model.id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAP }, { key: invalidKey(), keyVar: 'INVALID_KEY' });
     judgeRefusal(check, res, { id: 'AUTH-003' });
-    check.observe('OBS-019', { ...errorFieldsOf(res), 'www-authenticate': res.headers['www-authenticate'] }, 'status and error of a chat request with a well-formed key that was never issued');
+    check.observe('OBS-019', { ...errorFieldsOf(res), 'www-authenticate': res.headers['www-authenticate'] }, 'status and error of a chat request with a well-formed key that was never issued', res);
   });
 
   test('records how the keys of this run were obtained', req('OBS-017'), async ({ check, config }) => {
@@ -45,7 +45,7 @@ test.describe('POST /v1/chat/completions: the credential', () => {
         restrictedKey: p.restrictedKey ? 'profile restrictedKey' : 'none',
         lowTierKey: p.lowTierKey ? 'profile lowTierKey' : 'none',
       },
-      'key issuance is outside the contract; this records only where the run took its keys from',
+      'key issuance is outside the contract; this records only where the run took its keys from', null /* where the run took its keys from: no request */,
     );
   });
 });
@@ -65,10 +65,10 @@ test.describe('POST /v1/chat/completions: keys limited by model list and by tier
       );
       const what = `the restricted key asking for ${outside.id} (not on its list)`;
       const error = judgeRefusal(check, res, { id: 'AUTH-008', status: 403, statusText: `for ${what}, status`, code: 'model_not_allowed' });
-      check.that('ERR-006', res.status === 403 && error?.code === 'model_not_allowed', () => `${what}: expected status 403 with code model_not_allowed; received ${res.describe()}`);
+      check.that('ERR-006', res.status === 403 && error?.code === 'model_not_allowed', () => `${what}: expected status 403 with code model_not_allowed; received ${res.describe()}`, res);
       const problem = notARefusal(res);
-      check.that('CHAT-011', problem === undefined, () => `${what}: ${problem}; it is refused with model_not_allowed, never rerouted to an allowed model`);
-      check.that('CHAT-012', problem === undefined, () => `${what}: ${problem}; a refusal to serve the model is a section 7 error, never a 200 answer`);
+      check.that('CHAT-011', problem === undefined, () => `${what}: ${problem}; it is refused with model_not_allowed, never rerouted to an allowed model`, res);
+      check.that('CHAT-012', problem === undefined, () => `${what}: ${problem}; a refusal to serve the model is a section 7 error, never a 200 answer`, res);
     },
   );
 
@@ -84,9 +84,9 @@ test.describe('POST /v1/chat/completions: keys limited by model list and by tier
       const res = await target.chat({ model: denied, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAP }, { key: low.key, keyVar: 'LOW_TIER_KEY' });
       const tier = discovery.models.find((m) => m.id === denied)?.min_tier;
       const problem = notARefusal(res);
-      if (res.status === 200) check.that('AUTH-010', false, `the low-tier key asking for ${denied} (min_tier ${JSON.stringify(tier)}) was ${answeredBy(res)}; it is refused with an error`);
+      if (res.status === 200) check.that('AUTH-010', false, `the low-tier key asking for ${denied} (min_tier ${JSON.stringify(tier)}) was ${answeredBy(res)}; it is refused with an error`, res);
       else judgeRefusal(check, res, { id: 'AUTH-010' });
-      check.that('CHAT-012', problem === undefined, () => `the low-tier key asking for ${denied}: ${problem}; a refusal to serve the model is a section 7 error, never a 200 answer`);
+      check.that('CHAT-012', problem === undefined, () => `the low-tier key asking for ${denied}: ${problem}; a refusal to serve the model is a section 7 error, never a 200 answer`, res);
     },
   );
 });

@@ -46,15 +46,15 @@ test.describe('GET /v1/models', () => {
     if (entries.length === 0) return check.skip(`the catalog could not be read: ${res.describe()}`);
     const values = (field: string) => [...new Set(entries.map((m) => m[field]).filter((v) => v !== undefined))];
     const missingTier = entries.filter((m) => typeof m.min_tier !== 'string').map((m) => m.id);
-    check.that('CAT-006', missingTier.length === 0, () => `entries without a string min_tier: ${missingTier.join(', ')}`);
-    check.observe('OBS-003', values('min_tier'), 'min_tier values');
-    check.observe('OBS-004', values('credit_tier'), 'credit_tier values');
-    check.observe('OBS-005', values('api_format'), 'api_format values');
-    check.observe('OBS-006', values('thinking_config').slice(0, 5), 'thinking_config blocks (first 5 distinct)');
-    check.observe('OBS-007', values('tiers').slice(0, 5), 'tiers blocks (first 5 distinct)');
+    check.that('CAT-006', missingTier.length === 0, () => `entries without a string min_tier: ${missingTier.join(', ')}`, res);
+    check.observe('OBS-003', values('min_tier'), 'min_tier values', res);
+    check.observe('OBS-004', values('credit_tier'), 'credit_tier values', res);
+    check.observe('OBS-005', values('api_format'), 'api_format values', res);
+    check.observe('OBS-006', values('thinking_config').slice(0, 5), 'thinking_config blocks (first 5 distinct)', res);
+    check.observe('OBS-007', values('tiers').slice(0, 5), 'tiers blocks (first 5 distinct)', res);
     const signals = Object.entries(res.headers).filter(([k]) => /deprecat|sunset|api-version|version/i.test(k));
-    check.observe('OBS-033', Object.fromEntries(signals.filter(([k]) => /deprecat|sunset/i.test(k))), 'deprecation headers on GET /v1/models');
-    check.observe('OBS-034', Object.fromEntries(signals.filter(([k]) => /version/i.test(k))), 'version headers on GET /v1/models');
+    check.observe('OBS-033', Object.fromEntries(signals.filter(([k]) => /deprecat|sunset/i.test(k))), 'deprecation headers on GET /v1/models', res);
+    check.observe('OBS-034', Object.fromEntries(signals.filter(([k]) => /version/i.test(k))), 'version headers on GET /v1/models', res);
   });
 
   test('a restricted key sees the models it may use', req('CAT-034', 'AUTH-007'), async ({ target, check, config }) => {
@@ -64,10 +64,10 @@ test.describe('GET /v1/models', () => {
     if (!check.status('AUTH-007', res, 200, 'with the restricted key, status')) return;
     const listed = entriesOf(res).map((m) => m.id);
     const outside = listed.filter((id) => !restricted.allowedModels.includes(id));
-    check.that('CAT-034', outside.length === 0, () => `the restricted key's list shows models outside its allowed list: ${outside.join(', ')}`);
+    check.that('CAT-034', outside.length === 0, () => `the restricted key's list shows models outside its allowed list: ${outside.join(', ')}`, res);
     const full = entriesOf(await target.get('/v1/models')).map((m) => m.id);
     const missing = restricted.allowedModels.filter((id) => full.includes(id) && !listed.includes(id));
-    check.that('AUTH-007', missing.length === 0, () => `allowed models missing from the restricted key's list: ${missing.join(', ')}`);
+    check.that('AUTH-007', missing.length === 0, () => `allowed models missing from the restricted key's list: ${missing.join(', ')}`, res);
   });
 
   test('a deactivated model is not listed', req('CAT-039'), async ({ target, check, config }) => {
@@ -86,7 +86,7 @@ test.describe('GET /v1/models', () => {
       const res = await target.chat({ model: m.id, messages: [{ role: 'user', content: 'Say hello.' }], max_completion_tokens: 8 });
       if (!check.status('CAT-033', res, (s) => s !== 0)) continue;
       const code = (res.json() as { error?: { code?: unknown } } | undefined)?.error?.code;
-      check.that('CAT-033', code !== 'model_not_found', () => `listed model ${m.id} refused as deactivated: ${res.describe()}`);
+      check.that('CAT-033', code !== 'model_not_found', () => `listed model ${m.id} refused as deactivated: ${res.describe()}`, res);
       // A refusal that is about the key (its tier, its model list) or the moment (unavailable, rate limited)
       // says nothing against the id: the id is accepted as a model, this caller just may not use it now.
       const aboutAccess = typeof code === 'string' && (ACCESS_REFUSALS.test(code) || code === 'model_unavailable');
@@ -94,7 +94,7 @@ test.describe('GET /v1/models', () => {
         check.cannotJudge(['CAT-004'], { message: `the run's key may not use listed model ${m.id} now: ${res.describe()}`, on: res });
         continue;
       }
-      check.that('CAT-004', res.status === 200, () => `listed id ${m.id} not accepted as model: ${res.describe()}`);
+      check.that('CAT-004', res.status === 200, () => `listed id ${m.id} not accepted as model: ${res.describe()}`, res);
     }
   });
 });
@@ -151,6 +151,6 @@ test.describe('GET /v1/models/{model_id}', () => {
         return check.cannotJudge(['CAT-038'], { id: 'CAT-036', message: `GET /v1/models/{id} does not find a plain listed id either (HTTP ${control.status})`, on: control });
       }
     }
-    check.that('CAT-038', res.status === 200 && (res.json() as ModelEntry | undefined)?.id === reserved.id, () => `GET /v1/models/${encodeURIComponent(reserved.id)}: ${res.describe()}`);
+    check.that('CAT-038', res.status === 200 && (res.json() as ModelEntry | undefined)?.id === reserved.id, () => `GET /v1/models/${encodeURIComponent(reserved.id)}: ${res.describe()}`, res);
   });
 });

@@ -30,7 +30,7 @@ test.describe('content parts', () => {
       ];
       const res = await target.chat({ model: m.id, messages: [{ role: 'user', content }], max_completion_tokens: probeCap(target.maxTokens) });
       checkAccepted(check, 'IMG-002', res, m.id, `two text parts, to ${describeEntry(m)}`);
-      if (judgeable(res)) check.that('IMG-001', wasAccepted(res), () => `content parts of type "text" were not accepted by ${m.id}: ${res.describe()}`);
+      if (judgeable(res)) check.that('IMG-001', wasAccepted(res), () => `content parts of type "text" were not accepted by ${m.id}: ${res.describe()}`, res);
     }
   });
 
@@ -62,8 +62,8 @@ test.describe('image parts', () => {
       max_completion_tokens: cap,
     });
     checkAccepted(check, 'IMG-005', plain, model.id, `an image part (inline PNG data URL), to ${describeEntry(model)}`);
-    if (judgeable(plain)) check.that('IMG-001', wasAccepted(plain), () => `content parts of types "text" and "image_url" were not accepted by ${model.id}: ${plain.describe()}`);
-    if (judgeable(plain)) check.that('IMG-003', wasAccepted(plain), () => `an image part {type: "image_url", image_url: {url}} was not accepted by ${model.id}: ${plain.describe()}`);
+    if (judgeable(plain)) check.that('IMG-001', wasAccepted(plain), () => `content parts of types "text" and "image_url" were not accepted by ${model.id}: ${plain.describe()}`, plain);
+    if (judgeable(plain)) check.that('IMG-003', wasAccepted(plain), () => `an image part {type: "image_url", image_url: {url}} was not accepted by ${model.id}: ${plain.describe()}`, plain);
     // With the optional detail.
     const detailed = await target.chat({
       model: model.id,
@@ -83,7 +83,7 @@ test.describe('image parts', () => {
     });
     skipIfUnavailable(check, res, model.id);
     const refused = res.exchange.status !== 0 && res.status !== 200;
-    if (!check.that('IMG-006', refused, () => `${describeEntry(model)} must refuse an image part; received ${res.describe()}`)) return;
+    if (!check.that('IMG-006', refused, () => `${describeEntry(model)} must refuse an image part; received ${res.describe()}`, res)) return;
     // Status and code of this refusal are not in the contract: any section 7 error passes.
     judgeRefusal(check, res, { id: 'IMG-006' });
   });

@@ -63,7 +63,7 @@ test.describe('section 8: request body size', () => {
       check.that('LIMIT-001', rejected(g), () => `a body of ${OVERSIZED_BYTES} bytes that is not JSON was not refused: ${garbage.describe()}`, garbage);
       // Rejected before parsing: whether the bytes are JSON cannot change the refusal.
       judgeRefusedBeforeParsing(check, valid, garbage, OVERSIZED_BYTES);
-      check.observe('OBS-026', { bytes: OVERSIZED_BYTES, validJson: errorFieldsOf(valid), notJson: errorFieldsOf(garbage) }, 'status and error of an oversized body (valid JSON, and not JSON)');
+      check.observe('OBS-026', { bytes: OVERSIZED_BYTES, validJson: errorFieldsOf(valid), notJson: errorFieldsOf(garbage) }, 'status and error of an oversized body (valid JSON, and not JSON)', null /* two requests, one valid JSON and one not */);
     },
   );
 
@@ -109,7 +109,7 @@ test.describe('section 8: per-model limits', () => {
       const body = judgeCompletion(check, res, model.id);
       const c = completionTokensOf(body);
       if (c === undefined) return check.skip('the response carries no usage.completion_tokens, so the limit cannot be measured');
-      check.that('LIMIT-005', c <= maxTokens, () => `${model.id} publishes max_tokens ${maxTokens}; with a cap of ${target.maxTokens} it generated ${c} tokens`);
+      check.that('LIMIT-005', c <= maxTokens, () => `${model.id} publishes max_tokens ${maxTokens}; with a cap of ${target.maxTokens} it generated ${c} tokens`, res);
     },
   );
 
@@ -131,8 +131,8 @@ test.describe('section 8: rate limits and quotas (not in the contract)', () => {
     const model = chatModel(discovery, config.profile);
     if (!model) return check.skip(noModelReason(discovery));
     const res = await target.chat({ model: model.id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: 4 });
-    check.observe('OBS-029', { outcome: outcomeOf(res), headers: limitHeaders(res, /rate-?limit|retry-after/i), limited: res.status === 429 }, 'rate-limit headers and status of an ordinary completion');
+    check.observe('OBS-029', { outcome: outcomeOf(res), headers: limitHeaders(res, /rate-?limit|retry-after/i), limited: res.status === 429 }, 'rate-limit headers and status of an ordinary completion', res);
     const quotaError = res.status !== 200 && /quota|credit|billing|insufficient/i.test(JSON.stringify(errorFieldsOf(res)));
-    check.observe('OBS-030', { outcome: outcomeOf(res), headers: limitHeaders(res, /quota|credit|balance|usage-limit/i), quotaError }, 'quota headers and quota errors of an ordinary completion');
+    check.observe('OBS-030', { outcome: outcomeOf(res), headers: limitHeaders(res, /quota|credit|balance|usage-limit/i), quotaError }, 'quota headers and quota errors of an ordinary completion', res);
   });
 });

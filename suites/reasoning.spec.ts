@@ -41,7 +41,7 @@ test.describe('reasoning', () => {
     if (!body) return;
     const message = firstMessage(body);
     // Carried is enough here; that it is a string (RSN-007) is judged by the schema in checkAccepted.
-    check.that('RSN-003', message !== undefined && 'reasoning_content' in message, () => `with include_reasoning true, ${model.id} (supports_reasoning true) returned no reasoning_content; message fields: ${JSON.stringify(Object.keys(message ?? {}))}`);
+    check.that('RSN-003', message !== undefined && 'reasoning_content' in message, () => `with include_reasoning true, ${model.id} (supports_reasoning true) returned no reasoning_content; message fields: ${JSON.stringify(Object.keys(message ?? {}))}`, res);
   });
 
   test('streamed, include_reasoning true returns reasoning_content in deltas, as strings', req('RSN-002', 'RSN-003', 'RSN-007'), async ({ target, check, discovery, config }) => {
@@ -55,8 +55,8 @@ test.describe('reasoning', () => {
     const deltas = stream.chunks.flatMap((c) => (Array.isArray(c.choices) ? c.choices : [])).map((ch) => (isObject(ch) && isObject(ch.delta) ? ch.delta : {}));
     const carried = deltas.filter((d) => 'reasoning_content' in d).map((d) => d.reasoning_content);
     const notStrings = carried.filter((r) => typeof r !== 'string');
-    check.that('RSN-007', notStrings.length === 0, () => `delta.reasoning_content must be a string when present; received ${JSON.stringify(notStrings.slice(0, 3))}`);
-    check.that('RSN-003', carried.length > 0, () => `with include_reasoning true, no delta from ${model.id} (supports_reasoning true) carried reasoning_content (${stream.chunks.length} chunks)`);
+    check.that('RSN-007', notStrings.length === 0, () => `delta.reasoning_content must be a string when present; received ${JSON.stringify(notStrings.slice(0, 3))}`, res);
+    check.that('RSN-003', carried.length > 0, () => `with include_reasoning true, no delta from ${model.id} (supports_reasoning true) carried reasoning_content (${stream.chunks.length} chunks)`, res);
   });
 
   test('reasoning, an object, and reasoning.max_tokens are accepted by a reasoning entry', req('RSN-001', 'RSN-004'), async ({ target, check, discovery, config }) => {
@@ -85,7 +85,7 @@ test.describe('reasoning', () => {
       const res = await target.chat({ model: m.id, messages: QUESTION, reasoning: { effort: INVALID_EFFORT }, max_completion_tokens: probeCap(target.maxTokens) });
       skipIfUnavailable(check, res, m.id);
       if (refusedForAccess(check, 'RSN-006', res, m.id)) {
-        check.cannotJudge(['RSN-010'], { message: `the run's key may not use ${m.id}` });
+        check.cannotJudge(['RSN-010'], { message: `the run's key may not use ${m.id}`, on: res });
         continue;
       }
       check.status('RSN-006', res, 400, `for reasoning.effort ${JSON.stringify(INVALID_EFFORT)} to ${m.id}${hint(m)}, status`);
@@ -100,7 +100,7 @@ test.describe('reasoning', () => {
     const body = checkAccepted(check, 'RSN-002', res, model.id, `include_reasoning true, to ${model.id} (supports_reasoning false)`);
     if (!body) return;
     const message = firstMessage(body);
-    check.that('RSN-008', message === undefined || !('reasoning_content' in message), () => `${model.id} has supports_reasoning false, yet its message carries reasoning_content ${JSON.stringify(message?.reasoning_content).slice(0, 200)}`);
+    check.that('RSN-008', message === undefined || !('reasoning_content' in message), () => `${model.id} has supports_reasoning false, yet its message carries reasoning_content ${JSON.stringify(message?.reasoning_content).slice(0, 200)}`, res);
   });
 
   test('a request message carrying reasoning_content is accepted', req('RSN-009'), async ({ target, check, discovery, config }) => {

@@ -43,7 +43,7 @@ function checkAnsweredEitherWay(check: Checker, res: TargetResponse, what: strin
   const body = res.json();
   const completion = res.status === 200 && isObject(body) && Array.isArray(body.choices);
   const refusal = res.exchange.status !== 0 && res.status !== 200 && isObject(body) && isObject(body.error);
-  check.that('ROUTE-007', completion || refusal, () => `a preference is never a guarantee, so a request with ${what} is either served or refused with a section 7 error; received ${res.describe()}`);
+  check.that('ROUTE-007', completion || refusal, () => `a preference is never a guarantee, so a request with ${what} is either served or refused with a section 7 error; received ${res.describe()}`, res);
 }
 
 test.describe('provider routing preferences', () => {
@@ -68,8 +68,8 @@ test.describe('provider routing preferences', () => {
     }
     const accepted = Object.keys(outcomes).filter((s) => outcomes[s]!.status === 200);
     // The allowed values are a gap: a target may refuse some, but a string sort must be accepted at all.
-    check.that('ROUTE-002', accepted.length > 0, () => `no provider.sort string was accepted; tried ${JSON.stringify(outcomes)}`);
-    check.observe('OBS-012', { accepted, refused: Object.fromEntries(Object.entries(outcomes).filter(([, o]) => o.status !== 200)) }, `provider.sort values accepted on ${model.id}`);
+    check.that('ROUTE-002', accepted.length > 0, () => `no provider.sort string was accepted; tried ${JSON.stringify(outcomes)}`, null /* over one request per value: none was accepted */);
+    check.observe('OBS-012', { accepted, refused: Object.fromEntries(Object.entries(outcomes).filter(([, o]) => o.status !== 200)) }, `provider.sort values accepted on ${model.id}`, null /* one request per value */);
   });
 
   test('provider.order: an array of routes is accepted; the accepted element types are recorded', req('ROUTE-003', 'ROUTE-007', 'ROUTE-008', 'OBS-013'), async ({ target, check, discovery, config }) => {
@@ -86,8 +86,8 @@ test.describe('provider routing preferences', () => {
     }
     const accepted = Object.keys(outcomes).filter((t) => outcomes[t]!.status === 200);
     // The element type is a gap: a target may refuse some shapes, but an order array must be accepted at all.
-    check.that('ROUTE-003', accepted.length > 0, () => `no provider.order array was accepted; tried ${JSON.stringify(outcomes)}`);
-    check.observe('OBS-013', { accepted, refused: Object.fromEntries(Object.entries(outcomes).filter(([, o]) => o.status !== 200)) }, `provider.order element types accepted on ${model.id}`);
+    check.that('ROUTE-003', accepted.length > 0, () => `no provider.order array was accepted; tried ${JSON.stringify(outcomes)}`, null /* over one request per shape: none was accepted */);
+    check.observe('OBS-013', { accepted, refused: Object.fromEntries(Object.entries(outcomes).filter(([, o]) => o.status !== 200)) }, `provider.order element types accepted on ${model.id}`, null /* one request per shape */);
   });
 
   test('provider.allow_fallbacks, a boolean, is accepted', req('ROUTE-004', 'ROUTE-008'), async ({ target, check, discovery, config }) => {
@@ -131,7 +131,7 @@ test.describe('provider routing preferences', () => {
     if (!model) return check.skip(noUsableReason(discovery));
     const provider = { order: [noSuchRoute(config.seed)], allow_fallbacks: false };
     const res = await ask(target, model.id, provider);
-    check.observe('OBS-025', outcomeOf(res), `provider ${JSON.stringify(provider)} on ${model.id}`);
+    check.observe('OBS-025', outcomeOf(res), `provider ${JSON.stringify(provider)} on ${model.id}`, res);
     checkModelKept(check, res, model.id, `provider ${JSON.stringify(provider)}`);
   });
 
@@ -143,12 +143,12 @@ test.describe('provider routing preferences', () => {
     // The only ranked route is one that cannot exist, so no ranked route is available: 7 rule 3 applies.
     const provider = { order: [noSuchRoute(config.seed)], allow_fallbacks: false };
     const res = await ask(target, model.id, provider);
-    check.observe('OBS-025', outcomeOf(res), `provider ${JSON.stringify(provider)} on ${model.id}`);
+    check.observe('OBS-025', outcomeOf(res), `provider ${JSON.stringify(provider)} on ${model.id}`, res);
     const served = res.status === 200 ? (res.json() as { model?: unknown } | undefined)?.model : undefined;
     check.that('ROUTE-005', res.exchange.status !== 0 && res.status !== 200, () =>
       res.status === 200
         ? `with provider ${JSON.stringify(provider)} no ranked route exists, so the request must be refused; it was served (model ${JSON.stringify(served)}) by a route that was not ranked`
-        : `expected a refusal; received ${res.describe()}`,
+        : `expected a refusal; received ${res.describe()}`, res,
     );
     judgeRefusal(check, res, { id: 'ROUTE-010' });
   });

@@ -33,7 +33,7 @@ test.describe('stream true', () => {
     const model = chatModel(discovery, config.profile);
     if (!model) return check.skip(noUsableReason(discovery));
     const res = await target.chat({ model: model.id, messages: HELLO, stream: true, max_completion_tokens: CAP });
-    check.that('REQ-005', res.status === 200 && isEventStream(res), () => `stream true asks for a server-sent-event response; received content-type ${JSON.stringify(res.headers['content-type'])}, ${res.describe()}`);
+    check.that('REQ-005', res.status === 200 && isEventStream(res), () => `stream true asks for a server-sent-event response; received content-type ${JSON.stringify(res.headers['content-type'])}, ${res.describe()}`, res);
     const s = judgeStream(check, res, model.id, { expectText: true });
     if (!s || s.outcome !== 'complete') return;
     // A chunk may lack delta.content (the role chunk, the finish chunk); the consumer assembles the text anyway.
@@ -41,13 +41,13 @@ test.describe('stream true', () => {
     try {
       answer = streamedAnswer(s).content;
     } catch (err) {
-      check.that('STREAM-012', false, `a stream that completed with [DONE] carries the answer in its deltas; the consumer found none: ${(err as Error).message}`);
+      check.that('STREAM-012', false, `a stream that completed with [DONE] carries the answer in its deltas; the consumer found none: ${(err as Error).message}`, res);
       return;
     }
     const pieces = s.chunks.flatMap((c) => (Array.isArray(c.choices) ? c.choices : [])).map((c) => (c as { delta?: { content?: unknown } }).delta?.content);
     const withoutText = pieces.filter((p) => typeof p !== 'string').length;
     const joined = pieces.filter((p): p is string => typeof p === 'string').join('');
-    check.that('STREAM-013', answer === joined, () => `the consumer's answer ${JSON.stringify(answer)} differs from the concatenated delta.content ${JSON.stringify(joined)} (${withoutText} chunk(s) without content)`);
+    check.that('STREAM-013', answer === joined, () => `the consumer's answer ${JSON.stringify(answer)} differs from the concatenated delta.content ${JSON.stringify(joined)} (${withoutText} chunk(s) without content)`, res);
   });
 
   test('include_usage true gives a usage block in the stream', req('REQ-021', 'REQ-010'), async ({ target, check, discovery, config }) => {
@@ -60,7 +60,7 @@ test.describe('stream true', () => {
     const usage = streamUsage(s);
     if (usage && typeof usage.completion_tokens === 'number') {
       // max_completion_tokens caps a streamed completion too; the usage block reports within it.
-      check.that('REQ-010', usage.completion_tokens <= CAP, () => `usage.completion_tokens ${usage.completion_tokens} exceeds the request's cap ${CAP}`);
+      check.that('REQ-010', usage.completion_tokens <= CAP, () => `usage.completion_tokens ${usage.completion_tokens} exceeds the request's cap ${CAP}`, res);
     }
   });
 
@@ -93,9 +93,9 @@ test.describe('stream absent or false', () => {
       if (stream !== undefined) body.stream = stream;
       const res = await target.chat(body);
       const what = stream === undefined ? 'stream absent' : 'stream false';
-      check.that('STREAM-001', !isEventStream(res) && !looksLikeSse(res), () => `${what}: received an event stream (content-type ${JSON.stringify(res.headers['content-type'])}): ${res.describe()}`);
+      check.that('STREAM-001', !isEventStream(res) && !looksLikeSse(res), () => `${what}: received an event stream (content-type ${JSON.stringify(res.headers['content-type'])}): ${res.describe()}`, res);
       if (stream === false) {
-        check.that('REQ-005', res.status === 200 && res.isJson, () => `stream false asks for a JSON response; received ${res.describe()}`);
+        check.that('REQ-005', res.status === 200 && res.isJson, () => `stream false asks for a JSON response; received ${res.describe()}`, res);
         judgeCompletion(check, res, model.id);
       }
     }
@@ -109,7 +109,7 @@ test.describe('stream absent or false', () => {
       if (stream !== undefined) body.stream = stream;
       const res = await target.chat(body);
       const what = stream === undefined ? 'stream absent' : 'stream false';
-      check.that('REQ-012', res.status === 200 && res.isJson && !isEventStream(res), () => `${what} with stream_options: expected a plain JSON completion; received content-type ${JSON.stringify(res.headers['content-type'])}, ${res.describe()}`);
+      check.that('REQ-012', res.status === 200 && res.isJson && !isEventStream(res), () => `${what} with stream_options: expected a plain JSON completion; received content-type ${JSON.stringify(res.headers['content-type'])}, ${res.describe()}`, res);
       judgeCompletion(check, res, model.id);
     }
   });
@@ -136,7 +136,7 @@ test.describe('failures', () => {
         // A refusal sent as a 200 stream holding an error event is this rule broken: the failure came after opening.
         const stream = isEventStream(res) ? res.stream() : undefined;
         if (stream?.outcome === 'error' && stream.chunks.every((ch) => !deltaText(ch))) {
-          check.that('ERR-005', false, () => `${c.what}: the failure came as a 200 event stream ending on an error event (${JSON.stringify(stream.errorEvent).slice(0, 200)}), not as a non-200 JSON error before the stream opened`);
+          check.that('ERR-005', false, () => `${c.what}: the failure came as a 200 event stream ending on an error event (${JSON.stringify(stream.errorEvent).slice(0, 200)}), not as a non-200 JSON error before the stream opened`, res);
           continue;
         }
         // ERR-005 is about the shape of a refusal. A target that did not refuse at all broke the rule of the case
@@ -145,7 +145,7 @@ test.describe('failures', () => {
         continue;
       }
       judgeRefusal(check, res, { id: 'ERR-005', status: (s) => s !== 200, statusText: `${c.what}: status` });
-      if (res.exchange.status !== 0) check.that('ERR-005', !isEventStream(res), () => `${c.what}: a refusal before the stream opens is JSON, not an event stream (content-type ${JSON.stringify(res.headers['content-type'])})`);
+      if (res.exchange.status !== 0) check.that('ERR-005', !isEventStream(res), () => `${c.what}: a refusal before the stream opens is JSON, not an event stream (content-type ${JSON.stringify(res.headers['content-type'])})`, res);
     }
   });
 
@@ -158,18 +158,18 @@ test.describe('failures', () => {
       const s = judgeStream(check, res, model.id, { expectError: true });
       if (!s) continue;
       const at = `x-mock-fail-after: ${after}`;
-      check.that('STREAM-017', s.outcome === 'error', () => `${at}: expected an error event after status 200; the stream ${s.outcome === 'complete' ? 'completed with [DONE]' : 'ended without [DONE] and without an error event'}`);
+      check.that('STREAM-017', s.outcome === 'error', () => `${at}: expected an error event after status 200; the stream ${s.outcome === 'complete' ? 'completed with [DONE]' : 'ended without [DONE] and without an error event'}`, res);
       if (s.outcome !== 'error') continue;
       const ev = s.errorEvent;
       const shape = validate('stream-error-event', ev);
-      check.that('ERR-010', shape.valid, () => `${at}: an in-stream error is a chunk with a top-level error object carrying a message:\n${formatIssues(shape.errors)}`);
-      check.that('STREAM-019', s.eventsAfterError === 0 && s.donePositions.length === 0, () => `${at}: after the error event came ${s.eventsAfterError} event(s)${s.donePositions.length ? ' including [DONE]' : ''}`);
-      check.observe('OBS-020', describeErrorEvent(ev), `${at}: shape of the in-stream error event after ${s.chunks.length} chunk(s)`);
+      check.that('ERR-010', shape.valid, () => `${at}: an in-stream error is a chunk with a top-level error object carrying a message:\n${formatIssues(shape.errors)}`, res);
+      check.that('STREAM-019', s.eventsAfterError === 0 && s.donePositions.length === 0, () => `${at}: after the error event came ${s.eventsAfterError} event(s)${s.donePositions.length ? ' including [DONE]' : ''}`, res);
+      check.observe('OBS-020', describeErrorEvent(ev), `${at}: shape of the in-stream error event after ${s.chunks.length} chunk(s)`, res);
     }
   });
 
   test('push notifications are outside the contract', req('OBS-021'), async ({ check }) => {
-    check.observe('OBS-021', 'none exercised', 'section 6 names server-sent events of a streamed completion as the only events; no webhook or other push mechanism exists to exercise');
+    check.observe('OBS-021', 'none exercised', 'section 6 names server-sent events of a streamed completion as the only events; no webhook or other push mechanism exists to exercise', null /* nothing to send: no push mechanism exists */);
   });
 });
 
@@ -220,7 +220,7 @@ test.describe('framing section 6 allows is accepted', () => {
       const exercised = v.exercised(res.text, s);
       const note = `the target did not send the requested framing (${v.sees}); the variant was not exercised`;
       // Only a MAY record is judged by whether the variant showed; otherwise a warning, never a failed MUST.
-      if (getRequirement(v.id).level === 'MAY') check.that(v.id, exercised, note);
+      if (getRequirement(v.id).level === 'MAY') check.that(v.id, exercised, note, res);
       else if (!exercised) check.note(`x-mock-framing ${v.framing}: ${note}`);
     });
   }
@@ -230,8 +230,10 @@ test.describe('framing section 6 allows is accepted', () => {
     const model = usableModels(discovery, config.profile).find((m) => m.supports_reasoning === false);
     if (!model) return check.skip(noUsableReason(discovery));
     const answers: Record<string, string> = {};
+    const sent: Record<string, TargetResponse> = {};
     for (const framing of ['lf', 'lf-again', 'crlf', 'multiline', 'no-final-blank']) {
       const res = await target.chat({ model: model.id, messages: HELLO, stream: true, max_completion_tokens: CAP }, { headers: { 'x-mock-framing': framing.replace('-again', '') } });
+      sent[framing] = res;
       const s = judgeStream(check, res, model.id, { expectText: true });
       if (s?.outcome === 'complete') answers[framing] = [...s.choices.values()].map((c) => c.content).join('');
     }
@@ -239,7 +241,7 @@ test.describe('framing section 6 allows is accepted', () => {
     // Comparing answers needs a deterministic target (the mock is): the same request twice must agree.
     if (lf === undefined || answers['lf-again'] !== lf) return check.skip('the target answers the same request differently, so framings cannot be compared by their answers');
     for (const [framing, id] of [['crlf', 'STREAM-007'], ['multiline', 'STREAM-005'], ['no-final-blank', 'STREAM-010']] as const) {
-      check.that(id, lf !== undefined && answers[framing] === lf, () => `with x-mock-framing ${framing} the assembled answer is ${JSON.stringify(answers[framing])}; with LF framing it is ${JSON.stringify(lf)}`);
+      check.that(id, lf !== undefined && answers[framing] === lf, () => `with x-mock-framing ${framing} the assembled answer is ${JSON.stringify(answers[framing])}; with LF framing it is ${JSON.stringify(lf)}`, sent[framing] ?? null);
     }
   });
 });

@@ -54,7 +54,7 @@ function streamedCalls(s: ChatStream | undefined): ReturnedCall[] {
 
 /** The request was accepted: a 200, charged to the requirement that says this request shape is accepted. */
 function accepted(check: Checker, id: string, res: TargetResponse, what: string): boolean {
-  return check.that(id, res.status === 200, () => `${what} must be accepted; received ${res.describe()}`);
+  return check.that(id, res.status === 200, () => `${what} must be accepted; received ${res.describe()}`, res);
 }
 
 test.describe('declaring function tools', () => {
@@ -102,7 +102,7 @@ test.describe('returned tool calls, provoked so that they come back', () => {
       // A refusal is judged here, under the rule it breaks; only an accepted answer is judged as a completion.
       if (!accepted(check, 'TOOL-009', res, 'a function tool whose parameters is a JSON Schema object (an enum and a boolean)')) return;
       const calls = stream ? streamedCalls(judgeStream(check, res, model)) : returnedCalls(judgeCompletion(check, res, model));
-      if (res.status === 200 && calls.length === 0) check.cannotJudge([...RETURNED_CALL_IDS, 'TOOL-006'], { message: `tool_choice "required" with ${UNITS_TOOL.function.name}: ${NO_CALL_CAME_BACK}`, on: res });
+      if (res.status === 200 && calls.length === 0) check.notApplicable([...RETURNED_CALL_IDS, 'TOOL-006'], `tool_choice "required" with ${UNITS_TOOL.function.name}: ${NO_CALL_CAME_BACK}`, res);
       judgeCallsNameDeclared(check, res, calls, [UNITS_TOOL.function.name], `tool_choice "required"${stream ? ', streamed' : ''}`);
     });
   }
@@ -116,7 +116,7 @@ test.describe('returned tool calls, provoked so that they come back', () => {
       // Each call assembles on its own (a delta's index keeps the calls apart): ids, names and arguments that decode
       // are judged per call by the registered checks; calls merged by a wrong index do not decode (RESP-020).
       const calls = stream ? streamedCalls(judgeStream(check, res, model)) : returnedCalls(judgeCompletion(check, res, model));
-      if (res.status === 200 && calls.length === 0) check.cannotJudge([...RETURNED_CALL_IDS, 'TOOL-006'], { message: `two functions asked for at once: ${NO_CALL_CAME_BACK}`, on: res });
+      if (res.status === 200 && calls.length === 0) check.notApplicable([...RETURNED_CALL_IDS, 'TOOL-006'], `two functions asked for at once: ${NO_CALL_CAME_BACK}`, res);
       if (calls.length === 1) check.note(`parallel calls: asked for two functions at once, the target returned one call (${JSON.stringify(calls[0]!.name)}); how many calls a model makes is its choice`);
       judgeCallsNameDeclared(check, res, calls, declared, `parallel calls${stream ? ', streamed' : ''}`);
     });
@@ -168,7 +168,7 @@ test.describe('tool_choice', () => {
         judgeCallsNameDeclared(check, res, returnedCalls(judgeCompletion(check, res, model)), declared, `tool_choice ${label}`);
       }
     }
-    check.observe('OBS-010', observed, 'tool_choice object shapes sent, with the status each received and the functions called');
+    check.observe('OBS-010', observed, 'tool_choice object shapes sent, with the status each received and the functions called', null /* one request per tool_choice shape */);
   });
 });
 
@@ -206,8 +206,8 @@ test.describe('sending tool calls and their results back', () => {
     // The exact 4xx is a gap of the contract (section 7); any client-error status passes.
     const error = judgeRefusal(check, res, { id: 'TOOL-014', status: (s) => s >= 400 && s < 500, statusText: 'a client-error (4xx) status' });
     check.status('TOOL-012', res, (s) => s >= 400 && s < 500, 'for tool calls without declared tools, a client-error (4xx) status');
-    check.that('TOOL-013', res.exchange.status !== 0 && res.status < 500, () => `the rejection must not be reported as an upstream failure; received ${res.describe()}`);
+    check.that('TOOL-013', res.exchange.status !== 0 && res.status < 500, () => `the rejection must not be reported as an upstream failure; received ${res.describe()}`, res);
     const blame = blamesUpstream(error);
-    check.that('TOOL-013', blame === undefined, () => `the rejection must not blame the upstream; ${blame} reads as an upstream failure`);
+    check.that('TOOL-013', blame === undefined, () => `the rejection must not blame the upstream; ${blame} reads as an upstream failure`, res);
   });
 });

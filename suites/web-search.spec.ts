@@ -45,7 +45,7 @@ function checkSearchAnswer(check: Checker, res: TargetResponse, model: string, w
   const body = judgeCompletion(check, res, model); // annotations, citations, actions, usage count: SEARCH-021..039
   if (!body) return undefined;
   checkProvenancePlacement(check, searchReport(body), what, res);
-  checkActionUrls(check, body, what);
+  checkActionUrls(check, body, what, res);
   return body;
 }
 
@@ -61,21 +61,21 @@ test.describe('requesting hosted search', () => {
     const model = capableModel(check, discovery);
     // web_search_options without search_context_size: the endpoint applies its default (SEARCH-006).
     const viaOptions = await ask(target, model, { web_search_options: {} });
-    check.that('SEARCH-001', viaOptions.status === 200, () => `web_search_options {} on ${model}, which the probe found able to search, must be accepted; received ${viaOptions.describe()}`);
-    check.that('SEARCH-006', viaOptions.status === 200, () => `web_search_options without search_context_size must be accepted (default applies); received ${viaOptions.describe()}`);
+    check.that('SEARCH-001', viaOptions.status === 200, () => `web_search_options {} on ${model}, which the probe found able to search, must be accepted; received ${viaOptions.describe()}`, viaOptions);
+    check.that('SEARCH-006', viaOptions.status === 200, () => `web_search_options without search_context_size must be accepted (default applies); received ${viaOptions.describe()}`, viaOptions);
     const answerA = checkSearchAnswer(check, viaOptions, model, 'web_search_options');
     const a = searchReport(answerA);
-    if (answerA) check.that('SEARCH-002', searched(a), () => `web_search_options requests hosted search, but the answer reports none: ${describeReport(a)}`);
+    if (answerA) check.that('SEARCH-002', searched(a), () => `web_search_options requests hosted search, but the answer reports none: ${describeReport(a)}`, viaOptions);
 
     const viaTool = await ask(target, model, { tools: [WEB_SEARCH_TOOL] });
-    check.that('SEARCH-003', viaTool.status === 200, () => `a bare {"type":"web_search"} tools entry on ${model} must be accepted as a request for search; received ${viaTool.describe()}`);
+    check.that('SEARCH-003', viaTool.status === 200, () => `a bare {"type":"web_search"} tools entry on ${model} must be accepted as a request for search; received ${viaTool.describe()}`, viaTool);
     const answerB = checkSearchAnswer(check, viaTool, model, 'bare web_search tool');
     const b = searchReport(answerB);
-    if (answerB) check.that('SEARCH-003', searched(b), () => `a bare web_search tool requests hosted search, but the answer reports none: ${describeReport(b)}`);
+    if (answerB) check.that('SEARCH-003', searched(b), () => `a bare web_search tool requests hosted search, but the answer reports none: ${describeReport(b)}`, viaTool);
 
-    check.that('SEARCH-004', viaOptions.status === viaTool.status, () => `both forms count as a request for search: web_search_options got HTTP ${viaOptions.status}, the bare web_search tool HTTP ${viaTool.status}`);
+    check.that('SEARCH-004', viaOptions.status === viaTool.status, () => `both forms count as a request for search: web_search_options got HTTP ${viaOptions.status}, the bare web_search tool HTTP ${viaTool.status}`, viaTool.status !== 200 ? viaTool : viaOptions);
     if (answerA && answerB) {
-      check.that('SEARCH-004', searched(a) === searched(b), () => `both forms count as a request for search, but only one reported a search: web_search_options ${describeReport(a)}; bare tool ${describeReport(b)}`);
+      check.that('SEARCH-004', searched(a) === searched(b), () => `both forms count as a request for search, but only one reported a search: web_search_options ${describeReport(a)}; bare tool ${describeReport(b)}`, searched(b) ? viaOptions : viaTool);
     }
   });
 
@@ -83,7 +83,7 @@ test.describe('requesting hosted search', () => {
     const model = capableModel(check, discovery);
     for (const size of ['low', 'medium', 'high'] as const) {
       const res = await ask(target, model, { web_search_options: { search_context_size: size } });
-      check.that('SEARCH-005', res.status === 200, () => `search_context_size ${JSON.stringify(size)} must be accepted; received ${res.describe()}`);
+      check.that('SEARCH-005', res.status === 200, () => `search_context_size ${JSON.stringify(size)} must be accepted; received ${res.describe()}`, res);
       checkSearchAnswer(check, res, model, `search_context_size ${size}`);
     }
   });
@@ -95,7 +95,7 @@ test.describe('requesting hosted search', () => {
     if (!s || s.outcome !== 'complete' || s.chunks.length === 0) return; // what is wrong was charged by judgeStream
     checkStreamProvenance(check, s, res);
     const r = searchReport(assembledCompletion(s));
-    check.that('SEARCH-002', searched(r), () => `web_search_options requests hosted search, but the stream reports none: ${describeReport(r)}`);
+    check.that('SEARCH-002', searched(r), () => `web_search_options requests hosted search, but the stream reports none: ${describeReport(r)}`, res);
     checkProvenancePlacement(check, r, 'streamed answer', res);
   });
 });
@@ -103,7 +103,7 @@ test.describe('requesting hosted search', () => {
 /** An invalid web_search_options: rejected (the 2.7 requirement), with the section 7 row's 400, code and text. */
 async function expectRejected(check: Checker, target: Target, model: string, c: InvalidCase, row: { id: string; message: string }): Promise<TargetResponse> {
   const res = await ask(target, model, { web_search_options: c.options });
-  check.that(c.id, res.exchange.status !== 0 && res.status >= 400 && res.status < 500, () => `${c.label} must be rejected; received ${res.describe()}`);
+  check.that(c.id, res.exchange.status !== 0 && res.status >= 400 && res.status < 500, () => `${c.label} must be rejected; received ${res.describe()}`, res);
   judgeRefusal(check, res, { id: row.id, status: 400, code: 'invalid_web_search_options', message: row.message, statusText: `for ${c.label}, status` });
   return res;
 }
@@ -152,7 +152,7 @@ test.describe('valid locations', () => {
       const model = capableModel(check, discovery);
       const res = await ask(target, model, { web_search_options: { user_location: location } });
       const fields = 'approximate' in location ? location.approximate : location;
-      const accepted = (rid: string, what: string) => check.that(rid, res.status === 200, () => `${what} must be accepted; received ${res.describe()} for user_location ${JSON.stringify(location)}`);
+      const accepted = (rid: string, what: string) => check.that(rid, res.status === 200, () => `${what} must be accepted; received ${res.describe()} for user_location ${JSON.stringify(location)}`, res);
       accepted(id, `a user_location with ${form}`);
       accepted('SEARCH-008', 'user_location with type "approximate"');
       accepted('SEARCH-014', `country ${JSON.stringify(fields.country)} (ISO 3166-1 alpha-2)`);
@@ -173,7 +173,7 @@ test.describe('location length bounds (a gap: section 8 does not give them)', ()
       const value = `${field === 'city' ? 'Springfield' : 'Northshire'}${'x'.repeat(LONG)}`.slice(0, LONG);
       const res = await ask(target, model, { web_search_options: { user_location: { type: 'approximate', country: 'US', [field]: value } } });
       const err = errorOf(res);
-      check.observe(obs, { length: LONG, status: res.status, ...(err ? { code: err.code, message: err.message } : {}) }, `user_location.${field} of ${LONG} characters`);
+      check.observe(obs, { length: LONG, status: res.status, ...(err ? { code: err.code, message: err.message } : {}) }, `user_location.${field} of ${LONG} characters`, res);
       if (res.status === 200) {
         accepted.push(field);
         continue;
@@ -181,7 +181,7 @@ test.describe('location length bounds (a gap: section 8 does not give them)', ()
       // The bound is unknown, but a target that refuses this length has a bound below it: the refusal is the
       // "unknown or malformed field" row (2.7: a city/region longer than the bound is malformed).
       judgeRefusal(check, res, { id: 'SEARCH-049', status: 400, code: 'invalid_web_search_options', message: SEARCH_MESSAGES.locationMalformed, statusText: `for a ${LONG}-character ${field}, status` });
-      check.that(id, err?.code === 'invalid_web_search_options' && err?.message === SEARCH_MESSAGES.locationMalformed, () => `a ${field} longer than the bound is rejected as malformed ("${SEARCH_MESSAGES.locationMalformed}"); received ${res.describe()}`);
+      check.that(id, err?.code === 'invalid_web_search_options' && err?.message === SEARCH_MESSAGES.locationMalformed, () => `a ${field} longer than the bound is rejected as malformed ("${SEARCH_MESSAGES.locationMalformed}"); received ${res.describe()}`, res);
     }
     if (accepted.length > 0) {
       check.markSkipped(`the target accepted a ${LONG}-character ${accepted.join(' and ')}; the bound is not in the contract (section 8) nor in the profile, so an over-long value cannot be chosen honestly`);
@@ -200,15 +200,17 @@ test.describe('refusals happen upfront and leave no partial answer', () => {
       { label: 'web_search_options with stream true', extra: { web_search_options: {}, stream: true } },
     ];
     const seen: Json[] = [];
+    const sent: TargetResponse[] = [];
     for (const { label, extra } of forms) {
       const res = await ask(target, model, extra);
       judgeRefusal(check, res, { id: 'SEARCH-045', code: 'web_search_not_supported', message: SEARCH_MESSAGES.notSupported });
       checkUpfront(check, res, ['SEARCH-043'], 'SEARCH-044', `${label} on ${model}`);
+      sent.push(res);
       seen.push({ form: label, status: res.status, code: errorOf(res)?.code });
     }
     const [options, tool] = seen;
-    check.that('SEARCH-004', options!.status === tool!.status && options!.code === tool!.code, () => `both forms count as a request for search, so both are refused alike; received ${JSON.stringify(seen.slice(0, 2))}`);
-    check.observe('OBS-022', seen, `status of web_search_not_supported on ${model}`);
+    check.that('SEARCH-004', options!.status === tool!.status && options!.code === tool!.code, () => `both forms count as a request for search, so both are refused alike; received ${JSON.stringify(seen.slice(0, 2))}`, sent[tool!.code !== 'web_search_not_supported' ? 1 : 0]!);
+    check.observe('OBS-022', seen, `status of web_search_not_supported on ${model}`, null /* one request per form */);
   });
 
   test('an output budget below the entry minimum: refused upfront, at no cost, naming N and M', req('SEARCH-050', 'SEARCH-051', 'SEARCH-052', 'LIMIT-004', 'SEARCH-043', 'SEARCH-044', 'SEARCH-004', 'OBS-023'), async ({ target, check, discovery }) => {
@@ -225,6 +227,7 @@ test.describe('refusals happen upfront and leave no partial answer', () => {
       { label: 'web_search_options with stream true, max_tokens', m: m2cap, extra: { web_search_options: {}, stream: true, max_tokens: m2cap } },
     ];
     const seen: Json[] = [];
+    const sent: TargetResponse[] = [];
     const minimums: number[] = probe.minOutputTokens !== undefined ? [probe.minOutputTokens] : [];
     for (const { label, m, extra } of requests) {
       const res = await ask(target, probe.model, extra);
@@ -234,21 +237,22 @@ test.describe('refusals happen upfront and leave no partial answer', () => {
       if (match) {
         const n = Number(match[1]);
         const reported = Number(match[2]);
-        check.that('SEARCH-050', reported === m, () => `${what}: M in the message must be the budget requested (${m}); the message says ${reported}`);
-        check.that('SEARCH-050', n > m, () => `${what}: refused although the requested ${m} is not below the reported minimum ${n}`);
-        check.that('LIMIT-004', Number.isSafeInteger(n) && n > 0, () => `${what}: the minimum N is reported as an integer; the message says ${match[1]}`);
+        check.that('SEARCH-050', reported === m, () => `${what}: M in the message must be the budget requested (${m}); the message says ${reported}`, res);
+        check.that('SEARCH-050', n > m, () => `${what}: refused although the requested ${m} is not below the reported minimum ${n}`, res);
+        check.that('LIMIT-004', Number.isSafeInteger(n) && n > 0, () => `${what}: the minimum N is reported as an integer; the message says ${match[1]}`, res);
         minimums.push(n);
       }
       checkUpfront(check, res, ['SEARCH-052', 'SEARCH-043'], 'SEARCH-044', what);
       // What a black box can see of "costs nothing": the refusal bills no usage. The target's own ledger is
       // beyond it; a target's cooperation (or the mock) is needed to verify more.
       const billed = billedUsage(res);
-      check.that('SEARCH-051', billed === undefined, () => `${what}: the budget refusal costs nothing, but it carries ${billed}`);
+      check.that('SEARCH-051', billed === undefined, () => `${what}: the budget refusal costs nothing, but it carries ${billed}`, res);
+      sent.push(res);
       seen.push({ request: label, status: res.status, code: err?.code });
     }
-    check.that('LIMIT-004', new Set(minimums).size <= 1, () => `the minimum output budget is per entry, so one N for ${probe.model}; the probe and the refusals report ${[...new Set(minimums)].join(', ')}`);
+    check.that('LIMIT-004', new Set(minimums).size <= 1, () => `the minimum output budget is per entry, so one N for ${probe.model}; the probe and the refusals report ${[...new Set(minimums)].join(', ')}`, null /* the probe's minimum against the refusals': no single exchange deviates */);
     const [options, tool] = seen;
-    check.that('SEARCH-004', options!.status === tool!.status && options!.code === tool!.code, () => `both forms count as a request for search, so both are refused alike; received ${JSON.stringify(seen.slice(0, 2))}`);
-    check.observe('OBS-023', seen, `status of web_search_output_budget_too_small on ${probe.model}`);
+    check.that('SEARCH-004', options!.status === tool!.status && options!.code === tool!.code, () => `both forms count as a request for search, so both are refused alike; received ${JSON.stringify(seen.slice(0, 2))}`, sent[tool!.code !== 'web_search_output_budget_too_small' ? 1 : 0]!);
+    check.observe('OBS-023', seen, `status of web_search_output_budget_too_small on ${probe.model}`, null /* one request per form */);
   });
 });

@@ -1,6 +1,6 @@
 // Checks of a chat completion's meaning (2.9, 2.4, 2.7, 4.3): what a schema cannot state. They judge a
 // non-streamed completion and, through its assembled equivalent, a streamed one. Each is one requirement.
-import { check, holds, isObject, parsesAsJson, quote, type Json } from './check.ts';
+import { check, holds, isObject, notApplicable, parsesAsJson, quote, type Json } from './check.ts';
 
 /** A completion to judge: the body (or a stream assembled into one), the model the request named. */
 export interface Completion {
@@ -18,6 +18,8 @@ export const CREATED_SLACK_S = 24 * 3600;
 const choicesOf = (c: Completion): Json[] => (Array.isArray(c.body.choices) ? c.body.choices.filter(isObject) : []);
 const messageOf = (choice: Json): Json => (isObject(choice.message) ? choice.message : {});
 const usageOf = (c: Completion): Json | undefined => (isObject(c.body.usage) ? c.body.usage : undefined);
+/** Whether some choice returned a tool call: the case of the tool-call rules. */
+const returnedCalls = (c: Completion): boolean => choicesOf(c).some((choice) => Array.isArray(messageOf(choice).tool_calls) && (messageOf(choice).tool_calls as unknown[]).length > 0);
 
 export const idNotEmpty = check('RESP-002', function idNotEmpty(c: Completion) {
   if (typeof c.body.id !== 'string') return undefined;
@@ -74,8 +76,8 @@ export const toolCallIdNotEmpty = check('RESP-015', function toolCallIdNotEmpty(
       if (call.id === '') problems.push(`${c.what}, choice ${position}: tool call ${i} has "id": ""; a tool result answers a call through its id, so it is a non-empty string`);
     });
   });
-  return judged ? problems : undefined;
-});
+  return judged ? problems : returnedCalls(c) ? undefined : notApplicable();
+}, { when: 'a tool call came back' });
 
 export const toolCallIdsDistinct = check('RESP-016', function toolCallIdsDistinct(c: Completion) {
   const problems: string[] = [];
@@ -87,8 +89,8 @@ export const toolCallIdsDistinct = check('RESP-016', function toolCallIdsDistinc
     const ids = calls.filter(isObject).map((call) => call.id);
     if (new Set(ids).size !== ids.length) problems.push(`${c.what}, choice ${position}: tool call ids repeat: ${quote(ids, 300)}`);
   });
-  return judged ? problems : undefined;
-});
+  return judged ? problems : notApplicable();
+}, { when: 'a tool call came back' });
 
 /**
  * Whether the cap may have cut this choice: it says so (finish_reason "length"), or it reports no finish_reason
@@ -108,11 +110,15 @@ function mayBeCutByCap(c: Completion, choice: Json): boolean {
 export const toolArgumentsDecode = check('RESP-020', function toolArgumentsDecode(c: Completion) {
   const problems: string[] = [];
   let judged = false;
+  let cut = false;
   choicesOf(c).forEach((choice, position) => {
     const calls = messageOf(choice).tool_calls;
     if (!Array.isArray(calls)) return;
     const decodes = calls.filter(isObject).every((call) => !isObject(call.function) || typeof call.function.arguments !== 'string' || parsesAsJson(call.function.arguments));
-    if (!decodes && mayBeCutByCap(c, choice)) return;
+    if (!decodes && mayBeCutByCap(c, choice)) {
+      cut = true;
+      return;
+    }
     for (const call of calls.filter(isObject)) {
       const args = isObject(call.function) ? call.function.arguments : undefined;
       if (typeof args !== 'string') continue;
@@ -120,26 +126,30 @@ export const toolArgumentsDecode = check('RESP-020', function toolArgumentsDecod
       if (!parsesAsJson(args)) problems.push(`${c.what}, choice ${position}: the arguments of ${call.id === undefined ? 'a call without an id' : quote(call.id)} do not decode as JSON: ${quote(args, 200)}`);
     }
   });
-  return judged ? problems : undefined;
-});
+  if (judged) return problems;
+  if (cut) return notApplicable('no case: the token cap may have cut the tool call, so its arguments are not judged');
+  return returnedCalls(c) ? undefined : notApplicable();
+}, { when: 'a tool call came back' });
 
 export const totalIsSum = check('RESP-023', function totalIsSum(c: Completion) {
   const u = usageOf(c);
   const p = u?.prompt_tokens;
   const n = u?.completion_tokens;
   const t = u?.total_tokens;
+  if (!u) return notApplicable();
   if (typeof p !== 'number' || typeof n !== 'number' || typeof t !== 'number') return undefined;
   return holds(t === p + n, () => `${c.what}: usage.total_tokens is ${t}; prompt_tokens ${p} + completion_tokens ${n} = ${p + n}`);
-});
+}, { when: 'the answer reports usage' });
 
 export const cachedWithinPrompt = check('RESP-025', function cachedWithinPrompt(c: Completion) {
   const u = usageOf(c);
   const details = u && isObject(u.prompt_tokens_details) ? u.prompt_tokens_details : undefined;
   const cached = details?.cached_tokens;
   const p = u?.prompt_tokens;
+  if (cached === undefined) return notApplicable();
   if (typeof cached !== 'number' || typeof p !== 'number') return undefined;
   return holds(cached <= p, () => `${c.what}: prompt_tokens_details.cached_tokens ${cached} exceeds prompt_tokens ${p}; cached tokens are input tokens`);
-});
+}, { when: 'usage reports cached_tokens' });
 
 export const annotationsAreCitations = check('SEARCH-029', function annotationsAreCitations(c: Completion) {
   const problems: string[] = [];
@@ -151,8 +161,8 @@ export const annotationsAreCitations = check('SEARCH-029', function annotationsA
     const others = annotations.filter((a) => !isObject(a) || a.type !== 'url_citation');
     if (others.length > 0) problems.push(`${c.what}, choice ${position}: annotations holds entries that are not url_citation: ${quote(others, 300)}`);
   });
-  return judged ? problems : undefined;
-});
+  return judged ? problems : notApplicable();
+}, { when: 'an answer carried annotations (a search result)' });
 
 /** The units a citation offset may count the final text in: the spec does not say which (a gap, OBS). */
 export type OffsetUnit = 'utf16' | 'codepoints' | 'bytes';
@@ -194,34 +204,38 @@ export const citationsWithinText = check('SEARCH-027', function citationsWithinT
       problems.push(`${c.what}, choice ${position}: citation span(s) ${shown} do not fit the final text in any unit (length ${l.utf16} UTF-16 units, ${l.codepoints} code points, ${l.bytes} bytes)`);
     }
   });
-  return judged ? problems : undefined;
-});
+  return judged ? problems : notApplicable();
+}, { when: 'an answer carried citations with offsets (a search result)' });
 
 export const searchCallsCountCompleted = check('SEARCH-039', function searchCallsCountCompleted(c: Completion) {
   const u = usageOf(c);
-  if (!u || !('service_web_search_calls' in u)) return undefined;
+  if (!u || !('service_web_search_calls' in u)) return notApplicable();
   const n = u.service_web_search_calls;
   return holds(typeof n === 'number' && n >= 1, () => `${c.what}: usage.service_web_search_calls is ${quote(n)}; it is omitted when no search completed`);
-});
+}, { when: 'usage reports service_web_search_calls (a search result)' });
 
 /** Input tokens of a request that carried a prompt: the kit never sends an empty conversation. */
 export const promptTokensCountInput = check('RESP-021', function promptTokensCountInput(c: Completion) {
-  const p = usageOf(c)?.prompt_tokens;
+  const u = usageOf(c);
+  if (!u) return notApplicable();
+  const p = u.prompt_tokens;
   if (typeof p !== 'number') return undefined;
   return holds(p >= 1, () => `${c.what}: usage.prompt_tokens is ${p} for a request whose messages carry text; input tokens were read`);
-});
+}, { when: 'the answer reports usage' });
 
 /** Generated tokens: an answer that carries text or a tool call was generated, so it counts at least one token. */
 export const completionTokensCountOutput = check('RESP-022', function completionTokensCountOutput(c: Completion) {
-  const n = usageOf(c)?.completion_tokens;
+  const u = usageOf(c);
+  if (!u) return notApplicable();
+  const n = u.completion_tokens;
   if (typeof n !== 'number') return undefined;
   const generated = choicesOf(c).some((choice) => {
     const m = messageOf(choice);
     return (typeof m.content === 'string' && m.content !== '') || (Array.isArray(m.tool_calls) && m.tool_calls.length > 0);
   });
-  if (!generated) return undefined;
+  if (!generated) return notApplicable('no case: the answer carries no generated text or tool call');
   return holds(n >= 1, () => `${c.what}: usage.completion_tokens is ${n}, yet the answer carries generated text or tool calls`);
-});
+}, { when: 'the answer reports usage' });
 
 /**
  * usage.service_web_search_calls counts actions that completed: never more than the actions the message lists
@@ -234,18 +248,19 @@ export const searchCallsWithinActions = check('SEARCH-038', function searchCalls
     const actions = messageOf(choice).service_web_search;
     return sum + (Array.isArray(actions) ? actions.length : 0);
   }, 0);
-  if (typeof n !== 'number' || n < 1) return undefined;
+  if (n === undefined || (typeof n === 'number' && n < 1)) return notApplicable();
+  if (typeof n !== 'number') return undefined;
   return holds(n <= listed, () => `${c.what}: usage.service_web_search_calls is ${n}, more than the ${listed} search action(s) message.service_web_search lists`);
-});
+}, { when: 'a search completed (usage.service_web_search_calls of 1 or more)' });
 
 /** A choice that returns tool calls ends with finish_reason "tool_calls" (what clients branch on; CLIENT-NOTES). */
 export const finishReasonNamesToolCalls = check('CHAT-001', function finishReasonNamesToolCalls(c: Completion) {
   const withCalls = choicesOf(c).filter((choice) => Array.isArray(messageOf(choice).tool_calls) && (messageOf(choice).tool_calls as unknown[]).length > 0 && 'finish_reason' in choice);
-  if (withCalls.length === 0) return undefined;
+  if (withCalls.length === 0) return returnedCalls(c) ? undefined : notApplicable();
   return withCalls
     .filter((choice) => choice.finish_reason !== 'tool_calls' && choice.finish_reason !== 'length')
     .map((choice) => `${c.what}: choice ${String(choice.index)} returns tool calls with finish_reason ${quote(choice.finish_reason)}, not "tool_calls" (standard clients rely on it; not a contract MUST)`);
-});
+}, { when: 'a tool call came back' });
 
 /** Every check of a completion's meaning. */
 export const COMPLETION_CHECKS = [

@@ -4,7 +4,7 @@
 // where the data reaches it: a response without annotations neither passes nor fails the annotation rules.
 // The value is validated once per subject, whichever check asks first.
 import { formatIssues, validate, type SchemaName, type ValidationIssue } from '../../spec/validator.ts';
-import { check, type Check } from './check.ts';
+import { check, notApplicable, type Check } from './check.ts';
 import { BACKEND_FIELD_NAMES } from './catalog.ts';
 
 export interface PointerRule {
@@ -87,16 +87,17 @@ export function schemaChecks(schema: SchemaName, rules: readonly PointerRule[], 
   return ids.map((id) => {
     const scopes = rules.filter((r) => r.id === id).map((r) => r.reach ?? r.scope);
     return check(id, function schemaRule(s: SchemaSubject) {
+      if (s.values.length === 0) return undefined;
       const blames = blamesOf(s);
       const reached = always.has(id) || blames.some((b) => b.charged.has(id) || b.present.some((p) => scopes.some((sc) => sc.test(p))));
-      if (!reached || s.values.length === 0) return undefined;
+      if (!reached) return notApplicable();
       const problems: string[] = [];
       blames.forEach((b, i) => {
         const issues = b.charged.get(id);
         if (issues?.length) problems.push(`${s.values[i]!.label}:\n${formatIssues(issues)}`);
       });
       return problems;
-    });
+    }, { when: 'an answer carries the field the rule governs' });
   });
 }
 

@@ -4,7 +4,7 @@
 // charged to CHAT-001 (SHOULD: "a standard chat-completions client works"): a warning, never a failed MUST.
 import type { AssembledChoice, ChatStream } from '../decoding/chat-stream.ts';
 import type { TargetResponse } from '../exchange.ts';
-import { check, holds, isObject, quote, type Json } from './check.ts';
+import { check, holds, isObject, notApplicable, quote, type Json } from './check.ts';
 import { createdProblem } from './completion.ts';
 
 /** A stream to judge: the response it came in, the decoded stream, and what the request asked for. */
@@ -112,32 +112,36 @@ export const textInDeltaContent = check('STREAM-012', function textInDeltaConten
 });
 
 export const usageWhenAsked = check('STREAM-016', function usageWhenAsked(s: StreamSubject) {
-  if (!s.includeUsage || s.stream.outcome !== 'complete') return undefined;
+  if (!s.includeUsage) return notApplicable();
+  if (s.stream.outcome !== 'complete') return undefined;
   return holds(s.stream.usageChunks.length >= 1, () => `stream_options.include_usage was true but no chunk carries a usage object (${s.stream.chunks.length} chunk(s))`);
-});
+}, { when: 'the request asked for usage (stream_options.include_usage true)' });
 
 const assembledCalls = (s: StreamSubject) =>
   s.stream.outcome === 'complete' ? [...s.stream.choices.values()].flatMap((c) => c.toolCalls.map((call) => ({ c, call, at: `choice ${c.index}, tool call index ${call.index}` }))) : [];
+/** No assembled call: the case did not come on a complete stream; an incomplete one is STREAM-004's finding. */
+const noCall = (s: StreamSubject) => (s.stream.outcome === 'complete' ? notApplicable() : undefined);
+const TOOL_CALL = { when: 'a tool call came back' };
 
 export const streamedCallHasId = check('RESP-015', function streamedCallHasId(s: StreamSubject) {
   const calls = assembledCalls(s);
-  if (calls.length === 0) return undefined;
+  if (calls.length === 0) return noCall(s);
   return calls.filter(({ call }) => !(typeof call.id === 'string' && call.id !== '')).map(({ call, at }) => `${at}: no delta carried a non-empty id (${call.deltas} delta(s))`);
-});
+}, TOOL_CALL);
 
 export const streamedCallIsFunction = check('RESP-017', function streamedCallIsFunction(s: StreamSubject) {
   const calls = assembledCalls(s);
-  if (calls.length === 0) return undefined;
+  if (calls.length === 0) return noCall(s);
   return calls
     .filter(({ call }) => call.type !== 'function')
     .map(({ call, at }) => `${at}: ${call.type === undefined ? 'no delta carried a type' : `the assembled type is ${quote(call.type)}`}; a tool call's type is always "function"`);
-});
+}, TOOL_CALL);
 
 export const streamedCallHasName = check('RESP-018', function streamedCallHasName(s: StreamSubject) {
   const calls = assembledCalls(s);
-  if (calls.length === 0) return undefined;
+  if (calls.length === 0) return noCall(s);
   return calls.filter(({ call }) => !(typeof call.name === 'string' && call.name !== '')).map(({ at }) => `${at}: no delta carried function.name`);
-});
+}, TOOL_CALL);
 
 /**
  * A stream is one completion (4.3), and `id` is the identifier of the completion (2.9): every chunk that carries
@@ -226,9 +230,9 @@ export const toolCallDeltasWellFormed = check('CHAT-001', function toolCallDelta
       }
     }
   });
-  if (seen.size === 0) return undefined;
+  if (seen.size === 0) return noCall(s);
   return problems.slice(0, QUOTE).map(client);
-});
+}, TOOL_CALL);
 
 /** Every check of a stream's framing and chunks (the assembled completion is judged by COMPLETION_CHECKS). */
 export const STREAM_CHECKS = [

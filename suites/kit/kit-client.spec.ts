@@ -40,7 +40,7 @@ test.describe('the kit\'s client', () => {
         return check.skip(`the target did not refuse ${id} with 503 model_unavailable (${exchanges[0] ? `${exchanges[0].status} ${JSON.stringify(firstCode)}` : 'no request'}), so the client had nothing to retry`);
       }
       const finalUnavailable = final.status === 503 && errorFieldsOf(final).code === 'model_unavailable';
-      check.that('ERR-009', exchanges.length === sent && (sent === attempts || !finalUnavailable), () => `the client sent ${exchanges.length} requests (reported ${sent}) and stopped on model_unavailable; it retries up to ${attempts} attempts in all`);
+      check.that('ERR-009', exchanges.length === sent && (sent === attempts || !finalUnavailable), () => `the client sent ${exchanges.length} requests (reported ${sent}) and stopped on model_unavailable; it retries up to ${attempts} attempts in all`, null /* the count of all attempts */);
       const asked = exchanges.map((e) => {
         try {
           return (JSON.parse(e.requestBody ?? '') as { model?: unknown }).model;
@@ -48,10 +48,10 @@ test.describe('the kit\'s client', () => {
           return undefined;
         }
       });
-      check.that('ERR-009', asked.every((m) => m === id), () => `the attempts asked for ${JSON.stringify(asked)}; every retry asks for the same model ${id}, never a substitute`);
+      check.that('ERR-009', asked.every((m) => m === id), () => `the attempts asked for ${JSON.stringify(asked)}; every retry asks for the same model ${id}, never a substitute`, null /* every attempt */);
       const servedBySame = final.status === 200 && substituted(final, id) === undefined;
-      check.that('ERR-009', finalUnavailable || servedBySame, () => `the client ended with ${final.describe()}; it returns either the model_unavailable refusal, for its caller to tell the end user, or an answer by ${id} itself`);
-      check.that('ERR-009', elapsed >= 100 * (attempts - 1), () => `${attempts} attempts took ${elapsed} ms: the client retried without waiting`);
+      check.that('ERR-009', finalUnavailable || servedBySame, () => `the client ended with ${final.describe()}; it returns either the model_unavailable refusal, for its caller to tell the end user, or an answer by ${id} itself`, final);
+      check.that('ERR-009', elapsed >= 100 * (attempts - 1), () => `${attempts} attempts took ${elapsed} ms: the client retried without waiting`, null /* the time between attempts */);
     },
   );
 });

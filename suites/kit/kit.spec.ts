@@ -19,6 +19,9 @@ import { streamUsage } from '../../judge/decoding/chat-stream.ts';
 import { chatRetryingUnavailable, RESPONSE_ONLY_MESSAGE_FIELDS, toRequestMessage } from '../lib/clients/kit-policies.ts';
 import type { TargetResponse } from '../../judge/exchange.ts';
 
+/** What a finding on the kit's own code judged: synthetic input, no exchange of the run. */
+const SYNTHETIC = null;
+
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const enc = new TextEncoder();
@@ -43,13 +46,13 @@ const oneByteChunks = (bytes: Uint8Array) => Array.from({ length: bytes.length }
 test.describe('the reference SSE consumer', () => {
   test('joins the data: lines of one event with a newline', req('STREAM-006'), async ({ check }) => {
     const two = decodeSse(['data: first\ndata: second\n\n']);
-    check.that('STREAM-006', two.length === 1 && two[0]!.data === 'first\nsecond', () => `"data: first\\ndata: second" gave ${show(two)}; expected one event "first\\nsecond"`);
+    check.that('STREAM-006', two.length === 1 && two[0]!.data === 'first\nsecond', () => `"data: first\\ndata: second" gave ${show(two)}; expected one event "first\\nsecond"`, SYNTHETIC);
     const withEmpty = decodeSse(['data: a\ndata:\ndata: b\n\n']);
-    check.that('STREAM-006', withEmpty.length === 1 && withEmpty[0]!.data === 'a\n\nb', () => `an empty data: line inside an event gave ${show(withEmpty)}; expected "a\\n\\nb"`);
+    check.that('STREAM-006', withEmpty.length === 1 && withEmpty[0]!.data === 'a\n\nb', () => `an empty data: line inside an event gave ${show(withEmpty)}; expected "a\\n\\nb"`, SYNTHETIC);
     // A chunk pretty-printed over several data: lines is one chunk.
     const pretty = JSON.stringify(PAYLOADS[1], null, 1).split('\n').map((l) => `data: ${l}\n`).join('') + '\n' + 'data: [DONE]\n\n';
     const s = readChatStream([pretty]);
-    check.that('STREAM-006', s.chunks.length === 1 && JSON.stringify(s.chunks[0]) === JSON.stringify(PAYLOADS[1]) && s.outcome === 'complete', () => `a chunk spread over ${pretty.split('\n').length} lines decoded to ${JSON.stringify(s.chunks)} (${s.outcome})`);
+    check.that('STREAM-006', s.chunks.length === 1 && JSON.stringify(s.chunks[0]) === JSON.stringify(PAYLOADS[1]) && s.outcome === 'complete', () => `a chunk spread over ${pretty.split('\n').length} lines decoded to ${JSON.stringify(s.chunks)} (${s.outcome})`, SYNTHETIC);
   });
 
   test('frames CRLF and LF (and CR) streams identically, also when a CRLF is cut between chunks', req('STREAM-008'), async ({ check }) => {
@@ -64,7 +67,7 @@ test.describe('the reference SSE consumer', () => {
     // Every cut of the CRLF body, including between the CR and the LF of a line ending.
     for (const [i, split] of allTwoWaySplits(enc.encode(crlf)).entries()) variants.push([`CRLF cut at byte ${i}`, split]);
     const differing = variants.filter(([, chunks]) => show(decodeSse(chunks)) !== show(reference)).map(([name]) => name);
-    check.that('STREAM-008', reference.length === PAYLOADS.length + 1 && differing.length === 0, () => `decoded differently from the LF body (${reference.length} events): ${differing.slice(0, 8).join(', ')}${differing.length > 8 ? ` and ${differing.length - 8} more` : ''}`);
+    check.that('STREAM-008', reference.length === PAYLOADS.length + 1 && differing.length === 0, () => `decoded differently from the LF body (${reference.length} events): ${differing.slice(0, 8).join(', ')}${differing.length > 8 ? ` and ${differing.length - 8} more` : ''}`, SYNTHETIC);
   });
 
   test('consumes a final event that lacks its blank line at end of body', req('STREAM-011'), async ({ check }) => {
@@ -77,10 +80,10 @@ test.describe('the reference SSE consumer', () => {
     ];
     for (const [what, text] of cases) {
       const s = readChatStream([text]);
-      check.that('STREAM-011', s.outcome === 'complete' && s.donePositions.length === 1 && s.chunks.length === PAYLOADS.length, () => `${what}: the final [DONE] was not consumed (outcome ${s.outcome}, ${s.chunks.length} chunks)`);
+      check.that('STREAM-011', s.outcome === 'complete' && s.donePositions.length === 1 && s.chunks.length === PAYLOADS.length, () => `${what}: the final [DONE] was not consumed (outcome ${s.outcome}, ${s.chunks.length} chunks)`, SYNTHETIC);
     }
     const lastChunk = readChatStream([lfBody(PAYLOADS).replace(/\n\n$/, '')]);
-    check.that('STREAM-011', lastChunk.chunks.length === PAYLOADS.length, () => `a final JSON chunk without its blank line was dropped: ${lastChunk.chunks.length} of ${PAYLOADS.length} chunks`);
+    check.that('STREAM-011', lastChunk.chunks.length === PAYLOADS.length, () => `a final JSON chunk without its blank line was dropped: ${lastChunk.chunks.length} of ${PAYLOADS.length} chunks`, SYNTHETIC);
   });
 
   test('decodes a multi-byte character split across network chunks', req('STREAM-014'), async ({ check, config }) => {
@@ -94,7 +97,7 @@ test.describe('the reference SSE consumer', () => {
     }
     const bytewise = readChatStream(oneByteChunks(bytes)).choices.get(0)?.content;
     if (bytewise !== expected) bad.push(`one byte per chunk: ${JSON.stringify(bytewise)}`);
-    check.that('STREAM-014', bad.length === 0, () => `expected the text ${JSON.stringify(expected)}; ${bad.slice(0, 5).join('; ')}`);
+    check.that('STREAM-014', bad.length === 0, () => `expected the text ${JSON.stringify(expected)}; ${bad.slice(0, 5).join('; ')}`, SYNTHETIC);
     // Any chunking of a body mixing CRLF, multi-line events and multi-byte text decodes like the whole body.
     const mixed = enc.encode(lfBody().replace(/\n/g, '\r\n') + ': keep-alive\r\n');
     const whole = show(transcribeSse([mixed]).events);
@@ -107,11 +110,11 @@ test.describe('the reference SSE consumer', () => {
       }),
       { seed: config.seed, numRuns: Math.max(config.fuzzRuns, 50) },
     );
-    check.that('STREAM-014', !run.failed, () => `a chunking decoded differently from the whole body (seed ${config.seed}, counterexample cut points ${JSON.stringify(run.counterexample)})`);
+    check.that('STREAM-014', !run.failed, () => `a chunking decoded differently from the whole body (seed ${config.seed}, counterexample cut points ${JSON.stringify(run.counterexample)})`, SYNTHETIC);
     // A body that ends inside a character is reported, not silently patched.
     const cut = bytes.subarray(0, bytes.indexOf(0xf0) + 2);
     const t = transcribeSse([cut]);
-    check.that('STREAM-014', t.decodeError !== undefined, 'a body that ends inside a 4-byte character must be reported as undecodable, not decoded with a replacement character');
+    check.that('STREAM-014', t.decodeError !== undefined, 'a body that ends inside a 4-byte character must be reported as undecodable, not decoded with a replacement character', SYNTHETIC);
   });
 
   test('treats an in-stream error event as a failure, never as a shorter answer', req('STREAM-018'), async ({ check }) => {
@@ -128,13 +131,13 @@ test.describe('the reference SSE consumer', () => {
     for (const [what, body] of cases) {
       const s = readChatStream([body]);
       const r = answerOrFailure(s);
-      check.that('STREAM-018', r.failed, () => `${what}: the consumer returned the answer ${JSON.stringify(r.text)} instead of a failure`);
+      check.that('STREAM-018', r.failed, () => `${what}: the consumer returned the answer ${JSON.stringify(r.text)} instead of a failure`, SYNTHETIC);
     }
     const ok = answerOrFailure(readChatStream([lfBody()]));
-    check.that('STREAM-018', !ok.failed && ok.text === TEXT_PIECES.join(''), () => `a complete stream must give its whole answer; received ${JSON.stringify(ok)}`);
+    check.that('STREAM-018', !ok.failed && ok.text === TEXT_PIECES.join(''), () => `a complete stream must give its whole answer; received ${JSON.stringify(ok)}`, SYNTHETIC);
     // A falsy error key on a normal chunk is not an error event.
     const falsy = answerOrFailure(readChatStream([lfBody([{ ...PAYLOADS[0]!, error: null }, ...PAYLOADS.slice(1), '[DONE]'])]));
-    check.that('STREAM-018', !falsy.failed, () => `a chunk with "error": null is not an error event; the consumer failed: ${JSON.stringify(falsy)}`);
+    check.that('STREAM-018', !falsy.failed, () => `a chunk with "error": null is not an error event; the consumer failed: ${JSON.stringify(falsy)}`, SYNTHETIC);
   });
 });
 
@@ -168,11 +171,11 @@ test.describe("the kit's own code", () => {
     if (!block) return check.skip('suites/lib/discovery.ts declares no ModelEntry interface to inspect');
     const declared = [...block.matchAll(/^\s*(\w+)\??:/gm)].map((m) => m[1]!);
     const unlisted = declared.filter((f) => !listed.has(f));
-    check.that('CAT-003', unlisted.length === 0, () => `the kit's catalog entry type declares fields 2.10 does not list: ${unlisted.join(', ')}`);
+    check.that('CAT-003', unlisted.length === 0, () => `the kit's catalog entry type declares fields 2.10 does not list: ${unlisted.join(', ')}`, SYNTHETIC);
     // Reads of a backend-naming field off a catalog entry anywhere in the suite's code.
     const read = /\.\s*(backend|upstream|serving_provider|provider_name|backend_provider)\b|\[\s*['"](provider|backend|upstream|serving_provider|provider_name)['"]\s*\]|\b(m|entry|model|listed|one|anon)\??\.provider\b/;
     const hits = suiteSources().flatMap(({ file, text }) => text.split('\n').map((l, i) => [file, i + 1, l] as const).filter(([, , l]) => read.test(l)).map(([f, n, l]) => `${f}:${n}: ${l.trim().slice(0, 120)}`));
-    check.that('CAT-003', hits.length === 0, () => `the suite reads a backend-naming field:\n${hits.slice(0, 10).join('\n')}`);
+    check.that('CAT-003', hits.length === 0, () => `the suite reads a backend-naming field:\n${hits.slice(0, 10).join('\n')}`, SYNTHETIC);
   });
 
   test('takes model ids from the live catalog and hard-codes none', req('CAT-040'), async ({ check, discovery, target }) => {
@@ -185,14 +188,14 @@ test.describe("the kit's own code", () => {
         if (new RegExp(`(['"\`])${esc}\\1`).test(text)) hits.push(`${file}: "${id}"`);
       }
     }
-    check.that('CAT-040', ids.length > 0 && hits.length === 0, () => (ids.length === 0 ? 'the mock fixture lists no ids' : `model ids hard-coded in the suite: ${hits.join(', ')}`));
+    check.that('CAT-040', ids.length > 0 && hits.length === 0, () => (ids.length === 0 ? 'the mock fixture lists no ids' : `model ids hard-coded in the suite: ${hits.join(', ')}`), SYNTHETIC);
     // What discovery picks from was read from the live catalog at run time.
     if (discovery.catalogError) return check.skip(`discovery could not read the catalog: ${discovery.catalogError}`);
     const live = await target.get('/v1/models');
     const body = live.json();
     const liveIds = new Set(isObject(body) && Array.isArray(body.data) ? body.data.filter(isObject).map((m) => m.id) : []);
     const notLive = discovery.models.map((m) => m.id).filter((id) => !liveIds.has(id));
-    check.that('CAT-040', liveIds.size > 0 && notLive.length === 0, () => (liveIds.size === 0 ? `the live catalog could not be read: ${live.describe()}` : `discovery offers ids the live catalog does not list: ${notLive.join(', ')}`));
+    check.that('CAT-040', liveIds.size > 0 && notLive.length === 0, () => (liveIds.size === 0 ? `the live catalog could not be read: ${live.describe()}` : `discovery offers ids the live catalog does not list: ${notLive.join(', ')}`), null /* the live catalog, read by discovery */);
   });
 
   test('tests optional catalog fields for presence, never relying on a placeholder', req('CAT-042'), async ({ check }) => {
@@ -203,31 +206,31 @@ test.describe("the kit's own code", () => {
     const cheap: ModelEntry = { id: 'x-cheap', name: 'Cheap', min_tier: 't', supports_images: false, supports_caching: false, supports_reasoning: false, input_price: 0.1, output_price: 0.1 };
     const d: Discovery = { models: [nulls, bare, full, cheap], searchProbes: [] };
     const order = usableModels(d, {}).map((m) => m.id);
-    check.that('CAT-042', order.indexOf('x-cheap') < order.indexOf('x-full') && order.indexOf('x-full') < Math.min(order.indexOf('x-bare'), order.indexOf('x-nulls')), () => `entries without published prices must rank after priced ones, not as free; order ${order.join(', ')}`);
+    check.that('CAT-042', order.indexOf('x-cheap') < order.indexOf('x-full') && order.indexOf('x-full') < Math.min(order.indexOf('x-bare'), order.indexOf('x-nulls')), () => `entries without published prices must rank after priced ones, not as free; order ${order.join(', ')}`, SYNTHETIC);
     const picks = {
       publishedMaxTokens: pickModel(d, {}, { publishedMaxTokens: true })?.id,
       images: pickModel(d, {}, { images: true })?.id,
       reasoning: pickModel(d, {}, { reasoning: true })?.id,
     };
-    check.that('CAT-042', picks.publishedMaxTokens === 'x-full' && picks.images === 'x-full' && picks.reasoning === 'x-full', () => `a capability or limit is taken only from a present value (never from an omitted field or a null placeholder); picked ${JSON.stringify(picks)}`);
+    check.that('CAT-042', picks.publishedMaxTokens === 'x-full' && picks.images === 'x-full' && picks.reasoning === 'x-full', () => `a capability or limit is taken only from a present value (never from an omitted field or a null placeholder); picked ${JSON.stringify(picks)}`, SYNTHETIC);
     const noImages = pickModel({ models: [nulls, bare], searchProbes: [] }, {}, { images: true });
-    check.that('CAT-042', noImages === undefined, () => `picked ${noImages?.id} for images though no entry has supports_images true`);
+    check.that('CAT-042', noImages === undefined, () => `picked ${noImages?.id} for images though no entry has supports_images true`, SYNTHETIC);
   });
 
   test('counts searches from usage.service_web_search_calls, never from annotations', req('SEARCH-040'), async ({ check }) => {
     const citation = (i: number) => ({ type: 'url_citation', url_citation: { url: `https://example.org/${i}`, start_index: 0, end_index: 1 } });
     const message = { role: 'assistant', content: 'Paris.', annotations: [citation(1), citation(2), citation(3)] };
     const counted = searchReport({ choices: [{ index: 0, message }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, service_web_search_calls: 1 } });
-    check.that('SEARCH-040', counted.calls === 1 && counted.annotations === 3, () => `3 citations and service_web_search_calls 1: the kit read ${JSON.stringify(counted.calls)} searches`);
+    check.that('SEARCH-040', counted.calls === 1 && counted.annotations === 3, () => `3 citations and service_web_search_calls 1: the kit read ${JSON.stringify(counted.calls)} searches`, SYNTHETIC);
     const absent = searchReport({ choices: [{ index: 0, message }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
-    check.that('SEARCH-040', absent.calls === undefined, () => `without service_web_search_calls the kit derived ${absent.calls} searches (from annotations?)`);
+    check.that('SEARCH-040', absent.calls === undefined, () => `without service_web_search_calls the kit derived ${absent.calls} searches (from annotations?)`, SYNTHETIC);
     // The streamed path: provenance in a delta, no usage block: no count is made up.
     const s = readChatStream([lfBody([chunk({ role: 'assistant', content: 'Paris.', annotations: message.annotations }), chunk({}, 'stop'), '[DONE]'])]);
     const assembled = assembledCompletion(s);
-    check.that('SEARCH-040', streamUsage(s) === undefined && assembled !== undefined && !('usage' in assembled), () => `a stream with citations and no usage block was given a usage: ${JSON.stringify(assembled?.usage)}`);
+    check.that('SEARCH-040', streamUsage(s) === undefined && assembled !== undefined && !('usage' in assembled), () => `a stream with citations and no usage block was given a usage: ${JSON.stringify(assembled?.usage)}`, SYNTHETIC);
     const derive = /service_web_search_calls[^;\n]*annotations[^;\n]*\.length|annotations[^;\n]*\.length[^;\n]*service_web_search_calls/;
     const hits = suiteSources().filter(({ text }) => derive.test(text)).map(({ file }) => file);
-    check.that('SEARCH-040', hits.length === 0, () => `code deriving service_web_search_calls from annotations: ${hits.join(', ')}`);
+    check.that('SEARCH-040', hits.length === 0, () => `code deriving service_web_search_calls from annotations: ${hits.join(', ')}`, SYNTHETIC);
   });
 
   test('strips response-only fields before sending an assistant message back', req('SEARCH-030'), async ({ check, target, discovery, config }) => {
@@ -240,14 +243,14 @@ test.describe("the kit's own code", () => {
     };
     const back = toRequestMessage(returned);
     const kept = RESPONSE_ONLY_MESSAGE_FIELDS.filter((f) => f in back);
-    check.that('SEARCH-030', kept.length === 0 && back.content === returned.content && back.role === 'assistant', () => `the message sent back is ${JSON.stringify(back)}; it must keep role and content and drop ${kept.join(', ')}`);
+    check.that('SEARCH-030', kept.length === 0 && back.content === returned.content && back.role === 'assistant', () => `the message sent back is ${JSON.stringify(back)}; it must keep role and content and drop ${kept.join(', ')}`, SYNTHETIC);
     // On the wire: the next turn's request carries neither field.
     const model = pickModel(discovery, config.profile, { reasoning: false }) ?? pickModel(discovery, config.profile);
     if (!model) return check.skip(discovery.catalogError ?? 'no usable model to send the next turn to');
     const res = await target.chat({ model: model.id, messages: [{ role: 'user', content: 'Where is the Louvre?' }, back, { role: 'user', content: 'Thanks. Say bye.' }], max_completion_tokens: 8 });
     const sent = JSON.parse(res.exchange.requestBody ?? '{}') as { messages?: Json[] };
     const leaked = (sent.messages ?? []).flatMap((m, i) => RESPONSE_ONLY_MESSAGE_FIELDS.filter((f) => f in m).map((f) => `messages[${i}].${f}`));
-    check.that('SEARCH-030', leaked.length === 0 && Array.isArray(sent.messages), () => `the request sent carries response-only fields: ${leaked.join(', ')}`);
+    check.that('SEARCH-030', leaked.length === 0 && Array.isArray(sent.messages), () => `the request sent carries response-only fields: ${leaked.join(', ')}`, SYNTHETIC);
   });
 
   test('picks image models from the catalog: never one with supports_images false', req('IMG-007'), async ({ check, discovery, config }) => {
@@ -255,9 +258,9 @@ test.describe("the kit's own code", () => {
     // The cheapest entries are the ones that must not be picked.
     const d: Discovery = { models: [entry('x-no', false, 0), entry('x-absent', undefined, 0), entry('x-null', null, 0), entry('x-yes', true, 5)], searchProbes: [] };
     const picked = pickModel(d, {}, { images: true })?.id;
-    check.that('IMG-007', picked === 'x-yes', () => `for image parts the kit picked ${picked}; only an entry whose catalog says supports_images true may be picked`);
+    check.that('IMG-007', picked === 'x-yes', () => `for image parts the kit picked ${picked}; only an entry whose catalog says supports_images true may be picked`, SYNTHETIC);
     const live = pickModel(discovery, config.profile, { images: true });
-    if (live) check.that('IMG-007', live.supports_images === true, () => `for image parts the kit picked ${live.id}, whose entry has supports_images ${String(live.supports_images)}`);
+    if (live) check.that('IMG-007', live.supports_images === true, () => `for image parts the kit picked ${live.id}, whose entry has supports_images ${String(live.supports_images)}`, null /* the live catalog, read by discovery */);
   });
 
   test('retries model_unavailable for the same model and never substitutes another', req('ERR-009'), async ({ check, target, config }) => {
@@ -267,15 +270,15 @@ test.describe("the kit's own code", () => {
     const { res, attempts } = await chatRetryingUnavailable(target, { model: unavailable, messages: [{ role: 'user', content: 'Say hello.' }], max_completion_tokens: 4 }, { attempts: 2 });
     const code = errorCodeOf(res);
     const models = target.exchanges.slice(first).map((e) => (JSON.parse(e.requestBody ?? '{}') as { model?: unknown }).model);
-    check.that('ERR-009', models.every((m) => m === unavailable), () => `the retries asked for other models: ${JSON.stringify(models)}`);
+    check.that('ERR-009', models.every((m) => m === unavailable), () => `the retries asked for other models: ${JSON.stringify(models)}`, null /* every attempt */);
     if (res.status === 200) {
       const model = (res.json() as { model?: unknown } | undefined)?.model;
-      check.that('ERR-009', model === unavailable, () => `the answer the caller got names ${JSON.stringify(model)}, not the requested ${unavailable}`);
+      check.that('ERR-009', model === unavailable, () => `the answer the caller got names ${JSON.stringify(model)}, not the requested ${unavailable}`, res);
       return;
     }
     if (code !== 'model_unavailable') return check.skip(`the unavailable model was refused with ${res.describe()}, not model_unavailable: the retry path was not exercised`);
-    check.that('ERR-009', attempts === 2, () => `model_unavailable was not retried (${attempts} attempt(s))`);
-    check.that('ERR-009', res.status === 503 && code === 'model_unavailable', () => `after the retries the caller must get the refusal as it is; received ${res.describe()}`);
+    check.that('ERR-009', attempts === 2, () => `model_unavailable was not retried (${attempts} attempt(s))`, null /* the count of attempts */);
+    check.that('ERR-009', res.status === 503 && code === 'model_unavailable', () => `after the retries the caller must get the refusal as it is; received ${res.describe()}`, res);
   });
 });
 
@@ -331,23 +334,23 @@ test.describe('routing on the mock', () => {
       if (!up.every((r) => typeof r[rank] === 'number')) continue;
       const best = [...up].sort((a, b) => (a[rank] as number) - (b[rank] as number))[0]!.name;
       const res = await send({ sort: key });
-      check.that('ROUTE-006', servedRoute(res) === best, () => `provider.sort "${key}": expected the best-ranked route ${best} to serve; served by ${servedRoute(res) ?? res.describe()}`);
+      check.that('ROUTE-006', servedRoute(res) === best, () => `provider.sort "${key}": expected the best-ranked route ${best} to serve; served by ${servedRoute(res) ?? res.describe()}`, res);
     }
     // order: the named route serves.
     for (const r of up) {
       const res = await send({ order: [r.name] });
-      check.that('ROUTE-006', servedRoute(res) === r.name, () => `provider.order ["${r.name}"]: served by ${servedRoute(res) ?? res.describe()}`);
+      check.that('ROUTE-006', servedRoute(res) === r.name, () => `provider.order ["${r.name}"]: served by ${servedRoute(res) ?? res.describe()}`, res);
     }
     // allow_fallbacks: with only an unusable route ranked, false refuses and true is served by another route.
     const down = rs.find((r) => !r.available)?.name ?? `chatconform-no-such-route-${config.seed}`;
     const refused = await send({ order: [down], allow_fallbacks: false });
-    check.that('ROUTE-006', refused.status !== 200 && servedRoute(refused) === undefined, () => `provider {order: ["${down}"], allow_fallbacks: false}: expected a refusal; received ${refused.describe()} (route ${servedRoute(refused)})`);
+    check.that('ROUTE-006', refused.status !== 200 && servedRoute(refused) === undefined, () => `provider {order: ["${down}"], allow_fallbacks: false}: expected a refusal; received ${refused.describe()} (route ${servedRoute(refused)})`, refused);
     const fallback = await send({ order: [down], allow_fallbacks: true });
-    check.that('ROUTE-009', fallback.status === 200 && up.some((r) => r.name === servedRoute(fallback)), () => `provider {order: ["${down}"], allow_fallbacks: true}: an order that cannot be followed is not a guarantee, the request is served; received ${fallback.describe()}`);
+    check.that('ROUTE-009', fallback.status === 200 && up.some((r) => r.name === servedRoute(fallback)), () => `provider {order: ["${down}"], allow_fallbacks: true}: an order that cannot be followed is not a guarantee, the request is served; received ${fallback.describe()}`, fallback);
     // A preference no route implements is not a guarantee either: served, same model.
     const unknownSort = await send({ sort: `chatconform-sort-${config.seed}` });
     const m = (unknownSort.json() as { model?: unknown } | undefined)?.model;
-    check.that('ROUTE-009', unknownSort.status === 200 && m === model.id, () => `an unimplemented provider.sort must not refuse or change the model; received ${unknownSort.describe()}`);
+    check.that('ROUTE-009', unknownSort.status === 200 && m === model.id, () => `an unimplemented provider.sort must not refuse or change the model; received ${unknownSort.describe()}`, unknownSort);
   });
 
   test('the search signal reaches only routes and entries that support search', req('SEARCH-020'), async ({ check, target, discovery, config }) => {
@@ -364,7 +367,7 @@ test.describe('routing on the mock', () => {
     const judge = (res: TargetResponse, rs: FixtureRoute[], what: string) => {
       const served = servedRoute(res);
       const route = rs.find((r) => r.name === served);
-      check.that('SEARCH-020', res.status !== 200 || (route !== undefined && route.web_search), () => `${what}: a search request was served by route ${served ?? '(unnamed)'}, which does not support search`);
+      check.that('SEARCH-020', res.status !== 200 || (route !== undefined && route.web_search), () => `${what}: a search request was served by route ${served ?? '(unnamed)'}, which does not support search`, res);
     };
     if (mixed) {
       const rs = routes.get(mixed.id)!;
@@ -373,11 +376,11 @@ test.describe('routing on the mock', () => {
       judge(await search(mixed.id, { order: [noSearch] }), rs, `${mixed.id}, provider.order ["${noSearch}"]`);
       const strict = await search(mixed.id, { order: [noSearch], allow_fallbacks: false });
       judge(strict, rs, `${mixed.id}, provider.order ["${noSearch}"], allow_fallbacks false`);
-      check.that('SEARCH-020', strict.status !== 200, () => `${mixed.id}: with only a route without search ranked and no fallback, the search request must be refused upfront; received ${strict.describe()}`);
+      check.that('SEARCH-020', strict.status !== 200, () => `${mixed.id}: with only a route without search ranked and no fallback, the search request must be refused upfront; received ${strict.describe()}`, strict);
     }
     if (none) {
       const res = await search(none.id);
-      check.that('SEARCH-020', res.status !== 200 && servedRoute(res) === undefined, () => `${none.id} has no route that supports search: the request must be refused upfront, never served; received ${res.describe()}`);
+      check.that('SEARCH-020', res.status !== 200 && servedRoute(res) === undefined, () => `${none.id} has no route that supports search: the request must be refused upfront, never served; received ${res.describe()}`, res);
     }
   });
 });
@@ -405,9 +408,9 @@ test.describe('search actions without url', () => {
     };
     // The checks a target's completion goes through, run on a scratch checker: none may fail or warn.
     const scratch = new Checker(target);
-    scratch.apply(COMPLETION_SCHEMA_CHECKS, { values: [{ label: 'completion', data: body }] });
-    scratch.apply(COMPLETION_CHECKS, { body, model: 'm', what: 'completion' });
+    scratch.apply(COMPLETION_SCHEMA_CHECKS, { values: [{ label: 'completion', data: body }] }, SYNTHETIC);
+    scratch.apply(COMPLETION_CHECKS, { body, model: 'm', what: 'completion' }, SYNTHETIC);
     const complaints = scratch.records.filter((r) => r.status === 'fail' || r.status === 'warn' || r.status === 'error');
-    check.that('SEARCH-036', complaints.length === 0, () => `the kit's checks complain about actions without url: ${JSON.stringify(complaints)}`);
+    check.that('SEARCH-036', complaints.length === 0, () => `the kit's checks complain about actions without url: ${JSON.stringify(complaints)}`, SYNTHETIC);
   });
 });

@@ -6,6 +6,9 @@ import { CONSUMER_IDS, describeEncoderCase, describeFramingCase, encoderCase, en
 import { checkProperty } from '../lib/properties/runner.ts';
 import { decodeSse } from '../../judge/decoding/sse.ts';
 
+/** What a finding on the kit's own code judged: synthetic input, no exchange of the run. */
+const SYNTHETIC = null;
+
 /** The consumer under test: judge/decoding/sse.ts, as every streamed check uses it. */
 const decode: Decode = (chunks) => decodeSse(chunks).map((e) => e.data);
 
@@ -26,7 +29,7 @@ test.describe('property: the reference SSE consumer', () => {
           runs: config.fuzzRuns * OFFLINE_FACTOR,
           describe: describeFramingCase,
           run: (c, cc) => {
-            for (const v of framingLaw(c, decode)) cc.that(v.id, v.ok, v.message);
+            for (const v of framingLaw(c, decode)) cc.that(v.id, v.ok, v.message, SYNTHETIC);
           },
         },
       );
@@ -43,7 +46,7 @@ test.describe('property: the reference SSE consumer', () => {
         runs: config.fuzzRuns * OFFLINE_FACTOR,
         describe: describeEncoderCase,
         run: (c, cc) => {
-          for (const v of encoderLaw(c, decode)) cc.that(v.id, v.ok, v.message);
+          for (const v of encoderLaw(c, decode)) cc.that(v.id, v.ok, v.message, SYNTHETIC);
         },
       },
     );

@@ -60,23 +60,23 @@ function judge(cc: CaseChecker, f: FuzzCase, res: TargetResponse): void {
   if (res.exchange.status !== 0 && res.status !== 200) judgeRefusal(cc, res, { id: 'ERR-001' });
 
   if (f.fault === 'tool-calls-without-tools') {
-    cc.that('TOOL-012', isClientError(res), () => `${f.label}: a client error (4xx) is required; received ${res.describe()}`);
-    cc.that('TOOL-014', isClientError(res) && error !== undefined, () => `${f.label}: a 4xx with a section 7 error body is required; received ${res.describe()}`);
+    cc.that('TOOL-012', isClientError(res), () => `${f.label}: a client error (4xx) is required; received ${res.describe()}`, res);
+    cc.that('TOOL-014', isClientError(res) && error !== undefined, () => `${f.label}: a 4xx with a section 7 error body is required; received ${res.describe()}`, res);
     const blame = blamesUpstream(error);
-    cc.that('TOOL-013', res.exchange.status !== 0 && res.status < 500 && blame === undefined, () => `${f.label}: the rejection must not be reported as an upstream failure; received ${blame ?? res.describe()}`);
+    cc.that('TOOL-013', res.exchange.status !== 0 && res.status < 500 && blame === undefined, () => `${f.label}: the rejection must not be reported as an upstream failure; received ${blame ?? res.describe()}`, res);
     return;
   }
   if (expected.kind === 'refuse') {
-    cc.that(expected.id, isClientError(res), () => `${f.label}: a client fault is answered with a 4xx; received ${res.describe()}`);
+    cc.that(expected.id, isClientError(res), () => `${f.label}: a client fault is answered with a 4xx; received ${res.describe()}`, res);
     return;
   }
   if (expected.kind === 'accept') {
     const json = /json/i.test(res.headers['content-type'] ?? '') && res.isJson;
-    cc.that(expected.id, res.status === 200 && json, () => `${f.label}: a field the service does not read must neither cause a rejection nor change the result (a JSON completion); received ${res.describe()}`);
+    cc.that(expected.id, res.status === 200 && json, () => `${f.label}: a field the service does not read must neither cause a rejection nor change the result (a JSON completion); received ${res.describe()}`, res);
     return;
   }
-  cc.that('CHAT-001', res.exchange.status !== 0 && res.status < 500, () => `${f.label}: a client's odd or malformed request is not a server failure; received ${res.describe()} (standard clients retry a 5xx)`);
-  if (f.fault === 'odd-role') cc.observe('OBS-011', { role: f.label, status: res.status, code: error?.code }, 'status of a message with a generated role');
+  cc.that('CHAT-001', res.exchange.status !== 0 && res.status < 500, () => `${f.label}: a client's odd or malformed request is not a server failure; received ${res.describe()} (standard clients retry a 5xx)`, res);
+  if (f.fault === 'odd-role') cc.observe('OBS-011', { role: f.label, status: res.status, code: error?.code }, 'status of a message with a generated role', res);
 }
 
 test.describe('property: request fuzzing', () => {

@@ -27,7 +27,7 @@ test.describe('property: streamed completions', () => {
             if (request.includeUsage !== undefined) body.stream_options = { include_usage: request.includeUsage };
             const res = await target.chat(body);
             if (request.includeUsage !== undefined) {
-              cc.that('REQ-021', res.status === 200, () => `stream_options.include_usage ${request.includeUsage} with stream true must be accepted; received ${res.describe()}`);
+              cc.that('REQ-021', res.status === 200, () => `stream_options.include_usage ${request.includeUsage} with stream true must be accepted; received ${res.describe()}`, res);
             }
             judgeStream(cc, res, model.id, { includeUsage: request.includeUsage === true });
           },

@@ -51,13 +51,13 @@ test.describe('property: token-cap precedence', () => {
             const res = await target.chat(body);
             if (res.status !== 200) {
               // Accepted ranges of the caps are a gap of the spec: a refusal is recorded, not judged.
-              cc.observe('OBS-016', { caps: c.caps, status: res.status, code: (res.json() as { error?: { code?: unknown } } | undefined)?.error?.code }, 'status of a request with generated caps');
+              cc.observe('OBS-016', { caps: c.caps, status: res.status, code: (res.json() as { error?: { code?: unknown } } | undefined)?.error?.code }, 'status of a request with generated caps', res);
               throw new CaseSkipped(`the target refused ${describeCaps(c.caps)}: ${res.describe()}`);
             }
             const { used, finish } = outcome(res, c.stream);
             judgeCapInForce(cc, res, used);
             const cap = winningCap(c.caps)!; // capPair sends at least one cap
-            cc.observe('OBS-001', { capped: used >= cap, finish_reason: finish }, 'finish_reason by whether the answer reached the cap in force');
+            cc.observe('OBS-001', { capped: used >= cap, finish_reason: finish }, 'finish_reason by whether the answer reached the cap in force', res);
           },
         },
       );

@@ -46,7 +46,7 @@ function notRejected(cc: CaseChecker, res: TargetResponse, ids: string[], what: 
     judgeRefusal(cc, res, { id: 'SEARCH-045', code: 'web_search_not_supported', message: SEARCH_MESSAGES.notSupported });
     return;
   }
-  for (const id of ids) cc.that(id, res.exchange.status === 200, () => `${what} is valid (2.7) and must be accepted; received ${res.describe()}`);
+  for (const id of ids) cc.that(id, res.exchange.status === 200, () => `${what} is valid (2.7) and must be accepted; received ${res.describe()}`, res);
 }
 
 test.describe('property: web_search_options validation', () => {
@@ -90,7 +90,7 @@ test.describe('property: web_search_options validation', () => {
           run: async (l, cc) => {
             const res = await ask(target, model, { user_location: l.value });
             const rule = FAULT_RULES[l.fault];
-            if (rule.rejected) cc.that(rule.rejected, res.exchange.status !== 0 && res.status !== 200, () => `user_location with ${l.label} must be rejected; received ${res.describe()}`);
+            if (rule.rejected) cc.that(rule.rejected, res.exchange.status !== 0 && res.status !== 200, () => `user_location with ${l.label} must be rejected; received ${res.describe()}`, res);
             judgeRefusal(cc, res, { id: rule.row, status: 400, code: INVALID_OPTIONS, message: rule.message });
           },
         },

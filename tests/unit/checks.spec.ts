@@ -65,7 +65,7 @@ test.describe('one deviation, one requirement; the others still judged', () => {
   test('a refused completion leaves the completion rules skipped with the refusal as their cause, never failed', () => {
     const { check, respond } = scratch();
     const res = respond(400, { error: { type: 'invalid_request_error', code: 'bad', message: 'no' } });
-    check.apply([], {});
+    check.apply([], {}, res);
     expect(judgeCompletion(check, res, 'm')).toBeUndefined();
     expect(statusOf(check.records, 'CHAT-004')).toBe('fail');
     const skipped = check.records.filter((r) => r.status === 'skip');
@@ -153,7 +153,9 @@ test.describe('meanings', () => {
     const body = completion({ content: '', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"city": "Par' } }] });
     (body.choices as Json[])[0]!.finish_reason = 'length';
     judgeCompletion(check, respond(200, body), 'm');
-    expect(statusOf(check.records, 'RESP-020')).toBe('none');
+    // Not a case of RESP-020: skipped with that reason, never failed (nor passed).
+    expect(statusOf(check.records, 'RESP-020')).toBe('skip');
+    expect(check.records.find((r) => r.id === 'RESP-020')!.message).toContain('token cap');
     (body.choices as Json[])[0]!.finish_reason = 'tool_calls';
     const again = scratch();
     judgeCompletion(again.check, again.respond(200, body), 'm');
@@ -164,7 +166,7 @@ test.describe('meanings', () => {
     const exchanges: Exchange[] = [];
     const target = { exchanges, scrub: (s: string) => s } as unknown as Target;
     const check = new Checker(target, { declared: () => ['CHAT-008'] });
-    check.that('CHAT-008', false, 'cap ignored');
+    check.that('CHAT-008', false, 'cap ignored', null);
     expect(check.records.map((r) => `${r.id} ${r.status}`)).toEqual(['REQ-011 fail']);
   });
 });

@@ -10,6 +10,7 @@ import type { MockOptions } from '../../mock/index.ts';
 import { Checker, type CheckRecord } from '../../judge/checker.ts';
 import type { Exchange, TargetResponse } from '../../judge/exchange.ts';
 import { ALL_CHECKS } from '../../judge/checks/registry.ts';
+import { check as defineCheck } from '../../judge/checks/check.ts';
 import { judgeCompletion, judgeModelEntry, judgeModelList, judgeRefusal, judgeStream } from '../../judge/judge-response.ts';
 import { SEARCH_PROMPT, WEB_SEARCH_TOOL } from '../../suites/lib/requests/search.ts';
 import { WEATHER_PROMPT, WEATHER_TOOL } from '../../suites/lib/requests/tools.ts';
@@ -108,7 +109,9 @@ test.describe('every way a finding is recorded names the exchange it judged', ()
     check.that('CHAT-013', false, 'the probe was left waiting', judged);
     check.status('CHAT-012', judged, 200);
     check.observe('OBS-027', { status: judged.status }, 'the unknown model', judged);
-    check.apply([{ id: 'CHAT-012', name: 'alwaysFails', run: () => ['a problem'] }], {}, judged);
+    check.apply([defineCheck('CHAT-012', function alwaysFails() {
+      return ['a problem'];
+    })], {}, judged);
     check.couldNotJudge('CHAT-012', judged);
     check.cannotJudge(['LIMIT-001'], { message: 'not answered', on: judged });
     expect(check.records).toHaveLength(6);
@@ -116,11 +119,14 @@ test.describe('every way a finding is recorded names the exchange it judged', ()
     expect(log.exchanges.at(-1)!.path).toBe('/v1/models');
   });
 
-  test('a finding on no exchange of the kit\'s carries none; one that names none keeps the last exchange sent', async () => {
-    const { control, check, at } = await scene();
+  test('a finding on no exchange of the kit\'s carries none; one that names nothing is the kit\'s bug, never "the last exchange"', async () => {
+    const { check } = await scene();
     check.that('CHAT-013', false, 'about the target\'s URL', null);
-    check.that('CHAT-012', false, 'names no exchange');
     expect(check.records[0]!.exchange).toBeUndefined();
-    expect(fingerprint(at(check.records[1])!)).toBe(fingerprint(control.exchange));
+    // @ts-expect-error every finding names the exchange it judged (or null)
+    expect(() => check.that('CHAT-012', false, 'names no exchange')).toThrow(/names the exchange/);
+    // @ts-expect-error observe too
+    expect(() => check.observe('OBS-027', 1, 'names no exchange')).toThrow(/names the exchange/);
+    expect(check.records).toHaveLength(1);
   });
 });

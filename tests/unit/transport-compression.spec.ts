@@ -88,7 +88,8 @@ for (const coding of ['gzip', 'deflate', 'br'] as const) {
     const check = new Checker(target);
     judgeCompletion(check, res, MODEL);
     judgeStream(check, streamed, MODEL, { expectText: true });
-    expect(check.records.filter((r) => r.status !== 'pass').map((r) => `${r.status} ${r.id}: ${r.message}`)).toEqual([]);
+    // A rule whose case this answer does not carry (a tool call, a search) is no case: not judged, not unclean.
+    expect(check.records.filter((r) => r.status !== 'pass' && !r.notApplicable).map((r) => `${r.status} ${r.id}: ${r.message}`)).toEqual([]);
     expect(check.records.filter((r) => r.exchange === 0).length).toBeGreaterThan(0);
     expect(check.records.filter((r) => r.exchange === 1).length).toBeGreaterThan(0);
   });
@@ -113,8 +114,9 @@ test('the mock\'s compressed variant gzips what a client accepts, a stream too, 
     expect([gzipped, streamed, plain, refused].map((r) => r.exchange.responseEncoding ?? 'identity')).toEqual(['gzip', 'gzip', 'identity', 'identity']);
     const check = new Checker(target);
     for (const r of [gzipped, plain, refused]) judgeCompletion(check, r, MODEL);
+    // A rule whose case this answer does not carry (a tool call, a search) is no case: not judged, not unclean.
     judgeStream(check, streamed, MODEL, { expectText: true });
-    expect(check.records.filter((r) => r.status !== 'pass').map((r) => `${r.status} ${r.id}: ${r.message}`)).toEqual([]);
+    expect(check.records.filter((r) => r.status !== 'pass' && !r.notApplicable).map((r) => `${r.status} ${r.id}: ${r.message}`)).toEqual([]);
   } finally {
     await mock.close();
   }

@@ -174,13 +174,17 @@ export async function checkProperty<T>(ctx: PropertyContext, spec: PropertySpec<
       console.log(lines.join('\n'));
       throw new Error(`${lines.join('\n')}\n  the case threw: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     }
-    const byId = new Map<string, string[]>();
-    for (const r of failure.records) if (r.status === 'fail') byId.set(r.id, [...(byId.get(r.id) ?? []), r.message ?? '']);
+    // Each requirement's finding on the exchange its first failing record judged (the case may send several).
+    const byId = new Map<string, { messages: string[]; exchange: number | undefined }>();
+    for (const r of failure.records) {
+      if (r.status !== 'fail') continue;
+      const e = byId.get(r.id) ?? { messages: [], exchange: r.exchange };
+      e.messages.push(r.message ?? '');
+      byId.set(r.id, e);
+    }
     const report = lines.join('\n');
     console.log(`${report}\n  failed: ${[...byId.keys()].join(', ')}`);
-    for (const [id, messages] of byId) {
-      recordAt(check, failure.exchange, () => check.that(id, false, `${[...new Set(messages)].join('\n')}\n${report}`));
-    }
+    for (const [id, e] of byId) check.that(id, false, `${[...new Set(e.messages)].join('\n')}\n${report}`, e.exchange ?? null);
     // A falsified law stops the run: what no case before it exercised was not reached by any input, not cut short
     // by the failure (each case's other checks all ran).
     check.markSkipped(`not exercised by the ${casesRun} generated case(s) run before the law was falsified (seed ${config.seed})`);
@@ -218,28 +222,22 @@ function recordPassedCases<T>(check: Checker, cases: CaseOutcome<T>[], describe:
     const e = byId.get(id)!;
     if (e.observed.length > 0) {
       const distinct = [...new Map(e.observed.map((v) => [JSON.stringify(v), v])).values()];
-      check.observe(id, distinct.slice(0, MAX_OBSERVED), `${e.message ?? 'observed'} (${distinct.length} distinct over ${e.observed.length} case(s))`);
+      // Merged over many generated cases: no single exchange.
+      check.observe(id, distinct.slice(0, MAX_OBSERVED), `${e.message ?? 'observed'} (${distinct.length} distinct over ${e.observed.length} case(s))`, null);
     }
     if (e.warns.length > 0) {
       const first = e.warns[0]!;
       const messages = [...new Set(e.warns.map((w) => w.record.message ?? ''))];
       const curl = first.record.exchange !== undefined ? `\n  replay the request: ${replayable(target.exchanges[first.record.exchange]!.curl)}` : '';
-      recordAt(check, first.record.exchange, () =>
-        check.that(id, false, `${e.warns.length} generated case(s) out of ${e.warns.length + e.pass}: ${messages.slice(0, 3).join('\n')}\n  first example: ${describe(first.c.input)}${curl}`),
-      );
+      check.that(id, false, `${e.warns.length} generated case(s) out of ${e.warns.length + e.pass}: ${messages.slice(0, 3).join('\n')}\n  first example: ${describe(first.c.input)}${curl}`, first.record.exchange ?? null);
     } else if (e.pass > 0) {
-      check.that(id, true, '');
+      // One pass standing for every generated case that held: no single exchange.
+      check.that(id, true, '', null);
     }
   }
 }
 
 /** Make a check record point at the exchange of the case it judged (not at the run's last request). */
-function recordAt(check: Checker, exchange: number | undefined, record: () => void): void {
-  record();
-  const last = check.records[check.records.length - 1];
-  if (last && exchange !== undefined) last.exchange = exchange;
-}
-
 function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }

@@ -68,7 +68,7 @@ export function checkAccepted(check: Checker, id: string, res: TargetResponse, m
   // No answer to judge (none came, or the kit stopped waiting for it): the kit's, never the target's failure.
   if (noResponse(res)) return void check.couldNotJudge(id, res);
   const ok = res.status === 200;
-  if (!check.that(id, ok, () => `a request with ${what} must be accepted (status 200 and a chat completion); received ${res.describe()}`)) return undefined;
+  if (!check.that(id, ok, () => `a request with ${what} must be accepted (status 200 and a chat completion); received ${res.describe()}`, res)) return undefined;
   return judgeCompletion(check, res, model);
 }
 
@@ -82,13 +82,13 @@ export function checkStreamAccepted(check: Checker, id: string, res: TargetRespo
   // A stream still arriving when the kit stopped waiting says nothing about whether it would have completed.
   if (noResponse(res)) return void check.couldNotJudge(id, res);
   const opened = res.status === 200;
-  if (!check.that(id, opened, () => `a streamed request with ${what} must be accepted (status 200 and an event stream); received ${res.describe()}`)) return undefined;
+  if (!check.that(id, opened, () => `a streamed request with ${what} must be accepted (status 200 and an event stream); received ${res.describe()}`, res)) return undefined;
   const stream = res.stream();
   const complete = stream.outcome === 'complete';
   check.that(id, complete, () =>
     stream.outcome === 'error'
       ? `the stream for a request with ${what} failed with an error event: ${JSON.stringify(stream.errorEvent).slice(0, 300)}`
-      : `the stream for a request with ${what} ended without [DONE] (${stream.transcript.events.length} events): ${res.describe()}`,
+      : `the stream for a request with ${what} ended without [DONE] (${stream.transcript.events.length} events): ${res.describe()}`, res,
   );
   return complete ? stream : undefined;
 }

@@ -137,13 +137,13 @@ export const NO_SEARCH_RAN = 'no search ran: the answer reports no citation, no 
  * reported elsewhere and missing from its place fails. The rule holds "when hosted search was used": an answer
  * that shows no search (`on`: the response it came in) leaves both skipped with that reason, never passed.
  */
-export function checkProvenancePlacement(check: Checker, r: SearchReport, where: string, on?: TargetResponse): void {
+export function checkProvenancePlacement(check: Checker, r: SearchReport, where: string, on: TargetResponse): void {
   const ran = searched(r) || r.citationsElsewhere.length > 0 || r.actionsElsewhere.length > 0;
-  if (!ran) return check.cannotJudge(['SEARCH-041', 'SEARCH-042'], { message: `${where}: ${NO_SEARCH_RAN}`, ...(on ? { on } : {}) });
-  check.that('SEARCH-041', r.citationsElsewhere.length === 0 || r.annotations > 0, () => `${where}: citations are in message.annotations; the answer has none there but carries citations at ${r.citationsElsewhere.slice(0, 5).join(', ')}`);
-  check.that('SEARCH-042', r.actionsElsewhere.length === 0 || r.actions > 0, () => `${where}: search actions are in message.service_web_search; the answer has none there but carries actions at ${r.actionsElsewhere.slice(0, 5).join(', ')}`);
+  if (!ran) return check.notApplicable(['SEARCH-041', 'SEARCH-042'], `${where}: ${NO_SEARCH_RAN}`, on);
+  check.that('SEARCH-041', r.citationsElsewhere.length === 0 || r.annotations > 0, () => `${where}: citations are in message.annotations; the answer has none there but carries citations at ${r.citationsElsewhere.slice(0, 5).join(', ')}`, on);
+  check.that('SEARCH-042', r.actionsElsewhere.length === 0 || r.actions > 0, () => `${where}: search actions are in message.service_web_search; the answer has none there but carries actions at ${r.actionsElsewhere.slice(0, 5).join(', ')}`, on);
   if (r.calls !== undefined && r.calls >= 1) {
-    check.that('SEARCH-042', r.actions > 0, () => `${where}: usage.service_web_search_calls is ${r.calls}, so search actions completed, but message.service_web_search lists none`);
+    check.that('SEARCH-042', r.actions > 0, () => `${where}: usage.service_web_search_calls is ${r.calls}, so search actions completed, but message.service_web_search lists none`, on);
   }
 }
 
@@ -152,16 +152,24 @@ export function checkProvenancePlacement(check: Checker, r: SearchReport, where:
  * An open_page / find_in_page without url is normal, not truncation (SEARCH-036): that is a promise of the kit
  * (it accepts such actions), checked in npm test, not a verdict on the target.
  */
-export function checkActionUrls(check: Checker, body: Json | undefined, where: string): void {
+export function checkActionUrls(check: Checker, body: Json | undefined, where: string, on: TargetResponse): void {
   const choices = Array.isArray(body?.choices) ? body.choices : [];
+  let judged = false;
   choices.forEach((c, i) => {
     const m = isObject(c) && isObject(c.message) ? c.message : undefined;
     const actions = Array.isArray(m?.service_web_search) ? m.service_web_search.filter(isObject) : [];
     actions.forEach((a, j) => {
-      if ('url' in a) check.that('SEARCH-034', typeof a.url === 'string', () => `${where}: choice ${i} action ${j}: url is ${JSON.stringify(a.url)}, not a string`);
+      if (!('url' in a)) return;
+      judged = true;
+      check.that('SEARCH-034', typeof a.url === 'string', () => `${where}: choice ${i} action ${j}: url is ${JSON.stringify(a.url)}, not a string`, on);
     });
   });
+  // Judged only where a search action carries a url: an answer without one gives SEARCH-034 no case.
+  if (!judged) check.notApplicable(['SEARCH-034'], `${where}: ${NO_ACTION_URL}`, on);
 }
+
+/** Why SEARCH-034 is not judged on an answer none of whose search actions carries a url. */
+export const NO_ACTION_URL = 'no search action carries a url, so there is no url to judge';
 
 /**
  * A refused search request (4.3 rule 6): upfront, a non-200 error before any answer and no stream opened
@@ -171,7 +179,7 @@ export function checkUpfront(check: Checker, res: TargetResponse, upfrontIds: re
   const ct = res.headers['content-type'] ?? '';
   const isStream = /text\/event-stream/i.test(ct);
   const upfront = res.exchange.status !== 0 && res.status !== 200 && !isStream;
-  for (const id of upfrontIds) check.that(id, upfront, () => `${what}: a refusal happens upfront, as a non-200 error response before any answer; received ${isStream ? `an event stream (HTTP ${res.status})` : res.describe()}`);
+  for (const id of upfrontIds) check.that(id, upfront, () => `${what}: a refusal happens upfront, as a non-200 error response before any answer; received ${isStream ? `an event stream (HTTP ${res.status})` : res.describe()}`, res);
   let partial: string | undefined;
   if (isStream) {
     const s = res.stream();
@@ -183,7 +191,7 @@ export function checkUpfront(check: Checker, res: TargetResponse, upfrontIds: re
     const content = choices.map((c) => (isObject(c) && isObject(c.message) ? c.message.content : undefined)).filter((x) => typeof x === 'string' && x !== '');
     if (content.length > 0) partial = `an answer ${JSON.stringify(String(content[0]).slice(0, 120))}`;
   }
-  check.that(partialId, partial === undefined, () => `${what}: a refused search request never leaves a partial answer; received ${partial}`);
+  check.that(partialId, partial === undefined, () => `${what}: a refused search request never leaves a partial answer; received ${partial}`, res);
 }
 
 /** Whether a refusal bills anything: a usage block with tokens or a cost, at the top level or in the error. */
@@ -225,7 +233,7 @@ export function capsBelow(n: number | undefined, maxTokens: number): number[] {
  * counts completed searches); a stream that shows none leaves it skipped with that reason (`on`: its response),
  * never passed. Returns whether any provenance arrived in a delta. Declare STREAM-015.
  */
-export function checkStreamProvenance(check: Checker, s: ChatStream, on?: TargetResponse): boolean {
+export function checkStreamProvenance(check: Checker, s: ChatStream, on: TargetResponse): boolean {
   // Extra fields are legal: provenance placed elsewhere fails only when the deltas do not carry it too.
   const inDelta = [...s.choices.values()].some((c) => c.provenanceChunks.length > 0);
   const elsewhere: string[] = [];
@@ -241,13 +249,13 @@ export function checkStreamProvenance(check: Checker, s: ChatStream, on?: Target
   const calls = streamUsage(s)?.service_web_search_calls;
   const counted = typeof calls === 'number' && calls >= 1;
   if (!inDelta && elsewhere.length === 0 && !counted) {
-    check.cannotJudge(['STREAM-015'], { message: `the stream: ${NO_SEARCH_RAN}`, ...(on ? { on } : {}) });
+    check.notApplicable(['STREAM-015'], `the stream: ${NO_SEARCH_RAN}`, on);
     return false;
   }
   check.that('STREAM-015', inDelta, () =>
     elsewhere.length > 0
       ? `search provenance arrives inside a delta; found it only elsewhere: ${elsewhere.slice(0, 5).join('; ')}`
-      : `usage.service_web_search_calls is ${String(calls)}, so a search completed, but no delta carried annotations or service_web_search`,
+      : `usage.service_web_search_calls is ${String(calls)}, so a search completed, but no delta carried annotations or service_web_search`, on,
   );
   return inDelta;
 }
