@@ -21,6 +21,15 @@ import { CONFORMANCE_CONFIG, KIT_ROOT, playwrightCli } from './kit-files.ts';
 import { formatListing, listSuite } from './selection.ts';
 import { collectList, ConfigError, EXIT, EXIT_CODES_TEXT, integerFrom, positiveNumber, UsageError } from './usage.ts';
 import { loadReport, ReportFileError } from '../report/load.ts';
+import { REFERENCE_ENV, referenceEnv, referenceReportDir } from '../run/reference.ts';
+import { TRIALS_ENV, trialsOf } from '../run/trials.ts';
+
+/** A rate from 0 to 1 (--min-pass-rate). */
+function rate(raw: string): number {
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('expected a number from 0 to 1');
+  return n;
+}
 
 /** CONFORMANCE_WORKERS is read by the Playwright config, not by the run configuration. */
 export const WORKERS_ENV = 'CONFORMANCE_WORKERS';
@@ -72,13 +81,18 @@ export const RUN_SETTINGS = [
   { flag: '--max-retry-wait-ms <n>', key: 'maxRetryWaitMs', env: ENV.maxRetryWaitMs, help: 'most time one request waits over its retries (default 30000)', parse: integerFrom(0) },
   { flag: '--max-rps <n>', key: 'maxRps', env: ENV.maxRps, help: 'most requests per second of the whole run, all workers together (default: the profile\'s budget.requestsPerMinute / 60, else none)', parse: positiveNumber },
   { flag: '--expected-failures <file>', key: 'expectedFailures', env: ENV.expectedFailures, help: 'a baseline (YAML or JSON) of requirement IDs known to fail: they do not fail the run; one that passes makes it stale' },
-  { flag: '--fail-on <level>', key: 'failOn', env: ENV.failOn, help: 'must (default): a MUST failure fails the run; warn: a SHOULD/MAY warning too', choices: ['must', 'warn'] },
+  { flag: '--fail-on <level>', key: 'failOn', env: ENV.failOn, help: 'must (default): a MUST failure fails the run; warn: a SHOULD/MAY warning too; target-only (with --reference): only a MUST failure the reference does not share', choices: ['must', 'warn', 'target-only'] },
   { flag: '--model <id...>', key: 'model', env: ENV.models, help: 'pin the run to these models (repeatable, or comma-separated)', parse: list },
   { flag: '--requirement <ID...>', key: 'requirement', env: SELECTION_ENV.requirements, help: 'run only the tests that check these requirements (a partial run)', parse: list },
   { flag: '--section <N...>', key: 'section', env: SELECTION_ENV.sections, help: 'run only the tests that check the requirements of these sections (6 takes 6.x too)', parse: list },
   { flag: '--level <L...>', key: 'level', env: SELECTION_ENV.levels, help: 'run only the tests that check requirements of these levels (MUST, SHOULD, MAY)', parse: list },
   { flag: '--sign-key <file>', key: 'signKey', env: ENV.signKey, help: 'with --certify: sign the bundle\'s SHA256SUMS with this ed25519 private key (PEM); `chatconform verify --verify-key` checks it' },
   { flag: '--exclude-requirement <ID...>', key: 'excludeRequirement', env: SELECTION_ENV.exclude, help: 'leave out the tests that check these requirements', parse: list },
+  { flag: '--reference <url>', key: 'reference', env: REFERENCE_ENV.url, help: `also run the same tests (same seed and selection) against this reference (the upstream a gateway forwards to, or the provider migrated from), first, with its own key (${REFERENCE_ENV.apiKey}), budget and reports; each requirement then shows the reference's status and whose failure it is` },
+  { flag: '--reference-profile <file>', key: 'referenceProfile', env: REFERENCE_ENV.profile, help: "the reference's profile (its budget and rate limits), a file or a built-in one's name" },
+  { flag: '--reference-model <id>', key: 'referenceModel', env: REFERENCE_ENV.model, help: "the reference's id of the model, where the ids differ (the reference run is pinned to it)" },
+  { flag: '--trials <k>', key: 'trials', env: TRIALS_ENV.trials, help: 'run each model-dependent test (a tool call produced, a forced function, reasoning present, a search performed) k times, each trial a fresh request; its requirements are judged on their pass rate', parse: integerFrom(1) },
+  { flag: '--min-pass-rate <R>', key: 'minPassRate', env: TRIALS_ENV.minPassRate, help: 'with --trials: the pass rate (0..1) a model-dependent requirement needs (default 1)', parse: rate },
 ] as const;
 
 type RunFlags = {
@@ -133,6 +147,7 @@ export function environmentFor(flags: RunFlags, base: NodeJS.ProcessEnv = proces
   // Paths are the caller's, relative to where they ran the command; a profile may be a built-in one's name.
   for (const name of [ENV.reportDir, ENV.expectedFailures, ENV.signKey]) if (env[name]) env[name] = path.resolve(env[name]!);
   if (env[ENV.profile]) env[ENV.profile] = profilePathOf(env[ENV.profile]!);
+  if (env[REFERENCE_ENV.profile]) env[REFERENCE_ENV.profile] = profilePathOf(env[REFERENCE_ENV.profile]!);
   return env;
 }
 
@@ -155,6 +170,7 @@ export function validate(env: NodeJS.ProcessEnv, flags: RunFlags): void {
   try {
     selectionOf(env);
     gateOf(env);
+    trialsOf(env);
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
@@ -167,6 +183,7 @@ export function validate(env: NodeJS.ProcessEnv, flags: RunFlags): void {
   // Every shard must draw the same property cases: a random seed per shard would make the merge refuse them.
   if (sharded && !env[ENV.seed]) throw new UsageError('--shard: give --seed too (the same for every shard of the run; `chatconform report merge` refuses shards of different seeds)');
   if (sharded && flags.certify) throw new UsageError('--certify judges the whole suite in one run; a shard is a partial run');
+  validateReference(env);
   try {
     headersOfText(env[ENV.headers]);
   } catch (err) {
@@ -196,6 +213,45 @@ export function validate(env: NodeJS.ProcessEnv, flags: RunFlags): void {
       throw new ConfigError(`--expected-failures: ${(err as Error).message}`);
     }
   }
+}
+
+/** --reference: an http(s) URL, a profile that loads; --fail-on target-only and the reference's own settings need it. */
+function validateReference(env: NodeJS.ProcessEnv): void {
+  const url = env[REFERENCE_ENV.url];
+  if (!url) {
+    if (env[ENV.failOn] === 'target-only') throw new UsageError('--fail-on target-only gates on what the target adds to its reference: give --reference');
+    for (const name of [REFERENCE_ENV.profile, REFERENCE_ENV.model]) if (env[name]) throw new UsageError(`${name} sets the reference run: give --reference too`);
+    return;
+  }
+  try {
+    const u = new URL(url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`expected an http:// or https:// URL, got ${u.protocol}`);
+    normaliseBaseUrl(url);
+  } catch (err) {
+    throw new UsageError(`--reference: ${err instanceof TypeError ? 'not a URL' : (err as Error).message.replace(ENV.baseUrl, 'the reference URL').replace(ENV.apiKey, REFERENCE_ENV.apiKey)}`);
+  }
+  const profile = env[REFERENCE_ENV.profile];
+  if (profile) {
+    try {
+      loadProfile(profile);
+    } catch (err) {
+      throw new ConfigError(`--reference-profile: ${(err as Error).message.split('\n')[0]}`);
+    }
+  }
+}
+
+/**
+ * The reference run (before the target's, so the target's reporter pairs with it): the same tests against the
+ * reference; returns its conformance.json's path, or undefined when it wrote none.
+ */
+async function runReference(env: NodeJS.ProcessEnv, grep: string[], output: string): Promise<string | undefined> {
+  const dir = referenceReportDir(reportDirOf(env));
+  process.stdout.write(`chatconform: the reference run, against ${env[REFERENCE_ENV.url]} (reports in ${dir})\n`);
+  const started = Date.now();
+  await spawnPlaywright(['test', '-c', CONFORMANCE_CONFIG, '--output', path.join(output, 'reference'), ...grep], referenceEnv(env, dir));
+  if (!readReport(dir, started)) return undefined;
+  process.stdout.write(`chatconform: the target run${env[ENV.baseUrl] ? `, against ${env[ENV.baseUrl]}` : ''}\n`);
+  return path.join(dir, 'conformance.json');
 }
 
 /** `--certify` refuses a run that would certify less than the whole suite. */
@@ -303,6 +359,14 @@ export async function run(flags: RunFlags): Promise<number> {
   const output = mkdtempSync(path.join(os.tmpdir(), 'chatconform-playwright-'));
   const started = Date.now();
   try {
+    if (env[REFERENCE_ENV.url]) {
+      const file = await runReference(env, grep, output);
+      if (!file) {
+        process.stderr.write('chatconform: the reference run wrote no report: nothing to pair the target with\n');
+        return EXIT.config;
+      }
+      env[REFERENCE_ENV.report] = file;
+    }
     await spawnPlaywright(['test', '-c', CONFORMANCE_CONFIG, '--output', output, ...grep], env);
   } finally {
     rmSync(output, { recursive: true, force: true });

@@ -9,6 +9,7 @@ import { escapeControls } from './control-chars.ts';
 import { headline, type ConformanceReport } from './json.ts';
 import { STATUSES, oneLine, type EvidenceItem, type ReportExchange, type RequirementResult, type RequirementStatus, type SectionCounts } from './results.ts';
 import type { ImpactTier, RootCause } from './root-causes.ts';
+import { CLASSIFICATION_TEXT, referenceRunText, trialsText } from './columns.ts';
 
 const LEVELS = ['MUST', 'SHOULD', 'MAY', 'none'] as const;
 
@@ -116,7 +117,10 @@ function evidenceHtml(e: EvidenceItem): string {
 
 function requirementHtml(r: RequirementResult): string {
   const searchText = `${r.id} ${r.section} ${r.statement} ${r.reason ?? ''}`.toLowerCase();
-  const summary = `<summary>${pill(r.status)}<code class="rid">${esc(r.id)}</code><span class="lvl lvl-${esc(r.level)}">${esc(r.level === 'none' ? 'obs.' : r.level)}</span><span class="sec">§${esc(r.section)}</span><span class="stmt">${esc(r.statement)}</span></summary>`;
+  // --reference: the reference's status beside the target's, and whose failure it is.
+  const ref = r.differential ? `<span class="refcol" title="${esc(CLASSIFICATION_TEXT[r.differential.classification])}">ref ${pill(r.differential.reference)}<span class="cls cls-${esc(r.differential.classification)}">${esc(r.differential.classification)}</span></span>` : '';
+  const rate = r.trials ? `<span class="rate">${esc(trialsText(r.trials))}</span>` : '';
+  const summary = `<summary>${pill(r.status)}${ref}${rate}<code class="rid">${esc(r.id)}</code><span class="lvl lvl-${esc(r.level)}">${esc(r.level === 'none' ? 'obs.' : r.level)}</span><span class="sec">§${esc(r.section)}</span><span class="stmt">${esc(r.statement)}</span></summary>`;
   const body: string[] = [];
   if (r.reason && r.status !== 'pass') {
     const label = r.status === 'skip' ? 'Skipped' : r.status === 'untested' ? 'Untested' : r.status === 'observed' ? 'Observed' : r.status === 'error' ? 'The kit could not judge' : 'Reason';
@@ -137,7 +141,11 @@ function requirementHtml(r: RequirementResult): string {
         .join('')}</ul>`,
     );
   }
-  if (r.evidence.length > 0) {
+  if (r.trials?.failing) body.push(`<h4>Failing trials</h4><ul class="tests">${r.trials.failing.map((f) => `<li>trial ${f.trial + 1}: <span class="test-title">${esc(f.test)}</span><div class="err">${esc(f.reason)}</div></li>`).join('')}</ul>`);
+  if (r.differential?.referenceEvidence) {
+    // The two sides' evidence side by side, the reference's of the same tests first (paired by test and request order).
+    body.push(`<div class="paired"><div><h4>Target</h4>${r.evidence.map(evidenceHtml).join('\n') || '<p class="note">No failure recorded.</p>'}</div><div><h4>Reference</h4>${r.differential.referenceReason ? `<div class="reason"><span>${esc(oneLine(r.differential.referenceReason))}</span></div>` : ''}${r.differential.referenceEvidence.map(evidenceHtml).join('\n')}</div></div>`);
+  } else if (r.evidence.length > 0) {
     body.push(`<h4>Evidence</h4>${r.evidence.map(evidenceHtml).join('\n')}`);
     if (r.evidenceOmitted > 0) body.push(`<p class="note">${r.evidenceOmitted} more record(s) omitted; conformance.json lists the first ${r.evidence.length}.</p>`);
   }
@@ -177,6 +185,8 @@ function metaHtml(report: ConformanceReport): string {
     ['Cost (sum of usage.cost)', run.cost === undefined ? '(unknown)' : `${Number(run.cost.toFixed(6))}${run.costedResponses ? ` over ${run.costedResponses} response(s)` : ''}`],
     ['Coverage', `${report.coverage.mustJudged} of ${report.coverage.mustDeclared} declared MUST requirements judged (${report.coverage.percent} %)${report.coverage.coreNotJudged.length > 0 ? `; core not judged: ${report.coverage.coreNotJudged.join(', ')}` : ''}`],
     ['Exchanges', `${report.transport.exchanges} recorded; ${report.transport.failed} failed at the transport level${report.transport.withEvents > 0 ? `; ${report.transport.withEvents} met transport events` : ''}`],
+    ...(run.reference ? [['Reference', referenceRunText(run.reference)] as [string, string]] : []),
+    ...(run.trials ? [['Trials', `${run.trials.k} per model-dependent test; minimum pass rate ${run.trials.minPassRate}`] as [string, string]] : []),
     ['Tests', `${run.tests.total} run: ${(['passed', 'failed', 'timedOut', 'skipped', 'interrupted', 'notRun'] as const).filter((k) => run.tests[k] > 0).map((k) => `${run.tests[k]} ${k}`).join(', ') || 'none'}`],
   ];
   return `<dl class="meta">${items.map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${esc(v)}</dd></div>`).join('')}</dl>`;
@@ -357,6 +367,8 @@ details.req[open]>summary{border-bottom:1px solid var(--line);background:var(--s
 .ev{border:1px solid var(--line);border-radius:6px;padding:8px 10px;margin:8px 0;background:#fff}
 .ev-fail{border-color:#ffcecb;background:#fffafa}.ev-warn{border-color:#f5e0a0;background:#fffdf2}.ev-error{border-color:#f2cfb3;background:#fffaf6}
 .ev-head{margin-bottom:6px}
+.refcol{margin:0 4px;font-size:12px}.cls{margin-left:4px;color:var(--muted)}.cls-target-only{color:#b91c1c;font-weight:600}.rate{margin:0 4px;font-size:12px;color:var(--muted)}
+.paired{display:grid;grid-template-columns:1fr 1fr;gap:12px}.paired>div{min-width:0}
 .msg{background:#fff;border-color:var(--line);color:var(--fg)}
 .exchange{display:grid;grid-template-columns:1fr 1fr;gap:10px}
 @media (max-width:800px){.exchange{grid-template-columns:1fr}}

@@ -22,13 +22,15 @@ import {
 import { redactDeep } from '../spec/redact.ts';
 import type { RunInfo } from './run-info.ts';
 import { staleLines, type BaselineOutcome } from './baseline.ts';
+import { targetOnlyFailures, type ReferenceRun } from './differential.ts';
+import type { TrialSettings } from '../run/trials.ts';
 
 export const REPORT_SCHEMA_ID = 'https://chatconform.dev/schemas/conformance-report.schema.json';
 export const REPORT_VERSION = 1;
 
 export type RunStatus = 'passed' | 'failed' | 'timedout' | 'interrupted';
-/** What fails the run: a MUST failure (default), or also a SHOULD/MAY warning. */
-export type FailOn = 'must' | 'warn';
+/** What fails the run: a MUST failure (default), or also a SHOULD/MAY warning, or (with a reference) only a MUST failure the reference does not share. */
+export type FailOn = 'must' | 'warn' | 'target-only';
 /** `partial`: a run of some of the tests (a selection); it never shows as a full pass. */
 export type Verdict = 'pass' | 'fail' | 'incomplete' | 'partial';
 
@@ -83,6 +85,10 @@ export interface ConformanceReport {
     costedResponses?: number;
     /** How Playwright saw the run before the reporter decided the exit status. */
     playwrightStatus: RunStatus;
+    /** With --reference: the reference run the requirements are paired with. */
+    reference?: ReferenceRun;
+    /** With --trials: the repeats of each model-dependent test and the minimum pass rate. */
+    trials?: TrialSettings;
     tests: Record<TestStatus, number> & { total: number };
     /** Set on one shard's report: it is partial until merged. */
     shard?: ShardInfo;
@@ -146,6 +152,8 @@ export interface ReportInput {
   scope?: readonly string[];
   shard?: ShardInfo;
   merge?: MergeInfo;
+  reference?: ReferenceRun;
+  trials?: TrialSettings;
 }
 
 /**
@@ -220,8 +228,10 @@ export function buildReport(input: ReportInput): ConformanceReport {
   // could be judged: a runtime error, not a verdict, whichever command ran the suite.
   const sent = outcomes.flatMap((t) => t.evidence?.exchanges ?? []);
   const noTarget = sent.length > 0 && sent.every((x) => x.status === 0);
-  const exitStatus = decideExitStatus(playwrightStatus, failed.length, errors.length > 0 || noTarget, gate);
-  const exitCode = exitCodeOf(exitStatus, gateFails(failed.length, gate));
+  // --fail-on target-only: a MUST failure the reference shares (classification both) does not gate.
+  const gated = failOn === 'target-only' ? targetOnlyFailures(failed, results) : failed;
+  const exitStatus = decideExitStatus(playwrightStatus, gated.length, errors.length > 0 || noTarget, gate);
+  const exitCode = exitCodeOf(exitStatus, gateFails(gated.length, gate));
   const reqs = results.filter((r) => r.kind === 'requirement');
   const passed = reqs.filter((r) => r.status === 'pass').length;
   // A selection of requirements answers for the core requirements it selected; a run narrowed by file or title
@@ -276,6 +286,8 @@ export function buildReport(input: ReportInput): ConformanceReport {
       ...(info.fuzzRuns !== undefined ? { fuzzRuns: info.fuzzRuns } : {}),
       ...(info.ledger ? { requests: info.ledger.requests, cost: info.ledger.cost, costedResponses: info.ledger.costedResponses } : {}),
       playwrightStatus,
+      ...(input.reference ? { reference: input.reference } : {}),
+      ...(input.trials ? { trials: input.trials } : {}),
       tests,
       ...(input.shard ? { shard: input.shard } : {}),
       ...(input.merge ? { merge: input.merge } : {}),

@@ -7,6 +7,7 @@ import { escapeControls } from './control-chars.ts';
 import type { ConformanceReport } from './json.ts';
 import type { EvidenceItem, ReportExchange, RequirementResult } from './results.ts';
 import { oneLine } from './results.ts';
+import { columnProperties, referenceRunText } from './columns.ts';
 
 /** Escapes text for XML content and attributes; what XML 1.0 cannot carry (control characters) shows as `\u0007`. */
 export function xmlEscape(text: string): string {
@@ -70,6 +71,7 @@ function testcase(r: RequirementResult): string {
     ['kind', r.kind],
     ['check', r.check],
     ['status', r.status],
+    ...columnProperties(r),
   ]
     .map(([n, v]) => `        <property name="${n}" value="${attr(v!)}"/>`)
     .join('\n')}\n      </properties>\n`;
@@ -110,6 +112,8 @@ export function renderJunit(report: ConformanceReport): string {
     ['seed', report.run.seed === undefined ? '(none)' : String(report.run.seed)],
     ['requests', String(report.run.requests ?? 0)],
     ['cost', String(report.run.cost ?? 0)],
+    ...(report.run.reference ? [['reference', referenceRunText(report.run.reference)]] : []),
+    ...(report.run.trials ? [['trials', `${report.run.trials.k} per model-dependent test, minimum pass rate ${report.run.trials.minPassRate}`]] : []),
   ];
   const properties = `    <properties>\n${props.map(([n, v]) => `      <property name="${attr(n!)}" value="${attr(v!)}"/>`).join('\n')}\n    </properties>`;
   const suites = [...groups].map(([top, list]) => {

@@ -8,6 +8,8 @@
 import type { CheckRecord } from '../judge/checker.ts';
 import type { Exchange } from '../judge/exchange.ts';
 import { compareSections, requirements as catalog, type Requirement } from '../spec/requirements/index.ts';
+import type { Differential } from './differential.ts';
+import type { Trials } from './trials.ts';
 
 /** `expected-fail`: failed (or warned), and listed in the run's baseline of expected failures (baseline.ts). */
 export type RequirementStatus = 'pass' | 'fail' | 'warn' | 'error' | 'expected-fail' | 'skip' | 'observed' | 'untested';
@@ -49,6 +51,8 @@ export interface TestOutcome {
   /** The `chatconform-evidence` attachment; absent when the test never reached its teardown. */
   evidence?: { checks: CheckRecord[]; exchanges: Exchange[] };
   durationMs: number;
+  /** With --trials, for a repeated (model-dependent) test: which trial this is (Playwright's repeat index, from 0). */
+  trial?: number;
 }
 
 export interface TestRef {
@@ -127,6 +131,10 @@ export interface RequirementResult {
   evidenceOmitted: number;
   /** The reason the run's baseline gives, when it lists this requirement as an expected failure. */
   baselineReason?: string;
+  /** With --reference: the reference's status for it and whose failure it is (differential.ts). */
+  differential?: Differential;
+  /** With --trials, for a model-dependent requirement: trials run and passed, and the rate (trials.ts). */
+  trials?: Trials;
 }
 
 export type StatusCounts = Record<RequirementStatus, number> & { total: number };

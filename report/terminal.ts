@@ -6,6 +6,7 @@ import path from 'node:path';
 import { escapeControls } from './control-chars.ts';
 import { headline, type ConformanceReport } from './json.ts';
 import { firstLine, oneLine, type SectionCounts } from './results.ts';
+import { CLASSIFICATION_TEXT, referenceRunText, trialsText } from './columns.ts';
 
 const COLUMNS = ['pass', 'fail', 'warn', 'error', 'expected-fail', 'skip', 'observed', 'untested'] as const;
 /** Wider columns for the longer headings. */
@@ -99,6 +100,18 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
   if (failures.length > 0) {
     out.push('', paint.red(paint.bold(`  MUST failures (${failures.length}):`)));
     for (const r of failures) out.push(`    ${paint.bold(r.id.padEnd(11))}${paint.dim(`§${r.section}`.padEnd(8))}${truncate(oneLine(r.reason ?? ''), 150)}`);
+  }
+  // --reference: whose failure each one is; --trials: the rates of the model-dependent requirements.
+  if (report.run.reference) {
+    out.push('', paint.bold(`  reference ${referenceRunText(report.run.reference)}`));
+    for (const r of report.requirements.filter((q) => q.differential && (q.status === 'fail' || q.status === 'warn' || q.differential.reference === 'fail' || q.differential.reference === 'warn'))) {
+      out.push(`    ${paint.bold(r.id.padEnd(11))}target ${r.status.padEnd(6)} reference ${r.differential!.reference.padEnd(6)} ${r.differential!.classification === 'target-only' ? paint.red(CLASSIFICATION_TEXT['target-only']) : CLASSIFICATION_TEXT[r.differential!.classification]}`);
+    }
+  }
+  const rated = report.requirements.filter((r) => r.trials);
+  if (rated.length > 0) {
+    out.push('', paint.bold(`  trials: ${report.run.trials?.k ?? '?'} per model-dependent test`));
+    for (const r of rated) out.push(`    ${paint.bold(r.id.padEnd(11))}${r.status.padEnd(6)} ${trialsText(r.trials!)}`);
   }
   const warnings = report.requirements.filter((r) => r.status === 'warn').length;
   if (warnings > 0) out.push(paint.yellow(`  ${warnings} SHOULD/MAY warning(s): see the report${report.verdict.failOn === 'warn' ? ' (they fail the run: fail on warn)' : ''}`));

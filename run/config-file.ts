@@ -9,6 +9,8 @@ import { formatIssues, validate } from '../spec/validator.ts';
 import { ENV } from './config.ts';
 import { headersText } from './extra-headers.ts';
 import { SELECTION_ENV } from './selection.ts';
+import { REFERENCE_ENV } from './reference.ts';
+import { TRIALS_ENV } from './trials.ts';
 
 export const CONFIG_FILE_NAMES = ['chatconform.config.json', 'chatconform.config.yaml', 'chatconform.config.yml'] as const;
 
@@ -28,7 +30,13 @@ export interface ConfigFile {
   maxRetryWaitMs?: number;
   maxRps?: number;
   expectedFailures?: string;
-  failOn?: 'must' | 'warn';
+  failOn?: 'must' | 'warn' | 'target-only';
+  reference?: string;
+  referenceApiKeyEnv?: string;
+  referenceProfile?: string;
+  referenceModel?: string;
+  trials?: number;
+  minPassRate?: number;
   models?: string[];
   requirements?: string[];
   sections?: string[];
@@ -39,7 +47,7 @@ export interface ConfigFile {
 }
 
 /** The variable each setting fills, and whether its value is a path (read from the file's folder). */
-export const CONFIG_FILE_VARIABLES: { [K in Exclude<keyof ConfigFile, 'apiKeyEnv'>]-?: { env: string; path?: true } } = {
+export const CONFIG_FILE_VARIABLES: { [K in Exclude<keyof ConfigFile, 'apiKeyEnv' | 'referenceApiKeyEnv'>]-?: { env: string; path?: true } } = {
   baseUrl: { env: ENV.baseUrl },
   profile: { env: ENV.profile, path: true },
   reportDir: { env: ENV.reportDir, path: true },
@@ -62,6 +70,11 @@ export const CONFIG_FILE_VARIABLES: { [K in Exclude<keyof ConfigFile, 'apiKeyEnv
   excludeRequirements: { env: SELECTION_ENV.exclude },
   workers: { env: 'CONFORMANCE_WORKERS' },
   shard: { env: ENV.shard },
+  reference: { env: REFERENCE_ENV.url },
+  referenceProfile: { env: REFERENCE_ENV.profile, path: true },
+  referenceModel: { env: REFERENCE_ENV.model },
+  trials: { env: TRIALS_ENV.trials },
+  minPassRate: { env: TRIALS_ENV.minPassRate },
 };
 
 /** The nearest config file from `dir` up to the file system's root, or undefined. */
@@ -104,6 +117,7 @@ export function configFileEnv(file: string, config: ConfigFile, env: NodeJS.Proc
           : String(value);
   }
   if (config.apiKeyEnv && !env[ENV.apiKey] && env[config.apiKeyEnv]) out[ENV.apiKey] = env[config.apiKeyEnv]!;
+  if (config.referenceApiKeyEnv && !env[REFERENCE_ENV.apiKey] && env[config.referenceApiKeyEnv]) out[REFERENCE_ENV.apiKey] = env[config.referenceApiKeyEnv]!;
   return out;
 }
 

@@ -193,15 +193,15 @@ function intAtLeast(min: number, raw: string | undefined, fallback: number): num
 export interface Gate {
   /** Path of the expected-failures file (YAML or JSON), resolved. */
   expectedFailures?: string;
-  failOn: 'must' | 'warn';
+  failOn: 'must' | 'warn' | 'target-only';
 }
 
 /** The run's gate from the environment; a bad CONFORMANCE_FAIL_ON is a clear error. */
 export function gateOf(env: NodeJS.ProcessEnv = process.env): Gate {
   const raw = env[ENV.failOn];
-  if (raw !== undefined && raw !== '' && raw !== 'must' && raw !== 'warn') throw new Error(`${ENV.failOn} must be "must" or "warn" (got "${raw}")`);
+  if (raw !== undefined && raw !== '' && raw !== 'must' && raw !== 'warn' && raw !== 'target-only') throw new Error(`${ENV.failOn} must be "must", "warn" or "target-only" (got "${raw}")`);
   const file = env[ENV.expectedFailures];
-  return { failOn: raw === 'warn' ? 'warn' : 'must', ...(file ? { expectedFailures: path.resolve(file) } : {}) };
+  return { failOn: raw === 'warn' || raw === 'target-only' ? raw : 'must', ...(file ? { expectedFailures: path.resolve(file) } : {}) };
 }
 
 /** Every credential the run knows: the key, and every key the profile names. Redaction masks them all. */

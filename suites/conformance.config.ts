@@ -8,6 +8,7 @@ import { applyConfigFile } from '../run/config-file.ts';
 import { reportDirOf } from '../run/config.ts';
 import { shardOf } from '../run/shard.ts';
 import { BLOB_DIR, MERGE_CONTEXT_ENV } from '../report/merge.ts';
+import { trialProjects } from '../run/trials.ts';
 
 // chatconform.config.json (or .yaml) in the working directory or a parent fills in what flags and the environment
 // left unset; the workers inherit the result.
@@ -46,6 +47,8 @@ export default defineConfig({
   // A partial run (CONFORMANCE_REQUIREMENTS, _SECTIONS, _LEVELS, _EXCLUDE_REQUIREMENTS): the tests tagged with the
   // selected requirement IDs. The reporter reads the same variables and calls the verdict partial.
   ...selectionGrep(selectionOf()),
+  // --trials k (CONFORMANCE_TRIALS): the model-dependent tests in a project of their own, repeated k times.
+  ...trialProjects(selectionGrep(selectionOf())),
   // No browser, no Playwright request context: the suite's own transport (run/http.ts) sends everything,
   // with its user-agent. Nothing that could hold a credential is kept as an artefact.
   use: { trace: 'off', screenshot: 'off', video: 'off' },

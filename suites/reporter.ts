@@ -30,6 +30,9 @@ import { writeReports } from '../report/write.ts';
 import { aggregate, type TestOutcome, type TestStatus } from '../report/results.ts';
 import { collectRunInfo, type RunInfo } from '../report/run-info.ts';
 import { paintFor, renderSummary } from '../report/terminal.ts';
+import { pairWithReference, referenceSecrets } from '../report/reference-run.ts';
+import { foldTrials } from '../report/trials.ts';
+import { MODEL_DEPENDENT_REQUIREMENTS, TRIALS_PROJECT, trialsOf } from '../run/trials.ts';
 
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 
@@ -88,6 +91,8 @@ export function outcomeOf(test: TestCase): TestOutcome {
   if (skip?.description) outcome.skipReason = skip.description;
   const evidence = readEvidence(test);
   if (evidence) outcome.evidence = evidence;
+  // --trials: a repeated test's trial index, so the reporter folds its trials per requirement.
+  if (test.parent.project()?.name === TRIALS_PROJECT) outcome.trial = test.repeatEachIndex;
   return outcome;
 }
 
@@ -187,9 +192,16 @@ export default class ConformanceReporter implements Reporter {
       if (!this.root && this.errors.length === 0) this.errors.push('the run ended before any test was loaded');
       const gate = gateOf();
       let results = aggregate(outcomes);
+      const trials = trialsOf();
+      if (trials) results = foldTrials(results, outcomes, MODEL_DEPENDENT_REQUIREMENTS, trials.minPassRate);
       let baseline: BaselineOutcome | undefined;
       if (gate.expectedFailures) ({ results, outcome: baseline } = applyBaseline(results, loadBaseline(gate.expectedFailures)));
+      let reference;
+      ({ results, reference } = pairWithReference(results));
+      info.secrets = [...info.secrets, ...referenceSecrets()];
       const report = buildReport({
+        ...(reference ? { reference } : {}),
+        ...(trials ? { trials } : {}),
         info,
         results,
         ...(this.shard ? shardRun(this.shard) : partialRun()),

@@ -13,6 +13,8 @@ import { listen } from '../support/listen.ts';
 import { RUN_SETTINGS, commandLine, environmentFor, WORKERS_ENV } from '../../cli/run.ts';
 import { BUILTIN_PROFILES, ENV, repoRoot } from '../../run/config.ts';
 import { SELECTION_ENV } from '../../run/selection.ts';
+import { REFERENCE_ENV } from '../../run/reference.ts';
+import { TRIALS_ENV } from '../../run/trials.ts';
 import { requirements } from '../../spec/requirements/index.ts';
 import { sampleReport } from '../support/reports.ts';
 import { runProcess } from '../integration/support/cli-process.ts';
@@ -38,7 +40,9 @@ async function childIn(cwd: string, argv: string[]): Promise<{ code: number | nu
 test('every CONFORMANCE_* variable the README documents is also a flag of chatconform run', () => {
   const documented = [...readFileSync(path.join(repoRoot, 'README.md'), 'utf8').matchAll(/^\| `(CONFORMANCE_[A-Z_]+)` \|/gm)].map((m) => m[1]!);
   expect(documented.length).toBeGreaterThanOrEqual(10);
-  const people = [...Object.values(ENV).filter((v) => v !== ENV.runDir && v !== ENV.embeddedMock), ...Object.values(SELECTION_ENV), WORKERS_ENV];
+  // The reference's key is never a flag (a flag shows in the process list); its report is set by the run itself.
+  const reference = [REFERENCE_ENV.url, REFERENCE_ENV.profile, REFERENCE_ENV.model];
+  const people = [...Object.values(ENV).filter((v) => v !== ENV.runDir && v !== ENV.embeddedMock), ...Object.values(SELECTION_ENV), WORKERS_ENV, ...reference, ...Object.values(TRIALS_ENV)];
   expect(new Set(documented)).toEqual(new Set(people));
   expect(RUN_SETTINGS.map((s) => s.env).sort()).toEqual([...people].sort());
 });
@@ -124,7 +128,12 @@ test('bad input: one line on stderr, exit 2, nothing run', async () => {
     [['run', '--section', '99'], /^error: the run's selection: section 99 has no requirement/],
     [['run', '--section', '3.9'], /^error: the run's selection: section 3\.9 has no requirement/],
     [['run', '--level', 'OFTEN'], /^error: the run's selection: level OFTEN is not one of MUST, SHOULD, MAY$/],
-    [['run', '--fail-on', 'never'], /^error: option '--fail-on <level>' argument 'never' is invalid\. Allowed choices are must, warn\.$/],
+    [['run', '--fail-on', 'never'], /^error: option '--fail-on <level>' argument 'never' is invalid\. Allowed choices are must, warn, target-only\.$/],
+    [['run', '--fail-on', 'target-only'], /^error: --fail-on target-only gates on what the target adds to its reference: give --reference$/],
+    [['run', '--reference', 'ftp://host'], /^error: --reference: expected an http:\/\/ or https:\/\/ URL/],
+    [['run', '--reference-model', 'm'], /^error: CONFORMANCE_REFERENCE_MODEL sets the reference run: give --reference too$/],
+    [['run', '--trials', '0'], /--trials <k>.*expected an integer of at least 1/],
+    [['run', '--trials', '3', '--min-pass-rate', '1.5'], /--min-pass-rate <R>.*expected a number from 0 to 1/],
     [['run', '--max-rps', '0'], /^error: option '--max-rps <n>' argument '0' is invalid\. expected a number above 0$/],
     [['run', '--certify', '--requirement', 'STREAM-004'], /^error: --certify: a certification judges the whole suite; this run selects requirement STREAM-004; a certification needs a target profile/],
     [['run', '--grep', '('], /^error: --grep: Invalid regular expression/],

@@ -1,0 +1,68 @@
+// Repeated trials (issue 34): the model-dependent tests (suites/lib/model-dependent.ts) run k times, each trial a
+// fresh request; each model-dependent requirement is then judged on its pass rate over the trials, and any other
+// requirement those tests check (framing, schema, [DONE], envelopes: the protocol) keeps the ordinary fold, where
+// one broken answer fails it whatever the rate. Pure functions of plain data, as results.ts.
+import { firstLine, type RequirementResult, type TestOutcome } from './results.ts';
+
+export interface FailingTrial {
+  /** The trial (Playwright's repeat index, from 0). */
+  trial: number;
+  test: string;
+  /** Its first failure on the requirement, or why it did not count as a pass. */
+  reason: string;
+}
+
+export interface Trials {
+  runs: number;
+  passed: number;
+  /** passed / runs. */
+  rate: number;
+  /** The rate at or above which the requirement passes. */
+  minPassRate: number;
+  failing?: FailingTrial[];
+}
+
+/** Most failing trials listed per requirement. */
+export const MAX_FAILING_TRIALS = 10;
+
+/** Why one trial of a test does not pass the requirement, or undefined when it does. */
+function trialFailure(t: TestOutcome, id: string): string | undefined {
+  const records = (t.evidence?.checks ?? []).filter((r) => r.id === id);
+  const failed = records.find((r) => r.status === 'fail' || r.status === 'warn');
+  if (failed) return failed.message ?? 'a check failed';
+  if (records.some((r) => r.status === 'pass')) return undefined;
+  // Not judged in this trial: what the model was asked to produce (a call, reasoning, a search) never came.
+  return t.error ? `no passing check: ${firstLine(t.error)}` : 'no passing check recorded (what the case needs was not produced)';
+}
+
+/**
+ * Folds the trials: for each result whose ID is model-dependent and that tests of the trials (outcomes carrying
+ * `trial`) declared or judged, `trials` counts the trials that ran and those that passed; its status is pass when
+ * the rate reaches `minPassRate`, else fail (a MUST) or warn. Trials that did not run (skipped, not run) are not
+ * counted. A result no trial reached is left as it is.
+ */
+export function foldTrials(results: readonly RequirementResult[], outcomes: readonly TestOutcome[], modelDependent: ReadonlySet<string>, minPassRate: number): RequirementResult[] {
+  const trialOutcomes = outcomes.filter((t) => t.trial !== undefined && t.status !== 'skipped' && t.status !== 'notRun' && t.status !== 'interrupted');
+  return results.map((r) => {
+    if (!modelDependent.has(r.id)) return r;
+    const mine = trialOutcomes.filter((t) => t.declared.includes(r.id) || (t.evidence?.checks ?? []).some((c) => c.id === r.id));
+    if (mine.length === 0) return r;
+    const failing: FailingTrial[] = [];
+    for (const t of mine) {
+      const why = trialFailure(t, r.id);
+      if (why !== undefined) failing.push({ trial: t.trial!, test: t.title, reason: why });
+    }
+    const runs = mine.length;
+    const passed = runs - failing.length;
+    const rate = passed / runs;
+    const trials: Trials = { runs, passed, rate, minPassRate, ...(failing.length > 0 ? { failing: failing.slice(0, MAX_FAILING_TRIALS) } : {}) };
+    const ok = rate >= minPassRate;
+    // A failure outside the trials (a test not repeated that checks it too) still stands.
+    const outside = outcomes.some((t) => t.trial === undefined && (t.evidence?.checks ?? []).some((c) => c.id === r.id && c.status === 'fail'));
+    if (outside) return { ...r, trials };
+    const status = ok ? 'pass' : r.level === 'MUST' && r.kind === 'requirement' ? 'fail' : 'warn';
+    const pct = (x: number) => `${Math.round(x * 100)}%`;
+    const reason = `${passed} of ${runs} trials passed (${pct(rate)}; ${ok ? 'at least' : 'below'} the minimum pass rate ${pct(minPassRate)})${!ok && failing[0] ? `: ${failing[0].reason}` : ''}`;
+    return { ...r, status, reason, trials };
+  });
+}

@@ -1,0 +1,84 @@
+// --trials k (issue 34): the model-dependent tests run k times, each trial a fresh request, in a Playwright project
+// of their own (repeatEach); the rest of the suite runs once. A model-dependent test is named here, by title, so
+// the suite's spec files need no edit; the requirements those tests judge on sampling are folded by pass rate
+// (report/trials.ts), every other requirement they check by the ordinary rule.
+import { requirements } from '../spec/requirements/index.ts';
+
+export const TRIALS_ENV = { trials: 'CONFORMANCE_TRIALS', minPassRate: 'CONFORMANCE_MIN_PASS_RATE' } as const;
+
+/** The Playwright project that holds the repeated tests (the reporter reads the trial index of its tests). */
+export const TRIALS_PROJECT = 'trials';
+
+/**
+ * The tests whose outcome depends on sampling: a tool call produced (tool_choice required, a forced function,
+ * parallel calls), reasoning returned, a search performed. Title prefixes, as the suite's spec files spell them.
+ */
+export const MODEL_DEPENDENT_TESTS: readonly string[] = [
+  'a function tool with a parameters JSON Schema is accepted; a returned call names it',
+  'a short call (one enum choice, an optional boolean) comes back whole',
+  'parallel calls: two functions asked for at once come back as separate whole calls',
+  'tool-call deltas assemble into calls that name a declared function',
+  'each string value "auto", "none" and "required" is accepted with tools declared',
+  'an object naming one declared function is accepted',
+  'include_reasoning true on a reasoning entry returns reasoning_content alongside the answer',
+  'streamed, include_reasoning true returns reasoning_content in deltas',
+  'web_search_options and a bare web_search tool both request search',
+  'a streamed search answer carries its provenance inside a delta',
+];
+
+/** The requirements judged on a sampled answer: a call that names a declared function, reasoning present, search performed. */
+export const MODEL_DEPENDENT_REQUIREMENTS: ReadonlySet<string> = new Set(['TOOL-006', 'RSN-003', 'SEARCH-002', 'SEARCH-003']);
+
+export interface TrialSettings {
+  k: number;
+  minPassRate: number;
+}
+
+/** The run's trials, or undefined without CONFORMANCE_TRIALS; a bad value is a clear error. */
+export function trialsOf(env: NodeJS.ProcessEnv = process.env): TrialSettings | undefined {
+  const raw = env[TRIALS_ENV.trials];
+  const rawRate = env[TRIALS_ENV.minPassRate];
+  if (raw === undefined || raw === '') {
+    if (rawRate !== undefined && rawRate !== '') throw new Error(`${TRIALS_ENV.minPassRate} decides a requirement over its trials: set ${TRIALS_ENV.trials} too`);
+    return undefined;
+  }
+  const k = Number(raw);
+  if (!Number.isSafeInteger(k) || k < 1) throw new Error(`${TRIALS_ENV.trials} must be an integer of at least 1 (got "${raw}")`);
+  const minPassRate = rawRate === undefined || rawRate === '' ? 1 : Number(rawRate);
+  if (!Number.isFinite(minPassRate) || minPassRate < 0 || minPassRate > 1) throw new Error(`${TRIALS_ENV.minPassRate} must be a number from 0 to 1 (got "${rawRate}")`);
+  return { k, minPassRate };
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Matches the title of a model-dependent test. */
+export const MODEL_DEPENDENT_GREP = new RegExp(MODEL_DEPENDENT_TESTS.map(escape).join('|'));
+
+/** Both patterns (a project's grep replaces the config's: the selection must still hold inside the trials project). */
+function both(a: RegExp | undefined, b: RegExp): RegExp {
+  return a ? new RegExp(`^(?=[\\s\\S]*(?:${a.source}))(?=[\\s\\S]*(?:${b.source}))`) : b;
+}
+
+function either(a: RegExp | undefined, b: RegExp): RegExp {
+  return a ? new RegExp(`(?:${a.source})|(?:${b.source})`) : b;
+}
+
+/**
+ * The config's projects with --trials: the suite without the model-dependent tests, once; those tests, k times.
+ * Without trials, nothing (the config's single implicit project).
+ */
+export function trialProjects(filter: { grep?: RegExp; grepInvert?: RegExp }, env: NodeJS.ProcessEnv = process.env): { projects?: { name: string; grep?: RegExp; grepInvert?: RegExp; repeatEach?: number }[] } {
+  const trials = trialsOf(env);
+  if (!trials) return {};
+  return {
+    projects: [
+      { name: 'conformance', ...(filter.grep ? { grep: filter.grep } : {}), grepInvert: either(filter.grepInvert, MODEL_DEPENDENT_GREP) },
+      { name: TRIALS_PROJECT, grep: both(filter.grep, MODEL_DEPENDENT_GREP), ...(filter.grepInvert ? { grepInvert: filter.grepInvert } : {}), repeatEach: trials.k },
+    ],
+  };
+}
+
+/** Every model-dependent requirement is in the catalog (a renamed ID would silently fold nothing). */
+export function unknownModelDependentIds(): string[] {
+  return [...MODEL_DEPENDENT_REQUIREMENTS].filter((id) => !requirements.some((r) => r.id === id));
+}

@@ -1,0 +1,74 @@
+// Repeated trials (issue 34) on hand-made outcomes: a model-dependent requirement is judged on its pass rate over
+// the trials; a protocol requirement the same tests check fails on one broken answer whatever the rate.
+import { expect, test } from '@playwright/test';
+import { aggregate, type TestOutcome } from '../../report/results.ts';
+import { foldTrials } from '../../report/trials.ts';
+import { buildReport, validateReport } from '../../report/json.ts';
+import { MODEL_DEPENDENT_GREP, MODEL_DEPENDENT_REQUIREMENTS, trialProjects, trialsOf, unknownModelDependentIds } from '../../run/trials.ts';
+import { sampleInfo } from '../support/reports.ts';
+
+/** Trial `trial` of the tool test: a call produced (TOOL-006 pass) or not (no record), and its schema check. */
+function trial(trial: number, produced: boolean, schemaOk = true): TestOutcome {
+  const checks = [{ id: 'RESP-001', status: schemaOk ? ('pass' as const) : ('fail' as const), message: schemaOk ? undefined : 'RESP-001 the body is not an object' }];
+  if (produced) checks.push({ id: 'TOOL-006', status: 'pass' as const, message: undefined });
+  return { title: 'tools › a call', file: 'suites/tools.spec.ts', line: 1, status: schemaOk ? 'passed' : 'failed', declared: ['TOOL-006', 'RESP-001'], durationMs: 1, trial, evidence: { checks: checks.map((c) => (c.message ? c : { id: c.id, status: c.status })), exchanges: [] } };
+}
+
+const fold = (outcomes: TestOutcome[], rate: number) => foldTrials(aggregate(outcomes), outcomes, MODEL_DEPENDENT_REQUIREMENTS, rate);
+const get = (results: ReturnType<typeof fold>, id: string) => results.find((r) => r.id === id)!;
+
+test('a model-dependent requirement records its trials and passes when the rate reaches the minimum', () => {
+  const outcomes = Array.from({ length: 10 }, (_, i) => trial(i, i % 2 === 0));
+  const strict = get(fold(outcomes, 1), 'TOOL-006');
+  expect(strict.trials).toMatchObject({ runs: 10, passed: 5, rate: 0.5, minPassRate: 1 });
+  expect(strict.status).toBe('fail');
+  expect(strict.trials!.failing!.map((f) => f.trial)).toEqual([1, 3, 5, 7, 9]);
+  expect(strict.reason).toContain('5 of 10 trials passed');
+  const lenient = get(fold(outcomes, 0.5), 'TOOL-006');
+  expect(lenient.status).toBe('pass');
+  expect(get(fold(outcomes, 0.5), 'RESP-001').trials, 'a protocol requirement is not folded by rate').toBeUndefined();
+});
+
+test('one broken answer fails a protocol requirement whatever the rate of the model-dependent one', () => {
+  const outcomes = [...Array.from({ length: 9 }, (_, i) => trial(i, true)), trial(9, true, false)];
+  const results = fold(outcomes, 0.5);
+  expect(get(results, 'TOOL-006').status).toBe('pass');
+  expect(get(results, 'RESP-001').status).toBe('fail');
+});
+
+test('outcomes without trials are left as the ordinary fold made them; a failure outside the trials still stands', () => {
+  const once = trial(0, false);
+  delete once.trial;
+  expect(get(fold([once], 0), 'TOOL-006').trials).toBeUndefined();
+  const outside: TestOutcome = { ...once, title: 'other', evidence: { checks: [{ id: 'TOOL-006', status: 'fail', message: 'TOOL-006 names x' }], exchanges: [] } };
+  const results = fold([outside, ...Array.from({ length: 4 }, (_, i) => trial(i, true))], 0.5);
+  expect(get(results, 'TOOL-006').status).toBe('fail');
+  expect(get(results, 'TOOL-006').trials).toMatchObject({ runs: 4, passed: 4 });
+});
+
+test('the report with trials validates against its schema', () => {
+  const outcomes = Array.from({ length: 4 }, (_, i) => trial(i, i !== 2));
+  const results = fold(outcomes, 0.7);
+  const report = buildReport({ info: sampleInfo(), results, outcomes, startedAt: new Date(0), durationMs: 1, playwrightStatus: 'passed', errors: [], trials: { k: 4, minPassRate: 0.7 } });
+  expect(validateReport(report)).toEqual([]);
+  expect(report.run.trials).toEqual({ k: 4, minPassRate: 0.7 });
+});
+
+test('settings: CONFORMANCE_TRIALS and CONFORMANCE_MIN_PASS_RATE, a bad value is a clear error; the projects split the suite', () => {
+  expect(trialsOf({})).toBeUndefined();
+  expect(trialsOf({ CONFORMANCE_TRIALS: '10' })).toEqual({ k: 10, minPassRate: 1 });
+  expect(trialsOf({ CONFORMANCE_TRIALS: '3', CONFORMANCE_MIN_PASS_RATE: '0.6' })).toEqual({ k: 3, minPassRate: 0.6 });
+  expect(() => trialsOf({ CONFORMANCE_TRIALS: '0' })).toThrow(/at least 1/);
+  expect(() => trialsOf({ CONFORMANCE_TRIALS: '2', CONFORMANCE_MIN_PASS_RATE: '1.5' })).toThrow(/from 0 to 1/);
+  expect(() => trialsOf({ CONFORMANCE_MIN_PASS_RATE: '0.5' })).toThrow(/CONFORMANCE_TRIALS/);
+  expect(unknownModelDependentIds()).toEqual([]);
+  expect(trialProjects({}, {})).toEqual({});
+  const { projects } = trialProjects({ grep: /@TOOL-006\b/ }, { CONFORMANCE_TRIALS: '5' });
+  const [once, repeated] = projects!;
+  const title = 'suites/tools.spec.ts tool_choice an object naming one declared function is accepted; which shapes @TOOL-006';
+  expect(MODEL_DEPENDENT_GREP.test(title)).toBe(true);
+  expect(repeated!.repeatEach).toBe(5);
+  expect(repeated!.grep!.test(title)).toBe(true);
+  expect(repeated!.grep!.test(title.replace('@TOOL-006', '@TOOL-003')), 'the selection still holds inside the trials project').toBe(false);
+  expect(once!.grepInvert!.test(title)).toBe(true);
+});
