@@ -16,9 +16,7 @@ const files = readdirSync(TESTS, { recursive: true, encoding: 'utf8' })
 /** A time on the left of an upper bound: elapsed ms, a latency, a gap between sends. */
 const SPEED = /expect\(([^;]*?(?:\bms\b|elapsed|took|Date\.now\(\)|performance\.now\(\)|latenc|\bgap\b|After\b|AfterMs\b)[^;]*?)\)\s*\.toBeLessThan(?:OrEqual)?\(\s*([0-9_.]+)\s*\)/g;
 /** Upper bounds on a time that are not speed targets, each with why. */
-const ALLOWED: Record<string, string> = {
-  'tests/integration/clients-ai-sdk.spec.ts': "tells the mock's retry-after (1 s) from the SDK's own first delay (2 s)",
-};
+const ALLOWED: Record<string, string> = {};
 /** Below this, an upper bound on a time is a speed target, not a hang bound. */
 const HANG_FLOOR_MS = 10_000;
 
