@@ -22,6 +22,7 @@ import {
 import { redactDeep } from '../spec/redact.ts';
 import type { RunInfo } from './run-info.ts';
 import { staleLines, type BaselineOutcome } from './baseline.ts';
+import { modelsSentence, type ModelResult } from './models.ts';
 
 export const REPORT_SCHEMA_ID = 'https://chatconform.dev/schemas/conformance-report.schema.json';
 export const REPORT_VERSION = 1;
@@ -98,6 +99,8 @@ export interface ConformanceReport {
   failedTests: FailedTest[];
   /** Errors outside any test (global setup, a spec file that does not load, a reporter problem). */
   errors: string[];
+  /** The per-model matrix (--models): one row per chosen model; omitted without a matrix. */
+  models?: ModelResult[];
 }
 
 export interface ReportInput {
@@ -115,6 +118,8 @@ export interface ReportInput {
   selection?: string;
   /** For a selection of requirements: the IDs it takes (then only its core requirements are owed a judgement). */
   scope?: readonly string[];
+  /** The per-model matrix: its rows, the MUSTs the model-independent tests failed, and how many models may fail. */
+  matrix?: { models: ModelResult[]; independentMustFailed: readonly string[]; maxFailingModels: number };
 }
 
 /**
@@ -182,6 +187,10 @@ export function buildReport(input: ReportInput): ConformanceReport {
   const { info, results, outcomes, playwrightStatus, errors, baseline } = input;
   const failOn = input.failOn ?? 'must';
   const failed = mustFailures(results).map((r) => r.id);
+  // A matrix whose failing models are within --max-failing-models: only the model-independent MUSTs gate the run.
+  const m = input.matrix;
+  const tolerated = m !== undefined && m.maxFailingModels > 0 && m.models.filter((x) => x.verdict === 'fail').length <= m.maxFailingModels;
+  const gated = tolerated ? failed.filter((id) => m.independentMustFailed.includes(id)) : failed;
   const unfinished = playwrightStatus === 'interrupted' || playwrightStatus === 'timedout' || errors.length > 0;
   const warnings = results.filter((r) => r.status === 'warn').length;
   const gate: GateInput = { stale: baseline?.stale.length ?? 0, warnings, failOn };
@@ -189,8 +198,8 @@ export function buildReport(input: ReportInput): ConformanceReport {
   // could be judged: a runtime error, not a verdict, whichever command ran the suite.
   const sent = outcomes.flatMap((t) => t.evidence?.exchanges ?? []);
   const noTarget = sent.length > 0 && sent.every((x) => x.status === 0);
-  const exitStatus = decideExitStatus(playwrightStatus, failed.length, errors.length > 0 || noTarget, gate);
-  const exitCode = exitCodeOf(exitStatus, gateFails(failed.length, gate));
+  const exitStatus = decideExitStatus(playwrightStatus, gated.length, errors.length > 0 || noTarget, gate);
+  const exitCode = exitCodeOf(exitStatus, gateFails(gated.length, gate));
   const reqs = results.filter((r) => r.kind === 'requirement');
   const passed = reqs.filter((r) => r.status === 'pass').length;
   // A selection of requirements answers for the core requirements it selected; a run narrowed by file or title
@@ -201,6 +210,7 @@ export function buildReport(input: ReportInput): ConformanceReport {
   const result: Verdict = failed.length > 0 ? 'fail' : unfinished || insufficient(coverage) ? 'incomplete' : input.selection !== undefined ? 'partial' : 'pass';
   const parts = [headlineOf({ result, mustFailed: failed, playwrightStatus, errors })];
   if (input.selection !== undefined) parts.push(`partial run: ${input.selection}`);
+  if (m) parts.push(modelsSentence(m.models, m.maxFailingModels));
   if (baseline && baseline.expected.length > 0) parts.push(`${plural(baseline.expected.length, 'expected failure')} of the baseline (${baseline.expected.map((e) => e.id).join(', ')})`);
   if (baseline) parts.push(...staleLines(baseline));
   if (failOn === 'warn' && warnings > 0) parts.push(`${plural(warnings, 'warning')}, which fail the run (fail on warn)`);
@@ -264,6 +274,7 @@ export function buildReport(input: ReportInput): ConformanceReport {
     requirements: results,
     failedTests,
     errors,
+    ...(m ? { models: m.models } : {}),
   };
   return redactDeep(report, info.secrets);
 }

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
 import { selectionGrep, selectionOf } from '../run/selection.ts';
 import { applyConfigFile } from '../run/config-file.ts';
+import { matrixProjects, resolveModelMatrix } from './lib/discovery-matrix.ts';
 
 // chatconform.config.json (or .yaml) in the working directory or a parent fills in what flags and the environment
 // left unset; the workers inherit the result.
@@ -16,6 +17,9 @@ const ext = path.extname(fileURLToPath(import.meta.url));
 
 // Progress: one line per test on a terminal; one updating line in CI and logs, where a line per test is noise.
 const progress = process.stdout.isTTY && !process.env.CI ? 'list' : 'line';
+
+// --models: one project per chosen model (the model-dependent files), one for the model-independent files.
+const models = await resolveModelMatrix();
 
 export default defineConfig({
   testDir: '.',
@@ -37,4 +41,5 @@ export default defineConfig({
   // No browser, no Playwright request context: the suite's own transport (run/http.ts) sends everything,
   // with its user-agent. Nothing that could hold a credential is kept as an artefact.
   use: { trace: 'off', screenshot: 'off', video: 'off' },
+  ...(models ? { projects: matrixProjects(models, ext) } : {}),
 });

@@ -25,6 +25,7 @@ import { writeReports } from '../report/write.ts';
 import { aggregate, type TestOutcome, type TestStatus } from '../report/results.ts';
 import { collectRunInfo, type RunInfo } from '../report/run-info.ts';
 import { paintFor, renderSummary } from '../report/terminal.ts';
+import { matrixOf, modelOfTest } from './reporter/models.ts';
 
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 
@@ -64,8 +65,9 @@ export function outcomeOf(test: TestCase): TestOutcome {
   const annotations = [...test.annotations, ...(last?.annotations ?? [])];
   const declared = [...new Set(annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION && a.description).map((a) => a.description!))];
   const status: TestStatus = last ? last.status : 'notRun';
+  const model = modelOfTest(test);
   const outcome: TestOutcome = {
-    title: titleOf(test),
+    title: model === undefined ? titleOf(test) : `${model} › ${titleOf(test)}`,
     file: path.relative(repoRoot, test.location.file) || test.location.file,
     line: test.location.line,
     status,
@@ -128,15 +130,19 @@ export default class ConformanceReporter implements Reporter {
     let info: RunInfo | undefined;
     try {
       info = collectRunInfo();
-      const outcomes = (this.root?.allTests() ?? []).map(outcomeOf);
+      // Read once: the matrix groups the same outcomes by model.
+      const byTest = new Map((this.root?.allTests() ?? []).map((t) => [t, outcomeOf(t)]));
+      const outcomes = [...byTest.values()];
       if (!this.root && this.errors.length === 0) this.errors.push('the run ended before any test was loaded');
       const gate = gateOf();
       let results = aggregate(outcomes);
       let baseline: BaselineOutcome | undefined;
       if (gate.expectedFailures) ({ results, outcome: baseline } = applyBaseline(results, loadBaseline(gate.expectedFailures)));
+      const matrix = matrixOf(this.root, (t) => byTest.get(t) ?? outcomeOf(t));
       const report = buildReport({
         info,
         results,
+        ...(matrix ? { matrix } : {}),
         ...partialRun(),
         ...(baseline ? { baseline } : {}),
         failOn: gate.failOn,
