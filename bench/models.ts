@@ -12,8 +12,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { startMockServer } from '../mock/server.ts';
 import { loadCatalogFile } from '../mock/fixture-files.ts';
-import { repoRoot } from '../run/config.ts';
-import type { ConformanceReport } from '../report/json.ts';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The parts of conformance.json read here (bench/ stays off run/ and report/: the layers README). */
+interface ConformanceReport {
+  verdict: { result: string; summary: string };
+  run: { durationMs: number; requests?: number; tests: { total: number; passed: number; skipped: number; failed: number } };
+  requirements: { reason?: string }[];
+  models?: { verdict: string; requests?: number }[];
+}
 
 const CATALOG = path.join(repoRoot, 'fixtures/catalogs/200-models.json');
 /** The mock's profile with the matrix (`modelMatrix: ["all"]`) and a budget per model and in total for 200 models. */
