@@ -22,7 +22,7 @@ import { formatListing, listSuite } from './selection.ts';
 import { collectList, ConfigError, EXIT, EXIT_CODES_TEXT, integerFrom, positiveNumber, UsageError } from './usage.ts';
 import { loadReport, ReportFileError } from '../report/load.ts';
 import { REFERENCE_ENV, referenceEnv, referenceReportDir } from '../run/reference.ts';
-import { TRIALS_ENV, trialsOf } from '../run/trials.ts';
+import { TRIALS_ENV, TRIALS_WITH_MATRIX, trialsOf } from '../run/trials.ts';
 
 /** A rate from 0 to 1 (--min-pass-rate). */
 function rate(raw: string): number {
@@ -83,6 +83,9 @@ export const RUN_SETTINGS = [
   { flag: '--expected-failures <file>', key: 'expectedFailures', env: ENV.expectedFailures, help: 'a baseline (YAML or JSON) of requirement IDs known to fail: they do not fail the run; one that passes makes it stale' },
   { flag: '--fail-on <level>', key: 'failOn', env: ENV.failOn, help: 'must (default): a MUST failure fails the run; warn: a SHOULD/MAY warning too; target-only (with --reference): only a MUST failure the reference does not share', choices: ['must', 'warn', 'target-only'] },
   { flag: '--model <id...>', key: 'model', env: ENV.models, help: 'pin the run to these models (repeatable, or comma-separated)', parse: list },
+  { flag: '--models <selection...>', key: 'models', env: ENV.modelMatrix, help: 'a per-model matrix: judge each chosen model with the model-dependent tests (chat, streaming, tools, reasoning, search, images), the rest once: all, or ids and globs such as acme/* (repeatable, or comma-separated)', parse: list },
+  { flag: '--max-requests-per-model <n>', key: 'maxRequestsPerModel', env: ENV.maxRequestsPerModel, help: 'with --models: most requests one model may take (default: the profile\'s budget.maxRequestsPerModel, else only the run\'s budget)', parse: integerFrom(1) },
+  { flag: '--max-failing-models <n>', key: 'maxFailingModels', env: ENV.maxFailingModels, help: 'with --models: how many models may fail before the run fails (default 0: any failing model fails the run); a model-independent MUST failure always fails it', parse: integerFrom(0) },
   { flag: '--requirement <ID...>', key: 'requirement', env: SELECTION_ENV.requirements, help: 'run only the tests that check these requirements (a partial run)', parse: list },
   { flag: '--section <N...>', key: 'section', env: SELECTION_ENV.sections, help: 'run only the tests that check the requirements of these sections (6 takes 6.x too)', parse: list },
   { flag: '--level <L...>', key: 'level', env: SELECTION_ENV.levels, help: 'run only the tests that check requirements of these levels (MUST, SHOULD, MAY)', parse: list },
@@ -184,6 +187,8 @@ export function validate(env: NodeJS.ProcessEnv, flags: RunFlags): void {
   if (sharded && !env[ENV.seed]) throw new UsageError('--shard: give --seed too (the same for every shard of the run; `chatconform report merge` refuses shards of different seeds)');
   if (sharded && flags.certify) throw new UsageError('--certify judges the whole suite in one run; a shard is a partial run');
   validateReference(env);
+  // Both build the run's Playwright projects (one per model; the repeated tests): not combined yet.
+  if (env[ENV.modelMatrix] && env[TRIALS_ENV.trials]) throw new UsageError(TRIALS_WITH_MATRIX);
   try {
     headersOfText(env[ENV.headers]);
   } catch (err) {

@@ -10,6 +10,8 @@ import { headline, type ConformanceReport } from './json.ts';
 import { STATUSES, oneLine, type EvidenceItem, type ReportExchange, type RequirementResult, type RequirementStatus, type SectionCounts } from './results.ts';
 import type { ImpactTier, RootCause } from './root-causes.ts';
 import { CLASSIFICATION_TEXT, referenceRunText, trialsText } from './columns.ts';
+import { modelsSentence } from './models.ts';
+import { compareSections } from '../spec/requirements/index.ts';
 
 const LEVELS = ['MUST', 'SHOULD', 'MAY', 'none'] as const;
 
@@ -167,6 +169,33 @@ function matrixHtml(report: ConformanceReport): string {
   const total: SectionCounts = { section: '1', ...report.counts };
   rows.push(`<tr class="sum"><th scope="row">All</th><td class="title"></td>${countCells(total)}</tr>`);
   return `<table class="matrix" id="matrix-table"><thead><tr><th>Section</th><th></th>${STATUSES.map((s) => `<th class="n">${pill(STATUS_LABEL[s])}</th>`).join('')}<th class="n">total</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>`;
+}
+
+/**
+ * The per-model matrix: a row per model, a column per section its tests reached, each cell the model's worst status
+ * there; a cell that failed links to the requirement's card, a verdict to the model's own list of failures.
+ */
+function modelsHtml(models: NonNullable<ConformanceReport['models']>, report: ConformanceReport): string {
+  const sectionOf = new Map(report.requirements.map((r) => [r.id, r.section]));
+  const titles = new Map(report.subsections.map((s) => [s.section, s.title ?? '']));
+  const columns = [...new Set(models.flatMap((m) => m.sections.map((c) => c.section)))].sort(compareSections);
+  const rows = models.map((m, i) => {
+    const cells = columns.map((section) => {
+      const status = m.sections.find((c) => c.section === section)?.status;
+      if (status === undefined) return '<td class="mc"></td>';
+      const failing = m.failed.filter((id) => sectionOf.get(id) === section);
+      const label = esc(STATUS_LABEL[status]);
+      return `<td class="mc s-${status}">${failing.length > 0 ? `<a href="#${anchor(failing[0]!)}" title="${esc(failing.join(', '))}">${label}</a>` : label}</td>`;
+    });
+    return `<tr><th scope="row"><a href="#model-${i}">${esc(m.id)}</a></th><td>${pill(m.verdict === 'skipped' ? 'skip' : m.verdict)}</td>${cells.join('')}</tr>`;
+  });
+  const details = models.map((m, i) => {
+    const failing = m.failed.map((id) => `<a href="#${anchor(id)}">${esc(id)}</a>`).join(', ');
+    const why = m.reason ? ` — ${esc(m.reason)}` : '';
+    return `<li id="model-${i}"><b>${esc(m.id)}</b> ${pill(m.verdict === 'skipped' ? 'skip' : m.verdict)}${why}${failing ? ` — fails: ${failing}` : ''} <span class="note">(${m.coverage.mustJudged} of ${m.coverage.mustDeclared} MUST judged${m.requests !== undefined ? `, ${m.requests} requests` : ''})</span></li>`;
+  });
+  const head = columns.map((c) => `<th title="${esc(titles.get(c) ?? '')}">§${esc(c)}</th>`).join('');
+  return `<table class="matrix models-matrix" id="models-table"><thead><tr><th>Model</th><th>Verdict</th>${head}</tr></thead><tbody>${rows.join('\n')}</tbody></table><ol class="models">${details.join('\n')}</ol>`;
 }
 
 function metaHtml(report: ConformanceReport): string {
@@ -334,6 +363,7 @@ td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;width:70px}
 .matrix tr.sub td.title{color:var(--muted)}
 .matrix tr.sum th,.matrix tr.sum td{font-weight:800;border-top:2px solid var(--fg)}
 .matrix td.n{color:#b0b8c1}
+.models-matrix td.mc{text-align:center;font-size:.8em;color:#fff}.models-matrix td.mc a{color:#fff}
 .matrix td.c-fail{color:var(--fail);font-weight:800;background:#ffebe9}.matrix td.c-warn{color:var(--warn);font-weight:700;background:#fff8c5}.matrix td.c-pass{color:var(--pass);font-weight:700}.matrix td.c-observed{color:var(--observed);font-weight:700}.matrix td.c-skip{color:var(--fg)}.matrix td.c-untested{color:var(--untested)}.matrix td.c-expected-fail{color:var(--expected-fail);font-weight:700}.matrix td.c-error{color:var(--error);font-weight:700}
 .matrix td.total{color:var(--fg)}
 .filters{background:var(--bg);border-bottom:1px solid var(--line);padding:8px 0;display:flex;flex-wrap:wrap;gap:8px 16px}
@@ -528,6 +558,7 @@ export function renderHtml(report: ConformanceReport): string {
 ${rootCausesHtml(report)}
 <section id="run"><h2>Run</h2>${metaHtml(report)}<div class="tiles">${tiles}</div></section>
 ${mustFailuresHtml(report)}
+${report.models ? `<section id="models"><h2>Models (${esc(modelsSentence(report.models))})</h2>${modelsHtml(report.models, report)}</section>` : ''}
 <section id="matrix"><h2>Results by section</h2>${matrixHtml(report)}</section>
 <section id="requirements"><h2>Requirements</h2>${filtersHtml(report)}${requirementsHtml(report)}</section>
 <section id="observations"><h2>Observations: what the target does where the spec is silent</h2>${observationsHtml(report)}</section>

@@ -24,6 +24,7 @@ import type { RunInfo } from './run-info.ts';
 import { staleLines, type BaselineOutcome } from './baseline.ts';
 import { targetOnlyFailures, type ReferenceRun } from './differential.ts';
 import type { TrialSettings } from '../run/trials.ts';
+import { modelsSentence, type ModelResult } from './models.ts';
 
 export const REPORT_SCHEMA_ID = 'https://chatconform.dev/schemas/conformance-report.schema.json';
 export const REPORT_VERSION = 1;
@@ -133,6 +134,8 @@ export interface ConformanceReport {
   failedTests: FailedTest[];
   /** Errors outside any test (global setup, a spec file that does not load, a reporter problem). */
   errors: string[];
+  /** The per-model matrix (--models): one row per chosen model; omitted without a matrix. */
+  models?: ModelResult[];
 }
 
 export interface ReportInput {
@@ -154,6 +157,8 @@ export interface ReportInput {
   merge?: MergeInfo;
   reference?: ReferenceRun;
   trials?: TrialSettings;
+  /** The per-model matrix: its rows, the MUSTs the model-independent tests failed, and how many models may fail. */
+  matrix?: { models: ModelResult[]; independentMustFailed: readonly string[]; maxFailingModels: number };
 }
 
 /**
@@ -221,6 +226,10 @@ export function buildReport(input: ReportInput): ConformanceReport {
   const { info, results, outcomes, playwrightStatus, errors, baseline } = input;
   const failOn = input.failOn ?? 'must';
   const failed = mustFailures(results).map((r) => r.id);
+  // A matrix whose failing models are within --max-failing-models: only the model-independent MUSTs gate the run.
+  const m = input.matrix;
+  const tolerated = m !== undefined && m.maxFailingModels > 0 && m.models.filter((x) => x.verdict === 'fail').length <= m.maxFailingModels;
+  const modelGated = tolerated ? failed.filter((id) => m.independentMustFailed.includes(id)) : failed;
   const unfinished = playwrightStatus === 'interrupted' || playwrightStatus === 'timedout' || errors.length > 0;
   const warnings = results.filter((r) => r.status === 'warn').length;
   const gate: GateInput = { stale: baseline?.stale.length ?? 0, warnings, failOn };
@@ -229,7 +238,7 @@ export function buildReport(input: ReportInput): ConformanceReport {
   const sent = outcomes.flatMap((t) => t.evidence?.exchanges ?? []);
   const noTarget = sent.length > 0 && sent.every((x) => x.status === 0);
   // --fail-on target-only: a MUST failure the reference shares (classification both) does not gate.
-  const gated = failOn === 'target-only' ? targetOnlyFailures(failed, results) : failed;
+  const gated = failOn === 'target-only' ? targetOnlyFailures(modelGated, results) : modelGated;
   const exitStatus = decideExitStatus(playwrightStatus, gated.length, errors.length > 0 || noTarget, gate);
   const exitCode = exitCodeOf(exitStatus, gateFails(gated.length, gate));
   const reqs = results.filter((r) => r.kind === 'requirement');
@@ -245,6 +254,7 @@ export function buildReport(input: ReportInput): ConformanceReport {
   const parts = [headlineOf({ result, mustFailed: failed, playwrightStatus, errors })];
   if (input.selection !== undefined) parts.push(`partial run: ${input.selection}`);
   if (input.merge) parts.push(mergeSentence(input.merge));
+  if (m) parts.push(modelsSentence(m.models, m.maxFailingModels));
   if (baseline && baseline.expected.length > 0) parts.push(`${plural(baseline.expected.length, 'expected failure')} of the baseline (${baseline.expected.map((e) => e.id).join(', ')})`);
   if (baseline) parts.push(...staleLines(baseline));
   if (failOn === 'warn' && warnings > 0) parts.push(`${plural(warnings, 'warning')}, which fail the run (fail on warn)`);
@@ -312,6 +322,7 @@ export function buildReport(input: ReportInput): ConformanceReport {
     requirements: results,
     failedTests,
     errors,
+    ...(m ? { models: m.models } : {}),
   };
   return redactDeep(report, info.secrets);
 }

@@ -7,12 +7,16 @@ import { escapeControls } from './control-chars.ts';
 import { headline, type ConformanceReport } from './json.ts';
 import { firstLine, oneLine, type SectionCounts } from './results.ts';
 import { CLASSIFICATION_TEXT, referenceRunText, trialsText } from './columns.ts';
+import { modelsSentence, type ModelResult } from './models.ts';
 
 const COLUMNS = ['pass', 'fail', 'warn', 'error', 'expected-fail', 'skip', 'observed', 'untested'] as const;
 /** Wider columns for the longer headings. */
 const width = (k: (typeof COLUMNS)[number]): number => (k === 'expected-fail' ? 14 : k === 'observed' || k === 'untested' ? 9 : 6);
 /** Root causes listed in the terminal; the rest are in the reports. */
 const MAX_ROOT_CAUSES = 15;
+/** Model lines printed in the terminal (failures first); the rest are in the reports. */
+const MAX_MODEL_LINES = 40;
+const MODEL_ORDER: readonly ModelResult['verdict'][] = ['fail', 'incomplete', 'skipped', 'pass'];
 
 export interface Paint {
   red(s: string): string;
@@ -48,6 +52,19 @@ function duration(ms: number): string {
   return s < 120 ? `${s.toFixed(1)}s` : `${Math.floor(s / 60)}m${Math.round(s % 60)}s`;
 }
 
+/** The per-model matrix: one line for the count, then one per model (failures first). */
+function modelLines(models: readonly ModelResult[], paint: Paint): string[] {
+  const out = [`  models: ${modelsSentence(models)}`];
+  const sorted = [...models].sort((a, b) => MODEL_ORDER.indexOf(a.verdict) - MODEL_ORDER.indexOf(b.verdict));
+  for (const m of sorted.slice(0, MAX_MODEL_LINES)) {
+    const mark = m.verdict === 'pass' ? paint.green('PASS') : m.verdict === 'fail' ? paint.red('FAIL') : paint.yellow(m.verdict === 'skipped' ? 'SKIP' : 'INCO');
+    const what = m.verdict === 'fail' ? `fails ${m.mustFailed.join(', ')}` : m.reason ?? `${m.coverage.mustJudged} of ${m.coverage.mustDeclared} MUST judged`;
+    out.push(`    ${mark} ${paint.bold(truncate(m.id, 40).padEnd(40))} ${truncate(what, 100)}${m.requests !== undefined ? paint.dim(` · ${m.requests} requests`) : ''}`);
+  }
+  if (models.length > MAX_MODEL_LINES) out.push(paint.dim(`    … ${models.length - MAX_MODEL_LINES} more models in conformance.html / conformance.json`));
+  return out;
+}
+
 export function renderSummary(report: ConformanceReport, files: string[], paint: Paint = plain, cwd = process.cwd()): string {
   const out: string[] = [''];
   const v = report.verdict;
@@ -61,6 +78,7 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
   } else if (v.result === 'partial') {
     out.push(paint.yellow(paint.bold(`  PARTIAL RUN — NOT A CERTIFICATION: ${v.selection ?? 'some tests only'}; ${c.mustJudged} of ${c.mustDeclared} MUST requirements judged (${c.percent} %)`)));
   } else out.push(`  coverage: ${c.mustJudged} of ${c.mustDeclared} MUST requirements judged (${c.percent} %); ${v.requirementsPassed} of ${v.requirementsTotal} requirements pass`);
+  if (report.models) out.push(...modelLines(report.models, paint));
   if (report.transport.failed + report.transport.withEvents > 0) {
     const t = report.transport;
     out.push(paint.yellow(`  transport: ${t.failed} of ${t.exchanges} exchanges failed at the transport level${t.withEvents > 0 ? `, ${t.withEvents} met transport events` : ''}; the verdict rests on the rest`));

@@ -38,6 +38,9 @@ export interface ConfigFile {
   trials?: number;
   minPassRate?: number;
   models?: string[];
+  modelMatrix?: string[];
+  maxRequestsPerModel?: number;
+  maxFailingModels?: number;
   requirements?: string[];
   sections?: string[];
   levels?: string[];
@@ -64,6 +67,9 @@ export const CONFIG_FILE_VARIABLES: { [K in Exclude<keyof ConfigFile, 'apiKeyEnv
   expectedFailures: { env: ENV.expectedFailures, path: true },
   failOn: { env: ENV.failOn },
   models: { env: ENV.models },
+  modelMatrix: { env: ENV.modelMatrix },
+  maxRequestsPerModel: { env: ENV.maxRequestsPerModel },
+  maxFailingModels: { env: ENV.maxFailingModels },
   requirements: { env: SELECTION_ENV.requirements },
   sections: { env: SELECTION_ENV.sections },
   levels: { env: SELECTION_ENV.levels },

@@ -43,6 +43,10 @@ export interface RunConfig {
   waitForTargetSeconds?: number;
   /** The models the run is pinned to; undefined: discovery picks among all listed models. */
   models?: string[];
+  /** The per-model matrix: the model this test's project judges (set by the suite's `config` fixture, never by env). */
+  matrixModel?: string;
+  /** Most requests one model of the matrix may take (CONFORMANCE_MAX_REQUESTS_PER_MODEL, the profile's budget). */
+  maxRequestsPerModel?: number;
 }
 
 export const ENV = {
@@ -65,6 +69,11 @@ export const ENV = {
   expectedFailures: 'CONFORMANCE_EXPECTED_FAILURES',
   models: 'CONFORMANCE_MODELS',
   failOn: 'CONFORMANCE_FAIL_ON',
+  /** The per-model matrix: `all`, or ids and globs (`acme/*`), comma-separated. */
+  modelMatrix: 'CONFORMANCE_MODEL_MATRIX',
+  maxRequestsPerModel: 'CONFORMANCE_MAX_REQUESTS_PER_MODEL',
+  /** How many models of the matrix may fail before the run fails (default 0: any failing model fails it). */
+  maxFailingModels: 'CONFORMANCE_MAX_FAILING_MODELS',
   /** `--certify`: the ed25519 private key (PEM file) the bundle's manifest is signed with. */
   signKey: 'CONFORMANCE_SIGN_KEY',
   /** `--shard i/n`: run one shard of the suite (Playwright's sharding); `chatconform report merge` joins them. */
@@ -155,6 +164,8 @@ export function runConfig(): RunConfig {
   if (maxRps !== undefined) cached.maxRps = maxRps;
   const models = pinnedModelsOf(env[ENV.models], profile.models);
   if (models) cached.models = models;
+  const perModel = intAtLeast(1, env[ENV.maxRequestsPerModel], profile.budget?.maxRequestsPerModel ?? 0);
+  if (perModel > 0) cached.maxRequestsPerModel = perModel;
   if (profilePath) cached.profilePath = profilePath;
   return cached;
 }
@@ -221,4 +232,17 @@ function profileSecrets(p: Profile): string[] {
 
 export function readJsonFile<T>(file: string): T {
   return JSON.parse(readFileSync(file, 'utf8')) as T;
+}
+
+/**
+ * The configuration read now, outside the cache: for the runner's process before its global setup (the per-model
+ * matrix reads the catalog while the config loads), which must not fix what the global setup fills in later.
+ */
+export function freshRunConfig(): RunConfig {
+  cached = undefined;
+  try {
+    return runConfig();
+  } finally {
+    cached = undefined;
+  }
 }

@@ -3,7 +3,7 @@
 // One line per request (reserved before it is sent) and one per reported cost. With a rate limit (--max-rps,
 // the profile's budget.requestsPerMinute) it also hands out send times, spaced by the limit's interval across
 // every worker of the run: the next free slot is kept in a file beside the ledger, taken under a lock.
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 export interface LedgerTotals {
@@ -42,6 +42,29 @@ export interface LedgerLimits {
   maxCost: number;
   /** Least time between two requests of the run (all workers together); 0 or absent: no throttle. */
   minIntervalMs?: number;
+  /** The per-model matrix: the model whose test sends, counted in a ledger of its own as well. */
+  model?: string;
+  /** Most requests that model may take; absent: only the run's budget bounds it. */
+  maxRequestsPerModel?: number;
+}
+
+/** The per-model ledgers: one file per model of the matrix (its id encoded), one line per request. */
+const MODEL_LEDGERS = 'ledger-models';
+
+/** Requests each model of the matrix took, by model id. */
+export function modelRequests(runDir: string): Record<string, number> {
+  const dir = path.join(runDir, MODEL_LEDGERS);
+  const out: Record<string, number> = {};
+  if (!existsSync(dir)) return out;
+  for (const name of readdirSync(dir)) out[decodeURIComponent(name.replace(/\.jsonl$/, ''))] = countRequests(path.join(dir, name));
+  return out;
+}
+
+function countRequests(file: string): number {
+  if (!existsSync(file)) return 0;
+  let n = 0;
+  for (const line of readFileSync(file, 'utf8').split('\n')) if (line === 'r') n++;
+  return n;
 }
 
 /** A lock is held for a file read and write; one older than this was left by a worker that died holding it. */
@@ -82,8 +105,18 @@ export class Ledger {
     const t = this.totals();
     if (t.requests >= this.limits.maxRequests) throw new BudgetExhausted(`request budget spent (${t.requests} of ${this.limits.maxRequests})`);
     if (t.cost >= this.limits.maxCost) throw new BudgetExhausted(`cost budget spent (${t.cost} of ${this.limits.maxCost})`);
+    const model = this.limits.model;
+    const modelFile = model === undefined ? undefined : path.join(path.dirname(this.file), MODEL_LEDGERS, `${encodeURIComponent(model)}.jsonl`);
+    if (modelFile && this.limits.maxRequestsPerModel !== undefined) {
+      const used = countRequests(modelFile);
+      if (used >= this.limits.maxRequestsPerModel) throw new BudgetExhausted(`request budget of model ${model} spent (${used} of ${this.limits.maxRequestsPerModel})`);
+    }
     // Appends of a few bytes are atomic on a local file system, so workers never interleave a line.
     appendFileSync(this.file, 'r\n');
+    if (modelFile) {
+      mkdirSync(path.dirname(modelFile), { recursive: true });
+      appendFileSync(modelFile, 'r\n');
+    }
     return this.limits.minIntervalMs ? this.nextSlot(now) - now : 0;
   }
 

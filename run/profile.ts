@@ -18,6 +18,8 @@ export interface Profile {
   unavailableModel?: string;
   /** The only models the run may ask for completions (certify one model; CONFORMANCE_MODELS wins). */
   models?: string[];
+  /** The per-model matrix: `all`, or ids and globs such as `acme/*` (CONFORMANCE_MODEL_MATRIX wins). */
+  modelMatrix?: string[];
   /** Headers added to every request (a gateway's tenant or routing header); CONFORMANCE_HEADERS wins per name. */
   headers?: Record<string, string>;
   /** Whether the target honours the mock's scenario headers (x-mock-*). */
@@ -43,6 +45,8 @@ export interface Profile {
     maxSearchProbes?: number;
     /** Most requests per minute of the whole run, all workers together (CONFORMANCE_MAX_RPS wins). */
     requestsPerMinute?: number;
+    /** Most requests one model of the matrix may take (CONFORMANCE_MAX_REQUESTS_PER_MODEL wins); none by default. */
+    maxRequestsPerModel?: number;
   };
   /** Further strings to mask in every output. */
   secrets?: string[];
@@ -71,7 +75,7 @@ export function loadProfile(file: string | undefined): Profile {
 }
 
 /** The budget with its defaults; the rate limit has none (unthrottled). */
-export type Budget = Required<Omit<NonNullable<Profile['budget']>, 'requestsPerMinute'>> & { requestsPerMinute?: number };
+export type Budget = Required<Omit<NonNullable<Profile['budget']>, 'requestsPerMinute' | 'maxRequestsPerModel'>> & { requestsPerMinute?: number; maxRequestsPerModel?: number };
 
 export function budgetOf(p: Profile): Budget {
   return { ...DEFAULT_BUDGET, ...(p.budget ?? {}) };

@@ -67,7 +67,7 @@ export class Target {
     private readonly hooks: RunnerHooks = {},
   ) {
     const budget = budgetOf(config.profile);
-    this.ledger = Ledger.in(config.runDir, { ...budget, ...(config.maxRps ? { minIntervalMs: 1000 / config.maxRps } : {}) });
+    this.ledger = Ledger.in(config.runDir, { ...budget, ...(config.maxRps ? { minIntervalMs: 1000 / config.maxRps } : {}), ...(config.matrixModel !== undefined ? { model: config.matrixModel, maxRequestsPerModel: config.maxRequestsPerModel ?? budget.maxRequestsPerModel } : {}) });
     this.maxTokens = budget.maxTokensPerRequest;
     this.secretList = secrets(config);
   }

@@ -6,6 +6,9 @@ import { requirements } from '../spec/requirements/index.ts';
 
 export const TRIALS_ENV = { trials: 'CONFORMANCE_TRIALS', minPassRate: 'CONFORMANCE_MIN_PASS_RATE' } as const;
 
+/** Both lay out the run's Playwright projects (one per model; the repeated tests), and are not combined yet. */
+export const TRIALS_WITH_MATRIX = '--trials with --models is not supported yet: pin the run to a model (--model or CONFORMANCE_MODELS) for its trials, or run the matrix without trials';
+
 /** The Playwright project that holds the repeated tests (the reporter reads the trial index of its tests). */
 export const TRIALS_PROJECT = 'trials';
 

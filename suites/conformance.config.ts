@@ -8,7 +8,8 @@ import { applyConfigFile } from '../run/config-file.ts';
 import { reportDirOf } from '../run/config.ts';
 import { shardOf } from '../run/shard.ts';
 import { BLOB_DIR, MERGE_CONTEXT_ENV } from '../report/merge.ts';
-import { trialProjects } from '../run/trials.ts';
+import { TRIALS_WITH_MATRIX, trialProjects, trialsOf } from '../run/trials.ts';
+import { matrixProjects, resolveModelMatrix } from './lib/discovery-matrix.ts';
 
 // chatconform.config.json (or .yaml) in the working directory or a parent fills in what flags and the environment
 // left unset; the workers inherit the result.
@@ -28,6 +29,10 @@ const reporters: ReporterDescription[] = process.env[MERGE_CONTEXT_ENV]
   ? // `playwright merge-reports` (chatconform report merge): only the conformance reporter, fed the shards' tests.
     [[`./reporter${ext}`]]
   : [[progress], [`./reporter${ext}`], ...(shard ? [['blob', { outputDir: path.join(reportDirOf(), BLOB_DIR) }] as ReporterDescription] : [])];
+// --models: one project per chosen model (the model-dependent files), one for the model-independent files.
+const models = await resolveModelMatrix();
+// A profile's modelMatrix with --trials (the CLI refuses the flags together before this).
+if (models && trialsOf()) throw new Error(TRIALS_WITH_MATRIX);
 
 export default defineConfig({
   testDir: '.',
@@ -52,4 +57,5 @@ export default defineConfig({
   // No browser, no Playwright request context: the suite's own transport (run/http.ts) sends everything,
   // with its user-agent. Nothing that could hold a credential is kept as an artefact.
   use: { trace: 'off', screenshot: 'off', video: 'off' },
+  ...(models ? { projects: matrixProjects(models, ext) } : {}),
 });

@@ -12,6 +12,7 @@ import { startMockServer } from '../mock/server.ts';
 import { ENV, gateOf, repoRoot, runConfig, secrets } from '../run/config.ts';
 import { loadBaseline } from '../report/baseline.ts';
 import { discover, saveDiscovery } from './lib/discovery.ts';
+import { resolveModelMatrix } from './lib/discovery-matrix.ts';
 import { budgetOf } from '../run/profile.ts';
 import { Target } from '../run/target.ts';
 import { closeIdleConnections } from '../run/http.ts';
@@ -56,7 +57,9 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     await stopMock?.();
     throw new TargetUnreachable(problem);
   }
-  saveDiscovery(config.runDir, await discover(target, config.profile, budgetOf(config.profile).maxSearchProbes, config.models), secrets(config));
+  const matrix = (await resolveModelMatrix(env)) ?? [];
+  if (matrix.length > 0) process.stderr.write(`chatconform: per-model matrix of ${matrix.length} model(s)\n`);
+  saveDiscovery(config.runDir, await discover(target, config.profile, budgetOf(config.profile).maxSearchProbes, config.models, matrix), secrets(config));
   return async () => {
     closeIdleConnections();
     await stopMock?.();

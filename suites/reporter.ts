@@ -33,6 +33,7 @@ import { paintFor, renderSummary } from '../report/terminal.ts';
 import { pairWithReference, referenceSecrets } from '../report/reference-run.ts';
 import { foldTrials } from '../report/trials.ts';
 import { MODEL_DEPENDENT_REQUIREMENTS, TRIALS_PROJECT, trialsOf } from '../run/trials.ts';
+import { matrixOf, modelOfTest } from './reporter/models.ts';
 
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 
@@ -72,8 +73,9 @@ export function outcomeOf(test: TestCase): TestOutcome {
   const annotations = [...test.annotations, ...(last?.annotations ?? [])];
   const declared = [...new Set(annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION && a.description).map((a) => a.description!))];
   const status: TestStatus = last ? last.status : 'notRun';
+  const model = modelOfTest(test);
   const outcome: TestOutcome = {
-    title: titleOf(test),
+    title: model === undefined ? titleOf(test) : `${model} › ${titleOf(test)}`,
     file: path.relative(repoRoot, test.location.file) || test.location.file,
     line: test.location.line,
     status,
@@ -188,7 +190,9 @@ export default class ConformanceReporter implements Reporter {
       const merging = mergeContext();
       if (merging) return this.writeMerged(merging);
       info = collectRunInfo();
-      const outcomes = (this.root?.allTests() ?? []).map(outcomeOf);
+      // Read once: the matrix groups the same outcomes by model.
+      const byTest = new Map((this.root?.allTests() ?? []).map((t) => [t, outcomeOf(t)]));
+      const outcomes = [...byTest.values()];
       if (!this.root && this.errors.length === 0) this.errors.push('the run ended before any test was loaded');
       const gate = gateOf();
       let results = aggregate(outcomes);
@@ -199,11 +203,13 @@ export default class ConformanceReporter implements Reporter {
       let reference;
       ({ results, reference } = pairWithReference(results));
       info.secrets = [...info.secrets, ...referenceSecrets()];
+      const matrix = matrixOf(this.root, (t) => byTest.get(t) ?? outcomeOf(t));
       const report = buildReport({
         ...(reference ? { reference } : {}),
         ...(trials ? { trials } : {}),
         info,
         results,
+        ...(matrix ? { matrix } : {}),
         ...(this.shard ? shardRun(this.shard) : partialRun()),
         ...(baseline ? { baseline } : {}),
         failOn: gate.failOn,

@@ -74,7 +74,7 @@ export function loadDiscovery(runDir: string): Discovery {
 const BUDGET_MESSAGE = /requires an output budget of at least (\d+) tokens; (\d+) was requested/;
 
 /** Reads the catalog and probes hosted search on a few models, through the target client. */
-export async function discover(target: Target, profile: Profile, maxSearchProbes: number, pinned?: readonly string[]): Promise<Discovery> {
+export async function discover(target: Target, profile: Profile, maxSearchProbes: number, pinned?: readonly string[], matrix: readonly string[] = []): Promise<Discovery> {
   // GET is idempotent: a catalog read that got no response at all is tried again (a slow or busy target must not
   // leave the whole run without models to judge), at most twice more.
   let res = await target.get('/v1/models');
@@ -108,6 +108,13 @@ export async function discover(target: Target, profile: Profile, maxSearchProbes
     d.searchProbes.push(await probeSearch(target, id));
   }
   for (const id of profile.webSearch?.unsupportedModels ?? []) d.searchProbes.push({ model: id, result: 'unsupported', status: 0 });
+  // The per-model matrix: every chosen model is asked once whether the key may use it (a refused one is skipped with
+  // the reason), and once for search (its own web-search tests pick by it), outside the probe limits above.
+  for (const id of matrix) {
+    if (!d.accessProbes!.some((p) => p.model === id)) d.accessProbes!.push(await probeAccess(target, id));
+    const usable = d.accessProbes!.find((p) => p.model === id)?.status === 200;
+    if (usable && !d.searchProbes.some((p) => p.model === id)) d.searchProbes.push(await probeSearch(target, id));
+  }
   return d;
 }
 

@@ -6,6 +6,7 @@ import { Checker, EVIDENCE_ATTACHMENT, failureSummary } from '../../judge/checke
 import { declaredRequirements } from './declare.ts';
 import { runConfig, type RunConfig } from '../../run/config.ts';
 import { loadDiscovery, type Discovery } from './discovery.ts';
+import { discoveryFor, modelSkipReason, projectModel } from './discovery-matrix.ts';
 import { Target } from '../../run/target.ts';
 import { playwrightHooks } from './runner-hooks.ts';
 
@@ -15,8 +16,10 @@ export interface Evidence {
 }
 
 export const test = base.extend<{ target: Target; check: Checker; discovery: Discovery; config: RunConfig }>({
-  config: async ({}, use) => {
-    await use(runConfig());
+  // In a per-model matrix the project's model is the run's for this test: its requests count in its own budget.
+  config: async ({}, use, testInfo) => {
+    const model = projectModel(testInfo.project);
+    await use(model === undefined ? runConfig() : { ...runConfig(), matrixModel: model });
   },
   target: async ({ config }, use) => {
     await use(new Target(config, playwrightHooks));
@@ -43,8 +46,13 @@ export const test = base.extend<{ target: Target; check: Checker; discovery: Dis
     // The message starts with the failed requirement ("CAT-027 (MUST, §2.10) …"): the reporter tells it from an exception.
     if (checker.failures.length > 0) throw new Error(failureSummary(checker.records));
   },
-  discovery: async ({ config }, use) => {
-    await use(loadDiscovery(config.runDir));
+  discovery: async ({ config }, use, testInfo) => {
+    const d = loadDiscovery(config.runDir);
+    const model = config.matrixModel;
+    if (model === undefined) return use(d);
+    const skip = modelSkipReason(d, config.profile, model);
+    if (skip !== undefined) testInfo.skip(true, skip);
+    await use(discoveryFor(d, model));
   },
 });
 

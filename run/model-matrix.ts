@@ -1,0 +1,40 @@
+// The per-model matrix (`--models`, CONFORMANCE_MODEL_MATRIX, the config file's and the profile's `modelMatrix`):
+// which listed models the run judges one by one with the model-dependent tests. A selection is `all`, or ids and
+// globs (`acme/*`: `*` any run of characters, `/` included; `?` one character). Pure functions of plain data.
+
+/** A selection's patterns: CONFORMANCE_MODEL_MATRIX (comma-separated) first, else the profile's; undefined: no matrix. */
+export function modelSelectionOf(raw: string | undefined, profileMatrix: readonly string[] | undefined): string[] | undefined {
+  const fromEnv = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const patterns = fromEnv.length > 0 ? fromEnv : (profileMatrix ?? []).map((s) => s.trim()).filter(Boolean);
+  return patterns.length > 0 ? [...new Set(patterns)] : undefined;
+}
+
+const isGlob = (pattern: string) => pattern === 'all' || /[*?]/.test(pattern);
+
+function globRegExp(pattern: string): RegExp {
+  if (pattern === 'all') return /^/;
+  const body = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${body}$`);
+}
+
+/**
+ * The models a selection chooses from the listed ids: a glob's matches in catalog order, an id as given. An id the
+ * catalog does not list is still chosen (its row of the report says why it was skipped); a glob that matches nothing
+ * chooses nothing.
+ */
+export function chooseModels(patterns: readonly string[], listed: readonly string[]): string[] {
+  const chosen = new Set<string>();
+  for (const p of patterns) {
+    if (!isGlob(p)) chosen.add(p);
+    else {
+      const re = globRegExp(p);
+      for (const id of listed) if (re.test(id)) chosen.add(id);
+    }
+  }
+  return [...chosen];
+}
+
+/** Whether a selection needs the catalog to be resolved (it has `all` or a glob). */
+export function needsCatalog(patterns: readonly string[]): boolean {
+  return patterns.some(isGlob);
+}

@@ -1,0 +1,89 @@
+// The per-model matrix on Playwright: one project per chosen model runs the model-dependent spec files with its
+// model (project metadata `model`), one project runs the model-independent files once. Projects are fixed when the
+// config loads, before the global setup: the runner's process resolves the selection against the catalog then
+// (the embedded mock's own catalog, or GET /v1/models through the target client) and hands the result to its
+// workers in CONFORMANCE_MODEL_MATRIX_RESOLVED, so every process runs the same projects.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Catalog } from '../../mock/core/catalog.ts';
+import { defaultCatalog } from '../../mock/core/fixture-data.ts';
+import { ENV, freshRunConfig, profilePathOf } from '../../run/config.ts';
+import { chooseModels, modelSelectionOf, needsCatalog } from '../../run/model-matrix.ts';
+import { loadProfile, type Profile } from '../../run/profile.ts';
+import { Target } from '../../run/target.ts';
+import type { Discovery } from './discovery.ts';
+
+/** The matrix's chosen model ids (JSON), set by the runner's process for its workers; not meant to be set by people. */
+export const MATRIX_RESOLVED_ENV = 'CONFORMANCE_MODEL_MATRIX_RESOLVED';
+
+/** Spec files judged once per run, whatever the model: the catalog, authentication, errors, limits, routing. */
+export const MODEL_INDEPENDENT_SPECS = ['catalog', 'auth', 'errors', 'limits', 'routing'] as const;
+
+/** The project of the model-independent files. */
+export const SHARED_PROJECT = 'model-independent';
+
+/** Every skip reason of a model the run cannot judge starts so (the reporter tells a skipped model by it). */
+export const MODEL_SKIP_PREFIX = 'model skipped: ';
+
+/** The chosen models, or undefined when the run has no matrix. Sets CONFORMANCE_MODEL_MATRIX_RESOLVED for the workers. */
+export async function resolveModelMatrix(env: NodeJS.ProcessEnv = process.env): Promise<string[] | undefined> {
+  const resolved = env[MATRIX_RESOLVED_ENV];
+  if (resolved) return JSON.parse(resolved) as string[];
+  const profilePath = env[ENV.profile] ? profilePathOf(env[ENV.profile]!) : undefined;
+  const patterns = modelSelectionOf(env[ENV.modelMatrix], (profilePath ? loadProfile(profilePath) : {}).modelMatrix);
+  if (!patterns) return undefined;
+  const listed = needsCatalog(patterns) ? await listedIds(env) : [];
+  const chosen = chooseModels(patterns, listed);
+  env[MATRIX_RESOLVED_ENV] = JSON.stringify(chosen);
+  return chosen;
+}
+
+/** The ids the target lists; [] (with a note) when the catalog cannot be read: the global setup then says why. */
+async function listedIds(env: NodeJS.ProcessEnv): Promise<string[]> {
+  if (!env[ENV.baseUrl]) return new Catalog(defaultCatalog()).listedEntries.map((e) => e.id);
+  // The run's scratch folder does not exist yet: this one request is budgeted in a folder of its own.
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'chatconform-matrix-'));
+  try {
+    const res = await new Target({ ...freshRunConfig(), runDir: scratch }).get('/v1/models');
+    const data = (res.json() as { data?: unknown } | undefined)?.data;
+    if (res.status === 200 && Array.isArray(data)) return data.map((m) => (m as { id?: unknown })?.id).filter((id): id is string => typeof id === 'string');
+    process.stderr.write(`chatconform: the model matrix could not read the catalog: ${res.describe()}\n`);
+    return [];
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The projects of a matrix run: the model-independent files once, then the others once per model. */
+export function matrixProjects(models: readonly string[], ext: string): { name: string; testMatch?: string[]; testIgnore?: string[]; metadata?: { model: string } }[] {
+  const shared = MODEL_INDEPENDENT_SPECS.map((name) => `**/${name}.spec${ext}`);
+  return [
+    { name: SHARED_PROJECT, testMatch: shared },
+    ...models.map((model) => ({ name: model, testIgnore: ['kit/**', ...shared], metadata: { model } })),
+  ];
+}
+
+/** The model a project judges (its metadata), or undefined for the shared project and a run without a matrix. */
+export function projectModel(project: { metadata?: unknown } | undefined): string | undefined {
+  const model = (project?.metadata as { model?: unknown } | undefined)?.model;
+  return typeof model === 'string' ? model : undefined;
+}
+
+/** Why the run cannot judge `model` (not listed, the key may not use it, the profile says it cannot serve), or undefined. */
+export function modelSkipReason(d: Discovery, profile: Profile, model: string): string | undefined {
+  if (d.catalogError) return undefined; // the tests skip with the catalog's error themselves
+  const why = (text: string) => `${MODEL_SKIP_PREFIX}${model}: ${text}`;
+  const probe = d.accessProbes?.find((p) => p.model === model);
+  const answer = probe ? `a one-token completion naming it: HTTP ${probe.status}${probe.code ? ` ${probe.code}` : ''}` : '';
+  if (probe && (probe.status === 401 || probe.status === 403)) return why(`the run's key may not use it (${answer})`);
+  if (!d.models.some((m) => m.id === model)) return why(`the catalog does not list it${probe && probe.status !== 200 ? ` (${answer})` : ''}`);
+  if (model === profile.deactivatedModel || model === profile.unavailableModel) return why(`the profile names it ${model === profile.deactivatedModel ? 'deactivated' : 'unavailable'}`);
+  if (probe && (probe.status === 404 || probe.status === 503 || probe.code === 'model_unavailable')) return why(`it cannot be served now (${answer})`);
+  return undefined;
+}
+
+/** The discovery a model's project sees: pinned to its model, with only its own search probe. */
+export function discoveryFor(d: Discovery, model: string): Discovery {
+  return { ...d, pinned: [model], searchProbes: d.searchProbes.filter((p) => p.model === model) };
+}
