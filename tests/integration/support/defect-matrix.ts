@@ -52,8 +52,12 @@ function blackBoxBlindSpot(d: DefectSpec): string | undefined {
   return r.check === 'black-box' ? undefined : `${d.breaks} is checked only with cooperation (${r.check}): the profile's keys, models or scenario headers`;
 }
 const FUZZ_RUNS = 3;
-/** A run that takes longer than this is killed (with its workers) and counts as failed. Typical: 15-60 s. */
-const RUN_BOUND_MS = 300_000;
+/**
+ * A run that takes longer than this is killed (with its workers) and counts as failed. Typical: 15-60 s; a defect
+ * that fails every answer (created-milliseconds, completion-id-empty) costs a fresh worker per failed test, and took
+ * over 300 s on a machine at load 15-20: the bound is for a hang, not for a slow machine.
+ */
+const RUN_BOUND_MS = 900_000;
 
 export type Job =
   | { kind: 'clean'; label: string }
