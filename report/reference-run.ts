@@ -2,6 +2,7 @@
 // (CONFORMANCE_REFERENCE_REPORT, written by the reference run `chatconform run --reference` starts first) and pairs
 // the target's requirement records with it (differential.ts); the reference's key is masked in the target's reports.
 import path from 'node:path';
+import { profileSecrets } from '../run/config.ts';
 import { loadProfile } from '../run/profile.ts';
 import { REFERENCE_ENV } from '../run/reference.ts';
 import { classificationCounts, withDifferential, type ReferenceRun } from './differential.ts';
@@ -32,8 +33,7 @@ export function referenceSecrets(env: NodeJS.ProcessEnv = process.env): string[]
   const profile = env[REFERENCE_ENV.profile];
   if (profile) {
     try {
-      const p = loadProfile(profile);
-      out.push(p.apiKey ?? '', p.restrictedKey?.key ?? '', p.lowTierKey?.key ?? '', ...(p.secrets ?? []));
+      out.push(...profileSecrets(loadProfile(profile)));
     } catch {
       // A profile that does not load was refused before the run (cli/run.ts).
     }

@@ -221,7 +221,8 @@ export function secrets(config: RunConfig): string[] {
   return [...new Set(all.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
 }
 
-function profileSecrets(p: Profile): string[] {
+/** The credentials a profile holds: its keys and its listed secrets. */
+export function profileSecrets(p: Profile): string[] {
   const out: string[] = [];
   if (p.apiKey) out.push(p.apiKey);
   if (p.restrictedKey) out.push(p.restrictedKey.key);
