@@ -7,12 +7,13 @@
 //   BENCH_MODELS='bulk/chat-00*' npx tsx bench/models.ts    # a smaller matrix
 //   BENCH_FUZZ_RUNS=25 BENCH_WORKERS=2 ...       # the run's fuzz runs (default 3) and workers (default 2)
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startMockServer } from '../mock/server.ts';
 import { loadCatalogFile } from '../mock/fixture-files.ts';
 import { fileURLToPath } from 'node:url';
+import { treeRss } from './process-tree.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -30,33 +31,6 @@ const PROFILE = path.join(repoRoot, 'fixtures/profiles/mock-200-models.json');
 const models = process.env.BENCH_MODELS ?? 'all';
 const fuzzRuns = process.env.BENCH_FUZZ_RUNS ?? '3';
 const workers = process.env.BENCH_WORKERS ?? '2';
-
-/** Resident memory of `pid` and every process below it, in bytes (a process that ended meanwhile counts 0). */
-function treeRss(pid: number): number {
-  const children = new Map<number, number[]>();
-  let rss = new Map<number, number>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ppid = Number(fields[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-      rss.set(Number(name), Number(fields[21]) * 4096);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  let total = 0;
-  const stack = [pid];
-  while (stack.length > 0) {
-    const p = stack.pop()!;
-    total += rss.get(p) ?? 0;
-    stack.push(...(children.get(p) ?? []));
-  }
-  rss = new Map();
-  return total;
-}
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 

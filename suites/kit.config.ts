@@ -3,12 +3,15 @@
 // (tests/integration/kit-self.spec.ts). They are never part of a target's verdict: `npm run conformance` does
 // not run them.
 import { defineConfig } from '@playwright/test';
+import type { SuiteOptions } from './lib/test-fixtures.ts';
 import conformance from './conformance.config.ts';
 
-export default defineConfig({
+export default defineConfig<SuiteOptions>({
   ...conformance,
   testDir: './kit',
   testIgnore: [],
   outputDir: '../test-results/kit',
   reporter: [['list']],
+  // The kit judging itself: a failed MUST is the kit's own failure (suites/lib/test-fixtures.ts).
+  use: { ...conformance.use, findingsFailTests: true },
 });

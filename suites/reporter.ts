@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError } from '@playwright/test/reporter';
-import { EVIDENCE_ATTACHMENT, REQUIREMENT_ANNOTATION, type CheckRecord } from '../judge/checker.ts';
+import { EVIDENCE_ATTACHMENT, REQUIREMENT_ANNOTATION, failureSummary, type CheckRecord } from '../judge/checker.ts';
 import { gateOf, reportDirOf, repoRoot } from '../run/config.ts';
 import { applyBaseline, loadBaseline, type BaselineOutcome } from '../report/baseline.ts';
 import { describeSelection, runnerFilters, selectedIds, selectionOf } from '../run/selection.ts';
@@ -72,7 +72,11 @@ export function outcomeOf(test: TestCase): TestOutcome {
   const last = test.results.at(-1);
   const annotations = [...test.annotations, ...(last?.annotations ?? [])];
   const declared = [...new Set(annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION && a.description).map((a) => a.description!))];
-  const status: TestStatus = last ? last.status : 'notRun';
+  const evidence = readEvidence(test);
+  const played: TestStatus = last ? last.status : 'notRun';
+  // A finding is data: the Playwright test passed, and the case failed in the engine's terms when a MUST failed.
+  const findings = played === 'passed' && evidence ? failureSummary(evidence.checks) : '';
+  const status: TestStatus = findings ? 'failed' : played;
   const model = modelOfTest(test);
   const outcome: TestOutcome = {
     title: model === undefined ? titleOf(test) : `${model} › ${titleOf(test)}`,
@@ -82,8 +86,11 @@ export function outcomeOf(test: TestCase): TestOutcome {
     declared,
     durationMs: last?.duration ?? 0,
   };
-  const error = errorText(last?.error ?? last?.errors[0]);
-  if (error && (status === 'failed' || status === 'timedOut')) {
+  const error = findings ? `Error: ${findings}` : errorText(last?.error ?? last?.errors[0]);
+  if (findings) {
+    outcome.error = error;
+    outcome.errors = [error!];
+  } else if (error && (status === 'failed' || status === 'timedOut')) {
     outcome.error = error;
     // All of them: a failed check and an exception of the kit can end the same test (results.ts tells them apart).
     const errors = (last?.errors ?? []).map(errorText).filter((e): e is string => e !== undefined);
@@ -91,7 +98,6 @@ export function outcomeOf(test: TestCase): TestOutcome {
   }
   const skip = annotations.find((a) => (a.type === 'skip' || a.type === 'fixme') && a.description);
   if (skip?.description) outcome.skipReason = skip.description;
-  const evidence = readEvidence(test);
   if (evidence) outcome.evidence = evidence;
   // --trials: a repeated test's trial index, so the reporter folds its trials per requirement.
   if (test.parent.project()?.name === TRIALS_PROJECT) outcome.trial = test.repeatEachIndex;

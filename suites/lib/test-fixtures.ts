@@ -1,8 +1,11 @@
 // The suite's `test`: Playwright's, with the target client, the checker and what discovery learned.
 // At the end of every test its check records and exchanges are attached as one evidence document, which
-// the reporter turns into per-requirement results; a failed MUST record fails the test there, and only there.
+// the reporter turns into per-requirement results. A finding is data, not an exception: a test fails in Playwright
+// only where the kit itself could not do its work (an exception outside the checks, a timeout). A failed test ends
+// its worker, so throwing per finding made a broken target cost a fresh worker per test.
 import { test as base } from '@playwright/test';
 import { Checker, EVIDENCE_ATTACHMENT, failureSummary } from '../../judge/checker.ts';
+import { findingAnnotations } from './findings.ts';
 import { declaredRequirements } from './declare.ts';
 import { runConfig, type RunConfig } from '../../run/config.ts';
 import { loadDiscovery, type Discovery } from './discovery.ts';
@@ -15,7 +18,15 @@ export interface Evidence {
   exchanges: Target['exchanges'];
 }
 
-export const test = base.extend<{ target: Target; check: Checker; discovery: Discovery; config: RunConfig }>({
+/** The suite's options a Playwright config may set. */
+export interface SuiteOptions {
+  findingsFailTests: boolean;
+}
+
+export const test = base.extend<{ target: Target; check: Checker; discovery: Discovery; config: RunConfig } & SuiteOptions>({
+  // The kit's checks of itself (suites/kit.config.ts) judge the kit, not a target: there a failed MUST is the kit's
+  // own failure and fails its Playwright test.
+  findingsFailTests: [false, { option: true }],
   // In a per-model matrix the project's model is the run's for this test: its requests count in its own budget.
   config: async ({}, use, testInfo) => {
     const model = projectModel(testInfo.project);
@@ -24,7 +35,7 @@ export const test = base.extend<{ target: Target; check: Checker; discovery: Dis
   target: async ({ config }, use) => {
     await use(new Target(config, playwrightHooks));
   },
-  check: async ({ target }, use, testInfo) => {
+  check: async ({ target, findingsFailTests }, use, testInfo) => {
     const checker: Checker = new Checker(target, {
       declared: () => declaredRequirements(testInfo),
       onSkip: (reason) => {
@@ -42,9 +53,9 @@ export const test = base.extend<{ target: Target; check: Checker; discovery: Dis
     else checker.markUnjudged('not judged: the test found nothing to judge it on in this run');
     const evidence: Evidence = { checks: checker.records, exchanges: target.exchanges };
     await testInfo.attach(EVIDENCE_ATTACHMENT, { body: JSON.stringify(evidence), contentType: 'application/json' });
-    // The one place findings become a Playwright failure: after every check of the test has run.
-    // The message starts with the failed requirement ("CAT-027 (MUST, §2.10) …"): the reporter tells it from an exception.
-    if (checker.failures.length > 0) throw new Error(failureSummary(checker.records));
+    // Whoever runs the suite with Playwright's own reporters still sees each finding (the verdict stays the reporter's).
+    testInfo.annotations.push(...findingAnnotations(checker.records));
+    if (findingsFailTests && checker.failures.length > 0) throw new Error(failureSummary(checker.records));
   },
   discovery: async ({ config }, use, testInfo) => {
     const d = loadDiscovery(config.runDir);
