@@ -58,9 +58,9 @@ export function publicUrl(raw: string): string | undefined {
 }
 
 /** The run's configuration, or as much of it as the environment holds when the setup never completed. */
-function configOrFallback(problems: string[]): { config?: RunConfig; apiKey: string; profile: Profile; profilePath?: string; reportDir: string } {
+function configOrFallback(problems: string[], given?: RunConfig): { config?: RunConfig; apiKey: string; profile: Profile; profilePath?: string; reportDir: string } {
   try {
-    const config = runConfig();
+    const config = given ?? runConfig();
     return { config, apiKey: config.apiKey, profile: config.profile, ...(config.profilePath ? { profilePath: config.profilePath } : {}), reportDir: config.reportDir };
   } catch (err) {
     problems.push(`run configuration: ${(err as Error).message.split('\n')[0]}`);
@@ -81,9 +81,10 @@ function configOrFallback(problems: string[]): { config?: RunConfig; apiKey: str
   };
 }
 
-export function collectRunInfo(): RunInfo {
+/** The run's facts for its report; `given`: one target's configuration in a run of many (run/targets.ts). */
+export function collectRunInfo(given?: RunConfig): RunInfo {
   const problems: string[] = [];
-  const { config, apiKey, profile, profilePath, reportDir } = configOrFallback(problems);
+  const { config, apiKey, profile, profilePath, reportDir } = configOrFallback(problems, given);
   const env = process.env;
   const rawUrl = config?.baseUrl ?? env[ENV.baseUrl];
   let url: string | undefined;

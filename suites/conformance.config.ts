@@ -10,6 +10,7 @@ import { shardOf } from '../run/shard.ts';
 import { BLOB_DIR, MERGE_CONTEXT_ENV } from '../report/merge.ts';
 import { TRIALS_WITH_MATRIX, trialProjects, trialsOf } from '../run/trials.ts';
 import { matrixProjects, resolveModelMatrix } from './lib/discovery-matrix.ts';
+import { TARGETS_FILE_ENV, targetsOf } from '../run/targets.ts';
 
 // chatconform.config.json (or .yaml) in the working directory or a parent fills in what flags and the environment
 // left unset; the workers inherit the result.
@@ -33,6 +34,9 @@ const reporters: ReporterDescription[] = process.env[MERGE_CONTEXT_ENV]
 const models = await resolveModelMatrix();
 // A profile's modelMatrix with --trials (the CLI refuses the flags together before this).
 if (models && trialsOf()) throw new Error(TRIALS_WITH_MATRIX);
+// Many targets in one run (run/targets.ts): every test once per target, in the same workers.
+const targets = targetsOf();
+if (targets && (models || trialsOf())) throw new Error(`${TARGETS_FILE_ENV} runs each target once: not with --models or --trials`);
 
 export default defineConfig({
   testDir: '.',
@@ -58,4 +62,5 @@ export default defineConfig({
   // with its user-agent. Nothing that could hold a credential is kept as an artefact.
   use: { trace: 'off', screenshot: 'off', video: 'off' },
   ...(models ? { projects: matrixProjects(models, ext) } : {}),
+  ...(targets ? { repeatEach: targets.length } : {}),
 });

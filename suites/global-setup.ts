@@ -17,12 +17,17 @@ import { budgetOf } from '../run/profile.ts';
 import { Target } from '../run/target.ts';
 import { closeIdleConnections } from '../run/http.ts';
 import { reachTarget, REACH_TIMEOUT_MS, TargetUnreachable } from '../run/reachability.ts';
+import { targetsOf } from '../run/targets.ts';
+import { discoverTargets } from './lib/targets-setup.ts';
 
 export const MOCK_PROFILE = path.join(repoRoot, 'fixtures/profiles/mock.json');
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
   const env = process.env;
   let stopMock: (() => Promise<void>) | undefined;
+  // A run of many targets: the run's own settings stand for the first target (each test's fixture takes its own).
+  const targets = targetsOf(env);
+  if (targets && !env[ENV.baseUrl]) env[ENV.baseUrl] = targets[0]!.baseUrl;
   if (!env[ENV.baseUrl]) {
     const mock = await startMockServer({ port: 0 });
     stopMock = () => mock.close();
@@ -47,6 +52,14 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   process.stderr.write(`chatconform: target ${config.embeddedMock ? `${config.baseUrl} (embedded mock)` : config.baseUrl}; seed ${config.seed}` +
     (config.profilePath ? `; profile ${path.relative(process.cwd(), config.profilePath)}` : '; no profile') + `; scratch ${scratch}\n`);
 
+  if (targets) {
+    process.stderr.write(`chatconform: ${targets.length} targets in one run\n`);
+    await discoverTargets(targets);
+    return async () => {
+      closeIdleConnections();
+      await stopMock?.();
+    };
+  }
   const target = new Target(config);
   // One question before any test: a target that cannot be reached, or is not this API, ends the run here.
   const problem = await reachTarget(() => target.get('/v1/models', { timeoutMs: REACH_TIMEOUT_MS }), config.baseUrl, {

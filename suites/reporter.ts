@@ -34,6 +34,8 @@ import { pairWithReference, referenceSecrets } from '../report/reference-run.ts'
 import { foldTrials } from '../report/trials.ts';
 import { MODEL_DEPENDENT_REQUIREMENTS, TRIALS_PROJECT, trialsOf } from '../run/trials.ts';
 import { matrixOf, modelOfTest } from './reporter/models.ts';
+import { writeTargetReports } from './reporter/targets.ts';
+import { targetsOf, type RunTarget } from '../run/targets.ts';
 
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 
@@ -195,6 +197,8 @@ export default class ConformanceReporter implements Reporter {
     try {
       const merging = mergeContext();
       if (merging) return this.writeMerged(merging);
+      const targets = targetsOf();
+      if (targets) return this.writeTargets(targets, result);
       info = collectRunInfo();
       // Read once: the matrix groups the same outcomes by model.
       const byTest = new Map((this.root?.allTests() ?? []).map((t) => [t, outcomeOf(t)]));
@@ -240,6 +244,20 @@ export default class ConformanceReporter implements Reporter {
       exitWith(3);
       return { status: playwrightStatus === 'interrupted' || playwrightStatus === 'timedout' ? playwrightStatus : 'failed' };
     }
+  }
+
+  /** A run of many targets: a report per target, the worst exit code for the run. */
+  private writeTargets(targets: readonly RunTarget[], result: FullResult): { status: FullResult['status'] } {
+    const lines = writeTargetReports(this.root, outcomeOf, targets, {
+      startedAt: result.startTime ?? this.constructedAt,
+      durationMs: result.duration,
+      playwrightStatus: result.status as RunStatus,
+      errors: this.errors,
+    });
+    process.stdout.write(`${lines.map((l) => l.line).join('\n')}\n`);
+    const code = Math.max(0, ...lines.map((l) => l.exitCode));
+    exitWith(code);
+    return { status: code === 0 ? 'passed' : 'failed' };
   }
 
   /** `chatconform report merge`: the replayed tests of every shard, judged as one run, written as the four reports. */

@@ -7,11 +7,19 @@ import { test as base } from '@playwright/test';
 import { Checker, EVIDENCE_ATTACHMENT, failureSummary } from '../../judge/checker.ts';
 import { findingAnnotations } from './findings.ts';
 import { declaredRequirements } from './declare.ts';
-import { runConfig, type RunConfig } from '../../run/config.ts';
+import { repoRoot, runConfig, type RunConfig } from '../../run/config.ts';
+import { OUTSIDE_TARGET_ANNOTATION, targetConfig, targetRunsFile, targetsOf, type RunTarget } from '../../run/targets.ts';
 import { loadDiscovery, type Discovery } from './discovery.ts';
 import { discoveryFor, modelSkipReason, projectModel } from './discovery-matrix.ts';
 import { Target } from '../../run/target.ts';
 import { playwrightHooks } from './runner-hooks.ts';
+
+let targetsRead: RunTarget[] | undefined | null = null;
+/** The run's targets, read once per worker. */
+function runTargets(): RunTarget[] | undefined {
+  if (targetsRead === null) targetsRead = targetsOf();
+  return targetsRead;
+}
 
 export interface Evidence {
   checks: Checker['records'];
@@ -23,14 +31,30 @@ export interface SuiteOptions {
   findingsFailTests: boolean;
 }
 
-export const test = base.extend<{ target: Target; check: Checker; discovery: Discovery; config: RunConfig } & SuiteOptions>({
+export const test = base.extend<{ target: Target; check: Checker; discovery: Discovery; config: RunConfig; runTarget: RunTarget | undefined } & SuiteOptions>({
   // The kit's checks of itself (suites/kit.config.ts) judge the kit, not a target: there a failed MUST is the kit's
   // own failure and fails its Playwright test.
   findingsFailTests: [false, { option: true }],
+  // A run of many targets repeats every test once per target: the repetition's index names the target. A test
+  // of a file the target does not run is left out before anything else is set up (the reporter drops it).
+  runTarget: [
+    async ({}, use, testInfo) => {
+      const targets = runTargets();
+      const t = targets?.[testInfo.repeatEachIndex];
+      if (targets && !t) throw new Error(`no target for repetition ${testInfo.repeatEachIndex} of ${targets.length}`);
+      if (t && !targetRunsFile(t, testInfo.file, repoRoot)) {
+        testInfo.annotations.push({ type: OUTSIDE_TARGET_ANNOTATION, description: t.name });
+        testInfo.skip(true, `not a file target ${t.name} runs`);
+      }
+      await use(t);
+    },
+    { auto: true },
+  ],
   // In a per-model matrix the project's model is the run's for this test: its requests count in its own budget.
-  config: async ({}, use, testInfo) => {
+  config: async ({ runTarget }, use, testInfo) => {
     const model = projectModel(testInfo.project);
-    await use(model === undefined ? runConfig() : { ...runConfig(), matrixModel: model });
+    const run = runTarget ? targetConfig(runConfig(), runTarget, testInfo.repeatEachIndex) : runConfig();
+    await use(model === undefined ? run : { ...run, matrixModel: model });
   },
   target: async ({ config }, use) => {
     await use(new Target(config, playwrightHooks));

@@ -5,14 +5,17 @@
 // mode of a plan (it must fail, and its failed MUST IDs must include the requirement the defect breaks), in the
 // legal variants (it must pass: failing one is a false alarm) and clean (the control). Prints the score table.
 //
-// Each run: the mock in-process on a free port, Playwright's cli.js spawned with node, one worker, 3 fuzz runs;
-// CHATCONFORM_MATRIX_CONCURRENCY (default 2: the machine has two cores) runs at a time. A defect run runs the
-// spec files that can show it (those declaring the requirement it breaks and, for a rule judged on every answer of
-// a kind, those sending that kind: spec/REQUIREMENTS.md's Tests column); the clean and variant runs run the whole suite.
-// Two tiers of cooperation: with full cooperation (the mock's own profile, a fixed seed), every defect must be
-// caught under the requirement it breaks; as a black box (no profile, only a key), every defect of a black-box
-// requirement must still be caught, and the table says which ones a black box cannot see, and why.
-import { writeFileSync } from 'node:fs';
+// One run for the whole plan: every job is a target of one conformance run (run/targets.ts), each with its own mock
+// in this process on a free port, its own seed, profile and scratch folder, and its own reports; the same two
+// workers serve every target, so a job costs its tests, never a runner, a global setup or a worker. A defect target
+// runs the spec files that can show it (those declaring the requirement it breaks and, for a rule judged on every
+// answer of a kind, those sending that kind: spec/REQUIREMENTS.md's Tests column); the clean and variant targets run
+// the whole suite. Two tiers of cooperation: with full cooperation (the mock's own profile, a fixed seed), every
+// defect must be caught under the requirement it breaks; as a black box (no profile, only a key), every defect of a
+// black-box requirement must still be caught. A defect a black box cannot see (its provocation needs a profile) is
+// not run as a black box: such a run could not fail; the table says why it is blind.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect, type TestInfo } from '@playwright/test';
 import { DEFECTS, type DefectName, type DefectSpec } from '../../../mock/defects.ts';
@@ -22,9 +25,11 @@ import { getRequirement, primaryOf } from '../../../spec/requirements/index.ts';
 import { requirementLinks, specFilesOf } from '../../../scripts/requirement-links.ts';
 import { VARIANTS, type VariantName } from '../../../mock/variants.ts';
 import { testSeed } from '../../support/seed.ts';
-import { cleanup, crashes, pool, runSuite, type SuiteRun } from './suite-runner.ts';
+import { TARGETS_FILE_ENV, type RunTarget } from '../../../run/targets.ts';
+import { cleanup, crashes, MOCK_PROFILE, readReport, runSuite, type SuiteRun } from './suite-runner.ts';
 
-const CONCURRENCY = Math.max(1, Number(process.env.CHATCONFORM_MATRIX_CONCURRENCY) || 2);
+/** The run's workers (default 2: the machine has two cores). */
+const WORKERS = Math.max(1, Number(process.env.CHATCONFORM_MATRIX_WORKERS) || 2);
 const SEED = 20261122;
 /**
  * The black-box tier's seed: fixed (CHATCONFORM_MATRIX_SEED replays another); random under `npm run test:explore`
@@ -46,18 +51,17 @@ function filesFor(d: DefectSpec): string[] {
 }
 
 /** Why a black box cannot see a defect: provoking it needs what only a cooperating profile gives. */
-function blackBoxBlindSpot(d: DefectSpec): string | undefined {
+export function blackBoxBlindSpot(d: DefectSpec): string | undefined {
   if (d.cooperation) return `provoking it needs ${d.cooperation}`;
   const r = getRequirement(d.breaks);
   return r.check === 'black-box' ? undefined : `${d.breaks} is checked only with cooperation (${r.check}): the profile's keys, models or scenario headers`;
 }
 const FUZZ_RUNS = 3;
 /**
- * A run that takes longer than this is killed (with its workers) and counts as failed. Typical: 15-60 s; a defect
- * that fails every answer (created-milliseconds, completion-id-empty) costs a fresh worker per failed test, and took
- * over 300 s on a machine at load 15-20: the bound is for a hang, not for a slow machine.
+ * The bound on one run of a plan's targets: for a hang, not a slow machine. A target is a few seconds of tests; the
+ * bound gives each target of the plan half a minute on top of a quarter of an hour.
  */
-const RUN_BOUND_MS = 900_000;
+const runBoundMs = (targets: number) => 900_000 + targets * 30_000;
 
 export type Job =
   | { kind: 'clean'; label: string }
@@ -66,7 +70,8 @@ export type Job =
 
 interface Outcome {
   job: Job;
-  run: SuiteRun;
+  /** The job's target in its run; none for a black-box job that could not fail (blind), which is not run. */
+  run?: SuiteRun;
   /** The run judged as the job requires (caught, warned, or passed). */
   ok: boolean;
   /** One line on what the run did. */
@@ -82,7 +87,7 @@ function judge(job: Job, run: SuiteRun): Outcome {
   const mustFailed = r?.verdict.mustFailed ?? [];
   const base = { job, run, mustFailed };
   if (!r) {
-    return { ...base, ok: false, result: run.killed ? `killed after ${RUN_BOUND_MS / 1000} s, no report` : `no conformance.json (exit ${run.code})` };
+    return { ...base, ok: false, result: run.killed ? `killed after ${(run.wallMs / 1000).toFixed(0)} s, no report` : `no conformance.json (exit ${run.code})` };
   }
   // Judge the target, never crash on it: a defect must be reported by checks, not by an exception in the suite.
   const crashed = crashes(r);
@@ -115,35 +120,52 @@ function judge(job: Job, run: SuiteRun): Outcome {
   return { ...base, ok, result: ok ? 'pass' : `FALSE ALARM: verdict ${verdict}` };
 }
 
-async function runJob(job: Job): Promise<Outcome> {
-  const mock = await startMockServer({
-    port: 0,
-    ...(job.kind === 'defect' ? { defect: job.defect.name as DefectName } : {}),
-    ...(job.kind === 'variants' ? { variant: job.variants } : {}),
-  });
+/** The target of a job: its mock's URL, seed, profile or key, and (a defect) the files that can show it. */
+function targetOf(job: Job, url: string): RunTarget {
+  const blackBox = job.kind === 'defect' && job.blackBox === true;
+  return {
+    name: job.label,
+    baseUrl: url,
+    ...(blackBox ? { apiKey: MOCK_KEYS.full, seed: BLACK_BOX_SEED } : { profile: MOCK_PROFILE, seed: SEED }),
+    ...(job.kind === 'defect' ? { files: filesFor(job.defect) } : {}),
+  };
+}
+
+/** Every job as a target of one conformance run; each job's outcome judged from its target's reports. */
+async function runJobs(jobs: readonly Job[], label: string): Promise<{ outcomes: Outcome[]; run: SuiteRun }> {
+  const mocks = await Promise.all(
+    jobs.map((job) =>
+      startMockServer({
+        port: 0,
+        ...(job.kind === 'defect' ? { defect: job.defect.name as DefectName } : {}),
+        ...(job.kind === 'variants' ? { variant: job.variants } : {}),
+      }),
+    ),
+  );
   try {
-    const blackBox = job.kind === 'defect' && job.blackBox === true;
-    const run = await runSuite({
-      baseUrl: mock.url,
-      seed: blackBox ? BLACK_BOX_SEED : SEED,
-      fuzzRuns: FUZZ_RUNS,
-      workers: 1,
-      boundMs: RUN_BOUND_MS,
-      label: job.label,
-      ...(blackBox ? { profile: null, extraEnv: { CONFORMANCE_API_KEY: MOCK_KEYS.full } } : {}),
-      ...(job.kind === 'defect' ? { extraArgs: filesFor(job.defect) } : {}),
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-matrix-targets-'));
+    const file = path.join(dir, 'targets.json');
+    writeFileSync(file, JSON.stringify(jobs.map((job, i) => targetOf(job, mocks[i]!.url))));
+    const run = await runSuite({ seed: SEED, fuzzRuns: FUZZ_RUNS, workers: WORKERS, boundMs: runBoundMs(jobs.length), label, profile: null, extraEnv: { [TARGETS_FILE_ENV]: file } });
+    const outcomes = jobs.map((job) => {
+      const reportDir = path.join(run.reportDir, 'targets', job.label);
+      const report = readReport(reportDir);
+      const own: SuiteRun = { ...run, reportDir, code: report ? report.verdict.exitCode : run.code };
+      if (report) own.report = report;
+      else delete own.report;
+      return judge(job, own);
     });
-    const outcome = judge(job, run);
-    if (outcome.ok) cleanup(run);
-    return outcome;
+    return { outcomes, run };
   } finally {
-    await mock.close();
+    await Promise.all(mocks.map((m) => m.close()));
   }
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
+/** The tests a job's target ran. */
+const testsOf = (o: Outcome) => String(o.run?.report?.run.tests.total ?? '-');
 
-function table(plan: MatrixPlan, outcomes: Outcome[], wallMs: number): string {
+function table(plan: MatrixPlan, outcomes: Outcome[], runs: readonly SuiteRun[], wallMs: number): string {
   const allDefects = outcomes.filter((o) => o.job.kind === 'defect') as (Outcome & { job: Extract<Job, { kind: 'defect' }> })[];
   const defects = allDefects.filter((o) => !o.job.blackBox);
   const blackBox = allDefects.filter((o) => o.job.blackBox);
@@ -161,23 +183,23 @@ function table(plan: MatrixPlan, outcomes: Outcome[], wallMs: number): string {
   });
   const w = Math.max(...DEFECTS.map((d) => d.name.length), 24);
   const lines: string[] = [];
-  lines.push(`defect matrix: the whole suite against the mock (seed ${SEED}, ${FUZZ_RUNS} fuzz runs, 1 worker, ${CONCURRENCY} runs at a time; ${plan.name})`);
+  lines.push(`defect matrix: the whole suite against the mock (seed ${SEED}, ${FUZZ_RUNS} fuzz runs; every job a target of one run, ${WORKERS} workers; ${plan.name})`);
   lines.push('');
-  lines.push(`  ${'defect'.padEnd(w)}  ${'breaks'.padEnd(10)}  ${'section'.padEnd(14)}  ${'result'.padEnd(10)}  ${'time'.padStart(5)}  failed MUST IDs`);
+  lines.push(`  ${'defect'.padEnd(w)}  ${'breaks'.padEnd(10)}  ${'section'.padEnd(14)}  ${'result'.padEnd(10)}  ${'tests'.padStart(5)}  failed MUST IDs`);
   for (const o of defects) {
     const d = o.job.defect;
-    lines.push(`  ${d.name.padEnd(w)}  ${d.breaks.padEnd(10)}  ${d.section.padEnd(14)}  ${(o.ok ? (d.expect === 'warn' ? 'warned' : 'caught') : 'MISSED').padEnd(10)}  ${seconds(o.run.wallMs).padStart(5)}  ${o.mustFailed.join(', ') || '-'}${o.ok ? '' : `   (${o.result})`}`);
+    lines.push(`  ${d.name.padEnd(w)}  ${d.breaks.padEnd(10)}  ${d.section.padEnd(14)}  ${(o.ok ? (d.expect === 'warn' ? 'warned' : 'caught') : 'MISSED').padEnd(10)}  ${testsOf(o).padStart(5)}  ${o.mustFailed.join(', ') || '-'}${o.ok ? '' : `   (${o.result})`}`);
   }
   lines.push('');
   lines.push(`black box (no profile, only a key, seed ${BLACK_BOX_SEED}): what a certifier without cooperation sees`);
   for (const o of blackBox) {
     const d = o.job.defect;
-    lines.push(`  ${d.name.padEnd(w)}  ${d.breaks.padEnd(10)}  ${(o.ok ? (o.result.startsWith('not visible') ? 'blind' : 'caught') : 'MISSED').padEnd(10)}  ${seconds(o.run.wallMs).padStart(5)}  ${o.result}`);
+    lines.push(`  ${d.name.padEnd(w)}  ${d.breaks.padEnd(10)}  ${(o.ok ? (o.result.startsWith('not visible') ? 'blind' : 'caught') : 'MISSED').padEnd(10)}  ${testsOf(o).padStart(5)}  ${o.result}`);
   }
   lines.push('');
   for (const o of [...(clean ? [clean] : []), ...variantRuns]) {
     const label = o.job.kind === 'clean' ? 'clean mock' : `variants ${(o.job as Extract<Job, { kind: 'variants' }>).variants.join('+')}`;
-    lines.push(`  ${label}: ${o.result} (${seconds(o.run.wallMs)})${o.ok ? '' : `; failed MUST IDs: ${o.mustFailed.join(', ') || '-'}; log ${o.run.logFile}`}`);
+    lines.push(`  ${label}: ${o.result} (${testsOf(o)} tests)${o.ok ? '' : `; failed MUST IDs: ${o.mustFailed.join(', ') || '-'}; log ${o.run?.logFile ?? '-'}`}`);
   }
   lines.push('');
   lines.push(`  defects caught: ${musts.filter((o) => o.ok).length}/${musts.length} (MUST)   SHOULD defects warned: ${shoulds.filter((o) => o.ok).length}/${shoulds.length}`);
@@ -185,7 +207,8 @@ function table(plan: MatrixPlan, outcomes: Outcome[], wallMs: number): string {
   lines.push(`  black box: ${blackBox.filter((o) => o.ok && !o.result.startsWith('not visible')).length}/${blackBox.length} caught, ${blind.length} not visible without cooperation (${blind.map((o) => o.job.defect.name).join(', ') || 'none'}), ${blackBox.filter((o) => !o.ok).length} missed`);
   if (variantRuns.length === 0) lines.push(`  variants: not run   clean mock: ${clean ? (clean.ok ? 'pass' : 'FAIL') : 'not run'}`);
   else lines.push(`  variants passed: ${variantVerdicts.filter((v) => v.passed).length}/${variantVerdicts.length}${variantVerdicts.some((v) => !v.passed) ? ` (failing: ${variantVerdicts.filter((v) => !v.passed).map((v) => v.name).join(', ')})` : ''}   clean mock: ${clean ? (clean.ok ? 'pass' : 'FAIL') : 'not run'}`);
-  lines.push(`  ${outcomes.length} runs in ${seconds(wallMs)}`);
+  const ran = outcomes.filter((o) => o.run).length;
+  lines.push(`  ${ran} targets in ${runs.length} run(s) (${runs.map((r) => seconds(r.wallMs)).join(' + ')}), ${outcomes.length - ran} blind black-box job(s) not run; ${seconds(wallMs)} in all`);
   if (plan.note) lines.push(`  (${plan.note})`);
   return lines.join('\n');
 }
@@ -218,13 +241,25 @@ export function defectNamed(name: DefectName): DefectSpec {
  */
 export async function runMatrix(plan: MatrixPlan, testInfo: TestInfo): Promise<void> {
   const started = Date.now();
-  const outcomes = await pool(plan.jobs, CONCURRENCY, runJob);
-  // A failed combined variant run is bisected: each of its variants alone, so the table names the culprit.
-  const failedCombined = outcomes.filter((o) => o.job.kind === 'variants' && o.job.variants.length > 1 && !o.ok);
+  // A black-box job whose defect a black box cannot see could not fail: it is listed, not run.
+  const blind = (j: Job) => (j.kind === 'defect' && j.blackBox ? blackBoxBlindSpot(j.defect) : undefined);
+  const outcomes: Outcome[] = [];
+  const runs: SuiteRun[] = [];
+  const first = await runJobs(plan.jobs.filter((j) => blind(j) === undefined), 'matrix');
+  runs.push(first.run);
+  // A failed combined variant target is bisected: each of its variants alone, in a second run, so the table names the culprit.
+  const failedCombined = first.outcomes.filter((o) => o.job.kind === 'variants' && o.job.variants.length > 1 && !o.ok);
   const singles = failedCombined.flatMap((o) => (o.job as Extract<Job, { kind: 'variants' }>).variants.map((v): Job => ({ kind: 'variants', label: `variant-${v}`, variants: [v] })));
-  outcomes.push(...(await pool(singles, CONCURRENCY, runJob)));
+  const second = singles.length > 0 ? await runJobs(singles, 'matrix-variants') : undefined;
+  if (second) runs.push(second.run);
+  for (const job of plan.jobs) {
+    const why = blind(job);
+    if (why !== undefined) outcomes.push({ job, ok: true, result: `not visible: ${why}`, mustFailed: [] });
+    else outcomes.push(first.outcomes.find((o) => o.job === job)!);
+  }
+  outcomes.push(...(second?.outcomes ?? []));
 
-  const report = table(plan, outcomes, Date.now() - started);
+  const report = table(plan, outcomes, runs, Date.now() - started);
   console.log(`\n${report}\n`);
   const file = testInfo.outputPath('defect-matrix.txt');
   writeFileSync(file, `${report}\n`);
@@ -232,8 +267,9 @@ export async function runMatrix(plan: MatrixPlan, testInfo: TestInfo): Promise<v
 
   for (const o of outcomes) {
     const what = o.job.kind === 'defect' ? `${o.job.blackBox ? 'black-box ' : ''}defect ${o.job.defect.name} (breaks ${o.job.defect.breaks})` : o.job.kind === 'clean' ? 'the clean mock' : `variants ${o.job.variants.join('+')}`;
-    expect.soft(o.ok, `${what}: ${o.result}; failed MUST IDs ${o.mustFailed.join(', ') || 'none'}; run log ${o.run.logFile}, report ${path.join(o.run.reportDir, 'conformance.json')}\n${o.ok ? '' : o.run.tail.slice(-1500)}`).toBe(true);
+    expect.soft(o.ok, `${what}: ${o.result}; failed MUST IDs ${o.mustFailed.join(', ') || 'none'}; run log ${o.run?.logFile}, report ${path.join(o.run?.reportDir ?? '-', 'conformance.json')}\n${o.ok ? '' : (o.run?.tail ?? '').slice(-1500)}`).toBe(true);
   }
+  if (outcomes.every((o) => o.ok)) runs.forEach(cleanup);
 }
 
 /**
@@ -250,7 +286,8 @@ export function selectedRows(jobs: Job[], rows = process.env.CHATCONFORM_MATRIX_
   return jobs.filter((j) => names.includes(rowOf(j)));
 }
 
-/** A bound on a whole plan, generous: the runs may share two cores with other tests (each run is bounded anyway). */
+/** A bound on a whole plan, generous: its run may share two cores with other tests (the run is bounded anyway). */
 export function timeoutFor(jobs: number): number {
-  return Math.max(600_000, Math.ceil(jobs / CONCURRENCY) * 90_000 + RUN_BOUND_MS);
+  // The plan's run, and a second one for the bisected variants.
+  return 2 * runBoundMs(jobs) + 60_000;
 }

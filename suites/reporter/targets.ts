@@ -1,0 +1,57 @@
+// The reporter's side of a run of many targets (run/targets.ts): the tests are grouped by target (the repetition
+// index), the tests a target does not run are dropped, and each target gets its own four reports in
+// `<report dir>/targets/<name>/`, folded exactly as a run of that target alone would be. The run's exit code is the
+// worst of its targets'.
+import path from 'node:path';
+import type { Suite, TestCase } from '@playwright/test/reporter';
+import { buildReport, type RunStatus } from '../../report/json.ts';
+import { aggregate, type TestOutcome } from '../../report/results.ts';
+import { collectRunInfo } from '../../report/run-info.ts';
+import { writeReports } from '../../report/write.ts';
+import { runConfig } from '../../run/config.ts';
+import { OUTSIDE_TARGET_ANNOTATION, targetConfig, type RunTarget } from '../../run/targets.ts';
+
+export interface TargetsRun {
+  startedAt: Date;
+  durationMs: number;
+  playwrightStatus: RunStatus;
+  errors: string[];
+}
+
+/** One line per target: its name, verdict and exit code, and where its reports are. */
+export interface TargetLine {
+  name: string;
+  exitCode: number;
+  line: string;
+}
+
+function outsideTarget(test: TestCase): boolean {
+  return [...test.annotations, ...(test.results.at(-1)?.annotations ?? [])].some((a) => a.type === OUTSIDE_TARGET_ANNOTATION);
+}
+
+/** Writes every target's reports; returns a line per target. */
+export function writeTargetReports(root: Suite | undefined, outcomeOf: (t: TestCase) => TestOutcome, targets: readonly RunTarget[], run: TargetsRun): TargetLine[] {
+  const byTarget = targets.map(() => [] as TestOutcome[]);
+  for (const test of root?.allTests() ?? []) {
+    if (outsideTarget(test)) continue;
+    byTarget[test.repeatEachIndex]?.push(outcomeOf(test));
+  }
+  const base = runConfig();
+  return targets.map((target, i) => {
+    const config = targetConfig(base, target, i);
+    const info = collectRunInfo(config);
+    const outcomes = byTarget[i]!;
+    const report = buildReport({
+      info,
+      results: aggregate(outcomes),
+      ...(target.files ? { selection: `the spec files ${target.files.map((f) => path.basename(f)).join(', ')}` } : {}),
+      outcomes,
+      startedAt: run.startedAt,
+      durationMs: run.durationMs,
+      playwrightStatus: run.playwrightStatus,
+      errors: run.errors,
+    });
+    writeReports(report, info.reportDir, info.secrets);
+    return { name: target.name, exitCode: report.verdict.exitCode, line: `${target.name}: ${report.verdict.result} (exit ${report.verdict.exitCode}), ${outcomes.length} tests: ${info.reportDir}` };
+  });
+}
