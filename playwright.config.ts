@@ -17,7 +17,7 @@ import { defineConfig } from '@playwright/test';
  * files whose tests are whole-suite runs against special targets (a third-party server, hostile and slow targets,
  * a 200 MB body, proxies in between, an echoed key, targets with one deviation each, baselines in defect modes,
  * the evidence of every suite area in a defect of its own, three shards of the whole suite merged, a target beside
- * its reference and repeated trials, a per-model matrix), each one to several minutes of the two cores.
+ * its reference and repeated trials, a per-model matrix, a run and its reruns), each one to several minutes of the two cores.
  */
 export const SLOW_FILES = [
   'packaging.spec.ts',
@@ -36,6 +36,7 @@ export const SLOW_FILES = [
   'shards-full.spec.ts',
   'reference-and-trials.spec.ts',
   'model-matrix.spec.ts',
+  'rerun-failed.spec.ts',
 ].map((f) => `**/${f}`);
 export const MATRIX_FILES = ['**/defect-matrix-full.spec.ts'];
 

@@ -20,7 +20,7 @@ import type { ConformanceReport } from '../report/json.ts';
 import { CONFORMANCE_CONFIG, KIT_ROOT, playwrightCli } from './kit-files.ts';
 import { formatListing, listSuite } from './selection.ts';
 import { collectList, ConfigError, EXIT, EXIT_CODES_TEXT, integerFrom, positiveNumber, UsageError } from './usage.ts';
-import { loadReport, ReportFileError } from '../report/load.ts';
+import { checkRerunListing, prepareRerun } from './rerun.ts';
 import { REFERENCE_ENV, referenceEnv, referenceReportDir } from '../run/reference.ts';
 import { TRIALS_ENV, TRIALS_WITH_MATRIX, trialsOf } from '../run/trials.ts';
 
@@ -129,7 +129,7 @@ export function runCommand(done: (code: number) => void): Command {
     .option('--grep <regex>', 'run only the tests whose title matches (a partial run)')
     .option('--list', 'print the tests that would run, with the requirements they declare, and run nothing')
     .option('--certify', 'a certification run: the whole suite, a profile, no budget below the defaults; writes a verifiable bundle')
-    .option('--last-failed', 'run only the tests of the requirements that failed (or could not be judged) in the last report of the report dir: a partial run')
+    .option('--last-failed', 'run again only the tests in which a requirement failed (or could not be judged) in the report of the report dir, with its seed: a partial run, whose reports go to <report-dir>/rerun/ (the earlier report stays)')
     .option('--rerun <report>', 'the same, from this conformance.json')
     .option('--bundle-dir <dir>', 'where --certify writes the bundle folder and its .tar.gz (default ./chatconform-bundle)')
     .addHelpText('after', EXIT_HELP)
@@ -293,36 +293,6 @@ export function commandLine(flags: RunFlags): string {
   return parts.join(' ');
 }
 
-/** What a rerun takes from a report: the requirements that failed, or that the kit could not judge. */
-const RERUN_STATUSES: ReadonlySet<string> = new Set(['fail', 'error']);
-
-/**
- * --last-failed / --rerun FILE: the run selects the requirements the report failed (a partial run, as --requirement
- * makes one). Returns the IDs; an empty list means nothing to rerun.
- */
-export function rerunFailed(env: NodeJS.ProcessEnv, flags: RunFlags): string[] {
-  if (flags.lastFailed && flags.rerun !== undefined) throw new UsageError('--last-failed and --rerun both name the report to rerun: give one');
-  const own = [SELECTION_ENV.requirements, SELECTION_ENV.sections, SELECTION_ENV.levels].filter((name) => env[name]);
-  if (own.length > 0) throw new UsageError(`${flags.lastFailed ? '--last-failed' : '--rerun'} selects the requirements that failed; it does not combine with ${own.join(', ')}`);
-  if (flags.certify) throw new UsageError('--certify judges the whole suite; a rerun of what failed is a partial run');
-  const file = flags.rerun !== undefined ? path.resolve(flags.rerun) : path.join(reportDirOf(env), 'conformance.json');
-  let report: ConformanceReport;
-  try {
-    report = loadReport(file);
-  } catch (err) {
-    if (err instanceof ReportFileError) throw new ConfigError(`${flags.lastFailed ? '--last-failed: no report to rerun from: ' : '--rerun: '}${err.message}`);
-    throw err;
-  }
-  const ids = report.requirements.filter((r) => r.kind === 'requirement' && RERUN_STATUSES.has(r.status)).map((r) => r.id);
-  if (ids.length > 0) env[SELECTION_ENV.requirements] = ids.join(',');
-  process.stderr.write(
-    ids.length > 0
-      ? `chatconform: rerunning the tests of the ${ids.length} requirement(s) that failed or could not be judged in ${file}: ${ids.join(', ')}\n`
-      : `chatconform: nothing to rerun: no requirement failed in ${file}\n`,
-  );
-  return ids;
-}
-
 export async function run(flags: RunFlags): Promise<number> {
   const env = environmentFor(flags);
   try {
@@ -330,7 +300,8 @@ export async function run(flags: RunFlags): Promise<number> {
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
-  if ((flags.lastFailed || flags.rerun !== undefined) && rerunFailed(env, flags).length === 0) return EXIT.ok;
+  const rerun = flags.lastFailed || flags.rerun !== undefined ? prepareRerun(env, flags) : undefined;
+  if ((flags.lastFailed || flags.rerun !== undefined) && !rerun) return EXIT.ok;
   validate(env, flags);
   if (flags.certify) checkCertifiable(env, flags);
   // The key is read before the run: a certification must not run for an hour and then fail to sign.
@@ -343,13 +314,14 @@ export async function run(flags: RunFlags): Promise<number> {
       throw new ConfigError(`--sign-key: ${(err as Error).message}`);
     }
   }
-  const grep = flags.grep !== undefined ? ['--grep', flags.grep] : [];
+  const grep = [...(flags.grep !== undefined ? ['--grep', flags.grep] : []), ...(rerun?.args ?? [])];
   const sel = selectionOf(env);
   if (flags.list || sel || grep.length > 0) {
     // The filter is checked against the whole suite: a shard may hold none of its tests and still be one of n.
     const whole = { ...env };
     delete whole[ENV.shard];
     const tests = listSuite(flags.list ? env : whole, grep);
+    if (rerun) checkRerunListing(rerun, tests);
     if (flags.list) {
       process.stdout.write(formatListing(tests));
       if (sel) process.stdout.write(`requirements selected (${describeSelection(sel)}):\n${selectionStatements(sel).map((l) => `  ${l}`).join('\n')}\n`);

@@ -6,7 +6,7 @@
 // verdict and the coverage behind it, then the distinct root causes ranked by impact, then the matrix.
 import { createHash } from 'node:crypto';
 import { escapeControls } from './control-chars.ts';
-import { headline, type ConformanceReport } from './json.ts';
+import { headline, rerunSentence, type ConformanceReport } from './json.ts';
 import { STATUSES, oneLine, type EvidenceItem, type ReportExchange, type RequirementResult, type RequirementStatus, type SectionCounts } from './results.ts';
 import type { ImpactTier, RootCause } from './root-causes.ts';
 import { CLASSIFICATION_TEXT, referenceRunText, trialsText } from './columns.ts';
@@ -215,6 +215,7 @@ function metaHtml(report: ConformanceReport): string {
     ['Coverage', `${report.coverage.mustJudged} of ${report.coverage.mustDeclared} declared MUST requirements judged (${report.coverage.percent} %)${report.coverage.coreNotJudged.length > 0 ? `; core not judged: ${report.coverage.coreNotJudged.join(', ')}` : ''}`],
     ['Exchanges', `${report.transport.exchanges} recorded; ${report.transport.failed} failed at the transport level${report.transport.withEvents > 0 ? `; ${report.transport.withEvents} met transport events` : ''}`],
     ...(run.reference ? [['Reference', referenceRunText(run.reference)] as [string, string]] : []),
+    ...(run.rerunOf ? [['Rerun of', rerunSentence(run.rerunOf)] as [string, string]] : []),
     ...(run.trials ? [['Trials', `${run.trials.k} per model-dependent test; minimum pass rate ${run.trials.minPassRate}`] as [string, string]] : []),
     ['Tests', `${run.tests.total} run: ${(['passed', 'failed', 'timedOut', 'skipped', 'interrupted', 'notRun'] as const).filter((k) => run.tests[k] > 0).map((k) => `${run.tests[k]} ${k}`).join(', ') || 'none'}`],
   ];

@@ -24,6 +24,7 @@ import type { RunInfo } from './run-info.ts';
 import { staleLines, type BaselineOutcome } from './baseline.ts';
 import { targetOnlyFailures, type ReferenceRun } from './differential.ts';
 import type { TrialSettings } from '../run/trials.ts';
+import type { RerunOf } from '../run/rerun.ts';
 import { modelsSentence, type ModelResult } from './models.ts';
 
 export const REPORT_SCHEMA_ID = 'https://chatconform.dev/schemas/conformance-report.schema.json';
@@ -90,6 +91,8 @@ export interface ConformanceReport {
     reference?: ReferenceRun;
     /** With --trials: the repeats of each model-dependent test and the minimum pass rate. */
     trials?: TrialSettings;
+    /** A rerun (--last-failed, --rerun FILE): the run it reran and the tests it took from that run's report. */
+    rerunOf?: RerunOf;
     tests: Record<TestStatus, number> & { total: number };
     /** Set on one shard's report: it is partial until merged. */
     shard?: ShardInfo;
@@ -245,14 +248,18 @@ export function buildReport(input: ReportInput): ConformanceReport {
   const passed = reqs.filter((r) => r.status === 'pass').length;
   // A selection of requirements answers for the core requirements it selected; a run narrowed by file or title
   // filters owes all of them (nothing says which it meant to leave out).
-  const coverage = input.scope === undefined ? coverageOf(results) : coverageOf(results, CORE_REQUIREMENTS.filter((id) => input.scope!.includes(id)));
+  // A rerun answers for the requirements it reran, as a selection of them would.
+  const scope = input.scope ?? info.rerunOf?.requirements;
+  const coverage = scope === undefined ? coverageOf(results) : coverageOf(results, CORE_REQUIREMENTS.filter((id) => scope.includes(id)));
   const transport = transportSummary(outcomes);
   // A failed MUST is evidence whatever else happened; a pass needs enough evidence behind it.
-  // A shard (or a merge short of shards) judges only its part: its coverage is low by design, and it is partial.
-  const piece = input.shard !== undefined || (input.merge?.missing.length ?? 0) > 0;
-  const result: Verdict = failed.length > 0 ? 'fail' : unfinished || (insufficient(coverage) && !piece) ? 'incomplete' : input.selection !== undefined ? 'partial' : 'pass';
+  // A shard (or a merge short of shards) judges only its part: its coverage is low by design, and it is partial;
+  // so is a rerun's, of the few tests where something failed.
+  const piece = input.shard !== undefined || (input.merge?.missing.length ?? 0) > 0 || info.rerunOf !== undefined;
+  const result: Verdict = failed.length > 0 ? 'fail' : unfinished || (insufficient(coverage) && !piece) ? 'incomplete' : input.selection !== undefined || info.rerunOf !== undefined ? 'partial' : 'pass';
   const parts = [headlineOf({ result, mustFailed: failed, playwrightStatus, errors })];
   if (input.selection !== undefined) parts.push(`partial run: ${input.selection}`);
+  if (info.rerunOf) parts.push(rerunSentence(info.rerunOf));
   if (input.merge) parts.push(mergeSentence(input.merge));
   if (m) parts.push(modelsSentence(m.models, m.maxFailingModels));
   if (baseline && baseline.expected.length > 0) parts.push(`${plural(baseline.expected.length, 'expected failure')} of the baseline (${baseline.expected.map((e) => e.id).join(', ')})`);
@@ -298,6 +305,7 @@ export function buildReport(input: ReportInput): ConformanceReport {
       playwrightStatus,
       ...(input.reference ? { reference: input.reference } : {}),
       ...(input.trials ? { trials: input.trials } : {}),
+      ...(info.rerunOf ? { rerunOf: info.rerunOf } : {}),
       tests,
       ...(input.shard ? { shard: input.shard } : {}),
       ...(input.merge ? { merge: input.merge } : {}),
@@ -325,6 +333,11 @@ export function buildReport(input: ReportInput): ConformanceReport {
     ...(m ? { models: m.models } : {}),
   };
   return redactDeep(report, info.secrets);
+}
+
+/** What a rerun's report says of the run it reran. */
+export function rerunSentence(r: RerunOf): string {
+  return `a rerun of the ${plural(r.tests.length, 'test')} where ${r.requirements.join(', ')} failed or could not be judged in the run of ${r.startedAt}${r.seed !== undefined ? ` (seed ${r.seed})` : ''}, whose report ${r.report} is kept`;
 }
 
 /** What a merged report says of its shards: how many, and whether they saw the same catalog. */

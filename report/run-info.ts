@@ -11,6 +11,7 @@ import { Ledger } from '../run/ledger.ts';
 import { loadProfile, type Profile } from '../run/profile.ts';
 import { CONTRACT, requirements, type Requirement } from '../spec/requirements/index.ts';
 import { targetRequirements } from './results.ts';
+import { rerunOfEnv, type RerunOf } from '../run/rerun.ts';
 
 export interface RunInfo {
   kit: { name: string; version: string };
@@ -27,6 +28,8 @@ export interface RunInfo {
   sectionTitles: Map<string, string>;
   /** What could not be read (reported, never fatal). */
   problems: string[];
+  /** A rerun (--last-failed, --rerun FILE): the run it reran, its report's path relative to reportDir. */
+  rerunOf?: RerunOf;
 }
 
 export function kitInfo(): RunInfo['kit'] {
@@ -122,5 +125,8 @@ export function collectRunInfo(given?: RunConfig): RunInfo {
   if (Number.isSafeInteger(seed)) info.seed = seed;
   if (config) info.fuzzRuns = config.fuzzRuns;
   if (ledger) info.ledger = ledger;
+  const rerun = rerunOfEnv(env);
+  // Relative to this report's folder, where the rerun's reports sit (rerun/ of the earlier report dir).
+  if (rerun) info.rerunOf = { ...rerun, report: path.relative(reportDir, rerun.report).split(path.sep).join('/') || rerun.report };
   return info;
 }

@@ -4,7 +4,7 @@
 // never writes escape sequences to the certifier's terminal.
 import path from 'node:path';
 import { escapeControls } from './control-chars.ts';
-import { headline, type ConformanceReport } from './json.ts';
+import { headline, rerunSentence, type ConformanceReport } from './json.ts';
 import { firstLine, oneLine, type SectionCounts } from './results.ts';
 import { CLASSIFICATION_TEXT, referenceRunText, trialsText } from './columns.ts';
 import { modelsSentence, type ModelResult } from './models.ts';
@@ -71,6 +71,7 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
   const head = v.result === 'pass' ? paint.green(paint.bold('PASS')) : v.result === 'fail' ? paint.red(paint.bold('FAIL')) : paint.yellow(paint.bold(v.result === 'partial' ? 'PARTIAL' : 'INCOMPLETE'));
   out.push(`${paint.bold('chatconform conformance')}: ${head} — ${escapeControls(headline(report))}`);
   out.push(paint.dim(`target ${report.target.url ?? '(none)'}${report.target.embeddedMock ? ' (embedded mock)' : ''}`));
+  if (report.run.rerunOf) out.push(paint.bold(`  ${rerunSentence(report.run.rerunOf)}`));
   const c = report.coverage;
   if (v.result === 'incomplete') {
     const why = c.coreNotJudged.length > 0 ? `; core requirements not judged: ${c.coreNotJudged.join(', ')}` : '';

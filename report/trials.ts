@@ -1,4 +1,4 @@
-// Repeated trials (issue 34): the model-dependent tests (suites/lib/model-dependent.ts) run k times, each trial a
+// Repeated trials (issue 34): the model-dependent tests (tagged where declared: run/trials.ts MODEL_DEPENDENT_TAG) run k times, each trial a
 // fresh request; each model-dependent requirement is then judged on its pass rate over the trials, and any other
 // requirement those tests check (framing, schema, [DONE], envelopes: the protocol) keeps the ordinary fold, where
 // one broken answer fails it whatever the rate. Pure functions of plain data, as results.ts.

@@ -1,7 +1,7 @@
 // --trials k (issue 34): the model-dependent tests run k times, each trial a fresh request, in a Playwright project
-// of their own (repeatEach); the rest of the suite runs once. A model-dependent test is named here, by title, so
-// the suite's spec files need no edit; the requirements those tests judge on sampling are folded by pass rate
-// (report/trials.ts), every other requirement they check by the ordinary rule.
+// of their own (repeatEach); the rest of the suite runs once. A model-dependent test carries the tag
+// MODEL_DEPENDENT_TAG, given where it is declared; the requirements those tests judge on sampling are folded by
+// pass rate (report/trials.ts), every other requirement they check by the ordinary rule.
 import { requirements } from '../spec/requirements/index.ts';
 
 export const TRIALS_ENV = { trials: 'CONFORMANCE_TRIALS', minPassRate: 'CONFORMANCE_MIN_PASS_RATE' } as const;
@@ -13,23 +13,11 @@ export const TRIALS_WITH_MATRIX = '--trials with --models is not supported yet: 
 export const TRIALS_PROJECT = 'trials';
 
 /**
- * The tests whose outcome depends on sampling: a tool call produced (tool_choice required, a forced function,
- * parallel calls), reasoning returned, a search performed, a token cap honoured. Title prefixes, as the suite's spec files spell them.
+ * The tag of the tests whose outcome depends on sampling (a tool call produced, reasoning returned, a search
+ * performed, a token cap honoured): each test says so where it is declared, `req(..., { modelDependent: true })`
+ * (suites/lib/declare.ts), so a renamed test keeps its trials.
  */
-export const MODEL_DEPENDENT_TESTS: readonly string[] = [
-  'a function tool with a parameters JSON Schema is accepted; a returned call names it',
-  'a short call (one enum choice, an optional boolean) comes back whole',
-  'parallel calls: two functions asked for at once come back as separate whole calls',
-  'tool-call deltas assemble into calls that name a declared function',
-  'each string value "auto", "none" and "required" is accepted with tools declared',
-  'an object naming one declared function is accepted',
-  'include_reasoning true on a reasoning entry returns reasoning_content alongside the answer',
-  'streamed, include_reasoning true returns reasoning_content in deltas',
-  'web_search_options and a bare web_search tool both request search',
-  'a streamed search answer carries its provenance inside a delta',
-  // Caps honoured by sampling: a route that passes the cap to the model as a hint keeps it only when the model stops.
-  'max_completion_tokens is the cap whenever present, max_tokens otherwise',
-];
+export const MODEL_DEPENDENT_TAG = '@model-dependent';
 
 /**
  * The requirements judged on a sampled answer: a call that names a declared function, reasoning present, search
@@ -58,17 +46,16 @@ export function trialsOf(env: NodeJS.ProcessEnv = process.env): TrialSettings | 
   return { k, minPassRate };
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** Matches the title of a model-dependent test. */
-export const MODEL_DEPENDENT_GREP = new RegExp(MODEL_DEPENDENT_TESTS.map(escape).join('|'));
+/** Matches a model-dependent test by its tag (Playwright greps "project file titles tags"). */
+export const MODEL_DEPENDENT_GREP = new RegExp(`(?:^|\\s)${MODEL_DEPENDENT_TAG}(?![\\w-])`);
 
 /** Both patterns (a project's grep replaces the config's: the selection must still hold inside the trials project). */
-function both(a: RegExp | undefined, b: RegExp): RegExp {
+export function both(a: RegExp | undefined, b: RegExp): RegExp {
   return a ? new RegExp(`^(?=[\\s\\S]*(?:${a.source}))(?=[\\s\\S]*(?:${b.source}))`) : b;
 }
 
-function either(a: RegExp | undefined, b: RegExp): RegExp {
+/** Either pattern (a project's grepInvert replaces the config's too). */
+export function either(a: RegExp | undefined, b: RegExp): RegExp {
   return a ? new RegExp(`(?:${a.source})|(?:${b.source})`) : b;
 }
 

@@ -30,7 +30,7 @@ const reporters: ReporterDescription[] = process.env[MERGE_CONTEXT_ENV]
   ? // `playwright merge-reports` (chatconform report merge): only the conformance reporter, fed the shards' tests.
     [[`./reporter${ext}`]]
   : [[progress], [`./reporter${ext}`], ...(shard ? [['blob', { outputDir: path.join(reportDirOf(), BLOB_DIR) }] as ReporterDescription] : [])];
-// --models: one project per chosen model (the model-dependent files), one for the model-independent files.
+// --models: one project per chosen model (the model-dependent files and tests), one for the model-independent files.
 const models = await resolveModelMatrix();
 // A profile's modelMatrix with --trials (the CLI refuses the flags together before this).
 if (models && trialsOf()) throw new Error(TRIALS_WITH_MATRIX);
@@ -61,6 +61,6 @@ export default defineConfig({
   // No browser, no Playwright request context: the suite's own transport (run/http.ts) sends everything,
   // with its user-agent. Nothing that could hold a credential is kept as an artefact.
   use: { trace: 'off', screenshot: 'off', video: 'off' },
-  ...(models ? { projects: matrixProjects(models, ext) } : {}),
+  ...(models ? { projects: matrixProjects(models, ext, selectionGrep(selectionOf())) } : {}),
   ...(targets ? { repeatEach: targets.length } : {}),
 });

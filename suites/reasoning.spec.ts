@@ -33,7 +33,7 @@ const hint = (m: ModelEntry) => {
 };
 
 test.describe('reasoning', () => {
-  test('include_reasoning true on a reasoning entry returns reasoning_content alongside the answer', req('RSN-002', 'RSN-003'), async ({ target, check, discovery, config }) => {
+  test('include_reasoning true on a reasoning entry returns reasoning_content alongside the answer', req('RSN-002', 'RSN-003', { modelDependent: true }), async ({ target, check, discovery, config }) => {
     const model = pickModel(discovery, config.profile, { reasoning: true });
     if (!model) return check.skip(noUsableReason(discovery, 'usable model with supports_reasoning true'));
     const res = await target.chat({ model: model.id, messages: QUESTION, include_reasoning: true });
@@ -44,7 +44,7 @@ test.describe('reasoning', () => {
     check.that('RSN-003', message !== undefined && 'reasoning_content' in message, () => `with include_reasoning true, ${model.id} (supports_reasoning true) returned no reasoning_content; message fields: ${JSON.stringify(Object.keys(message ?? {}))}`, res);
   });
 
-  test('streamed, include_reasoning true returns reasoning_content in deltas, as strings', req('RSN-002', 'RSN-003', 'RSN-007'), async ({ target, check, discovery, config }) => {
+  test('streamed, include_reasoning true returns reasoning_content in deltas, as strings', req('RSN-002', 'RSN-003', 'RSN-007', { modelDependent: true }), async ({ target, check, discovery, config }) => {
     const model = pickModel(discovery, config.profile, { reasoning: true });
     if (!model) return check.skip(noUsableReason(discovery, 'usable model with supports_reasoning true'));
     const res = await target.chat({ model: model.id, messages: QUESTION, include_reasoning: true, stream: true });

@@ -58,7 +58,7 @@ function accepted(check: Checker, id: string, res: TargetResponse, what: string)
 }
 
 test.describe('declaring function tools', () => {
-  test('a function tool with a parameters JSON Schema is accepted; a returned call names it and its arguments decode', req('TOOL-001', 'TOOL-004', 'TOOL-006', 'TOOL-009'), async ({ target, check, discovery, config }) => {
+  test('a function tool with a parameters JSON Schema is accepted; a returned call names it and its arguments decode', req('TOOL-001', 'TOOL-004', 'TOOL-006', 'TOOL-009', { modelDependent: true }), async ({ target, check, discovery, config }) => {
     const model = modelOrSkip(check, discovery, config.profile);
     const res = await target.chat({ model, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [WEATHER_TOOL], tool_choice: 'required', max_completion_tokens: toolCap(target.maxTokens) });
     accepted(check, 'TOOL-001', res, 'a request with a tools array');
@@ -96,7 +96,7 @@ test.describe('returned tool calls, provoked so that they come back', () => {
   // answer that carries one; these requests make one come back even under a small output cap, and an answer that
   // still carries none leaves those rules skipped with that reason, never passed.
   for (const stream of [false, true] as const) {
-    test(`a short call (one enum choice, an optional boolean) comes back whole${stream ? ', streamed' : ''}`, req('TOOL-006', 'TOOL-009'), async ({ target, check, discovery, config }) => {
+    test(`a short call (one enum choice, an optional boolean) comes back whole${stream ? ', streamed' : ''}`, req('TOOL-006', 'TOOL-009', { modelDependent: true }), async ({ target, check, discovery, config }) => {
       const model = modelOrSkip(check, discovery, config.profile);
       const res = await target.chat({ model, messages: [{ role: 'user', content: UNITS_PROMPT }], tools: [UNITS_TOOL], tool_choice: 'required', max_completion_tokens: toolCap(target.maxTokens), ...(stream ? { stream: true } : {}) });
       // A refusal is judged here, under the rule it breaks; only an accepted answer is judged as a completion.
@@ -108,7 +108,7 @@ test.describe('returned tool calls, provoked so that they come back', () => {
   }
 
   for (const stream of [false, true] as const) {
-    test(`parallel calls: two functions asked for at once come back as separate whole calls${stream ? ', streamed' : ''}`, req('TOOL-001', 'TOOL-006'), async ({ target, check, discovery, config }) => {
+    test(`parallel calls: two functions asked for at once come back as separate whole calls${stream ? ', streamed' : ''}`, req('TOOL-001', 'TOOL-006', { modelDependent: true }), async ({ target, check, discovery, config }) => {
       const model = modelOrSkip(check, discovery, config.profile);
       const declared = [WEATHER_TOOL.function.name, TIME_TOOL.function.name];
       const res = await target.chat({ model, messages: [{ role: 'user', content: PARALLEL_PROMPT }], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: 'required', max_completion_tokens: toolCap(target.maxTokens), ...(stream ? { stream: true } : {}) });
@@ -124,7 +124,7 @@ test.describe('returned tool calls, provoked so that they come back', () => {
 });
 
 test.describe('streamed tool calls', () => {
-  test('tool-call deltas assemble into calls that name a declared function and whose arguments decode', req('TOOL-006'), async ({ target, check, discovery, config }) => {
+  test('tool-call deltas assemble into calls that name a declared function and whose arguments decode', req('TOOL-006', { modelDependent: true }), async ({ target, check, discovery, config }) => {
     const model = modelOrSkip(check, discovery, config.profile);
     const res = await target.chat({ model, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: 'required', stream: true, max_completion_tokens: toolCap(target.maxTokens) });
     // Assembly (id, type function, name, arguments that decode: RESP-015/017/018/020) is judged by judgeStream.
@@ -136,7 +136,7 @@ test.describe('streamed tool calls', () => {
 });
 
 test.describe('tool_choice', () => {
-  test('each string value "auto", "none" and "required" is accepted with tools declared', req('TOOL-002', 'TOOL-006'), async ({ target, check, discovery, config }) => {
+  test('each string value "auto", "none" and "required" is accepted with tools declared', req('TOOL-002', 'TOOL-006', { modelDependent: true }), async ({ target, check, discovery, config }) => {
     const model = modelOrSkip(check, discovery, config.profile);
     const declared = [WEATHER_TOOL.function.name, TIME_TOOL.function.name];
     for (const choice of ['auto', 'none', 'required'] as const) {
@@ -147,7 +147,7 @@ test.describe('tool_choice', () => {
     }
   });
 
-  test('an object naming one declared function is accepted; which shapes the target takes is recorded', req('TOOL-003', 'TOOL-006', 'OBS-010'), async ({ target, check, discovery, config }) => {
+  test('an object naming one declared function is accepted; which shapes the target takes is recorded', req('TOOL-003', 'TOOL-006', 'OBS-010', { modelDependent: true }), async ({ target, check, discovery, config }) => {
     const model = modelOrSkip(check, discovery, config.profile);
     const declared = [WEATHER_TOOL.function.name, TIME_TOOL.function.name];
     const named = TIME_TOOL.function.name;

@@ -57,7 +57,7 @@ function capableModel(check: Checker, discovery: Discovery): string {
 }
 
 test.describe('requesting hosted search', () => {
-  test('web_search_options and a bare web_search tool both request search and report its provenance', req('SEARCH-001', 'SEARCH-002', 'SEARCH-003', 'SEARCH-004', 'SEARCH-006', ...ANSWER_IDS), async ({ target, check, discovery }) => {
+  test('web_search_options and a bare web_search tool both request search and report its provenance', req('SEARCH-001', 'SEARCH-002', 'SEARCH-003', 'SEARCH-004', 'SEARCH-006', ...ANSWER_IDS, { modelDependent: true }), async ({ target, check, discovery }) => {
     const model = capableModel(check, discovery);
     // web_search_options without search_context_size: the endpoint applies its default (SEARCH-006).
     const viaOptions = await ask(target, model, { web_search_options: {} });
@@ -88,7 +88,7 @@ test.describe('requesting hosted search', () => {
     }
   });
 
-  test('a streamed search answer carries its provenance inside a delta', req('SEARCH-002', 'SEARCH-041', 'SEARCH-042', 'STREAM-015'), async ({ target, check, discovery }) => {
+  test('a streamed search answer carries its provenance inside a delta', req('SEARCH-002', 'SEARCH-041', 'SEARCH-042', 'STREAM-015', { modelDependent: true }), async ({ target, check, discovery }) => {
     const model = capableModel(check, discovery);
     const res = await ask(target, model, { web_search_options: {}, stream: true, stream_options: { include_usage: true } });
     const s = judgeStream(check, res, model, { includeUsage: true, expectText: true });

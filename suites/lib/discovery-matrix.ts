@@ -1,5 +1,6 @@
-// The per-model matrix on Playwright: one project per chosen model runs the model-dependent spec files with its
-// model (project metadata `model`), one project runs the model-independent files once. Projects are fixed when the
+// The per-model matrix on Playwright: one project per chosen model runs the model-dependent spec files, and every
+// test tagged model-dependent wherever it is (run/trials.ts MODEL_DEPENDENT_TAG), with its model (project metadata
+// `model`); one project runs the rest of the model-independent files once. Projects are fixed when the
 // config loads, before the global setup: the runner's process resolves the selection against the catalog then
 // (the embedded mock's own catalog, or GET /v1/models through the target client) and hands the result to its
 // workers in CONFORMANCE_MODEL_MATRIX_RESOLVED, so every process runs the same projects.
@@ -12,6 +13,7 @@ import { ENV, freshRunConfig, profilePathOf } from '../../run/config.ts';
 import { chooseModels, modelSelectionOf, needsCatalog } from '../../run/model-matrix.ts';
 import { loadProfile, type Profile } from '../../run/profile.ts';
 import { Target } from '../../run/target.ts';
+import { both, either, MODEL_DEPENDENT_GREP } from '../../run/trials.ts';
 import type { Discovery } from './discovery.ts';
 
 /** The matrix's chosen model ids (JSON), set by the runner's process for its workers; not meant to be set by people. */
@@ -55,12 +57,28 @@ async function listedIds(env: NodeJS.ProcessEnv): Promise<string[]> {
   }
 }
 
-/** The projects of a matrix run: the model-independent files once, then the others once per model. */
-export function matrixProjects(models: readonly string[], ext: string): { name: string; testMatch?: string[]; testIgnore?: string[]; metadata?: { model: string } }[] {
+/** Matches a test of a model-independent file (Playwright greps "project file titles tags": the file is one word). */
+function inFiles(stems: readonly string[]): RegExp {
+  return new RegExp(`\\s(?:${stems.join('|')})\\.spec\\.[jt]s(?=\\s)`);
+}
+
+/**
+ * The projects of a matrix run: the model-independent files once, then the others once per model. A test tagged
+ * model-dependent runs per model wherever it is declared. A project's grep replaces the config's, so the run's
+ * selection (`filter`, run/selection.ts) is kept inside each project.
+ */
+export function matrixProjects(
+  models: readonly string[],
+  ext: string,
+  filter: { grep?: RegExp; grepInvert?: RegExp } = {},
+): { name: string; testMatch?: string[]; testIgnore?: string[]; grep?: RegExp; grepInvert?: RegExp; metadata?: { model: string } }[] {
   const shared = MODEL_INDEPENDENT_SPECS.map((name) => `**/${name}.spec${ext}`);
+  const sharedFile = inFiles(MODEL_INDEPENDENT_SPECS);
+  // Not in a shared file, or tagged: a lookahead that fails on a shared file's tests unless they carry the tag.
+  const perModel = new RegExp(`^(?![\\s\\S]*${sharedFile.source})|${MODEL_DEPENDENT_GREP.source}`);
   return [
-    { name: SHARED_PROJECT, testMatch: shared },
-    ...models.map((model) => ({ name: model, testIgnore: ['kit/**', ...shared], metadata: { model } })),
+    { name: SHARED_PROJECT, testMatch: shared, ...(filter.grep ? { grep: filter.grep } : {}), grepInvert: either(filter.grepInvert, MODEL_DEPENDENT_GREP) },
+    ...models.map((model) => ({ name: model, testIgnore: ['kit/**'], grep: both(filter.grep, perModel), ...(filter.grepInvert ? { grepInvert: filter.grepInvert } : {}), metadata: { model } })),
   ];
 }
 

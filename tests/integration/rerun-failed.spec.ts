@@ -1,6 +1,8 @@
-// Issue 32, item 4: `chatconform run --last-failed` (the last report of the report dir) and `--rerun FILE` run only
-// the tests of the requirements that failed, as a partial run. The defect fails one requirement on few answers: one
-// failing every answer makes each run slow (Playwright starts a new worker after every failed test).
+// `chatconform run --last-failed` (the report of the report dir) and `--rerun FILE` run again exactly the tests in
+// which a requirement failed or could not be judged, where it failed: STREAM-004 ([DONE]) fails in a tools test
+// that does not declare it (the checks of every stream judge it), and the rerun runs that test, not the tests that
+// declare STREAM-004. The rerun's reports go to rerun/ and name the run they reran; the earlier report is kept.
+// Each run is narrowed (a requirement, then the rerun's own tests): no whole-suite run.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,43 +16,69 @@ test.afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true
 
 const chatconform = (args: string[]) =>
   runProcess(process.execPath, ['--import', 'tsx', CLI, 'run', ...args], { boundMs: 300_000, env: { ...process.env, CONFORMANCE_API_KEY: MOCK_KEYS.full } });
-const reportOf = (dir: string): any => JSON.parse(readFileSync(path.join(dir, 'conformance.json'), 'utf8'));
+const text = (file: string) => readFileSync(file, 'utf8');
+const reportOf = (dir: string): any => JSON.parse(text(path.join(dir, 'conformance.json')));
+const where = (r: any, id: string): string[] => [...new Set<string>(r.requirements.find((x: any) => x.id === id).evidence.filter((e: any) => e.status === 'fail').map((e: any) => `${e.location} ${e.test}`))].sort();
 
-test('--last-failed reruns only what failed; --rerun FILE likewise; nothing failed: nothing runs', async () => {
+test('--last-failed reruns the tests where a requirement failed, not those declaring it; the earlier report is kept', async () => {
   test.setTimeout(600_000);
-  const broken = await startMockServer({ port: 0, defect: 'catalog-duplicate-entry' });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-rerun-'));
   dirs.push(dir);
+  const rerunDir = path.join(dir, 'rerun');
+  // The defect drops [DONE] after streamed tool calls: only the tools tests see it.
+  const broken = await startMockServer({ port: 0, defect: 'stream-no-done' });
+  let first: any;
   try {
-    const base = ['--base-url', broken.url, '--profile', 'mock', '--seed', '1', '--report-dir', dir];
-    const first = await chatconform([...base, '--requirement', 'CAT-030,AUTH-001,AUTH-002,AUTH-003']);
-    expect(first.code, first.output.slice(-2000)).toBe(1);
-    const failed = reportOf(dir).requirements.filter((r: any) => r.status === 'fail' || r.status === 'error').map((r: any) => r.id).sort();
-    expect(failed).toContain('CAT-030');
-    const firstTests = reportOf(dir).run.tests.total;
+    const base = ['--base-url', broken.url, '--profile', 'mock', '--report-dir', dir];
+    const ran = await chatconform([...base, '--seed', '7', '--requirement', 'TOOL-009']);
+    expect(ran.code, ran.output.slice(-2000)).toBe(1);
+    first = reportOf(dir);
+    const failedAt = where(first, 'STREAM-004');
+    expect(failedAt.length).toBeGreaterThan(0);
+    // Where it failed, no test declares it: a rerun by requirement would run other tests.
+    for (const at of failedAt) expect(at).toMatch(/^suites\/tools\.spec\.ts:\d+ /);
+    const tools = first.requirements.find((x: any) => x.id === 'STREAM-004').tests.filter((t: any) => t.status === 'failed');
+    expect(tools.length).toBeGreaterThan(0);
+    const before = text(path.join(dir, 'conformance.json'));
 
     const again = await chatconform([...base, '--last-failed']);
     expect(again.code, again.output.slice(-2000)).toBe(1);
-    expect(again.output).toContain(`rerunning the tests of the ${failed.length} requirement(s) that failed or could not be judged in ${path.join(dir, 'conformance.json')}`);
-    const rerun = reportOf(dir);
-    expect(rerun.verdict.mustFailed).toContain('CAT-030');
-    expect(rerun.selection ?? rerun.verdict.summary).toMatch(/CAT-030/);
-    expect(rerun.run.tests.total).toBeLessThan(firstTests);
-    expect(rerun.verdict.result).toBe('fail');
+    expect(again.output).toContain(`rerunning the ${first.failedTests.length} test(s) where STREAM-004 failed or could not be judged in ${path.join(dir, 'conformance.json')} (seed 7; reports in ${rerunDir})`);
+    const rerun = reportOf(rerunDir);
+    // The same test, and only the tests named: it still fails there, with the earlier run's seed.
+    expect(where(rerun, 'STREAM-004')).toEqual(failedAt);
+    expect(rerun.verdict.mustFailed).toEqual(['STREAM-004']);
+    expect(rerun.run.tests.total).toBe(first.failedTests.length);
+    expect(rerun.run.seed).toBe(7);
+    expect(rerun.run.rerunOf).toEqual({
+      report: '../conformance.json',
+      startedAt: first.run.startedAt,
+      seed: 7,
+      requirements: ['STREAM-004'],
+      tests: first.failedTests.map((t: any) => ({ file: t.file, line: t.line, title: t.title })),
+    });
+    expect(rerun.verdict.summary).toContain(`a rerun of the ${first.failedTests.length} test`);
+    expect(text(path.join(rerunDir, 'conformance.html'))).toContain('Rerun of');
+    // The earlier report, untouched.
+    expect(text(path.join(dir, 'conformance.json'))).toBe(before);
   } finally {
     await broken.close();
   }
-  // The server fixed: --rerun of the old report passes, and then nothing is left to rerun.
+
+  // The server fixed: a rerun of the rerun passes (partial: no certification), written one level deeper; then
+  // nothing is left to rerun.
   const fixed = await startMockServer({ port: 0 });
-  const kept = path.join(dir, 'kept.json');
-  const { copyFileSync } = await import('node:fs');
-  copyFileSync(path.join(dir, 'conformance.json'), kept);
   try {
-    const base = ['--base-url', fixed.url, '--profile', 'mock', '--seed', '1', '--report-dir', dir];
-    const green = await chatconform([...base, '--rerun', kept]);
+    const base = ['--base-url', fixed.url, '--profile', 'mock', '--report-dir', dir];
+    const keep = text(path.join(rerunDir, 'conformance.json'));
+    const green = await chatconform([...base, '--rerun', path.join(rerunDir, 'conformance.json')]);
     expect(green.code, green.output.slice(-2000)).toBe(0);
-    expect(reportOf(dir).verdict.result).toBe('partial');
-    const none = await chatconform([...base, '--last-failed']);
+    const deeper = reportOf(path.join(rerunDir, 'rerun'));
+    expect(deeper.verdict.result).toBe('partial');
+    expect(deeper.requirements.find((x: any) => x.id === 'STREAM-004').status).toBe('pass');
+    expect(deeper.run.rerunOf.report).toBe('../conformance.json');
+    expect(text(path.join(rerunDir, 'conformance.json'))).toBe(keep);
+    const none = await chatconform([...base, '--rerun', path.join(rerunDir, 'rerun', 'conformance.json')]);
     expect(none.code).toBe(0);
     expect(none.output).toContain('nothing to rerun: no requirement failed');
   } finally {
@@ -59,6 +87,6 @@ test('--last-failed reruns only what failed; --rerun FILE likewise; nothing fail
   const missing = await chatconform(['--last-failed', '--report-dir', path.join(dir, 'nowhere')]);
   expect(missing.code).toBe(3);
   expect(missing.stderr.trim()).toMatch(/^error: --last-failed: no report to rerun from: cannot read .*nowhere\/conformance\.json/);
-  const both = await chatconform(['--last-failed', '--requirement', 'CAT-031']);
+  const both = await chatconform(['--last-failed', '--requirement', 'CAT-031', '--report-dir', dir]);
   expect(both.code).toBe(2);
 });

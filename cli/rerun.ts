@@ -1,0 +1,78 @@
+// `chatconform run --last-failed` (the report of the report dir) and `--rerun FILE`: the tests in which a requirement
+// failed or could not be judged, run again against the target (run/rerun.ts), with the earlier run's seed and fuzz
+// runs unless given, their reports written to rerun/ of the report dir so the earlier report stays as it was.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ENV, reportDirOf } from '../run/config.ts';
+import { RERUN_ENV, RERUN_TEST_LIST, rerunOfReport, rerunReportDir, testListOf, type RerunOf } from '../run/rerun.ts';
+import { SELECTION_ENV } from '../run/selection.ts';
+import { loadReport, ReportFileError } from '../report/load.ts';
+import type { ConformanceReport } from '../report/json.ts';
+import { CONFORMANCE_CONFIG, KIT_ROOT } from './kit-files.ts';
+import type { ListedTest } from './selection.ts';
+import { ConfigError, UsageError } from './usage.ts';
+
+export interface RerunFlags {
+  lastFailed?: boolean;
+  rerun?: string;
+  certify?: boolean;
+}
+
+export interface Rerun {
+  of: RerunOf;
+  /** The runner's arguments that select the tests (`--test-list FILE`). */
+  args: string[];
+  /** What the rerun runs, for messages. */
+  describe: string;
+}
+
+/**
+ * Reads the report to rerun and prepares `env` for the rerun (its reports in rerun/, the earlier seed and fuzz runs
+ * unless given, RERUN_ENV for the reporter). Returns undefined when nothing failed there: nothing to run.
+ */
+export function prepareRerun(env: NodeJS.ProcessEnv, flags: RerunFlags): Rerun | undefined {
+  const flag = flags.lastFailed ? '--last-failed' : '--rerun';
+  if (flags.lastFailed && flags.rerun !== undefined) throw new UsageError('--last-failed and --rerun both name the report to rerun: give one');
+  const own = [SELECTION_ENV.requirements, SELECTION_ENV.sections, SELECTION_ENV.levels].filter((name) => env[name]);
+  if (own.length > 0) throw new UsageError(`${flag} reruns the tests where requirements failed; it does not combine with ${own.join(', ')}`);
+  if (flags.certify) throw new UsageError('--certify judges the whole suite; a rerun of what failed is a partial run');
+  const file = flags.rerun !== undefined ? path.resolve(flags.rerun) : path.join(reportDirOf(env), 'conformance.json');
+  let report: ConformanceReport;
+  try {
+    report = loadReport(file);
+  } catch (err) {
+    if (err instanceof ReportFileError) throw new ConfigError(`${flags.lastFailed ? '--last-failed: no report to rerun from: ' : '--rerun: '}${err.message}`);
+    throw err;
+  }
+  const of = rerunOfReport(report, file);
+  if (of.requirements.length === 0) {
+    process.stderr.write(`chatconform: nothing to rerun: no requirement failed in ${file}\n`);
+    return undefined;
+  }
+  if (of.tests.length === 0) throw new ConfigError(`${flag}: ${file} names no test where ${of.requirements.join(', ')} failed (a report of the proxy's traffic has no tests to rerun)`);
+  // The same property cases: a random seed would draw others.
+  if (!env[ENV.seed] && of.seed !== undefined) env[ENV.seed] = String(of.seed);
+  if (!env[ENV.fuzzRuns] && report.run.fuzzRuns !== undefined) env[ENV.fuzzRuns] = String(report.run.fuzzRuns);
+  const dir = rerunReportDir(reportDirOf(env), file);
+  env[ENV.reportDir] = dir;
+  env[RERUN_ENV] = JSON.stringify(of);
+  mkdirSync(dir, { recursive: true });
+  const list = path.join(dir, RERUN_TEST_LIST);
+  writeFileSync(list, testListOf(of.tests, KIT_ROOT, path.dirname(CONFORMANCE_CONFIG)));
+  const describe = `the ${of.tests.length} test(s) where ${of.requirements.join(', ')} failed or could not be judged in ${file}`;
+  process.stderr.write(`chatconform: rerunning ${describe} (seed ${env[ENV.seed] ?? 'random'}; reports in ${dir})\n`);
+  return { of, args: ['--test-list', list], describe };
+}
+
+/**
+ * The suite's listing under the rerun's test list against what the report named: a test the suite no longer has
+ * (renamed, moved, or a matrix model the run no longer has) is said; none left is an error (exit 3).
+ */
+export function checkRerunListing(rerun: Rerun, listed: readonly ListedTest[]): void {
+  const suites = path.dirname(CONFORMANCE_CONFIG);
+  const found = new Set(listed.map((t) => `${t.file}\n${t.title}`));
+  const missing = rerun.of.tests.filter((t) => !found.has(`${path.relative(suites, path.resolve(KIT_ROOT, t.file)).split(path.sep).join('/')}\n${t.title}`));
+  const hint = rerun.of.tests.some((t) => t.model !== undefined) ? '; that report is of a per-model matrix: give its --models again' : '';
+  if (missing.length === rerun.of.tests.length) throw new ConfigError(`rerun: none of ${rerun.describe} is in the suite now (changed since that report?)${hint}`);
+  for (const t of missing) process.stderr.write(`chatconform: note: not rerun, the suite has no test ${t.file} › ${t.title} now\n`);
+}
