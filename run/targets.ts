@@ -17,6 +17,8 @@ export interface RunTarget {
   baseUrl: string;
   /** The bearer credential; default the profile's `apiKey`. Never written to any output. */
   apiKey?: string;
+  /** The variable that holds the credential (a targets file need not hold a key): wins over `apiKey`. */
+  apiKeyEnv?: string;
   /** The target's profile file; none: a black box. */
   profile?: string;
   /** The target's seed; default the run's. */
@@ -46,6 +48,7 @@ export function targetsOf(env: NodeJS.ProcessEnv = process.env): RunTarget[] | u
     if (names.has(o.name)) throw new Error(`${TARGETS_FILE_ENV}: two targets are named ${o.name}`);
     names.add(o.name);
     if (typeof o.baseUrl !== 'string') throw new Error(`${TARGETS_FILE_ENV}: target ${o.name} needs a baseUrl`);
+    if (o.apiKeyEnv !== undefined && (typeof o.apiKeyEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(o.apiKeyEnv))) throw new Error(`${TARGETS_FILE_ENV}: target ${o.name}: apiKeyEnv must name a variable`);
     if (o.seed !== undefined && !Number.isSafeInteger(o.seed)) throw new Error(`${TARGETS_FILE_ENV}: target ${o.name}: seed must be an integer`);
     if (o.files !== undefined && (!Array.isArray(o.files) || !o.files.every((f) => typeof f === 'string'))) throw new Error(`${TARGETS_FILE_ENV}: target ${o.name}: files must be a list of paths`);
     return o as RunTarget;
@@ -66,7 +69,7 @@ export function targetReportDir(reportDir: string, target: RunTarget): string {
 }
 
 /** The run's configuration as one target's tests see it. */
-export function targetConfig(run: RunConfig, target: RunTarget, index: number): RunConfig {
+export function targetConfig(run: RunConfig, target: RunTarget, index: number, env: NodeJS.ProcessEnv = process.env): RunConfig {
   const profilePath = target.profile ? path.resolve(target.profile) : undefined;
   const profile = loadProfile(profilePath);
   // The run's own profile and pinned models are the run's; the target's come from its own profile.
@@ -74,7 +77,7 @@ export function targetConfig(run: RunConfig, target: RunTarget, index: number): 
   return {
     ...rest,
     baseUrl: target.baseUrl.replace(/\/+$/, ''),
-    apiKey: target.apiKey ?? profile.apiKey ?? '',
+    apiKey: (target.apiKeyEnv ? env[target.apiKeyEnv] : undefined) ?? target.apiKey ?? profile.apiKey ?? '',
     profile,
     ...(profilePath ? { profilePath } : {}),
     ...(profile.models && profile.models.length > 0 ? { models: [...profile.models] } : {}),
