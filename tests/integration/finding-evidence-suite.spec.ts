@@ -9,7 +9,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import type { DefectName } from '../../mock/defects.ts';
 import { startMockServer } from '../../mock/server.ts';
-import { cleanup, pool, runSuite } from './support/suite-runner.ts';
+import { cleanup, MOCK_PROFILE, runTargets } from './support/suite-runner.ts';
 
 interface SentRequest {
   method: string;
@@ -97,22 +97,27 @@ function misattributed(results: readonly Result[]): string[] {
 
 test('every suite area, against the mock in a defect of its own: each failing finding carries a request it is about', async () => {
   test.setTimeout(900_000);
-  const outcomes = await pool(AREAS, 2, async (area) => {
-    const mock = await startMockServer({ port: 0, defect: area.defect });
+  // Every area a target of one run: its own mock in its defect, its own spec file.
+  const mocks = await Promise.all(AREAS.map((area) => startMockServer({ port: 0, defect: area.defect })));
+  let outcomes;
+  try {
+    const run = await runTargets(
+      AREAS.map((area, i) => ({ name: `${area.defect}`, baseUrl: mocks[i]!.url, profile: MOCK_PROFILE, files: [area.file] })),
+      { fuzzRuns: 3, workers: 2, boundMs: 600_000, label: 'evidence-areas' },
+    );
     try {
-      const run = await runSuite({ baseUrl: mock.url, fuzzRuns: 3, workers: 1, boundMs: 300_000, label: `evidence-${area.defect}`, extraArgs: [area.file] });
-      try {
-        const report = JSON.parse(readFileSync(path.join(run.reportDir, 'conformance.json'), 'utf8')) as { requirements: Result[] };
+      outcomes = AREAS.map((area) => {
+        const report = JSON.parse(readFileSync(path.join(run.reportDirOf(area.defect), 'conformance.json'), 'utf8')) as { requirements: Result[] };
         const own = report.requirements.find((r) => r.id === area.breaks)?.evidence.filter((e) => e.status === 'fail' || e.status === 'warn') ?? [];
         const notDeviating = own.filter((e) => !e.exchange || !area.deviated(e.exchange)).map((e) => `"${e.test}": ${e.exchange ? `${e.exchange.method} ${e.exchange.url} ${(e.exchange.requestBody ?? '').slice(0, 120)} -> HTTP ${e.exchange.status}` : 'no exchange'}`);
         return { area, wrong: misattributed(report.requirements), notDeviating, own: own.length };
-      } finally {
-        cleanup(run);
-      }
+      });
     } finally {
-      await mock.close();
+      cleanup(run);
     }
-  });
+  } finally {
+    await Promise.all(mocks.map((m) => m.close()));
+  }
   for (const o of outcomes) {
     // The defect was caught, and each of its findings carries an exchange on which the mock deviated.
     expect(o.own, `${o.area.defect}: ${o.area.breaks} has no failing finding`).toBeGreaterThan(0);

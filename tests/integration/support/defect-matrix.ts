@@ -14,8 +14,7 @@
 // defect must be caught under the requirement it breaks; as a black box (no profile, only a key), every defect of a
 // black-box requirement must still be caught. A defect a black box cannot see (its provocation needs a profile) is
 // not run as a black box: such a run could not fail; the table says why it is blind.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, type TestInfo } from '@playwright/test';
 import { DEFECTS, type DefectName, type DefectSpec } from '../../../mock/defects.ts';
@@ -25,8 +24,8 @@ import { getRequirement, primaryOf } from '../../../spec/requirements/index.ts';
 import { requirementLinks, specFilesOf } from '../../../scripts/requirement-links.ts';
 import { VARIANTS, type VariantName } from '../../../mock/variants.ts';
 import { testSeed } from '../../support/seed.ts';
-import { TARGETS_FILE_ENV, type RunTarget } from '../../../run/targets.ts';
-import { cleanup, crashes, MOCK_PROFILE, readReport, runSuite, type SuiteRun } from './suite-runner.ts';
+import type { RunTarget } from '../../../run/targets.ts';
+import { cleanup, crashes, MOCK_PROFILE, runTargets, type SuiteRun } from './suite-runner.ts';
 
 /** The run's workers (default 2: the machine has two cores). */
 const WORKERS = Math.max(1, Number(process.env.CHATCONFORM_MATRIX_WORKERS) || 2);
@@ -143,14 +142,13 @@ async function runJobs(jobs: readonly Job[], label: string): Promise<{ outcomes:
     ),
   );
   try {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-matrix-targets-'));
-    const file = path.join(dir, 'targets.json');
-    writeFileSync(file, JSON.stringify(jobs.map((job, i) => targetOf(job, mocks[i]!.url))));
-    const run = await runSuite({ seed: SEED, fuzzRuns: FUZZ_RUNS, workers: WORKERS, boundMs: runBoundMs(jobs.length), label, profile: null, extraEnv: { [TARGETS_FILE_ENV]: file } });
+    const run = await runTargets(
+      jobs.map((job, i) => targetOf(job, mocks[i]!.url)),
+      { seed: SEED, fuzzRuns: FUZZ_RUNS, workers: WORKERS, boundMs: runBoundMs(jobs.length), label },
+    );
     const outcomes = jobs.map((job) => {
-      const reportDir = path.join(run.reportDir, 'targets', job.label);
-      const report = readReport(reportDir);
-      const own: SuiteRun = { ...run, reportDir, code: report ? report.verdict.exitCode : run.code };
+      const report = run.reportOf(job.label);
+      const own: SuiteRun = { ...run, reportDir: run.reportDirOf(job.label), code: report ? report.verdict.exitCode : run.code };
       if (report) own.report = report;
       else delete own.report;
       return judge(job, own);

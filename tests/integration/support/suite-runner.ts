@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../../../run/config.ts';
 import { runProcess } from './cli-process.ts';
+import { TARGETS_FILE_ENV, type RunTarget } from '../../../run/targets.ts';
 
 export const PLAYWRIGHT_CLI = path.join(repoRoot, 'node_modules/@playwright/test/cli.js');
 export const MOCK_PROFILE = path.join(repoRoot, 'fixtures/profiles/mock.json');
@@ -139,6 +140,23 @@ export async function runSuite(opts: SuiteRunOptions): Promise<SuiteRun> {
     stderr: ran.stderr,
     dir,
   };
+}
+
+/**
+ * One conformance run of many targets (run/targets.ts): every target's tests in the same runner and workers, each
+ * target's reports in `<report dir>/targets/<name>/`. `reportOf(name)` reads one target's report.
+ */
+export async function runTargets(targets: readonly RunTarget[], opts: Omit<SuiteRunOptions, 'baseUrl' | 'profile'>): Promise<SuiteRun & { reportOf: (name: string) => ReportView | undefined; reportDirOf: (name: string) => string }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-targets-'));
+  const file = path.join(dir, 'targets.json');
+  writeFileSync(file, JSON.stringify(targets));
+  try {
+    const run = await runSuite({ ...opts, profile: null, extraEnv: { ...opts.extraEnv, [TARGETS_FILE_ENV]: file } });
+    const reportDirOf = (name: string) => path.join(run.reportDir, 'targets', name);
+    return { ...run, reportDirOf, reportOf: (name) => readReport(reportDirOf(name)) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**
