@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startTrafficProxy } from '../../proxy/index.ts';
-import { CLI, CliProcesses, npmRun, stop } from './support/cli-process.ts';
+import { CLI, CliProcesses, npmRun, runProcess, stop } from './support/cli-process.ts';
 
 const cli = new CliProcesses();
 const npm = new CliProcesses(CLI, npmRun('proxy'));
@@ -308,5 +308,22 @@ test('judging a large answer never holds up another client: its answer arrives w
     await proxy.stop();
     await upstream.close();
     rmSync(reportDir, { recursive: true, force: true });
+  }
+});
+
+test('a port in use: one line, exit 3, at once, and no report written (the judging worker once kept the process up)', async () => {
+  const busy = net.createServer();
+  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+  const port = (busy.address() as net.AddressInfo).port;
+  const reportDir = path.join(mkdtempSync(path.join(os.tmpdir(), 'chatconform-proxy-busy-')), 'reports');
+  try {
+    const r = await runProcess(process.execPath, ['--import', 'tsx', CLI, 'proxy', '--upstream', 'http://127.0.0.1:9', '--port', String(port), '--report-dir', reportDir], { boundMs: 30_000 });
+    expect(r.killed).toBe(false);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toBe(`error: port ${port} is in use; pick another with --port (0 picks a free one)\n`);
+    expect(existsSync(reportDir)).toBe(false);
+  } finally {
+    busy.close();
+    rmSync(path.dirname(reportDir), { recursive: true, force: true });
   }
 });
