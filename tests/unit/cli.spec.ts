@@ -141,6 +141,8 @@ test('bad input: one line on stderr, exit 2, nothing run', async () => {
     [['mock', '--port', '70000'], /^error: option '-p, --port <n>' argument '70000' is invalid\. expected an integer from 0 to 65535$/],
     [['mock', '--defect', 'no-such-defect'], /unknown defect "no-such-defect"; --list-defects lists them$/],
     [['mock', '--variant', 'nope'], /unknown variant "nope"/],
+    [['mock', '--port', '0', '--cors', '*', '--cors-control'], /^error: --cors-control opens the control API to the --cors origin; with any origin \(\*\) every web page could drive the mock/],
+    [['mock', '--port', '0', '--cors', '--cors-control'], /^error: --cors-control .* with any origin \(\*\)/],
     [['requirements', '--id', 'CAT-999'], /^error: unknown requirement ID CAT-999/],
     [['report', 'compare', 'only-one.json'], /^error: missing required argument 'new'$/],
     [['nonsense'], /^error: unknown command 'nonsense'/],
