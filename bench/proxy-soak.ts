@@ -2,8 +2,9 @@
 // traffic, run on demand (issue 31's closing figures). It starts the mock and the proxy in front of it as child
 // processes (the installed binary's way: node with tsx), sends chat answers, streams, catalog reads, refused and
 // malformed requests through the proxy on `concurrency` connections for `seconds`, and prints every 5 s and at the
-// end: exchanges answered, statuses, the proxy's RSS and open file descriptors. Figures are printed, never
-// asserted. A proxy that dies or stops answering is reported as such.
+// end: exchanges answered, statuses, the proxy's RSS (sampled every second; its plateau over the second half, its
+// peak, VmHWM) and open file descriptors. Figures are printed, never asserted. A proxy that dies or stops
+// answering is reported as such.
 import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -76,20 +77,26 @@ const sample = (): { rss: number; fds: number } => ({ rss: procStatus(proxy.pid,
 const first = sample();
 let peakRss = first.rss;
 let peakFds = first.fds;
+/** RSS samples of the run's second half (MB): its plateau. */
+const plateau: number[] = [];
 console.log(`proxy ${proxy.url} in front of the mock ${mock.url}; ${CONCURRENCY} connections for ${SECONDS} s`);
-console.log(`start: RSS ${first.rss.toFixed(1)} MB, ${first.fds} fds`);
+console.log(`start: RSS ${first.rss.toFixed(1)} MB, ${first.fds} fds${proxy.launcherPid !== undefined ? ` (the proxy ran itself again with its heap flags, cli/mock-relaunch.ts: these are the relaunched process's figures)` : ''}`);
 const started = performance.now();
+let ticks = 0;
+// Sampled every second (the peak), printed every 5 s.
 const ticker = setInterval(() => {
   try {
     const s = sample();
     peakRss = Math.max(peakRss, s.rss);
     peakFds = Math.max(peakFds, s.fds);
-    console.log(`${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s: ${String(exchanges).padStart(7)} exchanges, RSS ${s.rss.toFixed(1)} MB, ${s.fds} fds`);
+    const elapsed = (performance.now() - started) / 1000;
+    if (elapsed > SECONDS / 2) plateau.push(s.rss);
+    if (++ticks % 5 === 0) console.log(`${elapsed.toFixed(0).padStart(4)} s: ${String(exchanges).padStart(7)} exchanges, RSS ${s.rss.toFixed(1)} MB, ${s.fds} fds`);
   } catch {
     console.log('the proxy is gone');
     stop = true;
   }
-}, 5000);
+}, 1000);
 await Promise.all(
   Array.from({ length: CONCURRENCY }, async (_, c) => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -107,7 +114,10 @@ clearInterval(ticker);
 const end = sample();
 peakRss = Math.max(peakRss, end.rss);
 console.log(`end after ${((performance.now() - started) / 1000).toFixed(0)} s: ${exchanges} exchanges (${(exchanges / SECONDS).toFixed(0)}/s)`);
-console.log(`proxy RSS: start ${first.rss.toFixed(1)} MB, peak ${peakRss.toFixed(1)} MB, end ${end.rss.toFixed(1)} MB; fds: start ${first.fds}, peak ${peakFds}, end ${end.fds}`);
+const hwm = procStatus(proxy.pid, 'VmHWM');
+const range = plateau.length > 0 ? `${Math.min(...plateau).toFixed(0)}-${Math.max(...plateau).toFixed(0)} MB` : 'n/a';
+console.log(`proxy RSS: start ${first.rss.toFixed(1)} MB, plateau (second half) ${range}, peak ${peakRss.toFixed(1)} MB sampled, ${hwm.toFixed(1)} MB VmHWM, end ${end.rss.toFixed(1)} MB; fds: start ${first.fds}, peak ${peakFds}, end ${end.fds}`);
+if (proxy.launcherPid !== undefined) console.log(`its launcher, which only waits: RSS ${procStatus(proxy.launcherPid, 'VmRSS').toFixed(1)} MB`);
 console.log([...statuses].sort().map(([k, v]) => `  ${k}: ${v}`).join('\n'));
 await proxy.stop();
 await mock.stop();

@@ -45,7 +45,9 @@ export function verifyCommand(io: Io, done: (code: number) => void): Command {
       `
 Without --verify-key, verify says whether the bundle is signed but checks no signature: an unsigned bundle is only
 checksummed (anyone can regenerate SHA256SUMS), so only a signature checked against the certifier's public key
-shows that a bundle is the one they made (chatconform run --certify --sign-key PRIVATE.pem).`,
+shows that a bundle is the one they made (chatconform run --certify --sign-key PRIVATE.pem).
+It reads only the files a bundle holds, each within a bound, never through a link, and unpacks a .tar.gz in
+memory (nothing on disk): anything else is named and not read.`,
     )
     .action(async (bundle: string, opts: { verifyKey?: string }) => {
       if (!existsSync(bundle)) throw new ConfigError(`${bundle}: no such bundle`);

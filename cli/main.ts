@@ -1,13 +1,15 @@
 #!/usr/bin/env -S node --max-semi-space-size=8
-// The `chatconform` executable (package.json "bin"; `npm run mock` in the repository). cli/program.ts is the command.
-// The installed binary starts node with the served mock's young-generation cap (the shebang: npm's shims on every
-// platform read `env -S`), so `chatconform mock` is one process under 100 MB. Started another way without the cap
-// (`node dist/cli/main.js mock`), it runs itself again with one (cli/mock-relaunch.ts), before the rest of the kit is
+// The `chatconform` executable (package.json "bin"; `npm run mock` and `npm run proxy` in the repository).
+// cli/program.ts is the command. The installed binary starts node with the served commands' young-generation cap
+// (the shebang: npm's shims on every platform read `env -S`), so `chatconform mock` is one process under 100 MB and
+// `chatconform proxy` one that stays under 300 MB. Started another way without the cap (`node dist/cli/main.js
+// proxy`), a served command runs itself again with one (cli/mock-relaunch.ts), before the rest of the kit is
 // loaded, so the launcher stays small.
-import { needsRelaunch, relaunch } from './mock-relaunch.ts';
+import { needsRelaunch, relaunch, SERVED_COMMANDS } from './mock-relaunch.ts';
 
-if (process.argv[2] === 'mock' && needsRelaunch()) {
-  process.exitCode = await relaunch();
+const command = process.argv[2] ?? '';
+if (SERVED_COMMANDS.includes(command) && needsRelaunch()) {
+  process.exitCode = await relaunch(command);
 } else {
   const { main } = await import('./program.ts');
   main(process.argv.slice(2)).then(

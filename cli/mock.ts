@@ -123,7 +123,7 @@ export function mockCommand(): Command {
     .option('--journal-body-bytes <n>', 'bytes of each request body the journal keeps (default 16384)', integerFrom(0))
     .option('--prefix <path>', 'serve the /v1 routes only under this mount prefix (/api: http://127.0.0.1:8787/api/v1/models)', prefixPath)
     .option('--cors [origin]', 'answer browser clients: preflights (204 with the allowed methods and headers) and Access-Control-Allow-Origin on every answer, for this origin or any (* or no value); the control API never', corsOrigin)
-    .option('--cors-control', 'with --cors: the control API too, so the origin\'s pages may set faults and scripts and read the journal (off by default: no key guards it)')
+    .option('--cors-control', 'with --cors ORIGIN: the control API too, so that origin\'s pages may set faults and scripts and read the journal (off by default: no key guards it; refused with any origin)')
     .option('--list-defects', 'list the defect modes and exit')
     .option('--list-variants', 'list the legal variants and exit')
     .action(async (flags: MockFlags) => {
@@ -186,7 +186,20 @@ function harnessOf(flags: MockFlags): Pick<MockOptions, 'fault' | 'seed' | 'scri
  */
 export const V8_FLAGS = ['--no-allocation-site-pretenuring', '--heap-growing-percent=20'];
 
+/** Flags that do not fit together: a usage error before anything is read or served. */
+function checkCombinations(flags: MockFlags): void {
+  if (flags.replay && (flags.defect?.length || flags.variant?.length || flags.fault?.length || flags.script !== undefined)) {
+    throw new UsageError('--replay serves recorded answers as they are; --defect, --variant, --fault and --script do not apply to them');
+  }
+  if (flags.corsControl && flags.cors === undefined) throw new UsageError('--cors-control opens the control API to the --cors origin: give --cors too');
+  // The control API takes no key: opened to every origin, any web page the user visits could set faults and read
+  // the journal (the requests' bodies). A named origin is one the user chose.
+  if (flags.corsControl && (flags.cors === true || flags.cors === '*')) throw new UsageError('--cors-control opens the control API to the --cors origin; with any origin (*) every web page could drive the mock and read its journal: name the origin, e.g. --cors http://localhost:5173');
+  if (flags.replayPace !== undefined && !flags.replay) throw new UsageError('--replay-pace paces a replay: give --replay DIR too');
+}
+
 async function serve(flags: MockFlags): Promise<void> {
+  checkCombinations(flags);
   for (const flag of V8_FLAGS) v8.setFlagsFromString(flag);
   followLauncher();
   const fixtures = fixturesOf(flags);
@@ -201,11 +214,6 @@ async function serve(flags: MockFlags): Promise<void> {
     ...(flags.slowEventMs !== undefined ? { eventMs: flags.slowEventMs } : {}),
   };
   let replay: ReturnType<typeof createReplayService> | undefined;
-  if (flags.replay && (flags.defect?.length || flags.variant?.length || flags.fault?.length || flags.script !== undefined)) {
-    throw new UsageError('--replay serves recorded answers as they are; --defect, --variant, --fault and --script do not apply to them');
-  }
-  if (flags.corsControl && flags.cors === undefined) throw new UsageError('--cors-control opens the control API to the --cors origin: give --cors too');
-  if (flags.replayPace !== undefined && !flags.replay) throw new UsageError('--replay-pace paces a replay: give --replay DIR too');
   if (flags.replay) {
     try {
       replay = createReplayService({ dir: flags.replay, fallback: flags.fallback, ...(flags.replayPace ? { pace: flags.replayPace } : {}), mock: { ...fixtures, ...harness } });

@@ -1,11 +1,16 @@
 // `chatconform proxy` (and `npm run proxy`): the validation proxy on 127.0.0.1 until SIGINT/SIGTERM. It prints
 // `proxy listening on http://127.0.0.1:N`, then one line per violation; on stop it writes the four report files
-// and exits 1 when the traffic broke a MUST requirement, 0 otherwise (docs/traffic.md).
+// and exits 1 when the traffic broke a MUST requirement, 0 otherwise (docs/traffic.md). Its heap is set as the
+// mock's: the young-generation cap from the start (cli/mock-relaunch.ts) and the mock's V8 flags, so that a soak at
+// 16 connections stays under 300 MB (it reached 441 MB with V8's defaults: bench/proxy-soak.ts, bench/README.md).
 import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { startTrafficProxy } from '../proxy/index.ts';
 import { reportDirOf } from '../run/config.ts';
 import { paintFor, renderSummary } from '../report/terminal.ts';
+import v8 from 'node:v8';
+import { V8_FLAGS } from './mock.ts';
+import { followLauncher } from './mock-relaunch.ts';
 import { ConfigError, integerFrom, listenProblem, portNumber } from './usage.ts';
 
 interface ProxyFlags {
@@ -37,6 +42,9 @@ export function proxyCommand(): Command {
     .option('--record <dir>', 'record every answered exchange into this directory (replay with chatconform mock --replay)')
     .option('--upstream-timeout-ms <n>', 'the upstream must answer, and keep sending, within this many ms (else 502)', integerFrom(1), 120_000)
     .action(async (flags: ProxyFlags) => {
+      // Before the judging worker starts: the flags are the process's, its heap's too.
+      for (const flag of V8_FLAGS) v8.setFlagsFromString(flag);
+      followLauncher();
       const reportDir = flags.reportDir ? path.resolve(flags.reportDir) : reportDirOf();
       let proxy;
       try {

@@ -54,7 +54,7 @@ export async function startTrafficProxy(opts: TrafficProxyOptions): Promise<Runn
   const judging = new WorkerJudging({ upstream: opts.upstream, captureLimit, ...(opts.recordDir ? { recordDir: opts.recordDir } : {}) }, scrubbed);
   /** Judgements not yet counted in: the final report waits for them. */
   const judgingNow = new Set<Promise<void>>();
-  const proxy = await startProxy({
+  const listening = startProxy({
     upstream: opts.upstream,
     ...(opts.port !== undefined ? { port: opts.port } : {}),
     ...(opts.host !== undefined ? { host: opts.host } : {}),
@@ -74,6 +74,12 @@ export async function startTrafficProxy(opts: TrafficProxyOptions): Promise<Runn
         .finally(() => judgingNow.delete(done));
       judgingNow.add(done);
     },
+  });
+  // A proxy that cannot listen (a port in use) stops its worker: the worker's message port would otherwise keep the
+  // process alive after the error was printed.
+  const proxy = await listening.catch(async (err: unknown) => {
+    await judging.close();
+    throw err;
   });
   const settled = async (): Promise<void> => {
     while (judgingNow.size > 0) await Promise.allSettled([...judgingNow]);

@@ -8,9 +8,9 @@
 // against the certifier's public key, which is what makes a forged bundle fail.
 import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { closeSync, constants as fsConstants, copyFileSync, createReadStream, existsSync, lstatSync, mkdirSync, opendirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { createGunzip } from 'node:zlib';
 import * as tar from 'tar';
 import type { Profile } from '../run/profile.ts';
 import { DEFAULT_BUDGET } from '../run/profile.ts';
@@ -144,6 +144,12 @@ export async function writeBundle(input: BundleInput): Promise<{ dir: string; ta
   };
   writeFileSync(path.join(dir, BUNDLE_INFO), `${JSON.stringify(info, null, 2)}\n`);
   const names = readdirSync(dir).filter((f) => f !== MANIFEST).sort();
+  // A bundle verify would refuse is not written (BUNDLE_FILE_LIMITS: what verify reads of each file).
+  for (const f of names) {
+    const size = statSync(path.join(dir, f)).size;
+    const limit = BUNDLE_FILE_LIMITS.get(f) ?? 0;
+    if (size > limit) throw new Error(`${f}: ${size} bytes; a bundle's ${f} holds at most ${limit}, or chatconform verify refuses it`);
+  }
   const manifest = names.map((f) => `${sha256(readFileSync(path.join(dir, f)))}  ${f}\n`).join('');
   writeFileSync(path.join(dir, MANIFEST), manifest);
   // The manifest names every file's digest, so signing it signs them all.
@@ -192,78 +198,311 @@ function crossCheck(info: BundleInfo, report: ConformanceReport): string[] {
   return problems;
 }
 
+const MB = 1024 * 1024;
+
+/**
+ * The files a bundle holds, each with the most bytes `verify` reads of it: it reads no other file, follows no link,
+ * and refuses a larger file before reading it (a hostile bundle once had verify unpack gigabytes). The reports are
+ * far below their bound (a full run's conformance.json is a few MB); writeBundle refuses to write past one.
+ */
+export const BUNDLE_FILE_LIMITS: ReadonlyMap<string, number> = new Map([
+  ...REPORT_FILES.map((f) => [f, f === 'badge.svg' ? 1 * MB : 64 * MB] as const),
+  ['profile.json', 4 * MB],
+  [BUNDLE_INFO, 1 * MB],
+  [MANIFEST, 64 * 1024],
+  [SIGNATURE, 4 * 1024],
+]);
+/** The entries verify looks at, in a folder or an archive: the bundle's files, its folder, room to name a few extras. */
+export const BUNDLE_MAX_ENTRIES = 32;
+/** Bytes an archive may unpack to: every file at its bound, plus the tar headers and padding of BUNDLE_MAX_ENTRIES. */
+const ARCHIVE_LIMIT = [...BUNDLE_FILE_LIMITS.values()].reduce((a, b) => a + b, 0) + BUNDLE_MAX_ENTRIES * 3 * 512 + 20 * 1024;
+/** The files verify keeps in memory (it parses or compares them); of the others it keeps only the digest. */
+const KEPT = new Set<string>([MANIFEST, SIGNATURE, BUNDLE_INFO, 'conformance.json']);
+
+/** What verify read of a bundle: each known file's digest (and content, when kept), the names it did not read. */
+interface Contents {
+  files: Map<string, { sha256: string; bytes?: Buffer }>;
+  /** Names that are not a bundle's files: never read. */
+  unknown: string[];
+  /** Why the bundle cannot be checked further (a file over its bound, a link, a broken archive). */
+  problems: string[];
+}
+
+/** Digests one file as its bytes arrive, keeping them when KEPT; `add` returns false past the file's bound. */
+class FileReader {
+  private readonly hash = createHash('sha256');
+  private readonly parts: Buffer[] | undefined;
+  private bytes = 0;
+  constructor(
+    readonly name: string,
+    private readonly limit: number,
+  ) {
+    this.parts = KEPT.has(name) ? [] : undefined;
+  }
+  add(chunk: Buffer): boolean {
+    this.bytes += chunk.length;
+    if (this.bytes > this.limit) return false;
+    this.hash.update(chunk);
+    this.parts?.push(chunk);
+    return true;
+  }
+  done(into: Contents): void {
+    into.files.set(this.name, { sha256: this.hash.digest('hex'), ...(this.parts ? { bytes: Buffer.concat(this.parts) } : {}) });
+  }
+}
+
+const tooLarge = (name: string, size: number | string, limit: number) => `${name}: ${size} bytes; a bundle's ${name} holds at most ${limit} (not read)`;
+const notRegular = (name: string, what: string) => `${name}: ${what}; a bundle holds only regular files (not followed, not read)`;
+
+/** A bundle folder: its known files read through a descriptor that never follows a link, each within its bound. */
+function readFolder(dir: string, into: Contents): void {
+  const folder = opendirSync(dir);
+  try {
+    let seen = 0;
+    for (let entry = folder.readSync(); entry; entry = folder.readSync()) {
+      if (++seen > BUNDLE_MAX_ENTRIES) {
+        into.problems.push(`${dir}: more than ${BUNDLE_MAX_ENTRIES} entries; a bundle holds ${BUNDLE_FILE_LIMITS.size - 1} or ${BUNDLE_FILE_LIMITS.size} files (the rest not read)`);
+        return;
+      }
+      const name = entry.name;
+      const limit = BUNDLE_FILE_LIMITS.get(name);
+      if (limit === undefined) {
+        into.unknown.push(name);
+        continue;
+      }
+      const file = path.join(dir, name);
+      const stat = lstatSync(file);
+      if (stat.isSymbolicLink()) into.problems.push(notRegular(name, 'a symbolic link'));
+      else if (!stat.isFile()) into.problems.push(notRegular(name, 'not a regular file'));
+      else if (stat.size > limit) into.problems.push(tooLarge(name, stat.size, limit));
+      else readFileWithin(file, new FileReader(name, limit), into);
+    }
+  } finally {
+    folder.closeSync();
+  }
+}
+
+function readFileWithin(file: string, reader: FileReader, into: Contents): void {
+  // O_NOFOLLOW: a file swapped for a link after the lstat above is refused, not followed.
+  const fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+  try {
+    const buf = Buffer.alloc(256 * 1024);
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      if (!reader.add(Buffer.from(buf.subarray(0, n)))) {
+        into.problems.push(`${reader.name}: grew past ${BUNDLE_FILE_LIMITS.get(reader.name)} bytes while read (not read further)`);
+        return;
+      }
+    }
+    reader.done(into);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A bundle's .tar.gz, read as a stream: nothing is written to disk. Every entry must be the bundle's one folder or a
+ * regular file in it; a known file is digested as it is unpacked, within its bound (a larger one is refused from its
+ * header, before a byte of it is unpacked); an unknown one is only named. Unpacking stops past BUNDLE_MAX_ENTRIES
+ * entries or ARCHIVE_LIMIT bytes.
+ */
+async function readArchive(file: string, target: string, into: Contents): Promise<void> {
+  const parser = new tar.Parser({ strict: true });
+  let failure: string | undefined;
+  const fail = (problem: string): void => {
+    failure ??= problem;
+  };
+  let top: string | undefined;
+  let entries = 0;
+  const seen = new Set<string>();
+  parser.on('error', (err: Error) => fail(`${target}: not a readable .tar.gz (${err.message})`));
+  parser.on('entry', (entry: tar.ReadEntry) => {
+    const reader = entryReader(entry);
+    if (!reader) {
+      entry.resume();
+      return;
+    }
+    entry.on('data', (chunk: Buffer) => {
+      if (!failure && !reader.add(chunk)) fail(tooLarge(reader.name, `more than ${BUNDLE_FILE_LIMITS.get(reader.name)}`, BUNDLE_FILE_LIMITS.get(reader.name)!));
+    });
+    entry.on('end', () => {
+      if (!failure) reader.done(into);
+    });
+  });
+  /** The reader of an entry that is one of the bundle's files; undefined (the entry skipped) for any other. */
+  const entryReader = (entry: tar.ReadEntry): FileReader | undefined => {
+    if (failure) return undefined;
+    if (++entries > BUNDLE_MAX_ENTRIES) return void fail(`${target}: more than ${BUNDLE_MAX_ENTRIES} entries; a bundle holds ${BUNDLE_FILE_LIMITS.size - 1} or ${BUNDLE_FILE_LIMITS.size} files (the rest not read)`);
+    const parts = entry.path.replace(/^(\.\/)+/, '').replace(/\/+$/, '').split('/');
+    const oneFolder = parts.length <= 2 && parts.every((p) => p !== '' && p !== '.' && p !== '..') && (top === undefined || parts[0] === top);
+    if (!oneFolder || (parts.length === 1 && entry.type !== 'Directory')) return void fail(`${target}: the archive must hold one bundle folder`);
+    top = parts[0];
+    if (parts.length === 1) return undefined;
+    const name = parts[1]!;
+    if (seen.has(name)) return void fail(`${name}: twice in the archive`);
+    seen.add(name);
+    const limit = BUNDLE_FILE_LIMITS.get(name);
+    if (limit === undefined) {
+      into.unknown.push(name);
+      return undefined;
+    }
+    if (entry.type === 'SymbolicLink' || entry.type === 'Link') return void fail(notRegular(name, `a ${entry.type === 'Link' ? 'hard' : 'symbolic'} link`));
+    if (entry.type !== 'File' && entry.type !== 'OldFile' && entry.type !== 'ContiguousFile') return void fail(notRegular(name, `a ${entry.type} entry`));
+    if (entry.size > limit) return void fail(tooLarge(name, entry.size, limit));
+    return new FileReader(name, limit);
+  };
+  // The end of the archive (its two zero blocks): what follows is not read.
+  let eof = false;
+  parser.on('eof', () => (eof = true));
+  const source = createReadStream(file);
+  const gunzip = createGunzip();
+  source.on('error', (err) => gunzip.destroy(err));
+  source.pipe(gunzip);
+  let unpacked = 0;
+  try {
+    for await (const chunk of gunzip as AsyncIterable<Buffer>) {
+      unpacked += chunk.length;
+      if (unpacked > ARCHIVE_LIMIT) fail(`${target}: unpacks to more than ${ARCHIVE_LIMIT} bytes; a bundle's files hold at most that much (the rest not read)`);
+      if (failure || eof) break;
+      if (!parser.write(chunk)) await new Promise((resolve) => parser.once('drain', resolve));
+    }
+    if (!failure) {
+      const finished = new Promise((resolve) => {
+        parser.once('end', resolve);
+        parser.once('error', resolve);
+      });
+      parser.end();
+      await finished;
+    }
+  } catch (err) {
+    fail(`${target}: not a readable .tar.gz (${(err as Error).message})`);
+  } finally {
+    source.destroy();
+    gunzip.destroy();
+  }
+  if (failure) into.problems.push(failure);
+  else if (top === undefined) into.problems.push(`${target}: the archive must hold one bundle folder`);
+}
+
+/** The fields bundle.json holds, each with its type: verify prints and compares them. Optional ones end in "?". */
+const INFO_FIELDS: ReadonlyArray<[string, 'string' | 'number' | 'object']> = [
+  ['kit', 'object'],
+  ['kit.name', 'string'],
+  ['kit.version', 'string'],
+  ['kit.commit?', 'string'],
+  ['spec', 'object'],
+  ['spec.file', 'string'],
+  ['spec.sha256?', 'string'],
+  ['catalogSha256', 'string'],
+  ['seed?', 'number'],
+  ['command', 'string'],
+  ['createdAt', 'string'],
+  ['target?', 'string'],
+  ['verdict', 'object'],
+  ['verdict.result', 'string'],
+  ['verdict.summary', 'string'],
+  ['verdict.exitStatus', 'string'],
+  ['verdict.exitCode?', 'number'],
+  ['signature?', 'object'],
+  ['signature.publicKeySha256', 'string'],
+];
+/** The fields of conformance.json verify prints (the others it compares, and says so when they differ). */
+const REPORT_FIELDS: ReadonlyArray<[string, 'string' | 'number' | 'object']> = [
+  ['verdict', 'object'],
+  ['verdict.result', 'string'],
+  ['verdict.summary', 'string'],
+];
+
+/** What is missing or of the wrong type in `value` among `fields`, one line each, naming the field. */
+function fieldProblems(file: string, value: unknown, fields: ReadonlyArray<[string, 'string' | 'number' | 'object']>): string[] {
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isObject(value)) return [`${file}: not a JSON object`];
+  const problems: string[] = [];
+  for (const [spec, type] of fields) {
+    const optional = spec.endsWith('?');
+    const keys = spec.replace(/\?$/, '').split('.');
+    const parent = keys.slice(0, -1).reduce<unknown>((v, k) => (isObject(v) ? v[k] : undefined), value);
+    // A field of an absent optional object (signature.publicKeySha256 without a signature) is not required.
+    if (!isObject(parent)) continue;
+    const v = parent[keys[keys.length - 1]!];
+    const field = keys.join('.');
+    if (v === undefined) {
+      if (!optional) problems.push(`${file}: the field ${field} is missing`);
+    } else if (type === 'object' ? !isObject(v) : typeof v !== type) problems.push(`${file}: the field ${field} is not ${type === 'object' ? 'an object' : `a ${type}`}`);
+  }
+  return problems;
+}
+
 /**
  * Re-checks a bundle (its folder or its .tar.gz): every file against SHA256SUMS, nothing unlisted, bundle.json
- * against conformance.json, and with `verifyKey` the manifest's signature.
+ * against conformance.json, and with `verifyKey` the manifest's signature. It reads only the files a bundle holds
+ * (BUNDLE_FILE_LIMITS), each within its bound, never through a link, and unpacks an archive in memory as a stream.
  */
 export async function verifyBundle(target: string, verifyKey?: KeyObject): Promise<Verification> {
-  let dir = path.resolve(target);
-  let scratch: string | undefined;
-  const problems: string[] = [];
+  const resolved = path.resolve(target);
   const failed = (p: string[]): Verification => ({ ok: false, problems: p, signature: verifyKey ? 'invalid' : 'unsigned' });
-  try {
-    if (!existsSync(dir)) return failed([`${target}: no such bundle`]);
-    if (statSync(dir).isFile()) {
-      scratch = mkdtempSync(path.join(os.tmpdir(), 'chatconform-verify-'));
-      try {
-        await tar.extract({ file: dir, cwd: scratch, strict: true });
-      } catch (err) {
-        return failed([`${target}: not a readable .tar.gz (${(err as Error).message})`]);
-      }
-      const top = readdirSync(scratch);
-      if (top.length !== 1 || !statSync(path.join(scratch, top[0]!)).isDirectory()) return failed([`${target}: the archive must hold one bundle folder`]);
-      dir = path.join(scratch, top[0]!);
-    }
-    const manifestFile = path.join(dir, MANIFEST);
-    if (!existsSync(manifestFile)) return failed([`${MANIFEST} is missing`]);
-    const manifest = readFileSync(manifestFile);
-    const listed = new Map<string, string>();
-    for (const line of manifest.toString('utf8').split('\n').filter(Boolean)) {
-      const m = /^([0-9a-f]{64}) {2}(.+)$/.exec(line);
-      if (!m) problems.push(`${MANIFEST}: a line is not "<sha256>  <file>": ${line.slice(0, 100)}`);
-      else listed.set(m[2]!, m[1]!);
-    }
-    for (const [name, digest] of listed) {
-      const file = path.join(dir, name);
-      if (path.basename(name) !== name || !existsSync(file)) problems.push(`${name}: listed in ${MANIFEST} but missing`);
-      else if (sha256(readFileSync(file)) !== digest) problems.push(`${name}: its SHA-256 does not match ${MANIFEST} (the file was changed)`);
-    }
-    for (const name of readdirSync(dir)) if (name !== MANIFEST && name !== SIGNATURE && !listed.has(name)) problems.push(`${name}: in the bundle but not in ${MANIFEST}`);
-    for (const required of [...REPORT_FILES, 'profile.json', BUNDLE_INFO]) if (!listed.has(required)) problems.push(`${required}: missing from ${MANIFEST}`);
-    let info: BundleInfo | undefined;
-    let verdict: Verification['verdict'];
-    try {
-      info = JSON.parse(readFileSync(path.join(dir, BUNDLE_INFO), 'utf8')) as BundleInfo;
-      const report = JSON.parse(readFileSync(path.join(dir, 'conformance.json'), 'utf8')) as ConformanceReport;
-      verdict = { result: report.verdict.result, summary: report.verdict.summary };
-      problems.push(...crossCheck(info, report));
-    } catch (err) {
-      problems.push(`the bundle's JSON cannot be read: ${(err as Error).message}`);
-    }
-    // The signature: over the manifest's bytes exactly as written.
-    const sigFile = path.join(dir, SIGNATURE);
-    const signed = existsSync(sigFile);
-    if (!signed && info?.signature) problems.push(`${BUNDLE_INFO} says the bundle is signed, but ${SIGNATURE} is missing`);
-    let signature: SignatureState = signed ? 'unchecked' : 'unsigned';
-    if (verifyKey) {
-      signature = 'invalid';
-      if (!signed) problems.push(`the bundle is not signed (no ${SIGNATURE}), and a signature was required (--verify-key)`);
-      else {
-        let holds = false;
-        try {
-          holds = verify(null, manifest, verifyKey, Buffer.from(readFileSync(sigFile, 'utf8').trim(), 'base64'));
-        } catch {
-          holds = false;
-        }
-        if (!holds) problems.push(`${SIGNATURE}: the signature of ${MANIFEST} does not hold for the given public key (the bundle was changed, or signed by another key)`);
-        else if (info?.signature && info.signature.publicKeySha256 !== publicKeySha256(verifyKey)) problems.push(`${BUNDLE_INFO} names another signing key than the one given`);
-        else signature = 'verified';
-      }
-    }
-    return { ok: problems.length === 0, problems, signature, ...(info ? { info } : {}), ...(verdict ? { verdict } : {}) };
-  } finally {
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  if (!existsSync(resolved)) return failed([`${target}: no such bundle`]);
+  const contents: Contents = { files: new Map(), unknown: [], problems: [] };
+  const stat = statSync(resolved);
+  if (stat.isFile()) await readArchive(resolved, target, contents);
+  else if (stat.isDirectory()) readFolder(resolved, contents);
+  else return failed([`${target}: neither a bundle folder nor a .tar.gz (not read)`]);
+  if (contents.problems.length > 0) return failed(contents.problems);
+  const problems: string[] = [];
+  const { files } = contents;
+  const manifest = files.get(MANIFEST)?.bytes;
+  if (!manifest) return failed([`${MANIFEST} is missing`]);
+  const listed = new Map<string, string>();
+  for (const line of manifest.toString('utf8').split('\n').filter(Boolean)) {
+    const m = /^([0-9a-f]{64}) {2}(.+)$/.exec(line);
+    if (!m) problems.push(`${MANIFEST}: a line is not "<sha256>  <file>": ${line.slice(0, 100)}`);
+    else listed.set(m[2]!, m[1]!);
   }
+  for (const [name, digest] of listed) {
+    if (!BUNDLE_FILE_LIMITS.has(name) || name === MANIFEST || name === SIGNATURE) problems.push(`${name.slice(0, 100)}: listed in ${MANIFEST}, but not a file a bundle holds (not read)`);
+    else if (!files.has(name)) problems.push(`${name}: listed in ${MANIFEST} but missing`);
+    else if (files.get(name)!.sha256 !== digest) problems.push(`${name}: its SHA-256 does not match ${MANIFEST} (the file was changed)`);
+  }
+  for (const name of [...files.keys(), ...contents.unknown]) if (name !== MANIFEST && name !== SIGNATURE && !listed.has(name)) problems.push(`${name.slice(0, 100)}: in the bundle but not in ${MANIFEST}`);
+  for (const required of [...REPORT_FILES, 'profile.json', BUNDLE_INFO]) if (!listed.has(required)) problems.push(`${required}: missing from ${MANIFEST}`);
+  let info: BundleInfo | undefined;
+  let verdict: Verification['verdict'];
+  try {
+    const infoValue: unknown = JSON.parse(files.get(BUNDLE_INFO)?.bytes?.toString('utf8') ?? 'null');
+    const reportValue: unknown = JSON.parse(files.get('conformance.json')?.bytes?.toString('utf8') ?? 'null');
+    // Named fields, not a stack trace: a bundle.json without kit.version is NOT VERIFIED, saying so.
+    const infoProblems = files.has(BUNDLE_INFO) ? fieldProblems(BUNDLE_INFO, infoValue, INFO_FIELDS) : [];
+    const reportProblems = files.has('conformance.json') ? fieldProblems('conformance.json', reportValue, REPORT_FIELDS) : [];
+    problems.push(...infoProblems, ...reportProblems);
+    if (infoProblems.length === 0 && infoValue !== null) info = infoValue as BundleInfo;
+    const report = reportProblems.length === 0 && reportValue !== null ? (reportValue as ConformanceReport) : undefined;
+    if (report) verdict = { result: report.verdict.result, summary: report.verdict.summary };
+    if (info && report) problems.push(...crossCheck(info, report));
+  } catch (err) {
+    problems.push(`the bundle's JSON cannot be read: ${(err as Error).message}`);
+  }
+  // The signature: over the manifest's bytes exactly as written.
+  const sig = files.get(SIGNATURE)?.bytes;
+  const signed = sig !== undefined;
+  if (!signed && info?.signature) problems.push(`${BUNDLE_INFO} says the bundle is signed, but ${SIGNATURE} is missing`);
+  let signature: SignatureState = signed ? 'unchecked' : 'unsigned';
+  if (verifyKey) {
+    signature = 'invalid';
+    if (!signed) problems.push(`the bundle is not signed (no ${SIGNATURE}), and a signature was required (--verify-key)`);
+    else {
+      let holds = false;
+      try {
+        holds = verify(null, manifest, verifyKey, Buffer.from(sig.toString('utf8').trim(), 'base64'));
+      } catch {
+        holds = false;
+      }
+      if (!holds) problems.push(`${SIGNATURE}: the signature of ${MANIFEST} does not hold for the given public key (the bundle was changed, or signed by another key)`);
+      else if (info?.signature && info.signature.publicKeySha256 !== publicKeySha256(verifyKey)) problems.push(`${BUNDLE_INFO} names another signing key than the one given`);
+      else signature = 'verified';
+    }
+  }
+  return { ok: problems.length === 0, problems, signature, ...(info ? { info } : {}), ...(verdict ? { verdict } : {}) };
 }
 
 /** What the signature state means, in one sentence. */

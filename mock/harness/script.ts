@@ -3,7 +3,7 @@
 // reasoning, finish reason) inside the `complete` stage: the core still counts usage, applies the output cap,
 // builds the JSON or the stream, so a scripted answer keeps the contract. A rule's fault is a runtime fault
 // (faults.ts) that fires whenever the rule answers.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { RE2JS } from 're2js';
 import { parse as parseYaml } from 'yaml';
 import { formatIssues, validate } from '../../spec/validator.ts';
@@ -13,6 +13,7 @@ import type { ChatRequest, ToolCall } from '../core/request.ts';
 import { countTokens, digest, tokenize } from '../engine/tokens.ts';
 import { buildToolCalls, functionTools, messageText } from '../core/tools.ts';
 import { parseFault, FaultSpecError, type FaultSpec } from './faults.ts';
+import { RECORDING_FILE_LIMIT } from '../replay/recording.ts';
 
 /** A script that cannot be used; the message names where it came from and every problem. */
 export class ScriptError extends Error {}
@@ -118,8 +119,13 @@ export function compileScript(data: unknown, where: string): Script {
 export function loadScriptFile(file: string): Script {
   let text: string;
   try {
+    // Checked before the file is read, as a recording is: a huge file is refused rather than loaded.
+    const stat = statSync(file);
+    if (!stat.isFile()) throw new ScriptError(`--script ${file}: not a regular file`);
+    if (stat.size > RECORDING_FILE_LIMIT) throw new ScriptError(`--script ${file}: ${stat.size} bytes; a script holds at most ${RECORDING_FILE_LIMIT}`);
     text = readFileSync(file, 'utf8');
   } catch (err) {
+    if (err instanceof ScriptError) throw err;
     const e = err as NodeJS.ErrnoException;
     throw new ScriptError(`--script ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
   }

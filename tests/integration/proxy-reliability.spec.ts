@@ -8,8 +8,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { MOCK_SEMI_SPACE_FLAG } from '../../cli/mock-relaunch.ts';
 import { startTrafficProxy } from '../../proxy/index.ts';
-import { CLI, CliProcesses, npmRun, stop } from './support/cli-process.ts';
+import { CLI, CliProcesses, npmRun, runProcess, stop } from './support/cli-process.ts';
 
 const cli = new CliProcesses();
 const npm = new CliProcesses(CLI, npmRun('proxy'));
@@ -310,3 +311,58 @@ test('judging a large answer never holds up another client: its answer arrives w
     rmSync(reportDir, { recursive: true, force: true });
   }
 });
+
+test('a port in use: one line, exit 3, at once, and no report written (the judging worker once kept the process up)', async () => {
+  const busy = net.createServer();
+  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+  const port = (busy.address() as net.AddressInfo).port;
+  const reportDir = path.join(mkdtempSync(path.join(os.tmpdir(), 'chatconform-proxy-busy-')), 'reports');
+  try {
+    const r = await runProcess(process.execPath, ['--import', 'tsx', CLI, 'proxy', '--upstream', 'http://127.0.0.1:9', '--port', String(port), '--report-dir', reportDir], { boundMs: 30_000 });
+    expect(r.killed).toBe(false);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toBe(`error: port ${port} is in use; pick another with --port (0 picks a free one)\n`);
+    expect(existsSync(reportDir)).toBe(false);
+  } finally {
+    busy.close();
+    rmSync(path.dirname(reportDir), { recursive: true, force: true });
+  }
+});
+
+/** The command lines of a process and of every process below it (/proc). */
+function commandLines(pid: number): string[][] {
+  const lines: string[][] = [];
+  const visit = (p: number): void => {
+    try {
+      lines.push(readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').filter(Boolean));
+      for (const c of readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) visit(Number(c));
+    } catch {
+      // Gone meanwhile.
+    }
+  };
+  visit(pid);
+  return lines;
+}
+
+// The proxy's heap: its young generation capped as the mock's is (a soak's RSS peaked at 441 MB, now under 300 MB;
+// bench/proxy-soak.ts). `npm run proxy` starts node with the cap; `chatconform proxy` started without it runs itself
+// again with it (cli/mock-relaunch.ts).
+for (const [how, processes, command] of [
+  ['npm run proxy', npm, []],
+  ['chatconform proxy', cli, ['proxy']],
+] as const) {
+  test(`${how} serves from a node started with the young-generation cap`, async () => {
+    test.skip(process.platform !== 'linux', 'reads /proc');
+    const reportDir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-proxy-heap-'));
+    try {
+      const proxy = await processes.start([...command, '--upstream', 'http://127.0.0.1:9', '--port', '0', '--report-dir', reportDir]);
+      const lines = commandLines(proxy.pid);
+      const serving = lines.filter((argv) => argv.includes('proxy') && argv.some((a) => a.endsWith('cli/main.ts')));
+      expect(serving.some((argv) => argv.includes(MOCK_SEMI_SPACE_FLAG)), JSON.stringify(lines)).toBe(true);
+      await proxy.close();
+    } finally {
+      processes.stopAll();
+      rmSync(reportDir, { recursive: true, force: true });
+    }
+  });
+}

@@ -2,13 +2,14 @@
 // exit 2 before anything runs, --help and --version exit 0, and a subset run selects the tests that judge what
 // was asked for. Errors and help are read in-process (cli/program.ts takes its output streams); what a command
 // prints on stdout is read from the command run as a child, as a user runs it.
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { readFileSync, truncateSync, writeFileSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import net from 'node:net';
 import { main } from '../../cli/program.ts';
 import { EXIT_CODES_TEXT } from '../../cli/usage.ts';
+import { RECORDING_FILE_LIMIT } from '../../mock/replay/recording.ts';
 import { listen } from '../support/listen.ts';
 import { RUN_SETTINGS, commandLine, environmentFor, WORKERS_ENV } from '../../cli/run.ts';
 import { BUILTIN_PROFILES, ENV, repoRoot } from '../../run/config.ts';
@@ -82,8 +83,13 @@ test('a file, a port or recordings the command cannot use: one line on stderr, e
   const busy = await listen(net.createServer());
   const port = new URL(busy.url).port;
   const absent = path.join(dir, 'absent.json');
+  // A script past the recordings' bound (40 MB), sparse: refused from its size, never read.
+  const huge = path.join(dir, 'huge.json');
+  writeFileSync(huge, '');
+  truncateSync(huge, RECORDING_FILE_LIMIT + 1);
   const cases: [string[], RegExp][] = [
     [['verify', path.join(dir, 'no-bundle')], /^error: .*no-bundle: no such bundle$/],
+    [['mock', '--port', '0', '--script', huge], new RegExp(`^error: --script .*huge\\.json: ${RECORDING_FILE_LIMIT + 1} bytes; a script holds at most ${RECORDING_FILE_LIMIT}$`)],
     [['baseline', absent], /^error: cannot read .*absent\.json/],
     [['report', 'compare', absent, absent], /^error: cannot read .*absent\.json/],
     [['report', 'summary', absent], /^error: cannot read .*absent\.json/],
@@ -141,6 +147,8 @@ test('bad input: one line on stderr, exit 2, nothing run', async () => {
     [['mock', '--port', '70000'], /^error: option '-p, --port <n>' argument '70000' is invalid\. expected an integer from 0 to 65535$/],
     [['mock', '--defect', 'no-such-defect'], /unknown defect "no-such-defect"; --list-defects lists them$/],
     [['mock', '--variant', 'nope'], /unknown variant "nope"/],
+    [['mock', '--port', '0', '--cors', '*', '--cors-control'], /^error: --cors-control opens the control API to the --cors origin; with any origin \(\*\) every web page could drive the mock/],
+    [['mock', '--port', '0', '--cors', '--cors-control'], /^error: --cors-control .* with any origin \(\*\)/],
     [['requirements', '--id', 'CAT-999'], /^error: unknown requirement ID CAT-999/],
     [['report', 'compare', 'only-one.json'], /^error: missing required argument 'new'$/],
     [['nonsense'], /^error: unknown command 'nonsense'/],
