@@ -7,16 +7,22 @@ import type { Suite, TestCase } from '@playwright/test/reporter';
 import { ENV } from '../../run/config.ts';
 import { modelRequests } from '../../run/ledger.ts';
 import type { ModelsInput } from '../../report/fold.ts';
-import { projectModel } from '../lib/discovery-matrix.ts';
+import { MATRIX_RESOLVED_ENV, projectModel } from '../lib/discovery-matrix.ts';
 
 /** The model whose project ran `test`, or undefined (the model-independent project, a run without a matrix). */
 export function modelOfTest(test: TestCase): string | undefined {
   return projectModel(test.parent.project());
 }
 
-/** The run's matrix settings, or undefined when the run has no model projects. */
+/**
+ * The run's matrix settings, or undefined when the run has no model projects. The chosen models are the runner's
+ * resolved list: a shard whose tests are all model-independent has no model project left, yet its report must say
+ * the run had a matrix (the merge refuses shards that differ in it).
+ */
 export function modelsOfRun(root: Suite | undefined, env: NodeJS.ProcessEnv = process.env): ModelsInput | undefined {
-  const ids = [...new Set((root?.suites ?? []).map((s) => projectModel(s.project())).filter((m): m is string => m !== undefined))];
+  const resolved = env[MATRIX_RESOLVED_ENV];
+  const projects = (root?.suites ?? []).map((s) => projectModel(s.project())).filter((m): m is string => m !== undefined);
+  const ids = [...new Set(resolved ? (JSON.parse(resolved) as string[]) : projects)];
   if (ids.length === 0) return undefined;
   const requests = env[ENV.runDir] ? modelRequests(env[ENV.runDir]!) : {};
   const n = Number(env[ENV.maxFailingModels]);
