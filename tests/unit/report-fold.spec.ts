@@ -7,6 +7,7 @@ import { validateReport, type ConformanceReport } from '../../report/json.ts';
 import { MergeRefused, planMerge, type ShardReport } from '../../report/merge.ts';
 import { MODEL_SKIP_PREFIX } from '../../report/models.ts';
 import type { CheckRecord } from '../../judge/checker.ts';
+import { stopReasonOf } from '../../suites/reporter.ts';
 import { sampleInfo } from '../support/reports.ts';
 
 function recorded(title: string, checks: Pick<CheckRecord, 'id' | 'status'>[], over: Partial<RecordedCase> = {}): RecordedCase {
@@ -118,6 +119,12 @@ test('shards that differ in a feature the fold keeps are refused, naming it', ()
 });
 
 test('the stop reason speaks the engine\'s words; the proxy\'s report has one and no Playwright status', () => {
+  // The reporter reads Playwright's status: a failed test is a completed run; errors outside the tests are not.
+  expect(stopReasonOf('failed', [])).toBe('completed');
+  expect(stopReasonOf('passed', [])).toBe('completed');
+  expect(stopReasonOf('failed', ['global setup: boom'])).toBe('failed-to-run');
+  expect(stopReasonOf('interrupted', ['boom'])).toBe('interrupted');
+  expect(stopReasonOf('timedout', [])).toBe('timedout');
   const interrupted = foldReport(ONCE, facts({ playwrightStatus: 'interrupted', stopReason: 'interrupted' }));
   expect(interrupted.run).toMatchObject({ playwrightStatus: 'interrupted', stopReason: 'interrupted' });
   expect(interrupted.verdict.exitCode).toBe(1);
