@@ -1,6 +1,7 @@
 // The conformance reporter. Playwright hands it every test's result; it reads each test's requirement IDs
-// (the `requirement` annotations) and its evidence (the `chatconform-evidence` attachment), folds them into
-// one status per requirement ID, and writes conformance.json (validated against its schema), junit.xml,
+// (the `requirement` annotations) and its evidence (the `chatconform-evidence` attachment), folds them with the
+// run's facts and features into one status per requirement ID (report/fold.ts, the fold a merge and the proxy use
+// too), and writes conformance.json (validated against its schema), junit.xml,
 // conformance.html and badge.svg to CONFORMANCE_REPORT_DIR; every file is checked for the run's secrets on the
 // way out. The verdict (pass, fail, incomplete) says how much evidence stands behind it.
 //
