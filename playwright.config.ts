@@ -16,8 +16,9 @@ import { defineConfig } from '@playwright/test';
  * test (a build, an install from the registry), the HTML report in a real browser, the bench ladder, and the
  * files whose tests are whole-suite runs against special targets (a third-party server, hostile and slow targets,
  * a 200 MB body, proxies in between, an echoed key, targets with one deviation each, baselines in defect modes,
- * the evidence of every suite area in a defect of its own, three shards of the whole suite merged, a target beside
- * its reference and repeated trials, a per-model matrix, a run and its reruns), each one to several minutes of the two cores.
+ * the evidence of every suite area in a defect of its own, three shards of the whole suite merged, two shards of a
+ * run with trials and a reference merged, a target beside its reference and repeated trials, a per-model matrix, a
+ * run and its reruns), each one to several minutes of the two cores.
  */
 export const SLOW_FILES = [
   'packaging.spec.ts',
@@ -34,6 +35,7 @@ export const SLOW_FILES = [
   'ci-gating.spec.ts',
   'finding-evidence-suite.spec.ts',
   'shards-full.spec.ts',
+  'shards-features.spec.ts',
   'reference-and-trials.spec.ts',
   'model-matrix.spec.ts',
   'rerun-failed.spec.ts',

@@ -1,15 +1,19 @@
 // `chatconform report merge DIR... [--report-dir OUT]`: joins the shards of one run (`chatconform run --shard i/n`)
-// into the four reports with one verdict and one coverage. The kit checks the shards belong together
-// (report/merge.ts); Playwright's merge-reports replays their blob reports into the conformance reporter, which
-// judges the tests of all shards as one run. Exit: the merged verdict's code; 3 when the shards cannot be merged.
+// into the four reports with one verdict and one coverage. The kit checks the shards belong together and that each
+// blob is its shard's own (report/merge.ts), and bounds what the blobs may inflate (report/blob-zip.ts); Playwright's
+// merge-reports replays the blob reports into the conformance reporter, which folds the tests of all shards as one
+// run (report/fold.ts), the reference's shards first when the run had one. Exit: the merged verdict's code; 3 when
+// the shards cannot be merged.
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Command } from 'commander';
 import { ENV, reportDirOf } from '../run/config.ts';
 import { loadReport, ReportFileError } from '../report/load.ts';
-import { blobFiles, MERGE_CONTEXT_ENV, MergeRefused, planMerge, shardDirs, type ShardReport } from '../report/merge.ts';
+import { checkZip, ZipRefused } from '../report/blob-zip.ts';
+import { MERGE_CONTEXT_ENV, MergeRefused, planMerge, shardBlob, shardDirs, type ShardReport } from '../report/merge.ts';
+import { referenceReportDir } from '../run/reference.ts';
 import { CONFORMANCE_CONFIG, playwrightCli } from './kit-files.ts';
 import { ConfigError } from './usage.ts';
 
@@ -25,22 +29,42 @@ export function mergeCommand(done: (code: number) => void): Command {
 
 /** Checks, merges and writes; resolves to the merged verdict's exit code. */
 export async function mergeShards(args: readonly string[], reportDir: string): Promise<number> {
+  const shards = readShards(args);
+  return mergeRun(shards, reportDir);
+}
+
+/**
+ * Merges the shards of one run (checked by planMerge) into `reportDir`. With a reference, the shards' reference
+ * runs (each shard's reference/ folder) are merged first into `reportDir`/reference, as `chatconform run --reference`
+ * runs the reference first, and the target's merge pairs with that report.
+ */
+async function mergeRun(shards: readonly ShardReport[], reportDir: string): Promise<number> {
+  const context = refusedAsConfig(() => planMerge(shards));
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'chatconform-merge-'));
   const blobs = path.join(scratch, 'blobs');
   mkdirSync(blobs);
   try {
-    const shards = readShards(args);
-    const context = refusedAsConfig(() => planMerge(shards));
-    // One folder of all blob reports, as merge-reports reads them; each shard's file keeps its own name.
+    // One folder of all blob reports, as merge-reports reads them; each is the one its shard's report names, and
+    // within the bounds of what merge-reports may inflate (report/blob-zip.ts).
     for (const [i, s] of shards.entries()) {
-      for (const file of refusedAsConfig(() => blobFiles(s.dir))) copyFileSync(file, path.join(blobs, `${i + 1}-${path.basename(file)}`));
+      const file = await refusedAsConfigAsync(() => shardBlob(s));
+      try {
+        await checkZip(file);
+      } catch (err) {
+        if (err instanceof ZipRefused) throw new ConfigError(`report merge: shard ${s.report.run.shard!.index}/${s.report.run.shard!.total} (${s.dir}): its blob report ${path.basename(file)} is refused: ${err.message}`);
+        throw err;
+      }
+      copyFileSync(file, path.join(blobs, `${i + 1}-${path.basename(file)}`));
     }
+    if (context.features.reference) context.referenceReport = await mergeReference(shards, reportDir);
     if (context.merge.missing.length > 0) process.stderr.write(`chatconform: merging ${context.merge.shards.length} of ${context.merge.total} shards; missing: ${context.merge.missing.map((i) => `${i}/${context.merge.total}`).join(', ')} (the merged verdict is partial)\n`);
+    context.refusalFile = path.join(scratch, 'refused.txt');
     const contextFile = path.join(scratch, 'merge-context.json');
     writeFileSync(contextFile, JSON.stringify(context));
     const env: NodeJS.ProcessEnv = { ...process.env, [MERGE_CONTEXT_ENV]: contextFile, [ENV.reportDir]: reportDir };
     delete env[ENV.shard];
     await spawnMerge(['merge-reports', '-c', CONFORMANCE_CONFIG, blobs], env);
+    if (existsSync(context.refusalFile)) throw new ConfigError(`report merge: ${readFileSync(context.refusalFile, 'utf8').split('\n')[0]}`);
     try {
       const report = loadReport(path.join(reportDir, 'conformance.json'));
       // A report left there by an earlier run is not this merge's.
@@ -55,21 +79,46 @@ export async function mergeShards(args: readonly string[], reportDir: string): P
   }
 }
 
+/** The shards' reference runs (reference/ in each shard folder), merged into `reportDir`/reference; its report. */
+async function mergeReference(shards: readonly ShardReport[], reportDir: string): Promise<string> {
+  const refs = shards.map((s) => {
+    const dir = referenceReportDir(s.dir);
+    const file = path.join(dir, 'conformance.json');
+    if (!existsSync(file)) throw new ConfigError(`report merge: ${s.dir}: its report is paired with a reference run, but ${path.relative(s.dir, file)} is missing`);
+    return { dir, report: loadShardReport(file) };
+  });
+  const out = referenceReportDir(reportDir);
+  process.stdout.write(`chatconform: merging the reference run's shards (reports in ${out})\n`);
+  await mergeRun(refs, out);
+  return path.join(out, 'conformance.json');
+}
+
 function readShards(args: readonly string[]): ShardReport[] {
   const dirs = refusedAsConfig(() => shardDirs(args));
-  return dirs.map((dir) => {
-    try {
-      return { dir, report: loadReport(path.join(dir, 'conformance.json')) };
-    } catch (err) {
-      if (err instanceof ReportFileError) throw new ConfigError(err.message);
-      throw err;
-    }
-  });
+  return dirs.map((dir) => ({ dir, report: loadShardReport(path.join(dir, 'conformance.json')) }));
+}
+
+function loadShardReport(file: string) {
+  try {
+    return loadReport(file);
+  } catch (err) {
+    if (err instanceof ReportFileError) throw new ConfigError(err.message);
+    throw err;
+  }
 }
 
 function refusedAsConfig<T>(f: () => T): T {
   try {
     return f();
+  } catch (err) {
+    if (err instanceof MergeRefused) throw new ConfigError(`report merge: ${err.message}`);
+    throw err;
+  }
+}
+
+async function refusedAsConfigAsync<T>(f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
   } catch (err) {
     if (err instanceof MergeRefused) throw new ConfigError(`report merge: ${err.message}`);
     throw err;

@@ -5,8 +5,9 @@
 import { requirements, getRequirement, type Requirement } from '../spec/requirements/index.ts';
 import type { CheckRecord } from '../judge/checker.ts';
 import { credentialsOf, redact } from '../spec/redact.ts';
-import { buildReport, type ConformanceReport } from '../report/json.ts';
-import { aggregate, firstLine, oneLine, type TestOutcome } from '../report/results.ts';
+import type { ConformanceReport } from '../report/json.ts';
+import { foldReport } from '../report/fold.ts';
+import { firstLine, oneLine, type TestOutcome } from '../report/results.ts';
 import { kitInfo, publicUrl, specInfo, type RunInfo } from '../report/run-info.ts';
 import { CONTRACT } from '../spec/requirements/index.ts';
 import { writeReports } from '../report/write.ts';
@@ -156,15 +157,14 @@ export class Traffic {
       problems: [],
     };
     const outcomes = this.allOutcomes();
-    const results = aggregate(outcomes, TRAFFIC_REQUIREMENTS);
     const judgedIds = [...new Set(outcomes.flatMap((o) => o.evidence?.checks.map((c) => c.id) ?? []))];
-    return buildReport({
+    // The one fold a suite run uses; no Playwright ran, so no playwrightStatus: every judged exchange is counted.
+    return foldReport(outcomes, {
       info,
-      results,
-      outcomes,
+      catalog: TRAFFIC_REQUIREMENTS,
       startedAt: this.startedAt,
       durationMs,
-      playwrightStatus: 'passed',
+      stopReason: 'completed',
       errors: [],
       selection: `traffic through chatconform proxy: ${this.exchanges} exchange(s), judged on what they exercised`,
       scope: judgedIds,

@@ -31,6 +31,14 @@ export const REPORT_SCHEMA_ID = 'https://chatconform.dev/schemas/conformance-rep
 export const REPORT_VERSION = 1;
 
 export type RunStatus = 'passed' | 'failed' | 'timedout' | 'interrupted';
+/**
+ * Why the engine that ran the cases stopped, in its own words (suites/reporter.ts reads Playwright's status):
+ * `completed`, every case it was given ran to its end; `interrupted` (a signal, the user); `timedout` (the run's
+ * global timeout); `failed-to-run`, errors outside the cases (a global setup, a file that did not load, a worker
+ * that died) kept some or all of them from running. The proxy's traffic is `completed`: its report counts the
+ * exchanges it judged.
+ */
+export type StopReason = 'completed' | 'interrupted' | 'timedout' | 'failed-to-run';
 /** What fails the run: a MUST failure (default), or also a SHOULD/MAY warning, or (with a reference) only a MUST failure the reference does not share. */
 export type FailOn = 'must' | 'warn' | 'target-only';
 /** `partial`: a run of some of the tests (a selection); it never shows as a full pass. */
@@ -51,6 +59,8 @@ export interface ShardInfo {
   discovery: ShardDiscovery;
   selection?: string;
   scope?: string[];
+  /** The shard's blob report (beside its conformance.json): the merge replays only the blob whose digest this is. */
+  blob?: { file: string; sha256: string };
 }
 
 /** A merged report (`chatconform report merge`): the shards it joined, the ones missing, whether their catalogs differed. */
@@ -85,14 +95,18 @@ export interface ConformanceReport {
     requests?: number;
     cost?: number;
     costedResponses?: number;
-    /** How Playwright saw the run before the reporter decided the exit status. */
-    playwrightStatus: RunStatus;
+    /** How Playwright saw the run before the reporter decided the exit status (absent from the proxy's reports: no Playwright ran). */
+    playwrightStatus?: RunStatus;
+    /** Why the engine stopped (StopReason); absent from reports written before it was added. */
+    stopReason?: StopReason;
     /** With --reference: the reference run the requirements are paired with. */
     reference?: ReferenceRun;
     /** With --trials: the repeats of each model-dependent test and the minimum pass rate. */
     trials?: TrialSettings;
     /** A rerun (--last-failed, --rerun FILE): the run it reran and the tests it took from that run's report. */
     rerunOf?: RerunOf;
+    /** With --models and --max-failing-models N: how many models may fail before the run does. */
+    maxFailingModels?: number;
     tests: Record<TestStatus, number> & { total: number };
     /** Set on one shard's report: it is partial until merged. */
     shard?: ShardInfo;
@@ -147,7 +161,10 @@ export interface ReportInput {
   outcomes: readonly TestOutcome[];
   startedAt: Date;
   durationMs: number;
-  playwrightStatus: RunStatus;
+  /** Playwright's status, when Playwright ran the cases (reported as it is). */
+  playwrightStatus?: RunStatus;
+  /** Why the engine stopped; without it, read from playwrightStatus (legacyStopReason). */
+  stopReason?: StopReason;
   errors: string[];
   /** The baseline applied to `results` (baseline.ts). */
   baseline?: BaselineOutcome;
@@ -169,8 +186,8 @@ export interface ReportInput {
  * complete (`incomplete`: an error outside the tests, or a target that never answered); a stale baseline entry fails
  * the run too (the list must be kept current), and with failOn 'warn' so does a warning.
  */
-export function decideExitStatus(playwrightStatus: RunStatus, mustFailedCount: number, incomplete: boolean, more: GateInput = {}): RunStatus {
-  if (playwrightStatus === 'interrupted' || playwrightStatus === 'timedout') return playwrightStatus;
+export function decideExitStatus(stopReason: StopReason | RunStatus, mustFailedCount: number, incomplete: boolean, more: GateInput = {}): RunStatus {
+  if (stopReason === 'interrupted' || stopReason === 'timedout') return stopReason;
   if (incomplete) return 'failed';
   return gateFails(mustFailedCount, more) ? 'failed' : 'passed';
 }
@@ -206,12 +223,12 @@ function chargedIds(t: TestOutcome, byId: ReadonlyMap<string, RequirementResult>
 }
 
 /** The verdict in one clause, the start of its summary: what failed, or why there is no pass. */
-export function headlineOf(v: { result: Verdict; mustFailed: readonly string[]; playwrightStatus: RunStatus; errors: readonly string[] }): string {
+export function headlineOf(v: { result: Verdict; mustFailed: readonly string[]; stopReason: StopReason; errors: readonly string[] }): string {
   // A target the run could not reach is named first, in the words of the one check that found it.
   const unreached = v.errors.find((e) => e.includes(UNREACHABLE_PREFIX));
   if (unreached !== undefined && v.result !== 'fail') return unreached.slice(unreached.indexOf(UNREACHABLE_PREFIX)).replace(/ \([^()]*:\d+\)$/, '');
   const why =
-    v.playwrightStatus === 'interrupted' ? 'the run was interrupted' : v.playwrightStatus === 'timedout' ? 'the run hit its global timeout' : v.errors.length > 0 ? `${plural(v.errors.length, 'error')} outside the tests` : undefined;
+    v.stopReason === 'interrupted' ? 'the run was interrupted' : v.stopReason === 'timedout' ? 'the run hit its global timeout' : v.errors.length > 0 ? `${plural(v.errors.length, 'error')} outside the tests` : undefined;
   const unfinished = why === undefined ? '' : `the run did not complete: ${why}`;
   if (v.result === 'fail') return `${plural(v.mustFailed.length, 'MUST requirement')} failed${unfinished ? `; ${unfinished}` : ''}`;
   if (unfinished) return unfinished;
@@ -221,19 +238,33 @@ export function headlineOf(v: { result: Verdict; mustFailed: readonly string[]; 
 
 /** The headline of a written report. */
 export function headline(report: ConformanceReport): string {
-  return headlineOf({ result: report.verdict.result, mustFailed: report.verdict.mustFailed, playwrightStatus: report.run.playwrightStatus, errors: report.errors });
+  return headlineOf({ result: report.verdict.result, mustFailed: report.verdict.mustFailed, stopReason: stopReasonOfReport(report), errors: report.errors });
+}
+
+/**
+ * The stop reason of a report, or of an input, that names only Playwright's status (a report written before
+ * stopReason, a caller that gives only the status): an interrupted or timed-out run says so, anything else ran
+ * (its errors outside the tests are counted on their own).
+ */
+export function legacyStopReason(status: RunStatus | undefined): StopReason {
+  return status === 'interrupted' || status === 'timedout' ? status : 'completed';
+}
+
+export function stopReasonOfReport(report: ConformanceReport): StopReason {
+  return report.run.stopReason ?? legacyStopReason(report.run.playwrightStatus);
 }
 
 /** Builds the report (every string redacted with the run's secrets). */
 export function buildReport(input: ReportInput): ConformanceReport {
   const { info, results, outcomes, playwrightStatus, errors, baseline } = input;
+  const stopReason = input.stopReason ?? legacyStopReason(playwrightStatus);
   const failOn = input.failOn ?? 'must';
   const failed = mustFailures(results).map((r) => r.id);
   // A matrix whose failing models are within --max-failing-models: only the model-independent MUSTs gate the run.
   const m = input.matrix;
   const tolerated = m !== undefined && m.maxFailingModels > 0 && m.models.filter((x) => x.verdict === 'fail').length <= m.maxFailingModels;
   const modelGated = tolerated ? failed.filter((id) => m.independentMustFailed.includes(id)) : failed;
-  const unfinished = playwrightStatus === 'interrupted' || playwrightStatus === 'timedout' || errors.length > 0;
+  const unfinished = stopReason !== 'completed' || errors.length > 0;
   const warnings = results.filter((r) => r.status === 'warn').length;
   const gate: GateInput = { stale: baseline?.stale.length ?? 0, warnings, failOn };
   // No target: the run's requests got no HTTP response at all (refused, reset, timed out, not HTTP), so no MUST
@@ -242,7 +273,7 @@ export function buildReport(input: ReportInput): ConformanceReport {
   const noTarget = sent.length > 0 && sent.every((x) => x.status === 0);
   // --fail-on target-only: a MUST failure the reference shares (classification both) does not gate.
   const gated = failOn === 'target-only' ? targetOnlyFailures(modelGated, results) : modelGated;
-  const exitStatus = decideExitStatus(playwrightStatus, gated.length, errors.length > 0 || noTarget, gate);
+  const exitStatus = decideExitStatus(stopReason, gated.length, errors.length > 0 || noTarget, gate);
   const exitCode = exitCodeOf(exitStatus, gateFails(gated.length, gate));
   const reqs = results.filter((r) => r.kind === 'requirement');
   const passed = reqs.filter((r) => r.status === 'pass').length;
@@ -257,7 +288,7 @@ export function buildReport(input: ReportInput): ConformanceReport {
   // so is a rerun's, of the few tests where something failed.
   const piece = input.shard !== undefined || (input.merge?.missing.length ?? 0) > 0 || info.rerunOf !== undefined;
   const result: Verdict = failed.length > 0 ? 'fail' : unfinished || (insufficient(coverage) && !piece) ? 'incomplete' : input.selection !== undefined || info.rerunOf !== undefined ? 'partial' : 'pass';
-  const parts = [headlineOf({ result, mustFailed: failed, playwrightStatus, errors })];
+  const parts = [headlineOf({ result, mustFailed: failed, stopReason, errors })];
   if (input.selection !== undefined) parts.push(`partial run: ${input.selection}`);
   if (info.rerunOf) parts.push(rerunSentence(info.rerunOf));
   if (input.merge) parts.push(mergeSentence(input.merge));
@@ -302,10 +333,12 @@ export function buildReport(input: ReportInput): ConformanceReport {
       ...(info.seed !== undefined ? { seed: info.seed } : {}),
       ...(info.fuzzRuns !== undefined ? { fuzzRuns: info.fuzzRuns } : {}),
       ...(info.ledger ? { requests: info.ledger.requests, cost: info.ledger.cost, costedResponses: info.ledger.costedResponses } : {}),
-      playwrightStatus,
+      ...(playwrightStatus !== undefined ? { playwrightStatus } : {}),
+      stopReason,
       ...(input.reference ? { reference: input.reference } : {}),
       ...(input.trials ? { trials: input.trials } : {}),
       ...(info.rerunOf ? { rerunOf: info.rerunOf } : {}),
+      ...(m && m.maxFailingModels > 0 ? { maxFailingModels: m.maxFailingModels } : {}),
       tests,
       ...(input.shard ? { shard: input.shard } : {}),
       ...(input.merge ? { merge: input.merge } : {}),

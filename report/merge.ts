@@ -1,12 +1,15 @@
 // `chatconform report merge`: the kit's half of joining shards. Playwright's merge-reports replays the shards' blob
-// reports (the test results, evidence included) into the conformance reporter, which aggregates them as one run;
-// this module checks the shards belong together (shards 1..n of one n, one seed, profile, target, selection) and
-// gives the reporter what no blob holds: the run's facts from each shard's conformance.json, its discovery, its
-// ledger, and the shards that are missing.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+// reports (the test results, evidence included) into the conformance reporter, which folds them as one run with the
+// one fold (fold.ts); this module checks the shards belong together (shards 1..n of one n, one seed, profile,
+// target, selection, and every run feature the same), that each shard's blob is the one its report names (its
+// digest), and gives the reporter what no blob holds: the run's facts from each shard's conformance.json, its
+// discovery, its ledger, the features the fold's steps keep, and the shards that are missing.
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { Baseline } from './baseline.ts';
-import type { ConformanceReport, FailOn, MergeInfo, RunStatus, ShardInfo } from './json.ts';
+import { FOLD_STEPS, type KeptFeatures } from './fold.ts';
+import { stopReasonOfReport, type ConformanceReport, type FailOn, type MergeInfo, type RunStatus, type ShardInfo, type StopReason } from './json.ts';
+import type { TestStatus } from './results.ts';
 
 /** Set for `playwright merge-reports`: the file holding the MergeContext; the reporter then writes the merged report. */
 export const MERGE_CONTEXT_ENV = 'CHATCONFORM_MERGE_CONTEXT';
@@ -34,13 +37,21 @@ export interface MergeContext {
   selection?: string;
   scope?: string[];
   failOn: FailOn;
-  baseline?: Baseline;
+  /** What the fold's steps keep of the run's features (trials, baseline, reference, models). */
+  features: KeptFeatures;
+  /** With a reference: the merged reference run's conformance.json (its shards merged first). */
+  referenceReport?: string;
   startedAt: string;
   durationMs: number;
   playwrightStatus: RunStatus;
+  stopReason: StopReason;
+  /** The tests the shards' reports count, per status: the replay must hold as many. */
+  tests: Record<TestStatus, number>;
   /** The shards' errors outside the tests, each named by its shard. */
   errors: string[];
   merge: MergeInfo;
+  /** Where the reporter writes why it refused the replayed cases (one line for `report merge` to print). */
+  refusalFile?: string;
 }
 
 /**
@@ -64,12 +75,31 @@ export function shardDirs(args: readonly string[]): string[] {
   return out;
 }
 
-/** The blob report files of a shard folder; refuses a shard without one. */
-export function blobFiles(dir: string): string[] {
-  const blobs = path.join(dir, BLOB_DIR);
-  const files = existsSync(blobs) ? readdirSync(blobs).filter((n) => n.endsWith('.zip')).map((n) => path.join(blobs, n)) : [];
-  if (files.length === 0) throw new MergeRefused(`${dir}: no Playwright blob report in ${BLOB_DIR}/ (was it written by chatconform run --shard i/n?)`);
-  return files;
+/**
+ * The blob report of a shard folder: the file its conformance.json names, with the digest it names. Refuses a
+ * shard whose report names none (written by a kit that did not record it, or the blob reporter wrote none), whose
+ * blob is missing, or whose blob is another (another run's, copied into the folder).
+ */
+export async function shardBlob(s: ShardReport): Promise<string> {
+  const shard = s.report.run.shard;
+  const who = `${shard ? label(shard) : 'a shard'} (${s.dir})`;
+  const named = shard?.blob;
+  if (!named) throw new MergeRefused(`${who}: its conformance.json names no blob report (run.shard.blob): run the shard again with this kit`);
+  const file = path.join(s.dir, BLOB_DIR, path.basename(named.file));
+  if (!existsSync(file)) throw new MergeRefused(`${who}: no blob report ${BLOB_DIR}/${named.file}, which its conformance.json names`);
+  const digest = await sha256File(file);
+  if (digest !== named.sha256) throw new MergeRefused(`${who}: ${BLOB_DIR}/${named.file} is not the blob its conformance.json was written with (SHA-256 ${digest.slice(0, 12)}, the report names ${named.sha256.slice(0, 12)}): another run's blob?`);
+  return file;
+}
+
+function sha256File(file: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const hash = createHash('sha256');
+    createReadStream(file)
+      .on('data', (c) => hash.update(c))
+      .on('error', (err) => reject(new MergeRefused(`cannot read ${file}: ${err.message}`)))
+      .on('end', () => resolve(hash.digest('hex')));
+  });
 }
 
 const label = (s: ShardInfo) => `shard ${s.index}/${s.total}`;
@@ -82,9 +112,16 @@ const SAME: { what: string; of: (r: ConformanceReport) => unknown }[] = [
   { what: 'the runs per property', of: (r) => r.run.fuzzRuns ?? '(default)' },
   { what: 'the selection', of: (r) => r.run.shard?.selection ?? '(whole suite)' },
   { what: 'the gate (fail on)', of: (r) => r.verdict.failOn ?? 'must' },
-  { what: 'the baseline', of: (r) => r.verdict.baseline?.file ?? '(none)' },
   { what: 'the kit version', of: (r) => r.kit.version },
   { what: 'the contract', of: (r) => r.spec.sha256 ?? r.spec.file },
+  // Every feature the fold folds: a merge keeps it, so the shards must agree on it (trials, reference, matrix).
+  ...FOLD_STEPS.map((step) => ({
+    what: `the ${step.name}`,
+    of: (r: ConformanceReport) => {
+      const kept = (step.kept as (r: ConformanceReport) => unknown)(r);
+      return kept === undefined ? '(none)' : (step.same as (k: unknown) => unknown)(kept);
+    },
+  })),
 ];
 
 /** Checks the shards belong to one run and returns what the merged report is built from; MergeRefused otherwise. */
@@ -121,7 +158,6 @@ export function planMerge(shards: readonly ShardReport[]): MergeContext {
   const ownSelection = shardInfo.selection;
   const missingNote = missing.length > 0 ? `shards missing from the merge: ${missing.map((i) => `${i}/${total}`).join(', ')}` : undefined;
   const selection = [missingNote, ownSelection].filter((s): s is string => s !== undefined).join('; ');
-  const baseline = first.verdict.baseline;
   const ledgers = ordered.map((s) => s.report.run).filter((r) => r.requests !== undefined);
   return {
     kit: first.kit,
@@ -135,11 +171,12 @@ export function planMerge(shards: readonly ShardReport[]): MergeContext {
     ...(selection ? { selection } : {}),
     ...(shardInfo.scope ? { scope: shardInfo.scope } : {}),
     failOn: first.verdict.failOn ?? 'must',
-    // Every entry of the baseline is in one of the three lists of each shard's outcome.
-    ...(baseline ? { baseline: { file: baseline.file, entries: [...baseline.expected, ...baseline.stale, ...baseline.unjudged] } } : {}),
+    features: keptFeatures(ordered.map((s) => s.report)),
     startedAt: new Date(Math.min(...starts)).toISOString(),
     durationMs: Math.max(...ends) - Math.min(...starts),
-    playwrightStatus: worstStatus(ordered.map((s) => s.report.run.playwrightStatus)),
+    playwrightStatus: worstStatus(ordered.map((s) => s.report.run.playwrightStatus ?? 'passed')),
+    stopReason: worstStop(ordered.map((s) => stopReasonOfReport(s.report))),
+    tests: testCounts(ordered.map((s) => s.report)),
     errors: ordered.flatMap((s) => s.report.errors.map((e) => `${label(s.report.run.shard!)}: ${e}`)),
     merge: {
       total,
@@ -158,4 +195,26 @@ function sum(xs: readonly number[]): number {
 function worstStatus(statuses: readonly RunStatus[]): RunStatus {
   for (const s of ['interrupted', 'timedout', 'failed'] as const) if (statuses.includes(s)) return s;
   return 'passed';
+}
+
+/** One stop reason for the shards together: the worst of theirs. */
+function worstStop(reasons: readonly StopReason[]): StopReason {
+  for (const r of ['interrupted', 'timedout', 'failed-to-run'] as const) if (reasons.includes(r)) return r;
+  return 'completed';
+}
+
+function testCounts(reports: readonly ConformanceReport[]): Record<TestStatus, number> {
+  const out: Record<TestStatus, number> = { passed: 0, failed: 0, timedOut: 0, skipped: 0, interrupted: 0, notRun: 0 };
+  for (const r of reports) for (const k of Object.keys(out) as TestStatus[]) out[k] += r.run.tests[k];
+  return out;
+}
+
+/** What every step of the fold keeps from the shards (they agree on it: SAME checked it), joined. */
+function keptFeatures(reports: readonly ConformanceReport[]): KeptFeatures {
+  const out: Record<string, unknown> = {};
+  for (const step of FOLD_STEPS) {
+    const kept = reports.map((r) => (step.kept as (r: ConformanceReport) => unknown)(r)).filter((k) => k !== undefined);
+    if (kept.length > 0) out[step.name] = (step.join as (ks: unknown[]) => unknown)(kept);
+  }
+  return out as KeptFeatures;
 }

@@ -5,6 +5,9 @@ import { CORE_REQUIREMENTS } from '../spec/requirements/index.ts';
 import { coverageOf, type Coverage } from './coverage.ts';
 import { aggregate, countStatuses, mustFailures, STATUSES, type RequirementStatus, type StatusCounts, type TestOutcome, type TestStatus } from './results.ts';
 
+/** How a test of a model's project says the run could not use the model ("model skipped: <id>: <why>"). */
+export const MODEL_SKIP_PREFIX = 'model skipped: ';
+
 /** pass: no MUST failed and something was judged; skipped: the run could not use the model (reason says why). */
 export type ModelVerdict = 'pass' | 'fail' | 'incomplete' | 'skipped';
 

@@ -29,7 +29,9 @@ const shard = shardOf();
 const reporters: ReporterDescription[] = process.env[MERGE_CONTEXT_ENV]
   ? // `playwright merge-reports` (chatconform report merge): only the conformance reporter, fed the shards' tests.
     [[`./reporter${ext}`]]
-  : [[progress], [`./reporter${ext}`], ...(shard ? [['blob', { outputDir: path.join(reportDirOf(), BLOB_DIR) }] as ReporterDescription] : [])];
+  : // The blob reporter before the conformance reporter: Playwright ends reporters in order, so the blob is whole when
+    // the shard's conformance.json records its digest (the merge replays only that blob).
+    [[progress], ...(shard ? [['blob', { outputDir: path.join(reportDirOf(), BLOB_DIR) }] as ReporterDescription] : []), [`./reporter${ext}`]];
 // --models: one project per chosen model (the model-dependent files and tests), one for the model-independent files.
 const models = await resolveModelMatrix();
 // A profile's modelMatrix with --trials (the CLI refuses the flags together before this).

@@ -1,6 +1,7 @@
 // The conformance reporter. Playwright hands it every test's result; it reads each test's requirement IDs
-// (the `requirement` annotations) and its evidence (the `chatconform-evidence` attachment), folds them into
-// one status per requirement ID, and writes conformance.json (validated against its schema), junit.xml,
+// (the `requirement` annotations) and its evidence (the `chatconform-evidence` attachment), folds them with the
+// run's facts and features into one status per requirement ID (report/fold.ts, the fold a merge and the proxy use
+// too), and writes conformance.json (validated against its schema), junit.xml,
 // conformance.html and badge.svg to CONFORMANCE_REPORT_DIR; every file is checked for the run's secrets on the
 // way out. The verdict (pass, fail, incomplete) says how much evidence stands behind it.
 //
@@ -11,29 +12,30 @@
 // `onEnd` returns "passed" exactly for exit 0; Playwright maps that status to 0 or 1 only, so the reporter also
 // sets the process's exit code itself (exitWith).
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError } from '@playwright/test/reporter';
 import { EVIDENCE_ATTACHMENT, REQUIREMENT_ANNOTATION, failureSummary, type CheckRecord } from '../judge/checker.ts';
 import { gateOf, reportDirOf, repoRoot } from '../run/config.ts';
-import { applyBaseline, loadBaseline, type BaselineOutcome } from '../report/baseline.ts';
+import { loadBaseline } from '../report/baseline.ts';
 import { describeSelection, runnerFilters, selectedIds, selectionOf } from '../run/selection.ts';
 import { publishToCi } from '../report/ci-summary.ts';
 import type { Exchange } from '../judge/exchange.ts';
-import { buildReport, type ReportInput, type RunStatus, type ShardInfo } from '../report/json.ts';
-import { MERGE_CONTEXT_ENV, type MergeContext } from '../report/merge.ts';
+import type { RunStatus, ShardInfo, StopReason } from '../report/json.ts';
+import { foldReport, type RecordedCase, type RunFacts } from '../report/fold.ts';
+import { loadReport } from '../report/load.ts';
+import { BLOB_DIR, MERGE_CONTEXT_ENV, MergeRefused, type MergeContext } from '../report/merge.ts';
 import { CONTRACT } from '../spec/requirements/index.ts';
 import { loadDiscovery } from './lib/discovery.ts';
 import { ENV } from '../run/config.ts';
 import { redact } from '../spec/redact.ts';
 import { writeReports } from '../report/write.ts';
-import { aggregate, type TestOutcome, type TestStatus } from '../report/results.ts';
+import type { TestOutcome, TestStatus } from '../report/results.ts';
 import { collectRunInfo, type RunInfo } from '../report/run-info.ts';
 import { paintFor, renderSummary } from '../report/terminal.ts';
-import { pairWithReference, referenceSecrets } from '../report/reference-run.ts';
-import { foldTrials } from '../report/trials.ts';
-import { MODEL_DEPENDENT_REQUIREMENTS, TRIALS_PROJECT, trialsOf } from '../run/trials.ts';
-import { matrixOf, modelOfTest } from './reporter/models.ts';
+import { referenceOf, referenceSecrets } from '../report/reference-run.ts';
+import { TRIALS_PROJECT, trialsOf } from '../run/trials.ts';
+import { modelOfTest, modelsOfRun } from './reporter/models.ts';
 import { writeTargetReports } from './reporter/targets.ts';
 import { targetsOf, type RunTarget } from '../run/targets.ts';
 
@@ -121,7 +123,7 @@ function partialRun(argv: readonly string[] = process.argv): { selection?: strin
  * A shard's part of the report: which shard (the reason it is partial), its own discovery (every shard reads the
  * catalog itself, and the merge says when they saw different ones), and the run's selection besides the shard.
  */
-function shardRun(shard: { current: number; total: number }): Pick<ReportInput, 'selection' | 'scope' | 'shard'> {
+function shardRun(shard: { current: number; total: number }, reportDir: string): Pick<RunFacts, 'selection' | 'scope' | 'shard'> {
   // The shard is not one of the run's filters: the merge compares the rest, which every shard shares.
   const own = partialRun(process.argv.filter((a, i, all) => !a.startsWith('--shard') && all[i - 1] !== '--shard'));
   const runDir = process.env[ENV.runDir];
@@ -136,8 +138,45 @@ function shardRun(shard: { current: number; total: number }): Pick<ReportInput, 
     },
     ...own,
   };
+  // The blob reporter comes before this one in the config, so its zip is whole by now: its digest ties the two.
+  const blob = blobOf(path.join(reportDir, BLOB_DIR));
+  if (blob) info.blob = blob;
   const part = `shard ${shard.current}/${shard.total} of the suite (chatconform report merge joins the ${shard.total} shards)`;
   return { ...own, selection: own.selection ? `${part}; ${own.selection}` : part, shard: info };
+}
+
+/** The shard's blob report and its digest; undefined when the blob reporter wrote none (the merge then refuses it). */
+function blobOf(dir: string): ShardInfo['blob'] {
+  const zips = existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith('.zip')) : [];
+  if (zips.length !== 1) return undefined;
+  return { file: zips[0]!, sha256: createHash('sha256').update(readFileSync(path.join(dir, zips[0]!))).digest('hex') };
+}
+
+/**
+ * Why Playwright stopped, in the report's words: an interrupted or timed-out run says so; errors outside the tests
+ * (a global setup, a file that did not load, a worker that died) kept tests from running; else every test ran.
+ */
+export function stopReasonOf(status: RunStatus, errors: readonly string[]): StopReason {
+  if (status === 'interrupted' || status === 'timedout') return status;
+  return errors.length > 0 ? 'failed-to-run' : 'completed';
+}
+
+/** A test as the fold reads it: its outcome, and the model whose project ran it. */
+function recordedCase(test: TestCase): RecordedCase {
+  const model = modelOfTest(test);
+  return { ...outcomeOf(test), ...(model !== undefined ? { model } : {}) };
+}
+
+/**
+ * The replayed cases are the shards' own: their count, per status, is the sum of the shards' reports' (a blob whose
+ * digest matched cannot differ, unless the replay lost or added cases).
+ */
+function checkReplayed(ctx: MergeContext, cases: readonly RecordedCase[]): void {
+  const replayed: Record<string, number> = {};
+  for (const c of cases) replayed[c.status] = (replayed[c.status] ?? 0) + 1;
+  for (const [status, n] of Object.entries(ctx.tests)) {
+    if ((replayed[status] ?? 0) !== n) throw new MergeRefused(`the shards' blob reports replay ${replayed[status] ?? 0} ${status} test(s), their reports count ${n}: the blobs are not the reports' own`);
+  }
 }
 
 /** In `playwright merge-reports` (chatconform report merge): the run's facts the shards' reports gave. */
@@ -200,35 +239,32 @@ export default class ConformanceReporter implements Reporter {
       const targets = targetsOf();
       if (targets) return this.writeTargets(targets, result);
       info = collectRunInfo();
-      // Read once: the matrix groups the same outcomes by model.
-      const byTest = new Map((this.root?.allTests() ?? []).map((t) => [t, outcomeOf(t)]));
-      const outcomes = [...byTest.values()];
+      const cases = (this.root?.allTests() ?? []).map(recordedCase);
       if (!this.root && this.errors.length === 0) this.errors.push('the run ended before any test was loaded');
       const gate = gateOf();
-      let results = aggregate(outcomes);
       const trials = trialsOf();
-      if (trials) results = foldTrials(results, outcomes, MODEL_DEPENDENT_REQUIREMENTS, trials.minPassRate);
-      let baseline: BaselineOutcome | undefined;
-      if (gate.expectedFailures) ({ results, outcome: baseline } = applyBaseline(results, loadBaseline(gate.expectedFailures)));
-      let reference;
-      ({ results, reference } = pairWithReference(results));
+      const reference = referenceOf();
+      const models = modelsOfRun(this.root);
       info.secrets = [...info.secrets, ...referenceSecrets()];
-      const matrix = matrixOf(this.root, (t) => byTest.get(t) ?? outcomeOf(t));
-      const report = buildReport({
-        ...(reference ? { reference } : {}),
-        ...(trials ? { trials } : {}),
-        info,
-        results,
-        ...(matrix ? { matrix } : {}),
-        ...(this.shard ? shardRun(this.shard) : partialRun()),
-        ...(baseline ? { baseline } : {}),
-        failOn: gate.failOn,
-        outcomes,
-        startedAt: result.startTime ?? this.constructedAt,
-        durationMs: result.duration,
-        playwrightStatus,
-        errors: this.errors,
-      });
+      const report = foldReport(
+        cases,
+        {
+          info,
+          ...(this.shard ? shardRun(this.shard, info.reportDir) : partialRun()),
+          failOn: gate.failOn,
+          startedAt: result.startTime ?? this.constructedAt,
+          durationMs: result.duration,
+          playwrightStatus,
+          stopReason: stopReasonOf(playwrightStatus, this.errors),
+          errors: this.errors,
+        },
+        {
+          ...(trials ? { trials } : {}),
+          ...(gate.expectedFailures ? { baseline: loadBaseline(gate.expectedFailures) } : {}),
+          ...(reference ? { reference } : {}),
+          ...(models ? { models } : {}),
+        },
+      );
       const files = writeReports(report, info.reportDir, info.secrets);
       // The report is redacted already; the CI outputs are written from it alone.
       publishToCi(report);
@@ -237,6 +273,13 @@ export default class ConformanceReporter implements Reporter {
       exitWith(report.verdict.exitCode);
       return { status: report.verdict.exitStatus };
     } catch (err) {
+      const refusals = process.env[MERGE_CONTEXT_ENV] ? mergeContext()?.refusalFile : undefined;
+      if (err instanceof MergeRefused && refusals) {
+        // A merge whose replayed cases are not the ones its reports describe: `report merge` says so in one line.
+        writeFileSync(refusals, err.message);
+        exitWith(3);
+        return { status: 'failed' };
+      }
       const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
       const line = '='.repeat(100);
       process.stderr.write(`\n${line}\nchatconform: THE CONFORMANCE REPORT COULD NOT BE WRITTEN; the run fails.\n${info ? redact(message, info.secrets) : message}\n${line}\n`);
@@ -252,6 +295,7 @@ export default class ConformanceReporter implements Reporter {
       startedAt: result.startTime ?? this.constructedAt,
       durationMs: result.duration,
       playwrightStatus: result.status as RunStatus,
+      stopReason: stopReasonOf(result.status as RunStatus, this.errors),
       errors: this.errors,
     });
     process.stdout.write(`${lines.map((l) => l.line).join('\n')}\n`);
@@ -260,28 +304,33 @@ export default class ConformanceReporter implements Reporter {
     return { status: code === 0 ? 'passed' : 'failed' };
   }
 
-  /** `chatconform report merge`: the replayed tests of every shard, judged as one run, written as the four reports. */
+  /**
+   * `chatconform report merge`: the replayed cases of every shard, folded as one run by the same fold, with the
+   * features the shards' reports kept (report/merge.ts), written as the four reports.
+   */
   private writeMerged(ctx: MergeContext): { status: FullResult['status'] } {
     const info = mergedInfo(ctx);
-    const outcomes = (this.root?.allTests() ?? []).map(outcomeOf);
-    let results = aggregate(outcomes);
-    let baseline: BaselineOutcome | undefined;
-    if (ctx.baseline) ({ results, outcome: baseline } = applyBaseline(results, ctx.baseline));
-    const report = buildReport({
-      info,
-      results,
-      ...(ctx.selection !== undefined ? { selection: ctx.selection } : {}),
-      ...(ctx.scope ? { scope: ctx.scope } : {}),
-      ...(baseline ? { baseline } : {}),
-      failOn: ctx.failOn,
-      outcomes,
-      startedAt: new Date(ctx.startedAt),
-      durationMs: ctx.durationMs,
-      playwrightStatus: ctx.playwrightStatus,
-      // The shards' own errors (their reports name them); the replay's onError events repeat the same ones.
-      errors: ctx.errors,
-      merge: ctx.merge,
-    });
+    const cases = (this.root?.allTests() ?? []).map(recordedCase);
+    checkReplayed(ctx, cases);
+    const { reference, ...kept } = ctx.features;
+    const paired = reference && ctx.referenceReport ? { report: loadReport(ctx.referenceReport), url: reference.url, reportDir: path.dirname(ctx.referenceReport) } : undefined;
+    const report = foldReport(
+      cases,
+      {
+        info,
+        ...(ctx.selection !== undefined ? { selection: ctx.selection } : {}),
+        ...(ctx.scope ? { scope: ctx.scope } : {}),
+        failOn: ctx.failOn,
+        startedAt: new Date(ctx.startedAt),
+        durationMs: ctx.durationMs,
+        playwrightStatus: ctx.playwrightStatus,
+        stopReason: ctx.stopReason,
+        // The shards' own errors (their reports name them); the replay's onError events repeat the same ones.
+        errors: ctx.errors,
+        merge: ctx.merge,
+      },
+      { ...kept, ...(paired ? { reference: paired } : {}) },
+    );
     const files = writeReports(report, info.reportDir, info.secrets);
     publishToCi(report);
     process.stdout.write(renderSummary(report, files, paintFor(process.stdout)));

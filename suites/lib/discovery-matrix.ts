@@ -15,6 +15,7 @@ import { loadProfile, type Profile } from '../../run/profile.ts';
 import { Target } from '../../run/target.ts';
 import { both, either, MODEL_DEPENDENT_GREP } from '../../run/trials.ts';
 import type { Discovery } from './discovery.ts';
+import { MODEL_SKIP_PREFIX } from '../../report/models.ts';
 
 /** The matrix's chosen model ids (JSON), set by the runner's process for its workers; not meant to be set by people. */
 export const MATRIX_RESOLVED_ENV = 'CONFORMANCE_MODEL_MATRIX_RESOLVED';
@@ -25,8 +26,8 @@ export const MODEL_INDEPENDENT_SPECS = ['catalog', 'auth', 'errors', 'limits', '
 /** The project of the model-independent files. */
 export const SHARED_PROJECT = 'model-independent';
 
-/** Every skip reason of a model the run cannot judge starts so (the reporter tells a skipped model by it). */
-export const MODEL_SKIP_PREFIX = 'model skipped: ';
+// Every skip reason of a model the run cannot judge starts so (the report's fold tells a skipped model by it).
+export { MODEL_SKIP_PREFIX };
 
 /** The chosen models, or undefined when the run has no matrix. Sets CONFORMANCE_MODEL_MATRIX_RESOLVED for the workers. */
 export async function resolveModelMatrix(env: NodeJS.ProcessEnv = process.env): Promise<string[] | undefined> {

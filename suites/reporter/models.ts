@@ -1,33 +1,30 @@
-// The reporter's side of the per-model matrix: the outcomes grouped by project (one per model), folded into
-// conformance.json's `models[]`. A test of a model's project carries the model in its title ("acme/x › chat › …"),
-// so the run's one record per requirement still says on which model each piece of evidence was found.
+// The reporter's side of the per-model matrix: which model's project ran a test, and the run's matrix settings
+// (the chosen models, the requests each one's tests sent, how many may fail) for the fold's models step
+// (report/fold.ts), which folds the recorded cases into conformance.json's `models[]`. A test of a model's project
+// carries the model in its title ("acme/x › chat › …"), so the run's one record per requirement still says on which
+// model each piece of evidence was found.
 import type { Suite, TestCase } from '@playwright/test/reporter';
 import { ENV } from '../../run/config.ts';
 import { modelRequests } from '../../run/ledger.ts';
-import { modelResultOf, type ModelResult } from '../../report/models.ts';
-import { aggregate, mustFailures, type TestOutcome } from '../../report/results.ts';
-import { MODEL_SKIP_PREFIX, projectModel } from '../lib/discovery-matrix.ts';
+import type { ModelsInput } from '../../report/fold.ts';
+import { MATRIX_RESOLVED_ENV, projectModel } from '../lib/discovery-matrix.ts';
 
 /** The model whose project ran `test`, or undefined (the model-independent project, a run without a matrix). */
 export function modelOfTest(test: TestCase): string | undefined {
   return projectModel(test.parent.project());
 }
 
-/** `matrix` of the report's input, or undefined when the run has no model projects. */
-export function matrixOf(root: Suite | undefined, outcomeOf: (t: TestCase) => TestOutcome, env: NodeJS.ProcessEnv = process.env): { models: ModelResult[]; independentMustFailed: string[]; maxFailingModels: number } | undefined {
-  const projects = (root?.suites ?? []).map((s) => ({ suite: s, model: projectModel(s.project()) }));
-  if (!projects.some((p) => p.model !== undefined)) return undefined;
+/**
+ * The run's matrix settings, or undefined when the run has no model projects. The chosen models are the runner's
+ * resolved list: a shard whose tests are all model-independent has no model project left, yet its report must say
+ * the run had a matrix (the merge refuses shards that differ in it).
+ */
+export function modelsOfRun(root: Suite | undefined, env: NodeJS.ProcessEnv = process.env): ModelsInput | undefined {
+  const resolved = env[MATRIX_RESOLVED_ENV];
+  const projects = (root?.suites ?? []).map((s) => projectModel(s.project())).filter((m): m is string => m !== undefined);
+  const ids = [...new Set(resolved ? (JSON.parse(resolved) as string[]) : projects)];
+  if (ids.length === 0) return undefined;
   const requests = env[ENV.runDir] ? modelRequests(env[ENV.runDir]!) : {};
-  const models = projects
-    .filter((p): p is { suite: Suite; model: string } => p.model !== undefined)
-    .map(({ suite, model }) => {
-      const outcomes = suite.allTests().map(outcomeOf);
-      const prefix = `${MODEL_SKIP_PREFIX}${model}: `;
-      const reasons = new Set(outcomes.map((t) => (t.status === 'skipped' && t.skipReason?.startsWith(prefix) ? t.skipReason.slice(prefix.length) : '')));
-      const skipReason = outcomes.length > 0 && reasons.size === 1 && !reasons.has('') ? [...reasons][0]! : undefined;
-      return modelResultOf({ id: model, outcomes, requests: requests[model] ?? 0, ...(skipReason !== undefined ? { skipReason } : {}) });
-    });
-  const shared = projects.filter((p) => p.model === undefined).flatMap((p) => p.suite.allTests().map(outcomeOf));
   const n = Number(env[ENV.maxFailingModels]);
-  return { models, independentMustFailed: mustFailures(aggregate(shared)).map((r) => r.id), maxFailingModels: Number.isSafeInteger(n) && n > 0 ? n : 0 };
+  return { ids, requests: Object.fromEntries(ids.map((id) => [id, requests[id] ?? 0])), maxFailingModels: Number.isSafeInteger(n) && n > 0 ? n : 0 };
 }

@@ -4,8 +4,9 @@
 // worst of its targets'.
 import path from 'node:path';
 import type { Suite, TestCase } from '@playwright/test/reporter';
-import { buildReport, type RunStatus } from '../../report/json.ts';
-import { aggregate, type TestOutcome } from '../../report/results.ts';
+import type { RunStatus, StopReason } from '../../report/json.ts';
+import { foldReport } from '../../report/fold.ts';
+import type { TestOutcome } from '../../report/results.ts';
 import { collectRunInfo } from '../../report/run-info.ts';
 import { writeReports } from '../../report/write.ts';
 import { runConfig } from '../../run/config.ts';
@@ -15,6 +16,7 @@ export interface TargetsRun {
   startedAt: Date;
   durationMs: number;
   playwrightStatus: RunStatus;
+  stopReason: StopReason;
   errors: string[];
 }
 
@@ -41,14 +43,14 @@ export function writeTargetReports(root: Suite | undefined, outcomeOf: (t: TestC
     const config = targetConfig(base, target, i);
     const info = collectRunInfo(config);
     const outcomes = byTarget[i]!;
-    const report = buildReport({
+    // Folded as a run of that target alone would be (report/fold.ts).
+    const report = foldReport(outcomes, {
       info,
-      results: aggregate(outcomes),
       ...(target.files ? { selection: `the spec files ${target.files.map((f) => path.basename(f)).join(', ')}` } : {}),
-      outcomes,
       startedAt: run.startedAt,
       durationMs: run.durationMs,
       playwrightStatus: run.playwrightStatus,
+      stopReason: run.stopReason,
       errors: run.errors,
     });
     writeReports(report, info.reportDir, info.secrets);

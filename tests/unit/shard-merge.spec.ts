@@ -57,7 +57,7 @@ test('the merge plan: one span of time, the ledgers summed, the worst status, th
   expect(plan.ledger).toEqual({ requests: 10, cost: 0.75, costedResponses: 10 });
   expect(plan.playwrightStatus).toBe('failed');
   expect(plan.errors).toEqual(['shard 3/3: global setup: boom']);
-  expect(plan.baseline?.entries.map((e) => e.id).sort()).toEqual(['AUTH-001', 'CAT-001']);
+  expect(plan.features.baseline?.entries.map((e) => e.id).sort()).toEqual(['AUTH-001', 'CAT-001']);
   expect(plan.selection).toBe('shards missing from the merge: 2/3; section 5');
   expect(plan.scope).toEqual(['AUTH-001']);
   expect(plan.merge).toMatchObject({ total: 3, missing: [2], catalogsDiffer: false });
