@@ -1,15 +1,16 @@
-// chatconform.config.json (or .yaml / .yml): a run's settings kept beside the project that uses the kit, found
-// in the working directory or its parents (schema spec/schemas/config-file.schema.json). It fills in only what
-// neither the command line nor the environment set: flags, then CONFORMANCE_* variables, then the file, then the
-// defaults. Relative paths are read from the file's folder. The key itself never lives there (apiKeyEnv).
-import { existsSync, readFileSync } from 'node:fs';
+// chatconform.config.json (or .yaml / .yml): a run's settings kept beside the project that uses the kit, named by
+// --config (CONFORMANCE_CONFIG_FILE) or found in the working directory or its parents (schema
+// spec/schemas/config-file.schema.json). It fills in only what neither the command line nor the environment set:
+// flags, then CONFORMANCE_* variables, then the file, then the defaults. Relative paths are read from the file's
+// folder. The key itself never lives there (apiKeyEnv).
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { formatIssues, validate } from '../spec/validator.ts';
 import { ENV } from './config.ts';
 import { headersText } from './extra-headers.ts';
 import { REFERENCE_ENV } from './reference.ts';
-import { SETTINGS, type SettingValues } from './settings.ts';
+import { SETTINGS, setting, type SettingValues } from './settings.ts';
 
 export const CONFIG_FILE_NAMES = ['chatconform.config.json', 'chatconform.config.yaml', 'chatconform.config.yml'] as const;
 
@@ -67,9 +68,18 @@ export function configFileEnv(file: string, config: ConfigFile, env: NodeJS.Proc
   return out;
 }
 
-/** Finds the config file from `cwd` and fills `env` from it; returns the file used, if any. */
+/** The config file of a run: the one CONFORMANCE_CONFIG_FILE (`--config`) names, which must exist, else the nearest. */
+export function configFileOf(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string | undefined {
+  const named = env[setting('configFile').env];
+  if (!named) return findConfigFile(cwd);
+  const file = path.resolve(cwd, named);
+  if (!existsSync(file) || !statSync(file).isFile()) throw new Error(`config file ${file}: no such file`);
+  return file;
+}
+
+/** Finds the config file (named, or from `cwd` up) and fills `env` from it; returns the file used, if any. */
 export function applyConfigFile(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string | undefined {
-  const file = findConfigFile(cwd);
+  const file = configFileOf(env, cwd);
   if (!file) return undefined;
   Object.assign(env, configFileEnv(file, readConfigFile(file), env));
   return file;

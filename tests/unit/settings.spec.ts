@@ -1,8 +1,8 @@
 // The settings of `chatconform run`, declared once (run/settings.ts) and resolved once into the run's plan
 // (run/plan.ts): --help, the config-file schema and the Action's inputs are held to the table (README's table is,
 // in cli.spec.ts); the plan's order (flag, variable, config file, profile, default), its seed and its file without
-// the key.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// the key; --config.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -135,4 +135,23 @@ test('a process with only CONFORMANCE_* variables plans the run once and hands t
   } finally {
     rmSync(plan.runDir, { recursive: true, force: true });
   }
+});
+
+test('--config FILE (CONFORMANCE_CONFIG_FILE) is read instead of the working directory\'s; a missing one is one line, exit 3', async () => {
+  const dir = folder('named');
+  // The working directory's own file does not load: reading it would stop the run with exit 3.
+  writeFileSync(path.join(dir, 'chatconform.config.json'), '{ not json');
+  const named = path.join(dir, 'ci.yaml');
+  writeFileSync(named, 'requirements: [NOPE-001]\n');
+  const viaFlag = await child(dir, ['run', '--config', 'ci.yaml']);
+  expect(viaFlag.code, viaFlag.stderr).toBe(2);
+  expect(viaFlag.stderr.trim()).toBe("error: the run's selection: NOPE-001 is not a requirement ID of the catalog");
+  const viaVariable = await child(dir, ['run'], { CONFORMANCE_CONFIG_FILE: named });
+  expect(viaVariable.stderr.trim()).toBe("error: the run's selection: NOPE-001 is not a requirement ID of the catalog");
+  const absent = path.join(dir, 'absent.yaml');
+  const missing = await cli(['run', '--config', absent]);
+  expect(missing.code).toBe(3);
+  expect(missing.err.trimEnd().split('\n')).toHaveLength(1);
+  expect(missing.err.trim()).toBe(`error: config file ${absent}: no such file`);
+  expect(existsSync(absent)).toBe(false);
 });
