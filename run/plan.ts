@@ -70,7 +70,13 @@ export function resolvePlan(env: NodeJS.ProcessEnv, opts: ResolveOptions = {}): 
   const embeddedMock = values.baseUrl === undefined;
   const profilePath = planProfilePath(values, embeddedMock);
   if (profilePath) values.profile = profilePath;
-  fillFromProfile(values, profilePath ? loadProfile(profilePath) : {});
+  const profile = profilePath ? loadProfile(profilePath) : {};
+  try {
+    fillFromProfile(values, profile);
+  } catch (err) {
+    // Its headers: a profile is a file, and one that cannot be used stops the run (exit 3), named.
+    throw new Error(`the target profile ${profilePath}: ${(err as Error).message}`);
+  }
   for (const s of SETTINGS as readonly Setting[]) if (s.default !== undefined && (values as Record<string, unknown>)[s.name] === undefined) (values as Record<string, unknown>)[s.name] = s.default;
   values.reportDir ??= defaultReportDir();
   const drawn = values.seed === undefined && opts.drawSeed !== false;

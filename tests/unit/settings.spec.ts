@@ -1,7 +1,7 @@
 // The settings of `chatconform run`, declared once (run/settings.ts) and resolved once into the run's plan
 // (run/plan.ts): --help, the config-file schema and the Action's inputs are held to the table (README's table is,
 // in cli.spec.ts); the plan's order (flag, variable, config file, profile, default), its seed and its file without
-// the key; --config.
+// the key; --config; and the headers the kit's transport owns, refused.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,6 +10,7 @@ import { parse } from 'yaml';
 import { main } from '../../cli/program.ts';
 import { environmentFor } from '../../cli/run.ts';
 import { configOfPlan, repoRoot } from '../../run/config.ts';
+import { parseHeaderLine } from '../../run/extra-headers.ts';
 import { PLAN_ENV, planOfThisRun, readPlan, resolvePlan, writePlanInNewRunDir } from '../../run/plan.ts';
 import { longFlagOf, SETTINGS, type Setting } from '../../run/settings.ts';
 import { runProcess } from '../integration/support/cli-process.ts';
@@ -154,4 +155,32 @@ test('--config FILE (CONFORMANCE_CONFIG_FILE) is read instead of the working dir
   expect(missing.err.trimEnd().split('\n')).toHaveLength(1);
   expect(missing.err.trim()).toBe(`error: config file ${absent}: no such file`);
   expect(existsSync(absent)).toBe(false);
+});
+
+test('hop-by-hop and framing headers and Host are refused, by -H, CONFORMANCE_HEADERS and the config file: exit 2, naming the header', async () => {
+  for (const name of ['Content-Length', 'transfer-encoding', 'Connection', 'Keep-Alive', 'Proxy-Connection', 'TE', 'Trailer', 'Upgrade', 'Host']) {
+    expect(() => parseHeaderLine(`${name}: 5`), name).toThrow(new RegExp(`^${name} is a hop-by-hop or framing header`));
+  }
+  expect(parseHeaderLine('X-Tenant: acme')).toEqual(['X-Tenant', 'acme']);
+  const flag = await cli(['run', '-H', 'Content-Length: 5']);
+  expect(flag.code).toBe(2);
+  expect(flag.err.trimEnd().split('\n')).toHaveLength(1);
+  expect(flag.err).toMatch(/^error: option '-H, --header <line\.\.\.>' argument 'Content-Length: 5' is invalid\. Content-Length is a hop-by-hop or framing header/);
+  const dir = folder('headers');
+  const variable = await child(dir, ['run'], { CONFORMANCE_HEADERS: 'X-Tenant: acme\nTransfer-Encoding: chunked' });
+  expect(variable.code, variable.stderr).toBe(2);
+  expect(variable.stderr.trim()).toMatch(/^error: CONFORMANCE_HEADERS: Transfer-Encoding is a hop-by-hop or framing header[^\n]*$/);
+  writeFileSync(path.join(dir, 'chatconform.config.json'), JSON.stringify({ headers: { Host: 'elsewhere.example' } }));
+  const file = await child(dir, ['run']);
+  expect(file.code, file.stderr).toBe(2);
+  expect(file.stderr.trim()).toMatch(/^error: CONFORMANCE_HEADERS: Host is a hop-by-hop or framing header[^\n]*$/);
+});
+
+test("a profile's refused header names the profile: a file the run cannot use (exit 3)", async () => {
+  const dir = folder('profile-headers');
+  const profile = path.join(dir, 'gateway.json');
+  writeFileSync(profile, JSON.stringify({ headers: { Connection: 'close' } }));
+  const r = await cli(['run', '--base-url', 'http://127.0.0.1:1', '--profile', profile]);
+  expect(r.code).toBe(3);
+  expect(r.err.trim()).toBe(`error: the target profile ${profile}: Connection is a hop-by-hop or framing header the kit's transport sets itself: it cannot be added to every request`);
 });
