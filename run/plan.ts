@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { applyConfigFile } from './config-file.ts';
 import { BUILTIN_PROFILES, defaultReportDir, ENV, profilePathOf } from './config.ts';
+import { isCredentialHeader } from '../spec/redact.ts';
 import { headersOfText, headersText } from './extra-headers.ts';
 import { loadProfile, type Profile } from './profile.ts';
 import { REFERENCE_ENV } from './reference.ts';
@@ -34,6 +35,11 @@ export interface RunPlan {
   runDir: string;
   /** The config file read, if any. */
   configFile?: string;
+  /**
+   * Headers whose value is a credential (spec/redact.ts): plan.json holds their names only, the values stay where
+   * they were given (CONFORMANCE_HEADERS in the environment, or the profile).
+   */
+  heldApartHeaders?: string[];
 }
 
 export interface ResolveOptions {
@@ -129,25 +135,42 @@ export function writePlanInNewRunDir(plan: RunPlan): string {
   return writePlan(plan);
 }
 
-/** Writes (or rewrites) plan.json in the plan's run folder; returns its path. */
+/** Writes (or rewrites) plan.json in the plan's run folder, credential headers' values held apart; returns its path. */
 export function writePlan(plan: RunPlan): string {
   const file = path.join(plan.runDir, PLAN_FILE);
-  writeFileSync(file, `${JSON.stringify(plan, null, 2)}\n`, { mode: 0o600 });
+  const headers = plan.settings.headers ?? {};
+  const heldApart = Object.keys(headers).filter(isCredentialHeader);
+  const written: RunPlan = heldApart.length === 0 ? plan : { ...plan, settings: { ...plan.settings, headers: Object.fromEntries(Object.entries(headers).filter(([n]) => !heldApart.includes(n))) }, heldApartHeaders: heldApart };
+  writeFileSync(file, `${JSON.stringify(written, null, 2)}\n`, { mode: 0o600 });
   return file;
 }
 
-export function readPlan(file: string): RunPlan {
+/** A plan read back, its credential headers' values taken from where they were given (the variable wins, as it did). */
+export function readPlan(file: string, env: NodeJS.ProcessEnv = process.env): RunPlan {
+  let plan: RunPlan;
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as RunPlan;
+    plan = JSON.parse(readFileSync(file, 'utf8')) as RunPlan;
   } catch (err) {
     throw new Error(`${PLAN_ENV}: the run's plan ${file} cannot be read (${(err as Error).message.split('\n')[0]})`);
   }
+  if (plan.heldApartHeaders?.length) {
+    const given = headersOfText(env[ENV.headers]);
+    const profile = plan.settings.profile ? headersOfText(headersText(loadProfile(plan.settings.profile).headers ?? {})) : {};
+    const headers = { ...plan.settings.headers };
+    for (const name of plan.heldApartHeaders) {
+      const value = given[name] ?? profile[name];
+      if (value !== undefined) headers[name] = value;
+    }
+    plan.settings.headers = headers;
+    delete plan.heldApartHeaders;
+  }
+  return plan;
 }
 
 /** The plan this process runs by: the one CONFORMANCE_PLAN names, else undefined. */
 export function currentPlan(env: NodeJS.ProcessEnv = process.env): RunPlan | undefined {
   const file = env[PLAN_ENV];
-  return file ? readPlan(file) : undefined;
+  return file ? readPlan(file, env) : undefined;
 }
 
 /**

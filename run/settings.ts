@@ -116,7 +116,18 @@ export function parseSetting(s: Setting, raw: string, resolveProfile: (value: st
     throw new SettingError(`${s.env}: ${what} (got ${JSON.stringify(raw)})`);
   };
   switch (s.kind) {
-    case 'url':
+    case 'url': {
+      // Never echoed: a URL may carry a password.
+      let url: URL | undefined;
+      try {
+        url = new URL(raw);
+      } catch {
+        throw new SettingError(`${s.env}: not a URL`);
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SettingError(`${s.env}: expected an http:// or https:// URL, got ${url.protocol}`);
+      if (url.username || url.password) throw new SettingError(`${s.env}: must not carry credentials; the key has its own variable`);
+      return raw;
+    }
     case 'string':
       return raw;
     case 'path':

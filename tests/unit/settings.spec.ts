@@ -118,8 +118,9 @@ test('the seed is fixed when the plan is made: given, or drawn once; no base URL
   expect(Number.isSafeInteger(drawn.seed)).toBe(true);
   expect(drawn.embeddedMock).toBe(true);
   expect(drawn.settings.profile).toBe(path.join(repoRoot, 'fixtures/profiles/mock.json'));
-  // A bad value of a variable is an error naming it, never a silent default.
+  // A bad value of a variable is an error naming it, never a silent default; a URL's password is never echoed.
   expect(() => resolvePlan({ CONFORMANCE_FUZZ_RUNS: 'many' }, { configFile: false })).toThrow(/^CONFORMANCE_FUZZ_RUNS: expected an integer of at least 1 \(got "many"\)$/);
+  expect(() => resolvePlan({ CONFORMANCE_BASE_URL: 'http://u:hunter2@host' }, { configFile: false })).toThrow(/^CONFORMANCE_BASE_URL: must not carry credentials; the key has its own variable$/);
 });
 
 test('a process with only CONFORMANCE_* variables plans the run once and hands the plan to the processes after it', () => {
@@ -133,6 +134,25 @@ test('a process with only CONFORMANCE_* variables plans the run once and hands t
     const again = planOfThisRun({ ...env });
     expect(again).toEqual(plan);
     expect(readFileSync(env[PLAN_ENV]!, 'utf8')).not.toContain('sk-only-env');
+  } finally {
+    rmSync(plan.runDir, { recursive: true, force: true });
+  }
+});
+
+test("a credential header's value is held apart like the key: not in plan.json, still sent by every process that reads the plan", () => {
+  const dir = folder('secret-header');
+  const profile = path.join(dir, 'profile.json');
+  writeFileSync(profile, JSON.stringify({ headers: { 'X-Gateway-Token': 'gw-profile-0123456789', 'X-Api-Key': 'sk-profile-0123456789' } }));
+  const env: NodeJS.ProcessEnv = { CONFORMANCE_BASE_URL: 'http://127.0.0.1:1', CONFORMANCE_PROFILE: profile, CONFORMANCE_HEADERS: 'X-Api-Key: sk-header-0123456789\nX-Tenant: acme' };
+  const plan = planOfThisRun(env);
+  try {
+    const text = readFileSync(env[PLAN_ENV]!, 'utf8');
+    for (const secret of ['gw-profile', 'sk-profile', 'sk-header']) expect(text).not.toContain(secret);
+    expect(text).toContain('acme');
+    // A worker: the variables it inherited and the plan's path.
+    const worker = readPlan(env[PLAN_ENV]!, env);
+    expect(worker.settings.headers).toEqual({ 'x-api-key': 'sk-header-0123456789', 'x-gateway-token': 'gw-profile-0123456789', 'x-tenant': 'acme' });
+    expect(configOfPlan(worker, env).headers).toEqual(plan.settings.headers);
   } finally {
     rmSync(plan.runDir, { recursive: true, force: true });
   }
