@@ -252,16 +252,15 @@ function planOf(env: NodeJS.ProcessEnv, configFile: boolean): ReturnType<typeof 
 }
 
 /** `--certify` refuses a run that would certify less than the whole suite. */
-function checkCertifiable(env: NodeJS.ProcessEnv, flags: RunFlags): void {
+function checkCertifiable(env: NodeJS.ProcessEnv, plan: RunPlan, flags: RunFlags): void {
   const sel = selectionOf(env);
-  const profilePath = env[ENV.profile];
-  const profile = profilePath ? loadProfile(profilePath) : {};
-  const fuzzRuns = Number(env[ENV.fuzzRuns]) || profile.budget?.fuzzRuns || 25;
+  // The profile given (the embedded mock's own does not certify anything), and the plan's fuzz runs (the profile's budget, else the default).
+  const profilePath = plan.given.includes('profile') ? plan.settings.profile : undefined;
   const problems = certifyProblems({
     ...(sel ? { selection: describeSelection(sel) } : flags.grep !== undefined ? { selection: `--grep ${flags.grep}` } : {}),
     ...(profilePath ? { profilePath } : {}),
-    profile,
-    fuzzRuns,
+    profile: profilePath ? loadProfile(profilePath) : {},
+    fuzzRuns: plan.settings.fuzzRuns ?? 25,
   });
   if (problems.length > 0) throw new UsageError(`--certify: ${problems.join('; ')}`);
 }
@@ -324,7 +323,9 @@ export async function run(flags: RunFlags): Promise<number> {
   }
   if ((flags.lastFailed || flags.rerun !== undefined) && rerunFailed(env, flags).length === 0) return EXIT.ok;
   validate(env, flags);
-  if (flags.certify) checkCertifiable(env, flags);
+  // Resolved once (the config file was applied above): the seed is fixed here, so a reference run shares it.
+  const { plan, secrets } = planOf(env, false);
+  if (flags.certify) checkCertifiable(env, plan, flags);
   // The key is read before the run: a certification must not run for an hour and then fail to sign.
   if (flags.signKey !== undefined && !flags.certify) throw new UsageError('--sign-key signs a certification bundle: give --certify too');
   let signKey: ReturnType<typeof loadSigningKey> | undefined;
@@ -352,8 +353,6 @@ export async function run(flags: RunFlags): Promise<number> {
       throw new UsageError(`${grep.length > 0 ? `--grep ${flags.grep}` : describeSelection(sel!)}: no test of the suite checks it (the kit's own mock-only requirements are judged by its own tests)`);
     }
   }
-  // Resolved once (the config file was applied above): the seed is fixed here, so a reference run shares it.
-  const { plan, secrets } = planOf(env, false);
   writePlanInNewRunDir(plan);
   const plans = [plan];
   const runEnv: NodeJS.ProcessEnv = { ...env, ...secrets, ...planVariables(plan) };
