@@ -2,7 +2,7 @@
 // settings of run/settings.ts once), and the kit's own paths.
 import { headerSecrets } from './extra-headers.ts';
 import { currentPlan, resolvePlan, type RunPlan } from './plan.ts';
-import { SETTINGS } from './settings.ts';
+import { parseSetting, setting, SETTINGS } from './settings.ts';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -174,10 +174,13 @@ export interface Gate {
 
 /** The run's gate from the environment; a bad CONFORMANCE_FAIL_ON is a clear error. */
 export function gateOf(env: NodeJS.ProcessEnv = process.env): Gate {
-  const raw = env[ENV.failOn];
-  if (raw !== undefined && raw !== '' && raw !== 'must' && raw !== 'warn' && raw !== 'target-only') throw new Error(`${ENV.failOn} must be "must", "warn" or "target-only" (got "${raw}")`);
-  const file = env[ENV.expectedFailures];
-  return { failOn: raw === 'warn' || raw === 'target-only' ? raw : 'must', ...(file ? { expectedFailures: path.resolve(file) } : {}) };
+  // Read as the plan reads them: the table's parse (run/settings.ts), the table's default.
+  const read = (name: 'failOn' | 'expectedFailures'): string | undefined => {
+    const raw = env[ENV[name]];
+    return raw === undefined || raw === '' ? undefined : (parseSetting(setting(name), raw) as string);
+  };
+  const file = read('expectedFailures');
+  return { failOn: (read('failOn') ?? setting('failOn').default) as Gate['failOn'], ...(file ? { expectedFailures: file } : {}) };
 }
 
 /** Every credential the run knows: the key, and every key the profile names. Redaction masks them all. */
