@@ -49,6 +49,22 @@ test('chatconform run --help lists every setting of the table: its flag and its 
   }
 });
 
+test("a default is the same in the table, in --help and in README's table; a profile field the table names is the profile schema's", () => {
+  const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  for (const s of SETTINGS as readonly Setting[]) {
+    if (s.default === undefined || typeof s.default === 'boolean') continue;
+    const row = new RegExp(`^\\| \`${s.env}\` \\| ([^|]*) \\|`, 'm').exec(readme);
+    expect(row?.[1], `README's default of ${s.env}`).toContain(String(s.default));
+    expect(s.help, `--help of ${s.flag}`).toContain(String(s.default));
+  }
+  const profile = JSON.parse(readFileSync(path.join(repoRoot, 'spec/schemas/profile.schema.json'), 'utf8')) as { properties: Record<string, { properties?: Record<string, unknown> }> };
+  for (const s of SETTINGS as readonly Setting[]) {
+    if (!s.profile) continue;
+    const [field, sub] = s.profile.split('.') as [string, string | undefined];
+    expect(sub === undefined ? profile.properties[field] : profile.properties[field]?.properties?.[sub], `${s.name}: profile ${s.profile}`).toBeDefined();
+  }
+});
+
 test('the config-file schema has a key for exactly the settings the table gives one, of the same type and bounds', () => {
   const schema = JSON.parse(readFileSync(path.join(repoRoot, 'spec/schemas/config-file.schema.json'), 'utf8')) as { properties: Record<string, Record<string, unknown>> };
   const inFile = (SETTINGS as readonly Setting[]).filter((s) => s.file);
