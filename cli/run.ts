@@ -122,10 +122,10 @@ export function environmentFor(flags: RunFlags, base: NodeJS.ProcessEnv = proces
   const env: NodeJS.ProcessEnv = { ...base };
   for (const s of SETTINGS as readonly Setting[]) {
     const value = flags[attributeOf(s)];
-    if (value === undefined || value === false) continue;
-    const text = value === true ? '1' : Array.isArray(value) ? value.join(s.separator ?? ',') : String(value);
+    if (value !== undefined && value !== false) env[s.env] = value === true ? '1' : Array.isArray(value) ? value.join(s.separator ?? ',') : String(value);
     // Paths are the caller's, relative to where they ran the command; a profile may be a built-in one's name.
-    env[s.env] = s.kind === 'path' ? path.resolve(text) : s.kind === 'profile' ? profilePathOf(text) : text;
+    const text = env[s.env];
+    if (text) env[s.env] = s.kind === 'path' ? path.resolve(text) : s.kind === 'profile' ? profilePathOf(text) : text;
   }
   return env;
 }

@@ -220,3 +220,10 @@ test("a profile's refused header names the profile: a file the run cannot use (e
   expect(r.code).toBe(3);
   expect(r.err.trim()).toBe(`error: the target profile ${profile}: Connection is a hop-by-hop or framing header the kit's transport sets itself: it cannot be added to every request`);
 });
+
+test('a variable naming a path or a built-in profile is read as the flag is: from the working directory, "mock" the built-in one', () => {
+  const env = environmentFor({}, { CONFORMANCE_PROFILE: 'mock', CONFORMANCE_REPORT_DIR: 'out', CONFORMANCE_CONFIG_FILE: 'ci.yaml' });
+  expect(env.CONFORMANCE_PROFILE).toBe(path.join(repoRoot, 'fixtures/profiles/mock.json'));
+  expect(env.CONFORMANCE_REPORT_DIR).toBe(path.resolve('out'));
+  expect(env.CONFORMANCE_CONFIG_FILE).toBe(path.resolve('ci.yaml'));
+});
