@@ -37,7 +37,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   // A bad baseline or gate setting stops the run before it sends anything.
   const gate = gateOf();
   if (gate.expectedFailures) loadBaseline(gate.expectedFailures);
-  process.stderr.write(`chatconform: target ${config.embeddedMock ? `${config.baseUrl} (embedded mock)` : config.baseUrl}; seed ${config.seed}` +
+  process.stderr.write(`chatconform: target ${config.embeddedMock ? `${config.baseUrl} (embedded mock)` : config.baseUrl}; seed ${config.seed}${plan.seedDrawn ? ' (random)' : ''}` +
     (config.profilePath ? `; profile ${path.relative(process.cwd(), config.profilePath)}` : '; no profile') + `; scratch ${scratch}\n`);
 
   const target = new Target(config);
