@@ -2,13 +2,12 @@
 // settings of run/settings.ts once), and the kit's own paths.
 import { headerSecrets } from './extra-headers.ts';
 import { currentPlan, resolvePlan, type RunPlan } from './plan.ts';
-import { parseSetting, setting, SETTINGS } from './settings.ts';
+import { parseSetting, setting, SETTINGS, type SettingName, type SettingValues } from './settings.ts';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from './http.ts';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './transient.ts';
+import type { RetryPolicy } from './transient.ts';
 import { loadProfile, type Profile } from './profile.ts';
 
 export interface RunConfig {
@@ -121,6 +120,8 @@ export function runConfig(): RunConfig {
 /** The RunConfig of a plan; the credential is the environment's (never in the plan), else the profile's. */
 export function configOfPlan(plan: RunPlan, env: NodeJS.ProcessEnv = process.env): RunConfig {
   const v = plan.settings;
+  // The plan holds every default; the table's stands in only for a plan another version of the kit wrote.
+  const or = <K extends SettingName>(name: K) => (v[name as keyof typeof v] ?? setting(name).default) as NonNullable<SettingValues[K]>;
   const baseUrl = v.baseUrl ?? env[ENV.baseUrl];
   if (!baseUrl) throw new Error(`${ENV.baseUrl} is not set (the global setup sets it when it starts the embedded mock)`);
   const profilePath = v.profile;
@@ -133,17 +134,14 @@ export function configOfPlan(plan: RunPlan, env: NodeJS.ProcessEnv = process.env
     // Outside a run (no global setup) a fixed name in the OS temp dir; never in the checkout.
     runDir: plan.runDir || env[ENV.runDir] || path.join(os.tmpdir(), 'chatconform-run'),
     seed: plan.seed,
-    fuzzRuns: v.fuzzRuns ?? 25,
-    requestTimeoutMs: v.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-    idleTimeoutMs: v.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
-    maxBodyBytes: v.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    keepScratch: v.keepScratch ?? false,
-    waitForTargetSeconds: v.waitForTarget ?? 0,
+    fuzzRuns: or('fuzzRuns'),
+    requestTimeoutMs: or('requestTimeoutMs'),
+    idleTimeoutMs: or('idleTimeoutMs'),
+    maxBodyBytes: or('maxBodyBytes'),
+    keepScratch: or('keepScratch'),
+    waitForTargetSeconds: or('waitForTarget'),
     embeddedMock: plan.embeddedMock && v.baseUrl !== undefined,
-    retry: {
-      maxRetries: v.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
-      maxWaitMs: v.maxRetryWaitMs ?? DEFAULT_RETRY_POLICY.maxWaitMs,
-    },
+    retry: { maxRetries: or('maxRetries'), maxWaitMs: or('maxRetryWaitMs') },
   };
   if (v.headers && Object.keys(v.headers).length > 0) config.headers = v.headers;
   if (v.maxRps !== undefined) config.maxRps = v.maxRps;
