@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import os from 'node:os';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { BUILTIN_PROFILES, ENV, gateOf, normaliseBaseUrl, profilePathOf, reportDirOf } from '../run/config.ts';
+import { ENV, gateOf, normaliseBaseUrl, profilePathOf, reportDirOf } from '../run/config.ts';
 import { applyConfigFile } from '../run/config-file.ts';
 import { headersOfText, parseHeaderLine } from '../run/extra-headers.ts';
 import { redactHeaders } from '../spec/redact.ts';
@@ -23,6 +23,8 @@ import { collectList, ConfigError, EXIT, EXIT_CODES_TEXT, integerFrom, positiveN
 import { checkRerunListing, prepareRerun } from './rerun.ts';
 import { REFERENCE_ENV, referenceEnv, referenceReportDir } from '../run/reference.ts';
 import { TRIALS_ENV, TRIALS_WITH_MATRIX, trialsOf } from '../run/trials.ts';
+import { disposeRunDir, planVariables, resolvePlan, writePlanInNewRunDir, type RunPlan } from '../run/plan.ts';
+import { attributeOf, longFlagOf, SettingError, SETTINGS, type Setting, type SettingKind } from '../run/settings.ts';
 
 /** A rate from 0 to 1 (--min-pass-rate). */
 function rate(raw: string): number {
@@ -30,9 +32,6 @@ function rate(raw: string): number {
   if (raw.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('expected a number from 0 to 1');
   return n;
 }
-
-/** CONFORMANCE_WORKERS is read by the Playwright config, not by the run configuration. */
-export const WORKERS_ENV = 'CONFORMANCE_WORKERS';
 
 const list = collectList();
 
@@ -61,42 +60,24 @@ function maskedHeaderLine(line: string): string {
   return `${name}: ${redactHeaders({ [name]: value }, [])[name]}`;
 }
 
-/** Each setting a person can give: its flag (commander's attribute name) and its environment variable. */
-export const RUN_SETTINGS = [
-  { flag: '--base-url <url>', key: 'baseUrl', env: ENV.baseUrl, help: 'the target (origin plus optional path prefix); default: start the embedded mock' },
-  { flag: '--api-key <key>', key: 'apiKey', env: ENV.apiKey, help: 'bearer credential (prefer the variable: a flag shows in the process list); never written to any output' },
-  { flag: '--profile <file>', key: 'profile', env: ENV.profile, help: `target profile: a JSON file, or a built-in one by name (${Object.keys(BUILTIN_PROFILES).join(', ')}: the reference mock's own); default: mock for the embedded mock` },
-  { flag: '--report-dir <dir>', key: 'reportDir', env: ENV.reportDir, help: 'where the four reports are written (default ./reports)' },
-  { flag: '--seed <n>', key: 'seed', env: ENV.seed, help: 'seed of the property tests (default random, printed)', parse: integerFrom(0) },
-  { flag: '--fuzz-runs <n>', key: 'fuzzRuns', env: ENV.fuzzRuns, help: 'runs per property (default the profile\'s budget.fuzzRuns, else 25)', parse: integerFrom(1) },
-  { flag: '--request-timeout-ms <n>', key: 'requestTimeoutMs', env: ENV.requestTimeoutMs, help: 'overall bound on one request, retry included, even while its answer is still arriving (default 120000)', parse: integerFrom(1) },
-  { flag: '--idle-timeout-ms <n>', key: 'idleTimeoutMs', env: ENV.idleTimeoutMs, help: 'longest wait for the next byte of an answer, head or body (default 15000; at most the request timeout)', parse: integerFrom(1) },
-  { flag: '--wait-for-target <seconds>', key: 'waitForTarget', env: ENV.waitForTarget, help: 'ask an unreachable target again, once a second, for up to this long before the first test (for a server started in the background; default 0: ask once, and end the run at once if it cannot be reached)', parse: integerFrom(0) },
-  { flag: '-H, --header <line...>', key: 'header', env: ENV.headers, help: "add this header to every request of the run: 'Name: value' (repeatable; also CONFORMANCE_HEADERS, one per line, and the config file's and the profile's headers); a credential-looking name's value is masked in every output", parse: headerLines, separator: '\n' },
-  { flag: '--max-body-bytes <n>', key: 'maxBodyBytes', env: ENV.maxBodyBytes, help: 'most bytes read of one response (default 16777216)', parse: integerFrom(1) },
-  { flag: '--keep-scratch', key: 'keepScratch', env: ENV.keepScratch, help: 'keep the run\'s scratch folder (masked) and print its path' },
-  { flag: '--workers <n>', key: 'workers', env: WORKERS_ENV, help: 'parallel test workers (default 2)', parse: integerFrom(1) },
-  { flag: '--shard <i/n>', key: 'shard', env: ENV.shard, help: 'run shard i of n of the suite (Playwright\'s sharding; give the same --seed to every shard): a partial report plus Playwright\'s blob report in <report-dir>/blob-report; `chatconform report merge` joins the n shards', parse: shardArgument },
-  { flag: '--max-retries <n>', key: 'maxRetries', env: ENV.maxRetries, help: 'retries of a 429 (or a 503 with Retry-After) on a request not about it (default 3)', parse: integerFrom(0) },
-  { flag: '--max-retry-wait-ms <n>', key: 'maxRetryWaitMs', env: ENV.maxRetryWaitMs, help: 'most time one request waits over its retries (default 30000)', parse: integerFrom(0) },
-  { flag: '--max-rps <n>', key: 'maxRps', env: ENV.maxRps, help: 'most requests per second of the whole run, all workers together (default: the profile\'s budget.requestsPerMinute / 60, else none)', parse: positiveNumber },
-  { flag: '--expected-failures <file>', key: 'expectedFailures', env: ENV.expectedFailures, help: 'a baseline (YAML or JSON) of requirement IDs known to fail: they do not fail the run; one that passes makes it stale' },
-  { flag: '--fail-on <level>', key: 'failOn', env: ENV.failOn, help: 'must (default): a MUST failure fails the run; warn: a SHOULD/MAY warning too; target-only (with --reference): only a MUST failure the reference does not share', choices: ['must', 'warn', 'target-only'] },
-  { flag: '--model <id...>', key: 'model', env: ENV.models, help: 'pin the run to these models (repeatable, or comma-separated)', parse: list },
-  { flag: '--models <selection...>', key: 'models', env: ENV.modelMatrix, help: 'a per-model matrix: judge each chosen model with the model-dependent tests (chat, streaming, tools, reasoning, search, images), the rest once: all, or ids and globs such as acme/* (repeatable, or comma-separated)', parse: list },
-  { flag: '--max-requests-per-model <n>', key: 'maxRequestsPerModel', env: ENV.maxRequestsPerModel, help: 'with --models: most requests one model may take (default: the profile\'s budget.maxRequestsPerModel, else only the run\'s budget)', parse: integerFrom(1) },
-  { flag: '--max-failing-models <n>', key: 'maxFailingModels', env: ENV.maxFailingModels, help: 'with --models: how many models may fail before the run fails (default 0: any failing model fails the run); a model-independent MUST failure always fails it', parse: integerFrom(0) },
-  { flag: '--requirement <ID...>', key: 'requirement', env: SELECTION_ENV.requirements, help: 'run only the tests that check these requirements (a partial run)', parse: list },
-  { flag: '--section <N...>', key: 'section', env: SELECTION_ENV.sections, help: 'run only the tests that check the requirements of these sections (6 takes 6.x too)', parse: list },
-  { flag: '--level <L...>', key: 'level', env: SELECTION_ENV.levels, help: 'run only the tests that check requirements of these levels (MUST, SHOULD, MAY)', parse: list },
-  { flag: '--sign-key <file>', key: 'signKey', env: ENV.signKey, help: 'with --certify: sign the bundle\'s SHA256SUMS with this ed25519 private key (PEM); `chatconform verify --verify-key` checks it' },
-  { flag: '--exclude-requirement <ID...>', key: 'excludeRequirement', env: SELECTION_ENV.exclude, help: 'leave out the tests that check these requirements', parse: list },
-  { flag: '--reference <url>', key: 'reference', env: REFERENCE_ENV.url, help: `also run the same tests (same seed and selection) against this reference (the upstream a gateway forwards to, or the provider migrated from), first, with its own key (${REFERENCE_ENV.apiKey}), budget and reports; each requirement then shows the reference's status and whose failure it is` },
-  { flag: '--reference-profile <file>', key: 'referenceProfile', env: REFERENCE_ENV.profile, help: "the reference's profile (its budget and rate limits), a file or a built-in one's name" },
-  { flag: '--reference-model <id>', key: 'referenceModel', env: REFERENCE_ENV.model, help: "the reference's id of the model, where the ids differ (the reference run is pinned to it)" },
-  { flag: '--trials <k>', key: 'trials', env: TRIALS_ENV.trials, help: 'run each model-dependent test (a tool call produced, a forced function, reasoning present, a search performed) k times, each trial a fresh request; its requirements are judged on their pass rate', parse: integerFrom(1) },
-  { flag: '--min-pass-rate <R>', key: 'minPassRate', env: TRIALS_ENV.minPassRate, help: 'with --trials: the pass rate (0..1) a model-dependent requirement needs (default 1)', parse: rate },
-] as const;
+/** How commander reads a flag of each kind (run/settings.ts); the kinds without one take the text as given. */
+const FLAG_PARSERS: Partial<Record<SettingKind, (s: Setting) => (raw: string, previous: never) => unknown>> = {
+  int: (s) => integerFrom(s.min ?? 0),
+  number: () => positiveNumber,
+  rate: () => rate,
+  list: () => list,
+  headers: () => headerLines,
+  shard: () => shardArgument,
+};
+
+/** The option of one setting: its flag, its help line naming its variable, its parser. */
+export function optionOf(s: Setting): Option {
+  const option = new Option(s.flag, `${s.help} [${s.env}]`);
+  const parser = FLAG_PARSERS[s.kind];
+  if (parser) option.argParser(parser(s) as (raw: string, previous: unknown) => unknown);
+  if (s.choices) option.choices(s.choices);
+  return option;
+}
 
 type RunFlags = {
   grep?: string;
@@ -105,7 +86,9 @@ type RunFlags = {
   bundleDir?: string;
   lastFailed?: boolean;
   rerun?: string;
-} & Partial<Record<(typeof RUN_SETTINGS)[number]['key'], string | number | boolean | string[]>>;
+  /** Each setting's flag, by its commander attribute (attributeOf). */
+  [attribute: string]: string | number | boolean | string[] | undefined;
+};
 
 const EXIT_HELP = `
 Certification: --certify writes chatconform-bundle/ and its .tar.gz (the reports, the profile without secrets,
@@ -119,12 +102,7 @@ ${EXIT_CODES_TEXT}`;
 
 export function runCommand(done: (code: number) => void): Command {
   const cmd = new Command('run').description('run the conformance suite against --base-url, or against the embedded mock when none is given');
-  for (const s of RUN_SETTINGS) {
-    const option = new Option(s.flag, `${s.help} [${s.env}]`);
-    if ('parse' in s) option.argParser(s.parse as (raw: string, previous: unknown) => unknown);
-    if ('choices' in s) option.choices(s.choices);
-    cmd.addOption(option);
-  }
+  for (const s of SETTINGS) cmd.addOption(optionOf(s));
   cmd
     .option('--grep <regex>', 'run only the tests whose title matches (a partial run)')
     .option('--list', 'print the tests that would run, with the requirements they declare, and run nothing')
@@ -142,15 +120,13 @@ export function runCommand(done: (code: number) => void): Command {
 /** The child's environment: the caller's, with each flag given written over its variable. */
 export function environmentFor(flags: RunFlags, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base };
-  for (const s of RUN_SETTINGS) {
-    const value = flags[s.key];
-    if (value === undefined || value === false) continue;
-    env[s.env] = value === true ? '1' : Array.isArray(value) ? value.join('separator' in s ? s.separator : ',') : String(value);
+  for (const s of SETTINGS as readonly Setting[]) {
+    const value = flags[attributeOf(s)];
+    if (value !== undefined && value !== false) env[s.env] = value === true ? '1' : Array.isArray(value) ? value.join(s.separator ?? ',') : String(value);
+    // Paths are the caller's, relative to where they ran the command; a profile may be a built-in one's name.
+    const text = env[s.env];
+    if (text) env[s.env] = s.kind === 'path' ? path.resolve(text) : s.kind === 'profile' ? profilePathOf(text) : text;
   }
-  // Paths are the caller's, relative to where they ran the command; a profile may be a built-in one's name.
-  for (const name of [ENV.reportDir, ENV.expectedFailures, ENV.signKey]) if (env[name]) env[name] = path.resolve(env[name]!);
-  if (env[ENV.profile]) env[ENV.profile] = profilePathOf(env[ENV.profile]!);
-  if (env[REFERENCE_ENV.profile]) env[REFERENCE_ENV.profile] = profilePathOf(env[REFERENCE_ENV.profile]!);
   return env;
 }
 
@@ -247,29 +223,44 @@ function validateReference(env: NodeJS.ProcessEnv): void {
 
 /**
  * The reference run (before the target's, so the target's reporter pairs with it): the same tests against the
- * reference; returns its conformance.json's path, or undefined when it wrote none.
+ * reference, by a plan of its own that shares the target's seed; returns its conformance.json's path, or undefined
+ * when it wrote none.
  */
-async function runReference(env: NodeJS.ProcessEnv, grep: string[], output: string): Promise<string | undefined> {
+async function runReference(env: NodeJS.ProcessEnv, target: RunPlan, grep: string[], output: string, plans: RunPlan[]): Promise<string | undefined> {
   const dir = referenceReportDir(reportDirOf(env));
+  // The target's settings were resolved once (config file included): the reference's plan starts from them.
+  const refEnv = referenceEnv({ ...env, [ENV.seed]: String(target.seed) }, dir);
+  const plan = planOf(refEnv, false).plan;
+  writePlanInNewRunDir(plan);
+  plans.push(plan);
   process.stdout.write(`chatconform: the reference run, against ${env[REFERENCE_ENV.url]} (reports in ${dir})\n`);
   const started = Date.now();
-  await spawnPlaywright(['test', '-c', CONFORMANCE_CONFIG, '--output', path.join(output, 'reference'), ...grep], referenceEnv(env, dir));
+  await spawnPlaywright(['test', '-c', CONFORMANCE_CONFIG, '--output', path.join(output, 'reference'), ...grep], { ...refEnv, ...planVariables(plan) });
   if (!readReport(dir, started)) return undefined;
   process.stdout.write(`chatconform: the target run${env[ENV.baseUrl] ? `, against ${env[ENV.baseUrl]}` : ''}\n`);
   return path.join(dir, 'conformance.json');
 }
 
+/** The plan of `env` (run/plan.ts); a setting that is not a value of its kind is a usage error, a profile that does not load is not. */
+function planOf(env: NodeJS.ProcessEnv, configFile: boolean): ReturnType<typeof resolvePlan> {
+  try {
+    return resolvePlan(env, { configFile });
+  } catch (err) {
+    if (err instanceof SettingError) throw new UsageError(err.message);
+    throw new ConfigError((err as Error).message.split('\n')[0]);
+  }
+}
+
 /** `--certify` refuses a run that would certify less than the whole suite. */
-function checkCertifiable(env: NodeJS.ProcessEnv, flags: RunFlags): void {
+function checkCertifiable(env: NodeJS.ProcessEnv, plan: RunPlan, flags: RunFlags): void {
   const sel = selectionOf(env);
-  const profilePath = env[ENV.profile];
-  const profile = profilePath ? loadProfile(profilePath) : {};
-  const fuzzRuns = Number(env[ENV.fuzzRuns]) || profile.budget?.fuzzRuns || 25;
+  // The profile given (the embedded mock's own does not certify anything), and the plan's fuzz runs (the profile's budget, else the default).
+  const profilePath = plan.given.includes('profile') ? plan.settings.profile : undefined;
   const problems = certifyProblems({
     ...(sel ? { selection: describeSelection(sel) } : flags.grep !== undefined ? { selection: `--grep ${flags.grep}` } : {}),
     ...(profilePath ? { profilePath } : {}),
-    profile,
-    fuzzRuns,
+    profile: profilePath ? loadProfile(profilePath) : {},
+    fuzzRuns: plan.settings.fuzzRuns ?? 25,
   });
   if (problems.length > 0) throw new UsageError(`--certify: ${problems.join('; ')}`);
 }
@@ -277,13 +268,13 @@ function checkCertifiable(env: NodeJS.ProcessEnv, flags: RunFlags): void {
 /** The command as given, for the bundle: every flag, the key never (it comes from the environment). */
 export function commandLine(flags: RunFlags): string {
   const parts = ['chatconform', 'run'];
-  for (const s of RUN_SETTINGS) {
-    const value = flags[s.key];
+  for (const s of SETTINGS as readonly Setting[]) {
+    const value = flags[attributeOf(s)];
     if (value === undefined || value === false) continue;
     // The long name: a flag with a short alias (`-H, --header`) is recorded by its long one.
-    const name = /--[a-z-]+/.exec(s.flag)![0];
-    if (s.key === 'apiKey') parts.push(name, '"$CONFORMANCE_API_KEY"');
-    else if (s.key === 'header') for (const line of value as string[]) parts.push(name, JSON.stringify(maskedHeaderLine(line)));
+    const name = longFlagOf(s);
+    if (s.name === 'apiKey') parts.push(name, '"$CONFORMANCE_API_KEY"');
+    else if (s.kind === 'headers') for (const line of value as string[]) parts.push(name, JSON.stringify(maskedHeaderLine(line)));
     else if (value === true) parts.push(name);
     else parts.push(name, JSON.stringify(Array.isArray(value) ? value.join(',') : String(value)));
   }
@@ -303,7 +294,9 @@ export async function run(flags: RunFlags): Promise<number> {
   const rerun = flags.lastFailed || flags.rerun !== undefined ? prepareRerun(env, flags) : undefined;
   if ((flags.lastFailed || flags.rerun !== undefined) && !rerun) return EXIT.ok;
   validate(env, flags);
-  if (flags.certify) checkCertifiable(env, flags);
+  // Resolved once (the config file was applied above): the seed is fixed here, so a reference run shares it.
+  const { plan, secrets } = planOf(env, false);
+  if (flags.certify) checkCertifiable(env, plan, flags);
   // The key is read before the run: a certification must not run for an hour and then fail to sign.
   if (flags.signKey !== undefined && !flags.certify) throw new UsageError('--sign-key signs a certification bundle: give --certify too');
   let signKey: ReturnType<typeof loadSigningKey> | undefined;
@@ -332,21 +325,25 @@ export async function run(flags: RunFlags): Promise<number> {
       throw new UsageError(`${grep.length > 0 ? `--grep ${flags.grep}` : describeSelection(sel!)}: no test of the suite checks it (the kit's own mock-only requirements are judged by its own tests)`);
     }
   }
+  writePlanInNewRunDir(plan);
+  const plans = [plan];
+  const runEnv: NodeJS.ProcessEnv = { ...env, ...secrets, ...planVariables(plan) };
   // Playwright's own output folder holds nothing the reports need: a temp folder, never the caller's tree or node_modules.
   const output = mkdtempSync(path.join(os.tmpdir(), 'chatconform-playwright-'));
   const started = Date.now();
   try {
     if (env[REFERENCE_ENV.url]) {
-      const file = await runReference(env, grep, output);
+      const file = await runReference({ ...env, ...secrets }, plan, grep, output, plans);
       if (!file) {
         process.stderr.write('chatconform: the reference run wrote no report: nothing to pair the target with\n');
         return EXIT.config;
       }
-      env[REFERENCE_ENV.report] = file;
+      runEnv[REFERENCE_ENV.report] = file;
     }
-    await spawnPlaywright(['test', '-c', CONFORMANCE_CONFIG, '--output', output, ...grep], env);
+    await spawnPlaywright(['test', '-c', CONFORMANCE_CONFIG, '--output', output, ...grep], runEnv);
   } finally {
     rmSync(output, { recursive: true, force: true });
+    for (const p of plans) disposeRunDir(p);
   }
   const reportDir = reportDirOf(env);
   const report = readReport(reportDir, started);

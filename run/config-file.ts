@@ -1,87 +1,28 @@
-// chatconform.config.json (or .yaml / .yml): a run's settings kept beside the project that uses the kit, found
-// in the working directory or its parents (schema spec/schemas/config-file.schema.json). It fills in only what
-// neither the command line nor the environment set: flags, then CONFORMANCE_* variables, then the file, then the
-// defaults. Relative paths are read from the file's folder. The key itself never lives there (apiKeyEnv).
-import { existsSync, readFileSync } from 'node:fs';
+// chatconform.config.json (or .yaml / .yml): a run's settings kept beside the project that uses the kit, named by
+// --config (CONFORMANCE_CONFIG_FILE) or found in the working directory or its parents (schema
+// spec/schemas/config-file.schema.json). It fills in only what neither the command line nor the environment set:
+// flags, then CONFORMANCE_* variables, then the file, then the defaults. Relative paths are read from the file's
+// folder. The key itself never lives there (apiKeyEnv).
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { formatIssues, validate } from '../spec/validator.ts';
 import { ENV } from './config.ts';
 import { headersText } from './extra-headers.ts';
-import { SELECTION_ENV } from './selection.ts';
 import { REFERENCE_ENV } from './reference.ts';
-import { TRIALS_ENV } from './trials.ts';
+import { SETTINGS, setting, type SettingValues } from './settings.ts';
 
 export const CONFIG_FILE_NAMES = ['chatconform.config.json', 'chatconform.config.yaml', 'chatconform.config.yml'] as const;
 
-export interface ConfigFile {
-  baseUrl?: string;
-  apiKeyEnv?: string;
-  profile?: string;
-  reportDir?: string;
-  seed?: number;
-  fuzzRuns?: number;
-  requestTimeoutMs?: number;
-  idleTimeoutMs?: number;
-  maxBodyBytes?: number;
-  waitForTarget?: number;
-  headers?: Record<string, string>;
-  maxRetries?: number;
-  maxRetryWaitMs?: number;
-  maxRps?: number;
-  expectedFailures?: string;
-  failOn?: 'must' | 'warn' | 'target-only';
-  reference?: string;
-  referenceApiKeyEnv?: string;
-  referenceProfile?: string;
-  referenceModel?: string;
-  trials?: number;
-  minPassRate?: number;
-  models?: string[];
-  modelMatrix?: string[];
-  maxRequestsPerModel?: number;
-  maxFailingModels?: number;
-  requirements?: string[];
-  sections?: string[];
-  levels?: string[];
-  excludeRequirements?: string[];
-  workers?: number;
-  shard?: string;
-}
+/** A config file's settings: the table's settings that have a key (run/settings.ts), and the variables naming the keys. */
+export type ConfigFile = { [K in FileSettingName]?: NonNullable<SettingValues[K]> } & { apiKeyEnv?: string; referenceApiKeyEnv?: string };
 
-/** The variable each setting fills, and whether its value is a path (read from the file's folder). */
-export const CONFIG_FILE_VARIABLES: { [K in Exclude<keyof ConfigFile, 'apiKeyEnv' | 'referenceApiKeyEnv'>]-?: { env: string; path?: true } } = {
-  baseUrl: { env: ENV.baseUrl },
-  profile: { env: ENV.profile, path: true },
-  reportDir: { env: ENV.reportDir, path: true },
-  seed: { env: ENV.seed },
-  fuzzRuns: { env: ENV.fuzzRuns },
-  requestTimeoutMs: { env: ENV.requestTimeoutMs },
-  idleTimeoutMs: { env: ENV.idleTimeoutMs },
-  maxBodyBytes: { env: ENV.maxBodyBytes },
-  waitForTarget: { env: ENV.waitForTarget },
-  headers: { env: ENV.headers },
-  maxRetries: { env: ENV.maxRetries },
-  maxRetryWaitMs: { env: ENV.maxRetryWaitMs },
-  maxRps: { env: ENV.maxRps },
-  expectedFailures: { env: ENV.expectedFailures, path: true },
-  failOn: { env: ENV.failOn },
-  models: { env: ENV.models },
-  modelMatrix: { env: ENV.modelMatrix },
-  maxRequestsPerModel: { env: ENV.maxRequestsPerModel },
-  maxFailingModels: { env: ENV.maxFailingModels },
-  requirements: { env: SELECTION_ENV.requirements },
-  sections: { env: SELECTION_ENV.sections },
-  levels: { env: SELECTION_ENV.levels },
-  excludeRequirements: { env: SELECTION_ENV.exclude },
-  workers: { env: 'CONFORMANCE_WORKERS' },
-  shard: { env: ENV.shard },
-  reference: { env: REFERENCE_ENV.url },
-  referenceProfile: { env: REFERENCE_ENV.profile, path: true },
-  referenceModel: { env: REFERENCE_ENV.model },
-  trials: { env: TRIALS_ENV.trials },
-  minPassRate: { env: TRIALS_ENV.minPassRate },
-};
+type FileSettingName = Extract<(typeof SETTINGS)[number], { file: true }>['name'];
+
+/** The variable each key fills, and whether its value is a path (read from the file's folder). */
+export const CONFIG_FILE_VARIABLES = Object.fromEntries(
+  SETTINGS.filter((s) => s.file).map((s) => [s.name, { env: s.env, ...(s.kind === 'path' || s.kind === 'profile' ? { path: true as const } : {}) }]),
+) as Record<FileSettingName, { env: string; path?: true }>;
 
 /** The nearest config file from `dir` up to the file system's root, or undefined. */
 export function findConfigFile(dir: string): string | undefined {
@@ -127,9 +68,18 @@ export function configFileEnv(file: string, config: ConfigFile, env: NodeJS.Proc
   return out;
 }
 
-/** Finds the config file from `cwd` and fills `env` from it; returns the file used, if any. */
+/** The config file of a run: the one CONFORMANCE_CONFIG_FILE (`--config`) names, which must exist, else the nearest. */
+export function configFileOf(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string | undefined {
+  const named = env[setting('configFile').env];
+  if (!named) return findConfigFile(cwd);
+  const file = path.resolve(cwd, named);
+  if (!existsSync(file) || !statSync(file).isFile()) throw new Error(`config file ${file}: no such file`);
+  return file;
+}
+
+/** Finds the config file (named, or from `cwd` up) and fills `env` from it; returns the file used, if any. */
 export function applyConfigFile(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string | undefined {
-  const file = findConfigFile(cwd);
+  const file = configFileOf(env, cwd);
   if (!file) return undefined;
   Object.assign(env, configFileEnv(file, readConfigFile(file), env));
   return file;

@@ -1,12 +1,13 @@
-// The run's configuration: environment first, then the target profile, then defaults.
-// Every value a person can set is read here and nowhere else.
-import { headerSecrets, headersOfText, headersText } from './extra-headers.ts';
+// The run's configuration as a test sees it (RunConfig), built from the run's plan (run/plan.ts, which resolves the
+// settings of run/settings.ts once), and the kit's own paths.
+import { headerSecrets } from './extra-headers.ts';
+import { currentPlan, resolvePlan, type RunPlan } from './plan.ts';
+import { parseSetting, setting, SETTINGS, type SettingName, type SettingValues } from './settings.ts';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from './http.ts';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './transient.ts';
+import type { RetryPolicy } from './transient.ts';
 import { loadProfile, type Profile } from './profile.ts';
 
 export interface RunConfig {
@@ -49,36 +50,10 @@ export interface RunConfig {
   maxRequestsPerModel?: number;
 }
 
+/** Each setting's variable by its name (run/settings.ts), and the two the run sets for its own processes. */
 export const ENV = {
-  baseUrl: 'CONFORMANCE_BASE_URL',
-  apiKey: 'CONFORMANCE_API_KEY',
-  profile: 'CONFORMANCE_PROFILE',
-  reportDir: 'CONFORMANCE_REPORT_DIR',
-  seed: 'CONFORMANCE_SEED',
-  fuzzRuns: 'CONFORMANCE_FUZZ_RUNS',
-  requestTimeoutMs: 'CONFORMANCE_REQUEST_TIMEOUT_MS',
-  idleTimeoutMs: 'CONFORMANCE_IDLE_TIMEOUT_MS',
-  maxBodyBytes: 'CONFORMANCE_MAX_BODY_BYTES',
-  keepScratch: 'CONFORMANCE_KEEP_SCRATCH',
-  maxRetries: 'CONFORMANCE_MAX_RETRIES',
-  maxRetryWaitMs: 'CONFORMANCE_MAX_RETRY_WAIT_MS',
-  maxRps: 'CONFORMANCE_MAX_RPS',
-  waitForTarget: 'CONFORMANCE_WAIT_FOR_TARGET',
-  /** One `Name: value` per line. */
-  headers: 'CONFORMANCE_HEADERS',
-  expectedFailures: 'CONFORMANCE_EXPECTED_FAILURES',
-  models: 'CONFORMANCE_MODELS',
-  failOn: 'CONFORMANCE_FAIL_ON',
-  /** The per-model matrix: `all`, or ids and globs (`acme/*`), comma-separated. */
-  modelMatrix: 'CONFORMANCE_MODEL_MATRIX',
-  maxRequestsPerModel: 'CONFORMANCE_MAX_REQUESTS_PER_MODEL',
-  /** How many models of the matrix may fail before the run fails (default 0: any failing model fails it). */
-  maxFailingModels: 'CONFORMANCE_MAX_FAILING_MODELS',
-  /** `--certify`: the ed25519 private key (PEM file) the bundle's manifest is signed with. */
-  signKey: 'CONFORMANCE_SIGN_KEY',
-  /** `--shard i/n`: run one shard of the suite (Playwright's sharding); `chatconform report merge` joins them. */
-  shard: 'CONFORMANCE_SHARD',
-  // Set by the global setup for the workers; not meant to be set by people.
+  ...(Object.fromEntries(SETTINGS.map((s) => [s.name, s.env])) as { [S in (typeof SETTINGS)[number] as S['name']]: S['env'] }),
+  // Set by the run for its processes; not meant to be set by people.
   runDir: 'CONFORMANCE_RUN_DIR',
   embeddedMock: 'CONFORMANCE_EMBEDDED_MOCK',
 } as const;
@@ -129,45 +104,56 @@ export function profilePathOf(value: string): string {
 
 let cached: RunConfig | undefined;
 
-/** The configuration as the workers see it, after the global setup has filled in the embedded target. */
+/**
+ * The configuration as the workers see it: the run's plan (CONFORMANCE_PLAN, run/plan.ts), after the global setup
+ * has filled in the embedded target, with the key from the environment. Outside a run (no plan) the plan is
+ * resolved from the environment for this call, and nothing is written.
+ */
 export function runConfig(): RunConfig {
   if (cached) return cached;
   const env = process.env;
-  const baseUrl = env[ENV.baseUrl];
+  const plan = currentPlan(env) ?? resolvePlan(env, { drawSeed: false, configFile: false }).plan;
+  cached = configOfPlan(plan, env);
+  return cached;
+}
+
+/** The RunConfig of a plan; the credential is the environment's (never in the plan), else the profile's. */
+export function configOfPlan(plan: RunPlan, env: NodeJS.ProcessEnv = process.env): RunConfig {
+  const v = plan.settings;
+  // The plan holds every default; the table's stands in only for a plan another version of the kit wrote.
+  const or = <K extends SettingName>(name: K) => (v[name as keyof typeof v] ?? setting(name).default) as NonNullable<SettingValues[K]>;
+  const baseUrl = v.baseUrl ?? env[ENV.baseUrl];
   if (!baseUrl) throw new Error(`${ENV.baseUrl} is not set (the global setup sets it when it starts the embedded mock)`);
-  const profilePath = env[ENV.profile] ? profilePathOf(env[ENV.profile]!) : undefined;
+  const profilePath = v.profile;
   const profile = loadProfile(profilePath);
-  const seed = Number(env[ENV.seed]);
-  cached = {
+  const config: RunConfig = {
     baseUrl: normaliseBaseUrl(baseUrl),
     apiKey: env[ENV.apiKey] ?? profile.apiKey ?? '',
     profile,
-    reportDir: reportDirOf(env),
+    reportDir: v.reportDir ?? defaultReportDir(),
     // Outside a run (no global setup) a fixed name in the OS temp dir; never in the checkout.
-    runDir: env[ENV.runDir] ?? path.join(os.tmpdir(), 'chatconform-run'),
-    seed: Number.isSafeInteger(seed) ? seed : 0,
-    fuzzRuns: intAtLeast(1, env[ENV.fuzzRuns], profile.budget?.fuzzRuns ?? 25),
-    requestTimeoutMs: intAtLeast(1, env[ENV.requestTimeoutMs], DEFAULT_REQUEST_TIMEOUT_MS),
-    idleTimeoutMs: intAtLeast(1, env[ENV.idleTimeoutMs], DEFAULT_IDLE_TIMEOUT_MS),
-    maxBodyBytes: intAtLeast(1, env[ENV.maxBodyBytes], DEFAULT_MAX_BODY_BYTES),
-    keepScratch: env[ENV.keepScratch] === '1',
-    waitForTargetSeconds: intAtLeast(0, env[ENV.waitForTarget], 0),
-    embeddedMock: env[ENV.embeddedMock] === '1',
-    retry: {
-      maxRetries: intAtLeast(0, env[ENV.maxRetries], DEFAULT_RETRY_POLICY.maxRetries),
-      maxWaitMs: intAtLeast(0, env[ENV.maxRetryWaitMs], DEFAULT_RETRY_POLICY.maxWaitMs),
-    },
+    runDir: plan.runDir || env[ENV.runDir] || path.join(os.tmpdir(), 'chatconform-run'),
+    seed: plan.seed,
+    fuzzRuns: or('fuzzRuns'),
+    requestTimeoutMs: or('requestTimeoutMs'),
+    idleTimeoutMs: or('idleTimeoutMs'),
+    maxBodyBytes: or('maxBodyBytes'),
+    keepScratch: or('keepScratch'),
+    waitForTargetSeconds: or('waitForTarget'),
+    embeddedMock: plan.embeddedMock && v.baseUrl !== undefined,
+    retry: { maxRetries: or('maxRetries'), maxWaitMs: or('maxRetryWaitMs') },
   };
-  const headers = { ...headersOfText(headersText(profile.headers ?? {})), ...headersOfText(env[ENV.headers]) };
-  if (Object.keys(headers).length > 0) cached.headers = headers;
-  const maxRps = maxRpsOf(env[ENV.maxRps], profile.budget?.requestsPerMinute);
-  if (maxRps !== undefined) cached.maxRps = maxRps;
-  const models = pinnedModelsOf(env[ENV.models], profile.models);
-  if (models) cached.models = models;
-  const perModel = intAtLeast(1, env[ENV.maxRequestsPerModel], profile.budget?.maxRequestsPerModel ?? 0);
-  if (perModel > 0) cached.maxRequestsPerModel = perModel;
-  if (profilePath) cached.profilePath = profilePath;
-  return cached;
+  if (v.headers && Object.keys(v.headers).length > 0) config.headers = v.headers;
+  if (v.maxRps !== undefined) config.maxRps = v.maxRps;
+  if (v.models) config.models = v.models;
+  if (v.maxRequestsPerModel !== undefined) config.maxRequestsPerModel = v.maxRequestsPerModel;
+  if (profilePath) config.profilePath = profilePath;
+  return config;
+}
+
+/** Forgets the configuration read so far: the global setup rewrote the plan (the embedded mock's address). */
+export function forgetRunConfig(): void {
+  cached = undefined;
 }
 
 export function normaliseBaseUrl(raw: string): string {
@@ -176,29 +162,6 @@ export function normaliseBaseUrl(raw: string): string {
   return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
 }
 
-
-/** The pinned models: CONFORMANCE_MODELS (comma-separated ids), else the profile's `models` allow-list. */
-export function pinnedModelsOf(raw: string | undefined, profileModels: readonly string[] | undefined): string[] | undefined {
-  const fromEnv = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  if (fromEnv.length > 0) return [...new Set(fromEnv)];
-  return profileModels && profileModels.length > 0 ? [...new Set(profileModels)] : undefined;
-}
-
-/** The run's rate: CONFORMANCE_MAX_RPS (requests per second, decimals allowed), else the profile's requests per minute. */
-export function maxRpsOf(raw: string | undefined, requestsPerMinute: number | undefined): number | undefined {
-  if (raw !== undefined && raw !== '') {
-    const n = Number(raw);
-    if (!Number.isFinite(n) || n <= 0) throw new Error(`${ENV.maxRps} must be a number of requests per second above 0 (got "${raw}")`);
-    return n;
-  }
-  return requestsPerMinute !== undefined ? requestsPerMinute / 60 : undefined;
-}
-
-/** An integer setting of at least `min`, or the fallback when it is unset or not one. */
-function intAtLeast(min: number, raw: string | undefined, fallback: number): number {
-  const n = Number(raw);
-  return raw !== undefined && raw !== '' && Number.isSafeInteger(n) && n >= min ? n : fallback;
-}
 
 /** What decides the exit code beyond a MUST failure: a baseline of expected failures, and whether warnings fail. */
 export interface Gate {
@@ -209,10 +172,13 @@ export interface Gate {
 
 /** The run's gate from the environment; a bad CONFORMANCE_FAIL_ON is a clear error. */
 export function gateOf(env: NodeJS.ProcessEnv = process.env): Gate {
-  const raw = env[ENV.failOn];
-  if (raw !== undefined && raw !== '' && raw !== 'must' && raw !== 'warn' && raw !== 'target-only') throw new Error(`${ENV.failOn} must be "must", "warn" or "target-only" (got "${raw}")`);
-  const file = env[ENV.expectedFailures];
-  return { failOn: raw === 'warn' || raw === 'target-only' ? raw : 'must', ...(file ? { expectedFailures: path.resolve(file) } : {}) };
+  // Read as the plan reads them: the table's parse (run/settings.ts), the table's default.
+  const read = (name: 'failOn' | 'expectedFailures'): string | undefined => {
+    const raw = env[ENV[name]];
+    return raw === undefined || raw === '' ? undefined : (parseSetting(setting(name), raw) as string);
+  };
+  const file = read('expectedFailures');
+  return { failOn: (read('failOn') ?? setting('failOn').default) as Gate['failOn'], ...(file ? { expectedFailures: file } : {}) };
 }
 
 /** Every credential the run knows: the key, and every key the profile names. Redaction masks them all. */

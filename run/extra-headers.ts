@@ -7,13 +7,21 @@ import { isCredentialHeader } from '../spec/redact.ts';
 /** An HTTP field name (RFC 9110 token). */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-/** `Name: value` as a header; a clear error for anything HTTP could not carry. */
+/**
+ * Names the kit's own transport sets: hop-by-hop and framing headers, and Host. One added to every request would
+ * reframe the kit's own bodies (a `Content-Length: 5` truncates them) and the target would be charged with the
+ * failures that follow.
+ */
+export const REFUSED_HEADERS: readonly string[] = ['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'upgrade', 'host'];
+
+/** `Name: value` as a header; a clear error for anything HTTP could not carry, or that the transport owns. */
 export function parseHeaderLine(raw: string): [name: string, value: string] {
   const colon = raw.indexOf(':');
   if (colon <= 0) throw new Error(`"${raw}" is not a header: write it as 'Name: value'`);
   const name = raw.slice(0, colon).trim();
   const value = raw.slice(colon + 1).trim();
   if (!TOKEN.test(name)) throw new Error(`"${name}" is not a header name`);
+  if (REFUSED_HEADERS.includes(name.toLowerCase())) throw new Error(`${name} is a hop-by-hop or framing header the kit's transport sets itself: it cannot be added to every request`);
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) throw new Error(`the value of ${name} holds a line break or a control character`);
   return [name, value];

@@ -22,7 +22,7 @@ export function referenceReportDir(reportDir: string): string {
 }
 
 /** Settings of the target that are the target's own: the reference run never inherits them. */
-const TARGET_ONLY = [ENV.apiKey, ENV.profile, ENV.headers, ENV.maxRps, ENV.models, ENV.expectedFailures, ENV.signKey, ENV.runDir, ENV.embeddedMock] as const;
+const targetOnly = () => [ENV.apiKey, ENV.profile, ENV.headers, ENV.maxRps, ENV.models, ENV.expectedFailures, ENV.signKey, ENV.runDir, ENV.embeddedMock];
 
 /**
  * The reference run's environment: the target's (seed, selection, fuzz runs, trials, timeouts: the same tests),
@@ -30,7 +30,7 @@ const TARGET_ONLY = [ENV.apiKey, ENV.profile, ENV.headers, ENV.maxRps, ENV.model
  */
 export function referenceEnv(env: NodeJS.ProcessEnv, reportDir: string): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...env };
-  for (const name of TARGET_ONLY) delete out[name];
+  for (const name of targetOnly()) delete out[name];
   for (const name of Object.values(REFERENCE_ENV)) delete out[name];
   out[ENV.baseUrl] = env[REFERENCE_ENV.url];
   if (env[REFERENCE_ENV.apiKey]) out[ENV.apiKey] = env[REFERENCE_ENV.apiKey];

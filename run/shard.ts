@@ -1,6 +1,7 @@
 // One shard of a run (`--shard i/n`, CONFORMANCE_SHARD): Playwright's own sharding splits the suite's tests; each
 // shard's report is partial until `chatconform report merge` puts all n of them together.
-import { ENV } from './config.ts';
+// The table, not run/config.ts: run/settings.ts parses a shard with parseShard, and must stay a leaf module.
+import { setting } from './settings.ts';
 
 export interface Shard {
   /** 1-based, as Playwright counts. */
@@ -21,7 +22,7 @@ export function parseShard(raw: string): Shard {
 
 /** The run's shard from CONFORMANCE_SHARD, or undefined for a whole run. */
 export function shardOf(env: NodeJS.ProcessEnv = process.env): Shard | undefined {
-  const raw = env[ENV.shard];
+  const raw = env[setting('shard').env];
   return raw === undefined || raw === '' ? undefined : parseShard(raw);
 }
 

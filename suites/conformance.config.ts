@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { selectionGrep, selectionOf } from '../run/selection.ts';
-import { applyConfigFile } from '../run/config-file.ts';
+import { planOfThisRun } from '../run/plan.ts';
 import { reportDirOf } from '../run/config.ts';
 import { shardOf } from '../run/shard.ts';
 import { BLOB_DIR, MERGE_CONTEXT_ENV } from '../report/merge.ts';
@@ -12,9 +12,10 @@ import { TRIALS_WITH_MATRIX, trialProjects, trialsOf } from '../run/trials.ts';
 import { matrixProjects, resolveModelMatrix } from './lib/discovery-matrix.ts';
 import { TARGETS_FILE_ENV, targetsOf } from '../run/targets.ts';
 
-// chatconform.config.json (or .yaml) in the working directory or a parent fills in what flags and the environment
-// left unset; the workers inherit the result.
-applyConfigFile();
+// The run's plan (run/plan.ts): the one `chatconform run` wrote (CONFORMANCE_PLAN), else resolved here once from
+// the CONFORMANCE_* variables and the config file, with the seed fixed; the workers inherit its path and read it.
+// `playwright merge-reports` replays a finished run: it plans nothing.
+const plan = process.env[MERGE_CONTEXT_ENV] ? undefined : planOfThisRun();
 
 // The same config serves the TypeScript sources (the repository) and the compiled package (dist/, JavaScript):
 // it names the suite's own files with its own extension.
@@ -49,7 +50,7 @@ export default defineConfig({
   outputDir: '../test-results/conformance',
   globalSetup: `./global-setup${ext}`,
   fullyParallel: true,
-  workers: Number(process.env.CONFORMANCE_WORKERS) || 2,
+  workers: plan?.settings.workers ?? 2,
   // Bounded: a hanging target fails its tests in time, it never hangs the run.
   timeout: 60_000,
   retries: 0,

@@ -1,15 +1,14 @@
-// Runs once before the suite: picks the target (the embedded mock unless CONFORMANCE_BASE_URL is set),
-// fixes the seed, opens the run's scratch folder, and discovers the catalog. Workers inherit what it sets in
-// the environment. Returns the teardown that stops the embedded mock.
+// Runs once before the suite, on the run's plan (run/plan.ts: settings resolved and seed fixed by the config or by
+// `chatconform run`): starts the embedded mock when the plan has no target and writes its address into the plan,
+// asks the target once, and discovers the catalog. Returns the teardown that stops the embedded mock.
 //
-// The scratch folder (ledger, discovery.json) lives in the OS temp dir, never in the checkout, and everything
-// written there is redacted. It is removed when the runner process exits, after the reporters (which read the
-// ledger) are done; CONFORMANCE_KEEP_SCRATCH=1 keeps it.
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
+// The scratch folder (plan.json, ledger, discovery.json) lives in the OS temp dir, never in the checkout, and
+// everything written there is redacted; no credential is in the plan. Whoever opened it removes it when the run
+// ends, after the reporters (which read the ledger); CONFORMANCE_KEEP_SCRATCH=1 keeps it.
 import path from 'node:path';
 import { startMockServer } from '../mock/server.ts';
-import { ENV, gateOf, repoRoot, runConfig, secrets } from '../run/config.ts';
+import { forgetRunConfig, gateOf, runConfig, secrets } from '../run/config.ts';
+import { planOfThisRun, planVariables, writePlan } from '../run/plan.ts';
 import { loadBaseline } from '../report/baseline.ts';
 import { discover, saveDiscovery } from './lib/discovery.ts';
 import { resolveModelMatrix } from './lib/discovery-matrix.ts';
@@ -20,36 +19,35 @@ import { reachTarget, REACH_TIMEOUT_MS, TargetUnreachable } from '../run/reachab
 import { targetsOf } from '../run/targets.ts';
 import { discoverTargets } from './lib/targets-setup.ts';
 
-export const MOCK_PROFILE = path.join(repoRoot, 'fixtures/profiles/mock.json');
-
 export default async function globalSetup(): Promise<() => Promise<void>> {
   const env = process.env;
+  // Resolved by the config (or by `chatconform run`) before anything ran: the seed is already fixed.
+  const plan = planOfThisRun(env);
   let stopMock: (() => Promise<void>) | undefined;
   // A run of many targets: the run's own settings stand for the first target (each test's fixture takes its own).
   const targets = targetsOf(env);
-  if (targets && !env[ENV.baseUrl]) env[ENV.baseUrl] = targets[0]!.baseUrl;
-  if (!env[ENV.baseUrl]) {
+  if (targets && !plan.settings.baseUrl) {
+    plan.settings.baseUrl = targets[0]!.baseUrl;
+    writePlan(plan);
+    Object.assign(env, planVariables(plan));
+    forgetRunConfig();
+  }
+  if (!plan.settings.baseUrl) {
     const mock = await startMockServer({ port: 0 });
     stopMock = () => mock.close();
-    env[ENV.baseUrl] = mock.url;
-    env[ENV.embeddedMock] = '1';
-    env[ENV.profile] ??= MOCK_PROFILE;
+    // The embedded target's address is the one thing known only now: the plan is rewritten before the workers start.
+    plan.settings.baseUrl = mock.url;
+    writePlan(plan);
+    Object.assign(env, planVariables(plan));
+    forgetRunConfig();
   }
-  if (!env[ENV.seed] || !Number.isSafeInteger(Number(env[ENV.seed]))) env[ENV.seed] = String(Math.floor(Math.random() * 2 ** 31));
-  const scratch = mkdtempSync(path.join(os.tmpdir(), 'chatconform-run-'));
-  env[ENV.runDir] = scratch;
-  const keep = env[ENV.keepScratch] === '1';
-  // 'exit' comes after the reporters' onEnd/onExit (the global teardown runs before them, and they read the ledger).
-  process.once('exit', () => {
-    if (keep) process.stderr.write(`chatconform: scratch folder kept (masked): ${scratch}\n`);
-    else rmSync(scratch, { recursive: true, force: true });
-  });
+  const scratch = plan.runDir;
 
   const config = runConfig();
   // A bad baseline or gate setting stops the run before it sends anything.
   const gate = gateOf();
   if (gate.expectedFailures) loadBaseline(gate.expectedFailures);
-  process.stderr.write(`chatconform: target ${config.embeddedMock ? `${config.baseUrl} (embedded mock)` : config.baseUrl}; seed ${config.seed}` +
+  process.stderr.write(`chatconform: target ${config.embeddedMock ? `${config.baseUrl} (embedded mock)` : config.baseUrl}; seed ${config.seed}${plan.seedDrawn ? ' (random)' : ''}` +
     (config.profilePath ? `; profile ${path.relative(process.cwd(), config.profilePath)}` : '; no profile') + `; scratch ${scratch}\n`);
 
   if (targets) {

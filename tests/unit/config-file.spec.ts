@@ -7,7 +7,7 @@ import { expect, test } from '@playwright/test';
 import { applyConfigFile, CONFIG_FILE_VARIABLES, configFileEnv, findConfigFile, readConfigFile } from '../../run/config-file.ts';
 import { ENV } from '../../run/config.ts';
 import { headerSecrets, headersOfText } from '../../run/extra-headers.ts';
-import { RUN_SETTINGS } from '../../cli/run.ts';
+import { SETTINGS } from '../../run/settings.ts';
 import { initConfig } from '../../run/init-config.ts';
 import { startMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
@@ -93,9 +93,9 @@ test('init writes a config file from the catalog alone: base URL, where the key 
 
 test('every setting of `chatconform run` has a key in the file, except the credential and the one-off switches', () => {
   // The key lives only in the variable the file names (apiKeyEnv); the scratch folder and the signing key are one run's choice.
-  const notInFile = new Set<string>([ENV.apiKey, ENV.keepScratch, ENV.signKey]);
+  const notInFile = new Set<string>([ENV.apiKey, ENV.keepScratch, ENV.signKey, ENV.configFile]);
   const fileVariables = new Set(Object.values(CONFIG_FILE_VARIABLES).map((v) => v.env));
-  const missing = RUN_SETTINGS.filter((s) => !notInFile.has(s.env) && !fileVariables.has(s.env)).map((s) => s.flag);
+  const missing = SETTINGS.filter((s) => !notInFile.has(s.env) && !fileVariables.has(s.env)).map((s) => s.flag);
   expect(missing).toEqual([]);
   const file = path.join(root, 'timeouts', 'chatconform.config.json');
   expect(configFileEnv(file, { idleTimeoutMs: 30_000, maxBodyBytes: 1_000_000 }, {})).toEqual({ CONFORMANCE_IDLE_TIMEOUT_MS: '30000', CONFORMANCE_MAX_BODY_BYTES: '1000000' });

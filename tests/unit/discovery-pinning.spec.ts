@@ -2,7 +2,10 @@
 // test that needs what they lack skips saying which capability is missing.
 import { expect, test } from '@playwright/test';
 import { noUsableReason, pickModel, usableModels, type Discovery } from '../../suites/lib/discovery.ts';
-import { pinnedModelsOf } from '../../run/config.ts';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { resolvePlan } from '../../run/plan.ts';
 
 const models = [
   { id: 'cheap', output_price: 1, supports_reasoning: false, supports_images: false },
@@ -11,10 +14,17 @@ const models = [
 ];
 
 test('the environment wins over the profile; an empty list pins nothing', () => {
-  expect(pinnedModelsOf('thinker, vision,thinker', ['cheap'])).toEqual(['thinker', 'vision']);
-  expect(pinnedModelsOf(undefined, ['cheap'])).toEqual(['cheap']);
-  expect(pinnedModelsOf('', [])).toBeUndefined();
-  expect(pinnedModelsOf(' , ', undefined)).toBeUndefined();
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-pinning-'));
+  const profile = (models: string[]) => {
+    const file = path.join(dir, `p${models.length}.json`);
+    writeFileSync(file, JSON.stringify({ models }));
+    return file;
+  };
+  const pinned = (env: NodeJS.ProcessEnv) => resolvePlan({ CONFORMANCE_BASE_URL: 'http://127.0.0.1:1', ...env }, { configFile: false }).plan.settings.models;
+  expect(pinned({ CONFORMANCE_MODELS: 'thinker, vision,thinker', CONFORMANCE_PROFILE: profile(['cheap']) })).toEqual(['thinker', 'vision']);
+  expect(pinned({ CONFORMANCE_PROFILE: profile(['cheap']) })).toEqual(['cheap']);
+  expect(pinned({ CONFORMANCE_MODELS: '' })).toBeUndefined();
+  expect(pinned({ CONFORMANCE_MODELS: ' , ' })).toBeUndefined();
 });
 
 test('picks stay within the pinned models, cheapest first among them', () => {

@@ -2,13 +2,14 @@
 // 503 with Retry-After, on a request not about it is sent again after the named delay, within the run's bounds,
 // with every retry in the evidence; when the bounds run out the exchange is `rate-limited` and judged by nothing;
 // a request whose subject is the refusal gets it as it is. The throttle spaces the run's requests across workers.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
-import { maxRpsOf, type RunConfig } from '../../run/config.ts';
+import { type RunConfig } from '../../run/config.ts';
+import { resolvePlan } from '../../run/plan.ts';
 import { unitRunConfig } from '../support/run-config.ts';
 import { Ledger } from '../../run/ledger.ts';
 import { Target } from '../../run/target.ts';
@@ -139,9 +140,12 @@ test('the throttle hands out send times spaced by the interval across every ledg
 });
 
 test('the rate comes from CONFORMANCE_MAX_RPS, else the profile\'s requests per minute; a bad value is a clear error', () => {
-  expect(maxRpsOf('2.5', 600)).toBe(2.5);
-  expect(maxRpsOf(undefined, 120)).toBe(2);
-  expect(maxRpsOf('', undefined)).toBeUndefined();
-  expect(() => maxRpsOf('0', undefined)).toThrow(/CONFORMANCE_MAX_RPS must be a number of requests per second above 0 \(got "0"\)/);
-  expect(() => maxRpsOf('fast', undefined)).toThrow(/got "fast"/);
+  const profile = path.join(mkdtempSync(path.join(os.tmpdir(), 'chatconform-rps-')), 'profile.json');
+  writeFileSync(profile, JSON.stringify({ budget: { requestsPerMinute: 120 } }));
+  const maxRps = (env: NodeJS.ProcessEnv) => resolvePlan({ CONFORMANCE_BASE_URL: 'http://127.0.0.1:1', ...env }, { configFile: false }).plan.settings.maxRps;
+  expect(maxRps({ CONFORMANCE_MAX_RPS: '2.5', CONFORMANCE_PROFILE: profile })).toBe(2.5);
+  expect(maxRps({ CONFORMANCE_PROFILE: profile })).toBe(2);
+  expect(maxRps({ CONFORMANCE_MAX_RPS: '' })).toBeUndefined();
+  expect(() => maxRps({ CONFORMANCE_MAX_RPS: '0' })).toThrow(/CONFORMANCE_MAX_RPS: expected a number above 0 \(got "0"\)/);
+  expect(() => maxRps({ CONFORMANCE_MAX_RPS: 'fast' })).toThrow(/got "fast"/);
 });
