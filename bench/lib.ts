@@ -2,7 +2,7 @@
 // (compiled JavaScript in their own processes, with their CPU time and memory read from /proc), the load generator
 // (autocannon, in the calling process) and the rounds in which targets take turns.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
@@ -10,6 +10,7 @@ import { MOCK_KEYS, MOCK_MODELS } from '../mock/keys-and-models.ts';
 import { batches } from '../mock/transport/fast-writer.ts';
 import type { RecordedAnswer } from './bare-server.ts';
 import { ROOT } from './build.ts';
+import { cpuMicros, openFds, procStatus, servingPid } from './proc.ts';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 4);
@@ -80,29 +81,7 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-export const procStatus = (pid: number, field: 'VmRSS' | 'VmHWM'): number => {
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
-};
-export const openFds = (pid: number): number => readdirSync(`/proc/${pid}/fd`).length;
-/** The last of a process's line of only children (itself when it has none). */
-export function servingPid(pid: number): number {
-  for (;;) {
-    let children: string[];
-    try {
-      children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-    } catch {
-      return pid;
-    }
-    if (children.length !== 1) return pid;
-    pid = Number(children[0]);
-  }
-}
-/** CPU time (user + system) a process has used so far, µs (/proc/PID/stat fields 14 and 15, in clock ticks of 10 ms). */
-export const cpuMicros = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-};
+export { cpuMicros, openFds, procStatus, servingPid };
 
 export async function freePort(): Promise<number> {
   const s = http.createServer();

@@ -8,6 +8,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { CoreResult } from './core/http.ts';
 import type { MockOptions } from './options.ts';
+import { LargeBodyGate, DEFAULT_LARGE_BODY_BOUNDS, type LargeBodyBounds } from './engine/large-body-gate.ts';
 import { createMockService, type MockService } from './service.ts';
 import { checkEvery, hardenConnections, OwedAnswers, serverOptions } from './transport/connection-hardening.ts';
 import { BodyClocks, type BodyBounds } from './transport/request-body.ts';
@@ -39,6 +40,12 @@ export interface StartOptions extends MockOptions {
   bodyTimeoutMs?: number;
   /** answer browsers: preflights and the allow-origin header, for this origin or `*` (the control API excepted) */
   cors?: CorsPolicy;
+  /**
+   * large chat bodies (256 KB or more) in flight: `concurrency` read, checked and decoded at a time (default 2),
+   * `queue` more waiting, unread (default 8); past that 503 `large_bodies_busy` with retry-after `retryAfterS`
+   * (default 1). Not applied to a `service` given.
+   */
+  largeBodies?: Partial<LargeBodyBounds>;
 }
 
 export interface RunningMockServer {
@@ -61,6 +68,7 @@ export async function startMockServer(opts: StartOptions = {}): Promise<RunningM
     bodyIdleTimeoutMs = DEFAULT_BODY_IDLE_TIMEOUT_MS,
     bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS,
     cors,
+    largeBodies,
     ...mockOptions
   } = opts;
   for (const [name, v] of Object.entries({ headersTimeoutMs, bodyIdleTimeoutMs, bodyTimeoutMs })) {
@@ -69,7 +77,7 @@ export async function startMockServer(opts: StartOptions = {}): Promise<RunningM
   const bounds: BodyBounds = { bodyIdleTimeoutMs, bodyTimeoutMs, clocks: new BodyClocks(checkEvery(Math.min(bodyIdleTimeoutMs, bodyTimeoutMs))) };
   // Large bodies are parsed and validated off the serving thread (mock/engine/checked-bodies.ts).
   const parseThread = given ? undefined : new ParseThread();
-  const service = given ?? createMockService(mockOptions, { checkBody: parseThread!.check });
+  const service = given ?? createMockService(mockOptions, { checkBody: parseThread!.check, largeBodies: new LargeBodyGate({ ...DEFAULT_LARGE_BODY_BOUNDS, ...largeBodies }) });
   const exchange: Exchange = { service, bounds, writer, origin: '', ...(cors ? { cors } : {}) };
   const owed = new OwedAnswers();
   // The transport's own refusals are not held back by the writer.

@@ -8,6 +8,7 @@ import { buildInstance, type ErrorInput, type Stages } from './core/pipeline.ts'
 import { DEFECTS, isDefectName } from './defects.ts';
 import { checkedBodies, type BodyChecker } from './engine/checked-bodies.ts';
 import { fairTurns } from './engine/fair-turns.ts';
+import type { LargeBodyGate } from './engine/large-body-gate.ts';
 import { control } from './harness/control.ts';
 import { Harness } from './harness/harness.ts';
 import { isControlPath } from './harness/names.ts';
@@ -42,9 +43,10 @@ export function modesOf(options: MockOptions): Mode[] {
   return [...DEFECTS.filter((d) => defects.includes(d.name)), ...ALL_VARIANTS.filter((v) => variants.includes(v.name))];
 }
 
-/** What the host running the instance lends it (the node:http server: a thread that checks large bodies). */
+/** What the host running the instance lends it (the node:http server: a thread that checks large bodies, and the bound on large bodies in flight). */
 export interface ServiceHost {
   checkBody?: BodyChecker;
+  largeBodies?: LargeBodyGate;
 }
 
 export function createMockService(options: MockOptions = {}, host: ServiceHost = {}): MockService {
@@ -57,7 +59,7 @@ export function createMockService(options: MockOptions = {}, host: ServiceHost =
   const { instance, stages } = buildInstance(
     options,
     (i, s: Stages) => [
-      ...(host.checkBody ? [checkedBodies(host.checkBody)] : []),
+      ...(host.checkBody ? [checkedBodies(host.checkBody, host.largeBodies, i.bodyLimit)] : []),
       fairTurns,
       harness.stages(),
       ...modes.flatMap((m) => layerOf(m, { s, i, options })),

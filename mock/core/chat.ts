@@ -53,9 +53,38 @@ export function requestSeed(req: ChatRequest): string {
   return stableStringify(seedFields(req));
 }
 
+/** A request's seeds, as requestSeedHash and requestSeedDigest give them. */
+export interface RequestSeeds {
+  hash: number;
+  /** only for a request that declares tools (the seed of tool calls) */
+  digest?: string;
+}
+
+/**
+ * Seeds computed elsewhere, from the very bytes the request was decoded from: a worker that parsed a large body
+ * (mock/engine/checked-bodies.ts) hashes it there, so the serving thread does not walk the whole request again.
+ */
+const knownSeeds = new WeakMap<ChatRequest, RequestSeeds>();
+
+/** Records the seeds of `req`, computed elsewhere from the same request. */
+export function presetSeeds(req: ChatRequest, seeds: RequestSeeds): void {
+  knownSeeds.set(req, seeds);
+}
+
+/** The seeds of a request that declares tools, or the hash alone. */
+export function seedsOf(req: ChatRequest): RequestSeeds {
+  const hash = requestSeedHash(req);
+  return req.tools !== undefined && req.tools.length > 0 ? { hash, digest: requestSeedDigest(req) } : { hash };
+}
+
 /** The seed of a request: fnv1a(requestSeed(req)), computed without the text. */
 export function requestSeedHash(req: ChatRequest): number {
-  return stableHash(seedFields(req));
+  return knownSeeds.get(req)?.hash ?? stableHash(seedFields(req));
+}
+
+/** The seed of a request's tool calls: digest(requestSeed(req)). */
+export function requestSeedDigest(req: ChatRequest): string {
+  return knownSeeds.get(req)?.digest ?? digest(requestSeed(req));
 }
 
 /** The reasoning efforts an entry accepts (2.6). */
@@ -161,7 +190,7 @@ export function complete(req: ChatRequest, entry: FixtureEntry, route: MockRoute
   const toCall = chooseTools(req);
   if (toCall.length > 0) {
     // Tool calls are never cut by the cap: a cut call is not a call.
-    completion.toolCalls = buildToolCalls(toCall, digest(requestSeed(req)));
+    completion.toolCalls = buildToolCalls(toCall, requestSeedDigest(req));
     completion.finishReason = 'tool_calls';
     used += toolCallTokens(completion.toolCalls);
   } else {

@@ -1,14 +1,19 @@
 // Fairness, not contract: a large chat body can be parsed and validated by another thread (the node:http server
 // gives a worker, mock/transport/parse-thread.ts), so that a 10 MB body of 2,000,000 integers or 800,000 keys never
 // holds the other clients for the hundreds of milliseconds its parse and validation take. The serving thread gets
-// the verdict: it throws the refusal at once, or decodes the body it now knows to be valid, without the checks.
-// The answer is exactly what parseChatRequest gives, whichever thread judged the body.
+// the verdict: it throws the refusal at once, or decodes the body it now knows to be valid, once, without the checks,
+// and takes the request's seed from the verdict instead of hashing the whole request again. Large bodies are taken
+// a few at a time (large-body-gate.ts). The answer is exactly what parseChatRequest gives, whichever thread judged
+// the body.
+import { presetSeeds, type RequestSeeds } from '../core/chat.ts';
 import { MockHttpError } from '../core/errors.ts';
+import type { BodySource, CoreRequest } from '../core/http.ts';
 import type { StageWrapper } from '../core/pipeline.ts';
 import { decodeAcceptedChatRequest } from '../core/request.ts';
+import type { LargeBodyGate, Release } from './large-body-gate.ts';
 
-/** What parseChatRequest made of a body: accepted, or the refusal it threw. */
-export type BodyVerdict = { accepted: true } | { accepted: false; status: number; code: string; message: string };
+/** What parseChatRequest made of a body: accepted (with the request's seeds), or the refusal it threw. */
+export type BodyVerdict = { accepted: true; seeds?: RequestSeeds } | { accepted: false; status: number; code: string; message: string };
 
 /** Checks a body elsewhere; undefined when it could not (the serving thread then parses it itself). */
 export type BodyChecker = (bytes: Uint8Array) => Promise<BodyVerdict | undefined>;
@@ -16,27 +21,97 @@ export type BodyChecker = (bytes: Uint8Array) => Promise<BodyVerdict | undefined
 /** Bodies at least this large are checked elsewhere; a smaller one parses in less time than the hand-off costs. */
 export const CHECK_ELSEWHERE_FROM_BYTES = 256 * 1024;
 
-/**
- * The layer (wrappers of `readBody` and `parse`, innermost) that has a large body checked by `check` once it is
- * read, and answers the contract's parse from the verdict. A mode that rewrites the bytes before the contract's
- * parse gets a fresh parse of its bytes: verdicts are keyed by the very bytes that were read.
- */
-export function checkedBodies(check: BodyChecker): { readBody: StageWrapper<'readBody'>; parse: StageWrapper<'parse'> } {
-  const verdicts = new WeakMap<Uint8Array, BodyVerdict>();
+/** The length a request declares (Content-Length), when it declares a plain one. */
+function declaredLength(request: CoreRequest): number | undefined {
+  const raw = request.header('content-length')?.trim();
+  return raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined;
+}
+
+/** `inner`, which waits for `admit` once `from` bytes have come through (a body that does not declare its length). */
+function admittedPast(inner: BodySource, from: number, admit: () => Promise<void>): BodySource {
+  let seen = 0;
+  let admitted = false;
   return {
-    readBody: (next) => async (input) => {
-      const bytes = await next(input);
-      if (bytes.byteLength >= CHECK_ELSEWHERE_FROM_BYTES) {
-        const verdict = await check(bytes);
-        if (verdict) verdicts.set(bytes, verdict);
+    read: async () => {
+      const chunk = await inner.read();
+      if (chunk !== null && !admitted && (seen += chunk.byteLength) >= from) {
+        admitted = true;
+        try {
+          await admit();
+        } catch (err) {
+          // Refused: the transport discards the rest of the body after the answer.
+          inner.cancel();
+          throw err;
+        }
       }
-      return bytes;
+      return chunk;
+    },
+    cancel: () => inner.cancel(),
+  };
+}
+
+/**
+ * The layer (wrappers of `receive`, `readBody` and `parse`, innermost) for large bodies: with a gate, a large body
+ * waits for its place before it is read (when it declares its length, else once it has shown itself large) and
+ * keeps it until it is decoded; once read it is checked by `check`, and the contract's parse is answered from the
+ * verdict. A mode that rewrites the bytes before the contract's parse gets a fresh parse of its bytes: verdicts are
+ * keyed by the very bytes that were read.
+ */
+export function checkedBodies(
+  check: BodyChecker,
+  gate?: LargeBodyGate,
+  bodyLimit = Number.POSITIVE_INFINITY,
+): { receive: StageWrapper<'receive'>; readBody: StageWrapper<'readBody'>; parse: StageWrapper<'parse'> } {
+  const verdicts = new WeakMap<Uint8Array, BodyVerdict>();
+  /** The place each large body holds, by request, until it is decoded (or its turn fails). */
+  const places = new Map<CoreRequest, Release>();
+  const letGo = (request: CoreRequest): void => {
+    places.get(request)?.();
+    places.delete(request);
+  };
+  return {
+    // A turn that failed between reading and decoding (an outer layer threw) lets go of its place too.
+    receive: (next) => async (input) => {
+      try {
+        return await next(input);
+      } finally {
+        if (places.size > 0) letGo(input.request);
+      }
+    },
+    readBody: (next) => async (input) => {
+      const { request } = input;
+      let source = request.body;
+      if (gate) {
+        const admit = async (): Promise<void> => void places.set(request, await gate.admit());
+        const declared = declaredLength(request);
+        // A body over the limit is refused by the contract's readBody (413) before anything is read.
+        if (declared !== undefined && declared >= CHECK_ELSEWHERE_FROM_BYTES && declared <= bodyLimit) await admit();
+        else if (declared === undefined) source = admittedPast(request.body, CHECK_ELSEWHERE_FROM_BYTES, admit);
+      }
+      try {
+        // The contract's readBody, innermost, reads `request.body`: given the admitting source, it reads that.
+        const bytes = await next(source === request.body ? input : { request: { ...request, body: source } });
+        if (bytes.byteLength >= CHECK_ELSEWHERE_FROM_BYTES) {
+          const verdict = await check(bytes);
+          if (verdict) verdicts.set(bytes, verdict);
+        }
+        return bytes;
+      } catch (err) {
+        letGo(request);
+        throw err;
+      }
     },
     parse: (next) => (input) => {
-      const verdict = verdicts.get(input.bytes);
-      if (verdict === undefined) return next(input);
-      if (!verdict.accepted) throw new MockHttpError(verdict.status, verdict.code, verdict.message);
-      return decodeAcceptedChatRequest(input.bytes);
+      try {
+        const verdict = verdicts.get(input.bytes);
+        if (verdict === undefined) return next(input);
+        if (!verdict.accepted) throw new MockHttpError(verdict.status, verdict.code, verdict.message);
+        const req = decodeAcceptedChatRequest(input.bytes);
+        if (verdict.seeds) presetSeeds(req, verdict.seeds);
+        return req;
+      } finally {
+        if (places.size > 0) letGo(input.request);
+      }
     },
   };
 }

@@ -14,6 +14,7 @@ import { createMockService, type MockService } from '../service.ts';
 import { control } from '../harness/control.ts';
 import { isControlPath } from '../harness/names.ts';
 import { readRecordings, requestKey, type RecordedEvent, type Recording } from './recording.ts';
+import { batches } from '../transport/fast-writer.ts';
 
 export type ReplayFallback = 'error' | 'generate';
 export type ReplayPace = 'fast' | 'recorded';
@@ -57,15 +58,41 @@ function encodeRecordedEvent(e: RecordedEvent): string {
   return `${text}\n`;
 }
 
-/** The answer a recording holds, as the core's plain result. */
+/** A value and everything in it frozen: an answer built once and served to every request that matches it. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+/**
+ * The answer a recording holds, as the core's plain result: built once, when the recordings are loaded, and frozen
+ * (a million-event stream took 1.2 s to build, and was built for every request). Frozen, its JSON body and its
+ * stream are also encoded only once by the fast writer (mock/transport/fast-writer.ts).
+ */
 function resultOf(rec: Recording, pace: ReplayPace): CoreResult {
+  return deepFreeze(builtResult(rec, pace));
+}
+
+function builtResult(rec: Recording, pace: ReplayPace): CoreResult {
   const { status } = rec.response;
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(rec.response.headers)) if (!TRANSFER_HEADERS.has(k.toLowerCase())) headers[k.toLowerCase()] = v;
   if (rec.response.events !== undefined) {
     const writes: StreamWrites = { framing: new Set(), chunkDelayMs: 0, writeDelayMs: 0 };
-    if (pace === 'recorded') writes.delaysMs = recordedDelays(rec.response.events);
-    return { status, headers, kind: 'sse', pieces: rec.response.events.map(encodeRecordedEvent), writes };
+    const pieces = rec.response.events.map(encodeRecordedEvent);
+    if (pace === 'recorded') {
+      writes.delaysMs = recordedDelays(rec.response.events);
+      return { status, headers, kind: 'sse', pieces, writes };
+    }
+    // Unpaced, the events go out joined into the writes the fast writer would make of them: a thousand strings to
+    // keep instead of a million. Each made flat here (joined by `+=`, a string is a tree of its parts, which the
+    // first answer to encode it took 600 ms to flatten), through its UTF-8 bytes, which are what is sent anyway.
+    // The last event stays alone: the journal reads a stream's outcome from it.
+    const joined = batches(pieces.slice(0, -1)).map((text) => Buffer.from(text).toString());
+    return { status, headers, kind: 'sse', pieces: [...joined, ...pieces.slice(-1)], writes };
   }
   if (rec.response.body !== undefined) return { status, headers, kind: 'json', body: rec.response.body };
   return { status, headers, kind: 'text', body: rec.response.bodyText ?? '' };
@@ -95,41 +122,51 @@ function describeChat(body: { json?: unknown }): string {
 }
 
 export function createReplayService(opts: ReplayOptions): MockService & { recordings: number } {
-  const recordings = readRecordings(opts.dir);
+  // Only the answers built from them are kept: the recordings' own objects (a million events) go once loaded.
+  let recordings: Recording[] | undefined = readRecordings(opts.dir);
+  const exchanges = recordings.length;
+  const completions = recordings.filter((r) => matchPath(r.request.path)?.route === 'chat').length;
   // Two instances of the generated mock: one answers (fallback, errors) and journals nothing; the other's harness
   // fronts the replay, so the journal and the control API see every request once.
   const generated = createMockService({ ...(opts.mock ?? {}), journalSize: 0 });
   const front = createMockService(opts.mock ?? {}).harness;
   const fallback = opts.fallback ?? 'error';
   const pace = opts.pace ?? 'fast';
-  // Every recording of a request in order; the n-th identical request gets the n-th answer, then the last again.
-  const byKey = new Map<string, Recording[]>();
-  let catalog: Recording | undefined;
+  // Every answer of a request in order; the n-th identical request gets the n-th answer, then the last again.
+  const byKey = new Map<string, CoreResult[]>();
+  let catalog: CoreResult | undefined;
+  let catalogBody: unknown;
   for (const rec of recordings) {
     const r = rec.request;
     const key = requestKey(r.method, r.path, { ...(r.body !== undefined ? { json: r.body } : {}), ...(r.bodyText !== undefined ? { text: r.bodyText } : {}) });
-    byKey.set(key, [...(byKey.get(key) ?? []), rec]);
-    if (r.method.toUpperCase() === 'GET' && matchPath(r.path)?.route === 'models' && rec.response.status === 200) catalog = rec;
+    const answer = resultOf(rec, pace);
+    const list = byKey.get(key);
+    if (list) list.push(answer);
+    else byKey.set(key, [answer]);
+    if (r.method.toUpperCase() === 'GET' && matchPath(r.path)?.route === 'models' && rec.response.status === 200) {
+      catalog = answer;
+      catalogBody = rec.response.body;
+    }
   }
+  recordings = undefined;
   const served = new Map<string, number>();
-  const next = (key: string): Recording | undefined => {
+  const next = (key: string): CoreResult | undefined => {
     const list = byKey.get(key);
     if (!list) return undefined;
     const n = served.get(key) ?? 0;
     served.set(key, n + 1);
     return list[Math.min(n, list.length - 1)];
   };
-  const completions = recordings.filter((r) => matchPath(r.request.path)?.route === 'chat').length;
   const notRecorded = (request: CoreRequest, what: string): CoreResult =>
     generated.error({
       status: 404,
       code: 'not_recorded',
-      message: `no recording in ${opts.dir} matches ${request.method} ${request.path} (${what}); the directory holds ${recordings.length} exchange(s), ${completions} of them completions. Record it through chatconform proxy --record, or replay with --fallback generate`,
+      message: `no recording in ${opts.dir} matches ${request.method} ${request.path} (${what}); the directory holds ${exchanges} exchange(s), ${completions} of them completions. Record it through chatconform proxy --record, or replay with --fallback generate`,
     });
 
   /** The entry of the recorded catalog whose id is `id`, as GET /v1/models/{id} shows it. */
   const catalogEntry = (id: string): unknown => {
-    const data = (catalog?.response.body as { data?: unknown } | undefined)?.data;
+    const data = (catalogBody as { data?: unknown } | undefined)?.data;
     return Array.isArray(data) ? data.find((e) => (e as { id?: unknown } | null)?.id === id) : undefined;
   };
 
@@ -150,12 +187,12 @@ export function createReplayService(opts: ReplayOptions): MockService & { record
       const route = matchPath(request.path)?.route;
       const method = request.method.toUpperCase();
       if (method === 'GET' && route === 'models') {
-        if (catalog) return resultOf(catalog, pace);
+        if (catalog) return catalog;
         return fallback === 'generate' ? await generate(request, undefined) : notRecorded(request, 'no GET /v1/models answered 200 was recorded');
       }
       if (method === 'GET') {
-        const rec = next(requestKey(method, request.path, {}));
-        if (rec) return resultOf(rec, pace);
+        const answer = next(requestKey(method, request.path, {}));
+        if (answer) return answer;
         if (route === 'model') {
           let id = '';
           try {
@@ -175,8 +212,8 @@ export function createReplayService(opts: ReplayOptions): MockService & { record
       checkContentLength(request.header('content-length'), generated.bodyLimit);
       const bytes = await readBodyLimited(request.body, generated.bodyLimit);
       const body = bodyOf(bytes);
-      const rec = next(requestKey(method, request.path, body));
-      if (rec) return resultOf(rec, pace);
+      const answer = next(requestKey(method, request.path, body));
+      if (answer) return answer;
       if (fallback === 'generate') return await generate(request, bytes);
       return notRecorded(request, route === 'chat' ? `${describeChat(body)}: no recorded completion has this normalised request` : 'no such request was recorded');
     } catch (err) {
@@ -193,6 +230,6 @@ export function createReplayService(opts: ReplayOptions): MockService & { record
     handle: (request) => (isControlPath(request.path) ? control(front, request) : front.handle(request, replay, (input) => generated.error(input))),
     error: (input) => generated.error(input),
     resetCache: () => served.clear(),
-    recordings: recordings.length,
+    recordings: exchanges,
   };
 }

@@ -1,6 +1,7 @@
 // The fast writer (opt-in; `chatconform mock` uses it): the answers made ready in one turn of the event loop go out
 // together at its end, an unpaced stream's events are joined into a few writes encoded once into shared slabs, and
-// a frozen JSON body (the catalog lists) is encoded once. The same bytes as the reference writer (writer.ts).
+// a frozen JSON body (the catalog lists) or stream (a replayed recording) is encoded once. The same bytes as the
+// reference writer (writer.ts).
 import { jsonText } from '../engine/chat-json.ts';
 import type { Writer } from './writer.ts';
 
@@ -92,8 +93,43 @@ export function jsonBytes(body: unknown): Buffer {
   return bytes;
 }
 
+/** A frozen stream's writes as far as some answer has sent it: batch b's bytes, and the piece after it. */
+interface EncodedStream {
+  writes: Buffer[];
+  ends: number[];
+}
+const encodedStreams = new WeakMap<readonly string[], EncodedStream>();
+
+/**
+ * The writes of a frozen stream (a replayed recording, built once: mock/replay/service.ts), cut as `batches` cuts
+ * them, each batch encoded once, by the first answer that sends it, into bytes of its own, and shared by every later
+ * answer. Lazily, a batch at a time, as the answer is written: a million-event recording took the serving thread
+ * half a second to batch and encode in one pass, for every request.
+ */
+function* frozenWrites(pieces: readonly string[]): Generator<Buffer> {
+  let done = encodedStreams.get(pieces);
+  if (done === undefined) {
+    done = { writes: [], ends: [] };
+    encodedStreams.set(pieces, done);
+  }
+  for (let b = 0, i = 0; i < pieces.length; b++) {
+    if (b === done.writes.length) {
+      let text = pieces[i]!;
+      let j = i + 1;
+      while (j < pieces.length && text.length + pieces[j]!.length <= WRITE_BATCH_CHARS) text += pieces[j++]!;
+      done.writes.push(Buffer.from(text));
+      done.ends.push(j);
+    }
+    yield done.writes[b]!;
+    i = done.ends[b]!;
+  }
+}
+
+/** The writes of an unpaced stream: encoded into the slabs, or once for all answers when the stream is frozen. */
+export const streamWrites = (pieces: readonly string[]): Iterable<Buffer> => (Object.isFrozen(pieces) ? frozenWrites(pieces) : slabs.writes(pieces));
+
 /** A fast writer for one server (its own turn end; the slabs are the process's). */
 export function fastWriter(): Writer {
   const turn = new TurnEnd();
-  return { hold: () => turn.wait(), json: jsonBytes, stream: (pieces) => slabs.writes(pieces) };
+  return { hold: () => turn.wait(), json: jsonBytes, stream: streamWrites };
 }

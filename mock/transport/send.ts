@@ -15,6 +15,15 @@ const paced = (writes: StreamWrites): boolean =>
 /** The wait before event `i` of a stream. */
 const delayBefore = (writes: StreamWrites, i: number): number => writes.delaysMs?.[i] ?? writes.chunkDelayMs;
 
+/**
+ * Most of an unpaced stream (characters or bytes) written in one turn of the event loop. A socket that keeps taking
+ * writes never asks the loop to wait for a drain, so a long stream (a replayed recording of a million events,
+ * 22 MB) would be written in one pass while every other client waits; past this much it lets them in, once a turn.
+ */
+export const STREAM_TURN_CHARS = 1024 * 1024;
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** Resolves when `res` can take more (drain) or is gone (close). */
 function drained(res: http.ServerResponse): Promise<void> {
   return new Promise((resolve) => {
@@ -68,10 +77,18 @@ export async function send(res: http.ServerResponse, result: CoreResult, writer:
   const { pieces, writes } = result;
   try {
     if (!paced(writes)) {
-      // Each write waits for the socket to drain when it is full.
+      // Each write waits for the socket to drain when it is full, or for the next turn past STREAM_TURN_CHARS.
+      let inTurn = 0;
       for (const w of writer.stream(pieces)) {
         if (gone) break;
-        if (!res.write(w)) await drained(res);
+        inTurn += w.length;
+        if (!res.write(w)) {
+          await drained(res);
+          inTurn = 0;
+        } else if (inTurn >= STREAM_TURN_CHARS) {
+          await nextTurn();
+          inTurn = 0;
+        }
       }
     } else {
       res.flushHeaders();

@@ -6,6 +6,8 @@ import { createMockService, fromRequest, toResponse, type MockService } from '..
 import { CHECK_ELSEWHERE_FROM_BYTES, type BodyChecker, type BodyVerdict } from '../../mock/engine/checked-bodies.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
 import { ParseThread } from '../../mock/transport/parse-thread.ts';
+import { requestSeedHash } from '../../mock/core/chat.ts';
+import { parseChatRequest } from '../../mock/core/request.ts';
 
 const repeat = (item: string, bytes: number): string => Array.from({ length: Math.max(1, Math.floor(bytes / (item.length + 1))) }, () => item).join(',');
 const chat = (inner: string): string => `{"model":"mini-chat",${inner}}`;
@@ -93,5 +95,19 @@ test.describe('large bodies checked off the serving thread', () => {
     order.push(`models ${list.status}`);
     await answered;
     expect(order).toEqual(['models 200', 'checked', 'chat 400']);
+  });
+
+  test('the serving thread takes the seed of a large valid body from the verdict, without hashing the request again', async () => {
+    const bytes = bytesOf('valid, many messages', BODIES['valid, many messages']!);
+    const hash = requestSeedHash(parseChatRequest(bytes));
+    const given = (seed: number): MockService => createMockService({ seed: 7 }, { checkBody: async () => ({ accepted: true, seeds: { hash: seed } }) });
+    const here = await post(createMockService({ seed: 7 }), bytes);
+    // The verdict's seed is the request's own: the same answer as the contract's parse on the serving thread.
+    expect(await post(given(hash), bytes)).toEqual(here);
+    // Another seed in the verdict gives another text: the answer was built from the verdict's seed, not from a
+    // second walk over the 400 KB request.
+    const other = await post(given(hash ^ 1), bytes);
+    expect(other.status).toBe(200);
+    expect(other.body).not.toEqual(here.body);
   });
 });

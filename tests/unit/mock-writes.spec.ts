@@ -6,7 +6,11 @@ import { expect, test } from '@playwright/test';
 import fc from 'fast-check';
 // Fixes fast-check's seed for the properties below (random, printed, under npm run test:explore).
 import '../support/seed.ts';
+import type http from 'node:http';
+import type { CoreResult } from '../../mock/core/http.ts';
 import { batches, WRITE_BATCH_CHARS, WriteSlabs } from '../../mock/transport/fast-writer.ts';
+import { send, STREAM_TURN_CHARS } from '../../mock/transport/send.ts';
+import { referenceWriter } from '../../mock/transport/writer.ts';
 
 /** Pieces as a stream has them, with every kind of UTF-16 content, some longer than a batch. */
 const piece = fc.oneof(
@@ -43,4 +47,39 @@ test('a write keeps its bytes while later streams are encoded (no slab region is
   );
   // Enough bytes went through for the slabs to have been replaced many times.
   expect(kept.reduce((n, k) => n + k.bytes.byteLength, 0)).toBeGreaterThan(4 * 32 * 1024);
+});
+
+test('a long unpaced stream written to a socket that never asks to wait lets other requests in, every STREAM_TURN_CHARS', async () => {
+  // A response whose every write is taken at once (a fast reader on loopback): only the transport's own turns let
+  // the event loop run other work between writes.
+  let turn = 0;
+  let ticking = true;
+  const tick = (): void => {
+    turn++;
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const turnOfWrite: number[] = [];
+  const res = {
+    destroyed: false,
+    writableFinished: false,
+    writeHead: () => undefined,
+    write: () => {
+      turnOfWrite.push(turn);
+      return true;
+    },
+    end: () => undefined,
+    once: () => undefined,
+    off: () => undefined,
+  };
+  const pieces = Array.from({ length: 5 * 1024 }, () => `data: ${'x'.repeat(1016)}\n\n`);
+  const result: CoreResult = { status: 200, headers: {}, kind: 'sse', pieces, writes: { framing: new Set(), chunkDelayMs: 0, writeDelayMs: 0 } };
+  await send(res as unknown as http.ServerResponse, result, referenceWriter);
+  ticking = false;
+  expect(turnOfWrite).toHaveLength(pieces.length);
+  // About 5 MB: written over at least five turns of the loop, never more than STREAM_TURN_CHARS in one.
+  const perTurn = new Map<number, number>();
+  for (const [i, t] of turnOfWrite.entries()) perTurn.set(t, (perTurn.get(t) ?? 0) + pieces[i]!.length);
+  expect(perTurn.size).toBeGreaterThanOrEqual(5);
+  for (const chars of perTurn.values()) expect(chars).toBeLessThanOrEqual(STREAM_TURN_CHARS);
 });
