@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadProfile } from './profile.ts';
-import type { RunConfig } from './config.ts';
+import { profilePathOf, type RunConfig } from './config.ts';
 
 /** The file that lists a run's targets (JSON, an array of RunTarget); set by whoever starts such a run. */
 export const TARGETS_FILE_ENV = 'CONFORMANCE_TARGETS_FILE';
@@ -70,7 +70,8 @@ export function targetReportDir(reportDir: string, target: RunTarget): string {
 
 /** The run's configuration as one target's tests see it. */
 export function targetConfig(run: RunConfig, target: RunTarget, index: number, env: NodeJS.ProcessEnv = process.env): RunConfig {
-  const profilePath = target.profile ? path.resolve(target.profile) : undefined;
+  // A path, or the name of a built-in profile (`mock`), as CONFORMANCE_PROFILE takes it.
+  const profilePath = target.profile ? profilePathOf(target.profile) : undefined;
   const profile = loadProfile(profilePath);
   // The run's own profile and pinned models are the run's; the target's come from its own profile.
   const { profilePath: _runProfile, models: _runModels, ...rest } = run;

@@ -49,6 +49,8 @@ test("a target's tests see its own URL, key (from its variable first), profile, 
   const bare = targetConfig(run, { name: 'bb', baseUrl: 'http://127.0.0.1:3', apiKey: 'sk-bb-key-0000000' }, 1, {});
   expect(bare).toMatchObject({ apiKey: 'sk-bb-key-0000000', seed: 7, profile: {} });
   expect(bare.profilePath).toBeUndefined();
+  // A built-in profile by its name, as CONFORMANCE_PROFILE takes it.
+  expect(targetConfig(run, { name: 'm', baseUrl: 'http://127.0.0.1:4', profile: 'mock' }, 2, {}).profilePath).toBe(profile);
 });
 
 test('a target runs the spec files it names (either extension), every file when it names none', () => {
