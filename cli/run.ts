@@ -3,7 +3,7 @@
 // chatconform.config.json/.yaml fills in what neither set. Bad input is refused before anything starts (exit 2, or
 // 3 for a file that does not load); then the exit code is the one the report states (0, 1, or 3).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -22,6 +22,7 @@ import { formatListing, listSuite } from './selection.ts';
 import { collectList, ConfigError, EXIT, EXIT_CODES_TEXT, integerFrom, positiveNumber, UsageError } from './usage.ts';
 import { checkRerunListing, prepareRerun } from './rerun.ts';
 import { REFERENCE_ENV, referenceEnv, referenceReportDir } from '../run/reference.ts';
+import { TARGETS_FILE_ENV, type RunTarget } from '../run/targets.ts';
 import { TRIALS_ENV, TRIALS_WITH_MATRIX, trialsOf } from '../run/trials.ts';
 import { disposeRunDir, planVariables, resolvePlan, writePlanInNewRunDir, type RunPlan } from '../run/plan.ts';
 import { attributeOf, longFlagOf, SettingError, SETTINGS, type Setting, type SettingKind } from '../run/settings.ts';
@@ -241,6 +242,25 @@ async function runReference(env: NodeJS.ProcessEnv, target: RunPlan, grep: strin
   return path.join(dir, 'conformance.json');
 }
 
+/**
+ * The targets of a run of the target beside its reference: the reference (its URL, key variable, profile, model;
+ * nothing of the target's own settings) and the run's own target. The file lives in the run's scratch folder.
+ */
+function writeReferencePair(plan: RunPlan, env: NodeJS.ProcessEnv): string {
+  const reference: RunTarget = {
+    name: 'reference',
+    reference: true,
+    baseUrl: env[REFERENCE_ENV.url]!,
+    apiKeyEnv: REFERENCE_ENV.apiKey,
+    ...(env[REFERENCE_ENV.profile] ? { profile: path.resolve(env[REFERENCE_ENV.profile]!) } : {}),
+    ...(env[REFERENCE_ENV.model] ? { models: [env[REFERENCE_ENV.model]!] } : {}),
+  };
+  const file = path.join(plan.runDir, 'targets.json');
+  writeFileSync(file, JSON.stringify([reference, { name: 'target', self: true }]));
+  process.stdout.write(`chatconform: the target beside its reference ${env[REFERENCE_ENV.url]} in one run (the reference's reports in ${referenceReportDir(reportDirOf(env))})\n`);
+  return file;
+}
+
 /** The plan of `env` (run/plan.ts); a setting that is not a value of its kind is a usage error, a profile that does not load is not. */
 function planOf(env: NodeJS.ProcessEnv, configFile: boolean): ReturnType<typeof resolvePlan> {
   try {
@@ -332,7 +352,11 @@ export async function run(flags: RunFlags): Promise<number> {
   const output = mkdtempSync(path.join(os.tmpdir(), 'chatconform-playwright-'));
   const started = Date.now();
   try {
-    if (env[REFERENCE_ENV.url]) {
+    if (env[REFERENCE_ENV.url] && !plan.settings.modelMatrix) {
+      // The reference beside the target in one run: the same runner, workers, seed and selection serve both.
+      runEnv[TARGETS_FILE_ENV] = writeReferencePair(plan, env);
+    } else if (env[REFERENCE_ENV.url]) {
+      // With a per-model matrix (a project per model) the reference runs first, as a run of its own.
       const file = await runReference({ ...env, ...secrets }, plan, grep, output, plans);
       if (!file) {
         process.stderr.write('chatconform: the reference run wrote no report: nothing to pair the target with\n');

@@ -14,7 +14,20 @@ export const TARGETS_FILE_ENV = 'CONFORMANCE_TARGETS_FILE';
 export interface RunTarget {
   /** Unique in the run: names the target's reports folder (`<report dir>/targets/<name>/`). */
   name: string;
-  baseUrl: string;
+  /** Required but for the run's own target (`self`). */
+  baseUrl?: string;
+  /**
+   * The run's own target: its settings are the run's (URL or the embedded mock, key, profile, headers), its scratch
+   * folder and reports the run's. No other field but `name`.
+   */
+  self?: boolean;
+  /**
+   * A reference: its settings are its own only, none of the run's (headers, throttle, pinned models); its throttle
+   * and budget are its profile's. `chatconform run --reference` runs one beside the run's own target.
+   */
+  reference?: boolean;
+  /** The models the target is pinned to (default its profile's `models`). */
+  models?: string[];
   /** The bearer credential; default the profile's `apiKey`. Never written to any output. */
   apiKey?: string;
   /** The variable that holds the credential (a targets file need not hold a key): wins over `apiKey`. */
@@ -47,7 +60,12 @@ export function targetsOf(env: NodeJS.ProcessEnv = process.env): RunTarget[] | u
     if (typeof o.name !== 'string' || !/^[A-Za-z0-9._-]{1,100}$/.test(o.name)) throw new Error(`${TARGETS_FILE_ENV}: target ${i} needs a name of letters, digits, '.', '_' or '-'`);
     if (names.has(o.name)) throw new Error(`${TARGETS_FILE_ENV}: two targets are named ${o.name}`);
     names.add(o.name);
-    if (typeof o.baseUrl !== 'string') throw new Error(`${TARGETS_FILE_ENV}: target ${o.name} needs a baseUrl`);
+    if (o.self === true) {
+      if (Object.keys(o).some((k) => k !== 'name' && k !== 'self')) throw new Error(`${TARGETS_FILE_ENV}: target ${o.name} is the run's own (self): it takes the run's settings and no other field`);
+      return o as RunTarget;
+    }
+    if (typeof o.baseUrl !== 'string' || o.baseUrl === '') throw new Error(`${TARGETS_FILE_ENV}: target ${o.name} needs a baseUrl`);
+    if (o.models !== undefined && (!Array.isArray(o.models) || !o.models.every((m) => typeof m === 'string'))) throw new Error(`${TARGETS_FILE_ENV}: target ${o.name}: models must be a list of ids`);
     if (o.apiKeyEnv !== undefined && (typeof o.apiKeyEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(o.apiKeyEnv))) throw new Error(`${TARGETS_FILE_ENV}: target ${o.name}: apiKeyEnv must name a variable`);
     if (o.seed !== undefined && !Number.isSafeInteger(o.seed)) throw new Error(`${TARGETS_FILE_ENV}: target ${o.name}: seed must be an integer`);
     if (o.files !== undefined && (!Array.isArray(o.files) || !o.files.every((f) => typeof f === 'string'))) throw new Error(`${TARGETS_FILE_ENV}: target ${o.name}: files must be a list of paths`);
@@ -70,23 +88,50 @@ export function targetReportDir(reportDir: string, target: RunTarget): string {
 
 /** The run's configuration as one target's tests see it. */
 export function targetConfig(run: RunConfig, target: RunTarget, index: number, env: NodeJS.ProcessEnv = process.env): RunConfig {
+  if (target.self) return run;
   // A path, or the name of a built-in profile (`mock`), as CONFORMANCE_PROFILE takes it.
   const profilePath = target.profile ? profilePathOf(target.profile) : undefined;
   const profile = loadProfile(profilePath);
-  // The run's own profile and pinned models are the run's; the target's come from its own profile.
+  // The run's own profile and pinned models are the run's; the target's come from its own profile. A reference
+  // takes nothing of the run's that is about the run's own target: its headers and throttle.
   const { profilePath: _runProfile, models: _runModels, ...rest } = run;
+  if (target.reference) {
+    delete rest.headers;
+    delete rest.maxRps;
+    const rpm = profile.budget?.requestsPerMinute;
+    if (rpm !== undefined && rpm > 0) rest.maxRps = rpm / 60;
+    if (profile.headers && Object.keys(profile.headers).length > 0) rest.headers = Object.fromEntries(Object.entries(profile.headers).map(([k, v]) => [k.toLowerCase(), v]));
+  }
+  const models = target.models ?? profile.models;
   return {
     ...rest,
-    baseUrl: target.baseUrl.replace(/\/+$/, ''),
+    baseUrl: target.baseUrl!.replace(/\/+$/, ''),
     apiKey: (target.apiKeyEnv ? env[target.apiKeyEnv] : undefined) ?? target.apiKey ?? profile.apiKey ?? '',
     profile,
     ...(profilePath ? { profilePath } : {}),
-    ...(profile.models && profile.models.length > 0 ? { models: [...profile.models] } : {}),
+    ...(models && models.length > 0 ? { models: [...models] } : {}),
     reportDir: targetReportDir(run.reportDir, target),
     runDir: targetRunDir(run.runDir, index),
     seed: target.seed ?? run.seed,
     embeddedMock: false,
   };
+}
+
+/**
+ * Which target, and which trial, a repetition of a test is: Playwright repeats a test `targets` times (once per
+ * target), and a model-dependent test of the trials project `targets × k` times (target-major).
+ */
+export function targetSlot(repeatEachIndex: number, trials: number | undefined): { target: number; trial: number } {
+  const k = trials && trials > 1 ? trials : 1;
+  return { target: Math.floor(repeatEachIndex / k), trial: repeatEachIndex % k };
+}
+
+/** A run of the run's own target beside a reference (`chatconform run --reference`): their indexes, else undefined. */
+export function referencePair(targets: readonly RunTarget[]): { reference: number; self: number } | undefined {
+  if (targets.length !== 2) return undefined;
+  const reference = targets.findIndex((t) => t.reference);
+  const self = targets.findIndex((t) => t.self);
+  return reference >= 0 && self >= 0 ? { reference, self } : undefined;
 }
 
 /** Whether `file` (a spec file's absolute path) is one the target runs; `root` is the kit's root. */

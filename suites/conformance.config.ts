@@ -37,9 +37,12 @@ const reporters: ReporterDescription[] = process.env[MERGE_CONTEXT_ENV]
 const models = await resolveModelMatrix();
 // A profile's modelMatrix with --trials (the CLI refuses the flags together before this).
 if (models && trialsOf()) throw new Error(TRIALS_WITH_MATRIX);
-// Many targets in one run (run/targets.ts): every test once per target, in the same workers.
+// Many targets in one run (run/targets.ts): every test once per target, in the same workers; with --trials, a
+// model-dependent test once per target and trial.
 const targets = targetsOf();
-if (targets && (models || trialsOf())) throw new Error(`${TARGETS_FILE_ENV} runs each target once: not with --models or --trials`);
+if (targets && models) throw new Error(`${TARGETS_FILE_ENV}: not with --models (each model is a project of its own)`);
+const trialRuns = trialProjects(selectionGrep(selectionOf()));
+if (targets) for (const p of trialRuns.projects ?? []) p.repeatEach = (p.repeatEach ?? 1) * targets.length;
 
 export default defineConfig({
   testDir: '.',
@@ -60,7 +63,7 @@ export default defineConfig({
   // selected requirement IDs. The reporter reads the same variables and calls the verdict partial.
   ...selectionGrep(selectionOf()),
   // --trials k (CONFORMANCE_TRIALS): the model-dependent tests in a project of their own, repeated k times.
-  ...trialProjects(selectionGrep(selectionOf())),
+  ...trialRuns,
   // No browser, no Playwright request context: the suite's own transport (run/http.ts) sends everything,
   // with its user-agent. Nothing that could hold a credential is kept as an artefact.
   use: { trace: 'off', screenshot: 'off', video: 'off' },

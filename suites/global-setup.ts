@@ -26,7 +26,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   let stopMock: (() => Promise<void>) | undefined;
   // A run of many targets: the run's own settings stand for the first target (each test's fixture takes its own).
   const targets = targetsOf(env);
-  if (targets && !plan.settings.baseUrl) {
+  const own = targets?.some((t) => t.self) ?? false;
+  if (targets && !own && !plan.settings.baseUrl) {
     plan.settings.baseUrl = targets[0]!.baseUrl;
     writePlan(plan);
     Object.assign(env, planVariables(plan));
@@ -53,10 +54,13 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   if (targets) {
     process.stderr.write(`chatconform: ${targets.length} targets in one run\n`);
     await discoverTargets(targets);
-    return async () => {
-      closeIdleConnections();
-      await stopMock?.();
-    };
+    // Without the run's own target among them, there is nothing more to set up.
+    if (!own) {
+      return async () => {
+        closeIdleConnections();
+        await stopMock?.();
+      };
+    }
   }
   const target = new Target(config);
   // One question before any test: a target that cannot be reached, or is not this API, ends the run here.

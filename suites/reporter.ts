@@ -36,8 +36,8 @@ import { paintFor, renderSummary } from '../report/terminal.ts';
 import { referenceOf, referenceSecrets } from '../report/reference-run.ts';
 import { TRIALS_PROJECT, trialsOf } from '../run/trials.ts';
 import { modelOfTest, modelsOfRun } from './reporter/models.ts';
-import { writeTargetReports } from './reporter/targets.ts';
-import { targetsOf, type RunTarget } from '../run/targets.ts';
+import { slotOf, testsOfTarget, writeReferenceReports, writeTargetReports } from './reporter/targets.ts';
+import { referencePair, targetsOf, type RunTarget } from '../run/targets.ts';
 
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 
@@ -104,7 +104,7 @@ export function outcomeOf(test: TestCase): TestOutcome {
   if (skip?.description) outcome.skipReason = skip.description;
   if (evidence) outcome.evidence = evidence;
   // --trials: a repeated test's trial index, so the reporter folds its trials per requirement.
-  if (test.parent.project()?.name === TRIALS_PROJECT) outcome.trial = test.repeatEachIndex;
+  if (test.parent.project()?.name === TRIALS_PROJECT) outcome.trial = slotOf(test).trial;
   return outcome;
 }
 
@@ -237,13 +237,24 @@ export default class ConformanceReporter implements Reporter {
       const merging = mergeContext();
       if (merging) return this.writeMerged(merging);
       const targets = targetsOf();
-      if (targets) return this.writeTargets(targets, result);
+      // `chatconform run --reference`: the run's own target beside its reference, in one run; else many targets.
+      const pair = targets ? referencePair(targets) : undefined;
+      if (targets && !pair) return this.writeTargets(targets, result);
       info = collectRunInfo();
-      const cases = (this.root?.allTests() ?? []).map(recordedCase);
+      const tests = pair ? testsOfTarget(this.root, pair.self) : (this.root?.allTests() ?? []);
+      const cases = tests.map(recordedCase);
       if (!this.root && this.errors.length === 0) this.errors.push('the run ended before any test was loaded');
       const gate = gateOf();
       const trials = trialsOf();
-      const reference = referenceOf();
+      const reference = pair
+        ? writeReferenceReports(this.root, outcomeOf, targets![pair.reference]!, pair.reference, {
+            startedAt: result.startTime ?? this.constructedAt,
+            durationMs: result.duration,
+            playwrightStatus,
+            stopReason: stopReasonOf(playwrightStatus, this.errors),
+            errors: this.errors,
+          })
+        : referenceOf();
       const models = modelsOfRun(this.root);
       info.secrets = [...info.secrets, ...referenceSecrets()];
       const report = foldReport(

@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { runConfig, secrets } from '../../run/config.ts';
 import { budgetOf } from '../../run/profile.ts';
-import { reachTarget, REACH_TIMEOUT_MS } from '../../run/reachability.ts';
+import { reachTarget, REACH_TIMEOUT_MS, TargetUnreachable } from '../../run/reachability.ts';
 import { Target } from '../../run/target.ts';
 import { targetConfig, type RunTarget } from '../../run/targets.ts';
 import { discover, saveDiscovery } from './discovery.ts';
@@ -17,10 +17,14 @@ export async function discoverTargets(targets: readonly RunTarget[]): Promise<vo
   let next = 0;
   const lane = async () => {
     for (let i = next++; i < targets.length; i = next++) {
+      // The run's own target is set up as a run's always is (suites/global-setup.ts).
+      if (targets[i]!.self) continue;
       const config = targetConfig(run, targets[i]!, i);
       mkdirSync(config.runDir, { recursive: true });
       const target = new Target(config);
       const problem = await reachTarget(() => target.get('/v1/models', { timeoutMs: REACH_TIMEOUT_MS }), config.baseUrl, { waitSeconds: config.waitForTargetSeconds ?? 0, onWait: () => {} });
+      // The reference of `chatconform run --reference` is what the run's target is read against: without it, no run.
+      if (problem !== undefined && targets[i]!.reference) throw new TargetUnreachable(`the reference ${config.baseUrl}: ${problem}`);
       const found = problem !== undefined ? { catalogError: `the target cannot be judged: ${problem}`, models: [], searchProbes: [] } : await discover(target, config.profile, budgetOf(config.profile).maxSearchProbes, config.models);
       saveDiscovery(config.runDir, found, secrets(config));
     }

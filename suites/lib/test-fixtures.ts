@@ -3,18 +3,24 @@
 // the reporter turns into per-requirement results. A finding is data, not an exception: a test fails in Playwright
 // only where the kit itself could not do its work (an exception outside the checks, a timeout). A failed test ends
 // its worker, so throwing per finding made a broken target cost a fresh worker per test.
-import { test as base } from '@playwright/test';
+import { test as base, type TestInfo } from '@playwright/test';
 import { Checker, EVIDENCE_ATTACHMENT, failureSummary } from '../../judge/checker.ts';
 import { findingAnnotations } from './findings.ts';
 import { declaredRequirements } from './declare.ts';
 import { repoRoot, runConfig, type RunConfig } from '../../run/config.ts';
-import { OUTSIDE_TARGET_ANNOTATION, targetConfig, targetRunsFile, targetsOf, type RunTarget } from '../../run/targets.ts';
+import { OUTSIDE_TARGET_ANNOTATION, targetConfig, targetRunsFile, targetSlot, targetsOf, type RunTarget } from '../../run/targets.ts';
+import { TRIALS_PROJECT, trialsOf } from '../../run/trials.ts';
 import { loadDiscovery, type Discovery } from './discovery.ts';
 import { discoveryFor, modelSkipReason, projectModel } from './discovery-matrix.ts';
 import { Target } from '../../run/target.ts';
 import { playwrightHooks } from './runner-hooks.ts';
 
 let targetsRead: RunTarget[] | undefined | null = null;
+/** The target a repetition of a test is for (with --trials, a model-dependent test repeats per target and trial). */
+function targetIndexOf(testInfo: TestInfo): number {
+  return targetSlot(testInfo.repeatEachIndex, testInfo.project.name === TRIALS_PROJECT ? trialsOf()?.k : undefined).target;
+}
+
 /** The run's targets, read once per worker. */
 function runTargets(): RunTarget[] | undefined {
   if (targetsRead === null) targetsRead = targetsOf();
@@ -40,7 +46,7 @@ export const test = base.extend<{ target: Target; check: Checker; discovery: Dis
   runTarget: [
     async ({}, use, testInfo) => {
       const targets = runTargets();
-      const t = targets?.[testInfo.repeatEachIndex];
+      const t = targets?.[targetIndexOf(testInfo)];
       if (targets && !t) throw new Error(`no target for repetition ${testInfo.repeatEachIndex} of ${targets.length}`);
       if (t && !targetRunsFile(t, testInfo.file, repoRoot)) {
         testInfo.annotations.push({ type: OUTSIDE_TARGET_ANNOTATION, description: t.name });
@@ -53,7 +59,7 @@ export const test = base.extend<{ target: Target; check: Checker; discovery: Dis
   // In a per-model matrix the project's model is the run's for this test: its requests count in its own budget.
   config: async ({ runTarget }, use, testInfo) => {
     const model = projectModel(testInfo.project);
-    const run = runTarget ? targetConfig(runConfig(), runTarget, testInfo.repeatEachIndex) : runConfig();
+    const run = runTarget ? targetConfig(runConfig(), runTarget, targetIndexOf(testInfo)) : runConfig();
     await use(model === undefined ? run : { ...run, matrixModel: model });
   },
   target: async ({ config }, use) => {

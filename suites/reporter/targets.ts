@@ -5,12 +5,14 @@
 import path from 'node:path';
 import type { Suite, TestCase } from '@playwright/test/reporter';
 import type { RunStatus, StopReason } from '../../report/json.ts';
-import { foldReport } from '../../report/fold.ts';
+import { foldReport, type ReferenceInput } from '../../report/fold.ts';
+import { referenceReportDir } from '../../run/reference.ts';
 import type { TestOutcome } from '../../report/results.ts';
 import { collectRunInfo } from '../../report/run-info.ts';
 import { writeReports } from '../../report/write.ts';
 import { runConfig } from '../../run/config.ts';
-import { OUTSIDE_TARGET_ANNOTATION, targetConfig, type RunTarget } from '../../run/targets.ts';
+import { OUTSIDE_TARGET_ANNOTATION, targetConfig, targetSlot, type RunTarget } from '../../run/targets.ts';
+import { TRIALS_PROJECT, trialsOf } from '../../run/trials.ts';
 
 export interface TargetsRun {
   startedAt: Date;
@@ -27,17 +29,23 @@ export interface TargetLine {
   line: string;
 }
 
+/** Which target (and trial) a test case ran for. */
+export function slotOf(test: TestCase): { target: number; trial: number } {
+  return targetSlot(test.repeatEachIndex, test.parent.project()?.name === TRIALS_PROJECT ? trialsOf()?.k : undefined);
+}
+
+/** The cases of the target at `index`: its repetitions of the tests, less those of files it does not run. */
+export function testsOfTarget(root: Suite | undefined, index: number): TestCase[] {
+  return (root?.allTests() ?? []).filter((t) => slotOf(t).target === index && !outsideTarget(t));
+}
+
 function outsideTarget(test: TestCase): boolean {
   return [...test.annotations, ...(test.results.at(-1)?.annotations ?? [])].some((a) => a.type === OUTSIDE_TARGET_ANNOTATION);
 }
 
 /** Writes every target's reports; returns a line per target. */
 export function writeTargetReports(root: Suite | undefined, outcomeOf: (t: TestCase) => TestOutcome, targets: readonly RunTarget[], run: TargetsRun): TargetLine[] {
-  const byTarget = targets.map(() => [] as TestOutcome[]);
-  for (const test of root?.allTests() ?? []) {
-    if (outsideTarget(test)) continue;
-    byTarget[test.repeatEachIndex]?.push(outcomeOf(test));
-  }
+  const byTarget = targets.map((_, i) => testsOfTarget(root, i).map(outcomeOf));
   const base = runConfig();
   return targets.map((target, i) => {
     const config = targetConfig(base, target, i);
@@ -56,4 +64,23 @@ export function writeTargetReports(root: Suite | undefined, outcomeOf: (t: TestC
     writeReports(report, info.reportDir, info.secrets);
     return { name: target.name, exitCode: report.verdict.exitCode, line: `${target.name}: ${report.verdict.result} (exit ${report.verdict.exitCode}), ${outcomes.length} tests: ${info.reportDir}` };
   });
+}
+
+/**
+ * `chatconform run --reference`, in one run: the reference's cases folded as a run of the reference alone (its
+ * own key, profile, budget; the same seed, selection and trials), its reports in `<report dir>/reference/`, and
+ * what the target's fold pairs with.
+ */
+export function writeReferenceReports(root: Suite | undefined, outcomeOf: (t: TestCase) => TestOutcome, target: RunTarget, index: number, run: TargetsRun): ReferenceInput {
+  const config = targetConfig(runConfig(), target, index);
+  const reportDir = referenceReportDir(runConfig().reportDir);
+  const info = { ...collectRunInfo(config), reportDir };
+  const trials = trialsOf();
+  const report = foldReport(
+    testsOfTarget(root, index).map(outcomeOf),
+    { info, startedAt: run.startedAt, durationMs: run.durationMs, playwrightStatus: run.playwrightStatus, stopReason: run.stopReason, errors: run.errors },
+    trials ? { trials } : {},
+  );
+  writeReports(report, reportDir, info.secrets);
+  return { report, url: config.baseUrl, reportDir };
 }

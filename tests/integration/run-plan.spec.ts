@@ -1,6 +1,7 @@
-// The run's plan (run/plan.ts) across processes: `chatconform run --reference URL` without --seed fixes one seed
-// before anything runs, and the reference run and the target run both record it; the plan written for the run holds
-// no credential. Kept short: one test of the suite per run, the embedded mock as target, a mock as reference.
+// The run's plan (run/plan.ts): `chatconform run --reference URL` without --seed fixes one seed before anything
+// runs, and the reference and the target (two targets of one run) both record it; neither the plan nor the targets
+// file written for the run holds a credential. Kept short: one test of the suite, the embedded mock as target, a
+// mock as reference.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,16 +28,18 @@ test('a --reference run without --seed: the reference and the target record the 
     const ref = JSON.parse(readFileSync(path.join(dir, 'reference', 'conformance.json'), 'utf8'));
     expect(Number.isSafeInteger(target.run.seed), where).toBe(true);
     expect(ref.run.seed, 'the reference run shares the target\'s seed').toBe(target.run.seed);
-    // Each global setup prints the seed it runs with: the same one, twice.
+    // One run serves both sides: its global setup prints the seed once, for the two targets.
     const printed = [...r.stderr.matchAll(/; seed (\d+)/g)].map((m) => Number(m[1]));
-    expect(printed, where).toEqual([target.run.seed, target.run.seed]);
-    // The kept scratch folders hold each run's plan, without the reference's key.
+    expect(printed, where).toEqual([target.run.seed]);
+    expect(r.stderr, where).toContain('2 targets in one run');
+    // The kept scratch folder holds the run's plan and its targets, without the reference's key.
     const kept = [...r.stderr.matchAll(/scratch folder kept \(masked\): (\S+)/g)].map((m) => m[1]!);
-    expect(kept, where).toHaveLength(2);
+    expect(kept, where).toHaveLength(1);
     for (const folder of kept) {
       const plan = readFileSync(path.join(folder, 'plan.json'), 'utf8');
       expect(JSON.parse(plan).seed).toBe(target.run.seed);
       expect(plan).not.toContain(MOCK_KEYS.full);
+      expect(readFileSync(path.join(folder, 'targets.json'), 'utf8')).not.toContain(MOCK_KEYS.full);
       rmSync(folder, { recursive: true, force: true });
     }
   } finally {
