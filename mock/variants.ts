@@ -13,8 +13,9 @@ import type { VariantMode } from './modes/mode.ts';
 import { FRAMING_VARIANTS, SSE_FIELDS_VARIANT } from './modes/variants/framings.ts';
 import { GAP_STATUSES_VARIANT } from './modes/variants/gap-statuses.ts';
 import { LONG_TOOL_ARGUMENTS_VARIANT } from './modes/variants/long-tool-arguments.ts';
-import { EXTRA_FIELDS_VARIANT, KEY_ORDER_VARIANT, OPTIONAL_OMITTED_VARIANT, USAGE_CHUNK_BARE_VARIANT } from './modes/variants/response-shape.ts';
+import { CREATED_SKEWED_VARIANT, EXTRA_FIELDS_VARIANT, KEY_ORDER_VARIANT, OPTIONAL_OMITTED_VARIANT, USAGE_CHUNK_BARE_VARIANT } from './modes/variants/response-shape.ts';
 import { SLOW_VARIANT } from './modes/variants/slow.ts';
+import { TOOL_CALL_ID_REPEATED_VARIANT, TOOL_CALL_IDS_SHORT_VARIANT } from './modes/variants/tool-calls.ts';
 import { COMPRESSED_VARIANT } from './modes/variants/compressed.ts';
 
 /** A variant as the registry lists it: name, what the contract allows, description (and its layer). */
@@ -30,6 +31,9 @@ export const VARIANTS = [
   USAGE_CHUNK_BARE_VARIANT,
   LONG_TOOL_ARGUMENTS_VARIANT,
   COMPRESSED_VARIANT,
+  CREATED_SKEWED_VARIANT,
+  TOOL_CALL_ID_REPEATED_VARIANT,
+  TOOL_CALL_IDS_SHORT_VARIANT,
 ] as const satisfies readonly VariantSpec[];
 
 /**

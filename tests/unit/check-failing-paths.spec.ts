@@ -356,6 +356,9 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'catalog-credit-tier-ordinal': 'model list',
   'prompt-tokens-zero': 'chat',
   'tool-call-tokens-uncounted': 'chat, tool call',
+  'created-stale': 'chat',
+  'stream-tool-call-id-changes': 'stream, tool call',
+  'parallel-tool-ids-shared': 'stream, parallel tool calls',
 };
 
 /**
@@ -391,6 +394,8 @@ const ALSO_FOUND: Partial<Record<DefectName, string[]>> = {
   'routing-substitute-model': ['fail CHAT-009'],
   // "display_name" is also a field 2.10 does not list.
   'catalog-name-missing': ['fail CAT-001'],
+  // Calls merged under index 0 carry two ids: to a client keying calls by index, one call with two identifiers.
+  'parallel-tool-index-wrong': ['fail RESP-031'],
   // Every false boolean goes: each of the other four required booleans has a rule of its own.
   'catalog-false-omitted': ['fail CAT-010', 'fail CAT-011', 'fail CAT-019', 'fail CAT-022'],
 };

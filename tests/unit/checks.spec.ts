@@ -189,3 +189,23 @@ test('the Checker leaves skipping and remarks to its runner: onSkip and onNote, 
   expect(() => plain.skip('no model')).toThrow(Skipped);
   expect(plain.records).toEqual([{ id: 'CAT-001', status: 'skip', message: 'no model' }]);
 });
+
+test.describe('created: a Unix timestamp is seconds; a time far from now is only a SHOULD', () => {
+  const judgeCreated = (created: unknown) => {
+    const { check, respond } = scratch();
+    judgeCompletion(check, respond(200, { ...completion({ content: 'Hi.' }), created }), 'm');
+    return { must: statusOf(check.records, 'RESP-005'), should: statusOf(check.records, 'RESP-030'), schema: statusOf(check.records, 'RESP-004') };
+  };
+
+  test('milliseconds and a negative count fail RESP-005; a string is the schema\'s RESP-004 alone', () => {
+    expect(judgeCreated(Date.now())).toEqual({ must: 'fail', should: 'none', schema: 'pass' });
+    expect(judgeCreated(-5)).toEqual({ must: 'fail', should: 'none', schema: 'pass' });
+    expect(judgeCreated(String(NOW())).schema).toBe('fail');
+    expect(judgeCreated(String(NOW())).must).not.toBe('fail');
+  });
+
+  test('1700000000 (seconds, years ago) passes RESP-005 and warns under RESP-030; a few minutes off passes both', () => {
+    expect(judgeCreated(1_700_000_000)).toEqual({ must: 'pass', should: 'warn', schema: 'pass' });
+    expect(judgeCreated(NOW() - 600)).toEqual({ must: 'pass', should: 'pass', schema: 'pass' });
+  });
+});

@@ -150,4 +150,42 @@ export const TOOL_DEFECTS = [
       },
     },
   }),
+  defect({
+    name: 'stream-tool-call-id-changes',
+    tier: 'extended',
+    breaks: 'RESP-031',
+    section: 'tools',
+    description: 'in a stream, every later delta of a tool call carries an id of its own ("<id>_<n>"), not the first delta\'s (a gateway that mints an id per upstream event)',
+    output: {
+      chunks: (chunks) => {
+        // Per call index: the first delta's id and how many later deltas followed it.
+        const seen = new Map<unknown, { id: unknown; n: number }>();
+        for (const chunk of chunks) {
+          for (const choice of choicesOf(chunk)) {
+            for (const call of toolCallsOf(choice.delta)) {
+              const first = seen.get(call.index);
+              if (first === undefined) seen.set(call.index, { id: call.id, n: 0 });
+              else call.id = `${String(first.id)}_${++first.n}`;
+            }
+          }
+        }
+        return chunks;
+      },
+    },
+  }),
+  defect({
+    name: 'parallel-tool-ids-shared',
+    tier: 'extended',
+    breaks: 'RESP-016',
+    section: 'tools',
+    description: 'parallel tool calls of one message all carry the first call\'s id (an id minted per response, not per call), so no tool result can answer the second',
+    stages: () => ({
+      complete: (next) => (input) => {
+        const c = next(input);
+        const first = c.toolCalls[0]?.id;
+        if (first !== undefined) c.toolCalls = c.toolCalls.map((t) => ({ ...t, id: first }));
+        return c;
+      },
+    }),
+  }),
 ] as const;

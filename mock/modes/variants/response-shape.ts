@@ -104,3 +104,13 @@ export const USAGE_CHUNK_BARE_VARIANT = variant({
       }),
   },
 });
+
+/** Ten minutes: a server clock that far behind is still "near now" (the judge allows a day either side). */
+const SKEW_S = 600;
+
+export const CREATED_SKEWED_VARIANT = variant({
+  name: 'created-skewed',
+  allows: '2.9 (created is a Unix timestamp; a server clock may run behind the caller\'s)',
+  description: '"created" is ten minutes behind the mock\'s clock (a server whose clock drifted), in every answer and chunk',
+  stages: () => ({ envelope: (next) => (input) => { const env = next(input); return { ...env, created: env.created - SKEW_S }; } }),
+});
