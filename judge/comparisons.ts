@@ -2,7 +2,8 @@
 // what the request named (the model, the declared tools, the deactivated id). Each takes the decoded answers it
 // compares and records under its requirement on the answer that deviates: that exchange is the evidence.
 import { isDeepStrictEqual } from 'node:util';
-import { isObject } from './checks/check.ts';
+import { isObject, quote } from './checks/check.ts';
+import { formatIssues, validateDeclared } from '../spec/validator.ts';
 import type { Checker } from './checker.ts';
 import type { TargetResponse } from './exchange.ts';
 
@@ -60,6 +61,57 @@ export function judgeCallsNameDeclared(check: Checker, res: TargetResponse, call
   for (const c of calls) {
     check.that('TOOL-006', typeof c.name === 'string' && declared.includes(c.name), () => `${where}: tool call ${c.position} names ${q(c.name)}; the request declared only ${declared.map(q).join(', ')}`, res);
   }
+}
+
+/** A returned call with its arguments as sent (a string that should decode to the arguments). */
+export interface ArgumentedCall extends NamedCall {
+  arguments: unknown;
+}
+
+/** A function tool as the request declared it: its name and, when it takes arguments, their JSON Schema. */
+export interface DeclaredFunction {
+  name: string;
+  parameters?: unknown;
+}
+
+/**
+ * TOOL-015: the arguments of each returned call decode to what the called function's `parameters` describes (2.3):
+ * an object valid against the schema, never a string holding JSON again. A call whose arguments do not decode is
+ * RESP-020's finding, one naming no declared function TOOL-006's: neither is judged here.
+ */
+export function judgeCallArguments(check: Checker, res: TargetResponse, calls: readonly ArgumentedCall[], tools: readonly DeclaredFunction[], where: string): void {
+  for (const c of calls) {
+    const tool = tools.find((t) => t.name === c.name);
+    if (!tool || typeof c.arguments !== 'string') continue;
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(c.arguments);
+    } catch {
+      continue;
+    }
+    const problem = (): string | undefined => {
+      if (!isObject(decoded)) return `decode to ${typeof decoded === 'string' ? 'a string (JSON encoded twice?)' : Array.isArray(decoded) ? 'an array' : String(decoded === null ? 'null' : typeof decoded)} ${quote(decoded, 160)}, not an object of arguments`;
+      if (tool.parameters === undefined) return undefined;
+      const result = validateDeclared(tool.parameters, decoded);
+      return result === undefined || result.valid ? undefined : `do not match the declared parameters: ${formatIssues(result.errors.slice(0, 3)).replace(/\n/g, '; ')}`;
+    };
+    const p = problem();
+    check.that('TOOL-015', p === undefined, () => `${where}: the arguments of tool call ${c.position} (${q(c.name)}) ${p}; received ${quote(c.arguments, 200)}`, res);
+  }
+}
+
+/**
+ * TOOL-016: a tool_choice object naming `forced` is honoured: every call returned calls it, and an answer the cap
+ * did not cut (`cut`) returns one. An answer answered "as auto" calls another function or none.
+ */
+export function judgeForcedFunction(check: Checker, res: TargetResponse, calls: readonly NamedCall[], forced: string, cut: boolean, where: string): void {
+  const others = calls.filter((c) => c.name !== forced);
+  if (calls.length === 0) {
+    if (cut) return check.notApplicable(['TOOL-016'], `${where}: the token cap cut the answer before a call came back`, res);
+    check.that('TOOL-016', false, () => `${where}: tool_choice names ${q(forced)}, but the answer returned no tool call`, res);
+    return;
+  }
+  check.that('TOOL-016', others.length === 0, () => `${where}: tool_choice names ${q(forced)}, but the answer calls ${others.map((c) => q(c.name)).join(', ')}`, res);
 }
 
 /**

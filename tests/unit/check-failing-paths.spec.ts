@@ -13,7 +13,7 @@ import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
 import { Checker, type CheckRecord } from '../../judge/checker.ts';
 import type { TargetResponse } from '../../judge/exchange.ts';
 import { judgeCompletion, judgeModelEntry, judgeModelList, judgeRefusal, judgeStream } from '../../judge/judge-response.ts';
-import { judgeCallsNameDeclared, judgeDeactivatedUnlisted, judgeEntryReadBack, judgeModelKept, judgeRefusedBeforeParsing } from '../../judge/comparisons.ts';
+import { judgeCallArguments, judgeCallsNameDeclared, judgeDeactivatedUnlisted, judgeForcedFunction, judgeEntryReadBack, judgeModelKept, judgeRefusedBeforeParsing } from '../../judge/comparisons.ts';
 import { judgeCapInForce } from '../../judge/token-caps.ts';
 import { isObject } from '../../judge/checks/check.ts';
 import { getRequirement, primaryOf, requirements } from '../../spec/requirements/index.ts';
@@ -120,8 +120,23 @@ const PROBES = {
   },
   'chat, tool call, the names judged': {
     send: (m) => m.chat({ model: M.small, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [WEATHER_TOOL], tool_choice: 'required' }),
-    judge: (c, r) => judgeCallsNameDeclared(c, r, returnedCalls(judgeCompletion(c, r, M.small)), [WEATHER_TOOL.function.name], 'tool_choice "required"'),
-    declared: ['TOOL-006'],
+    judge: (c, r) => {
+      const calls = returnedCalls(judgeCompletion(c, r, M.small));
+      judgeCallsNameDeclared(c, r, calls, [WEATHER_TOOL.function.name], 'tool_choice "required"');
+      judgeCallArguments(c, r, calls, [WEATHER_TOOL.function], 'tool_choice "required"');
+    },
+    declared: ['TOOL-006', 'TOOL-015'],
+  },
+  // tools.spec.ts: a tool_choice object naming one function (the prompt names neither declared function).
+  'chat, tool_choice naming one function': {
+    send: (m) =>
+      m.chat({ model: M.small, messages: [{ role: 'user', content: 'What time is it in Tokyo?' }], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: { type: 'function', function: { name: TIME_TOOL.function.name } } }),
+    judge: (c, r) => {
+      const calls = returnedCalls(judgeCompletion(c, r, M.small));
+      judgeCallArguments(c, r, calls, [WEATHER_TOOL.function, TIME_TOOL.function], 'tool_choice naming get_local_time');
+      judgeForcedFunction(c, r, calls, TIME_TOOL.function.name, false, 'tool_choice naming get_local_time');
+    },
+    declared: ['TOOL-015', 'TOOL-016'],
   },
   // routing.spec.ts (checkModelKept): a completion names the requested entry; a refusal is a section 7 error.
   'chat, allow_fallbacks false, an order naming no route': {
@@ -359,6 +374,8 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'created-stale': 'chat',
   'stream-tool-call-id-changes': 'stream, tool call',
   'parallel-tool-ids-shared': 'stream, parallel tool calls',
+  'tool-arguments-double-encoded': 'chat, tool call, the names judged',
+  'tool-choice-object-ignored': 'chat, tool_choice naming one function',
 };
 
 /**

@@ -188,4 +188,29 @@ export const TOOL_DEFECTS = [
       },
     }),
   }),
+  defect({
+    name: 'tool-arguments-double-encoded',
+    tier: 'extended',
+    breaks: 'TOOL-015',
+    section: 'tools',
+    description: 'function.arguments is JSON-encoded twice: it decodes to a string holding the arguments\' JSON, not to the arguments (a gateway that encodes an already encoded string)',
+    stages: () => ({
+      complete: (next) => (input) => {
+        const c = next(input);
+        // Usage was counted on the arguments once encoded: only what is sent changes.
+        c.toolCalls = c.toolCalls.map((t) => ({ ...t, function: { ...t.function, arguments: JSON.stringify(t.function.arguments) } }));
+        return c;
+      },
+    }),
+  }),
+  defect({
+    name: 'tool-choice-object-ignored',
+    tier: 'extended',
+    breaks: 'TOOL-016',
+    section: 'tools',
+    description: 'a tool_choice object naming one function is accepted and then treated as "auto": the model calls whichever declared function it picks (a gateway that maps only the string values)',
+    stages: () => ({
+      complete: (next) => (input) => (typeof input.req.tool_choice === 'object' ? next({ ...input, req: { ...input.req, tool_choice: 'auto' } }) : next(input)),
+    }),
+  }),
 ] as const;

@@ -39,3 +39,37 @@ export const TOOL_CALL_IDS_SHORT_VARIANT = variant({
     },
   }),
 });
+
+export const TOOL_ARGUMENTS_SPACED_VARIANT = variant({
+  name: 'tool-arguments-spaced',
+  allows: '2.4 (arguments is a JSON-encoded string; how it is encoded is not stated)',
+  description: 'function.arguments is pretty-printed JSON with non-ASCII characters escaped ("{\\n  \\"city\\": \\"Z\\u00fcrich\\"\\n}"): the same object once decoded',
+  stages: () => ({
+    complete: (next) => (input) => {
+      const c = next(input);
+      const spaced = (json: string) => JSON.stringify(JSON.parse(json), null, 2).replace(/[\u0080-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+      // Usage keeps counting the compact arguments: whitespace is not generated text.
+      c.toolCalls = c.toolCalls.map((t) => ({ ...t, function: { ...t.function, arguments: spaced(t.function.arguments) } }));
+      return c;
+    },
+  }),
+});
+
+/** What a model says before the call it makes. */
+const PREFACE = 'Let me look that up.';
+
+export const TOOL_CALL_WITH_TEXT_VARIANT = variant({
+  name: 'tool-call-with-text',
+  allows: '2.9 (an assistant message carries content and tool_calls together)',
+  description: `an answer that calls tools also says a short text first ("${PREFACE}"), streamed as content deltas before the call deltas; the calls are those the request asked for, a forced function included`,
+  stages: () => ({
+    complete: (next) => (input) => {
+      const c = next(input);
+      if (c.toolCalls.length === 0) return c;
+      c.contentTokens = PREFACE.split(/(?= )/);
+      c.content = PREFACE;
+      c.tokens.completion += c.contentTokens.length;
+      return c;
+    },
+  }),
+});
