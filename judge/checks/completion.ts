@@ -281,6 +281,21 @@ export const searchCallsWithinActions = check('SEARCH-038', function searchCalls
   return holds(n <= listed, () => `${c.what}: usage.service_web_search_calls is ${n}, more than the ${listed} search action(s) message.service_web_search lists`);
 }, { when: 'a search completed (usage.service_web_search_calls of 1 or more)' });
 
+/**
+ * A search that completed is counted (2.9: service_web_search_calls is "omitted when none", so only then): an answer
+ * whose message lists search actions and that reports usage carries the count. An answer without usage says
+ * nothing of its searches (usage is omitted when unavailable); how many it counts is SEARCH-038's.
+ */
+export const searchCallsReported = check('SEARCH-053', function searchCallsReported(c: Completion) {
+  const listed = choicesOf(c).reduce((sum, choice) => {
+    const actions = messageOf(choice).service_web_search;
+    return sum + (Array.isArray(actions) ? actions.length : 0);
+  }, 0);
+  const u = usageOf(c);
+  if (listed === 0 || !u) return notApplicable();
+  return holds('service_web_search_calls' in u, () => `${c.what}: message.service_web_search lists ${listed} search action(s) and usage is reported, but usage.service_web_search_calls is omitted; it is omitted only when no search completed`);
+}, { when: 'a search action came back with usage reported' });
+
 /** A choice that returns tool calls ends with finish_reason "tool_calls" (what clients branch on; CLIENT-NOTES). */
 export const finishReasonNamesToolCalls = check('CHAT-001', function finishReasonNamesToolCalls(c: Completion) {
   const withCalls = choicesOf(c).filter((choice) => Array.isArray(messageOf(choice).tool_calls) && (messageOf(choice).tool_calls as unknown[]).length > 0 && 'finish_reason' in choice);
@@ -309,5 +324,6 @@ export const COMPLETION_CHECKS = [
   promptTokensCountInput,
   completionTokensCountOutput,
   searchCallsWithinActions,
+  searchCallsReported,
   finishReasonNamesToolCalls,
 ] as const;

@@ -376,6 +376,7 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'parallel-tool-ids-shared': 'stream, parallel tool calls',
   'tool-arguments-double-encoded': 'chat, tool call, the names judged',
   'tool-choice-object-ignored': 'chat, tool_choice naming one function',
+  'search-calls-omitted': 'search, context size high',
 };
 
 /**

@@ -114,3 +114,15 @@ export const CREATED_SKEWED_VARIANT = variant({
   description: '"created" is ten minutes behind the mock\'s clock (a server whose clock drifted), in every answer and chunk',
   stages: () => ({ envelope: (next) => (input) => { const env = next(input); return { ...env, created: env.created - SKEW_S }; } }),
 });
+
+export const SEARCH_CALLS_PARTIAL_VARIANT = variant({
+  name: 'search-calls-partial',
+  allows: '2.9 (service_web_search_calls counts the actions that completed; message.service_web_search lists those performed)',
+  description: 'a search answer counts one completed search in usage.service_web_search_calls, however many actions message.service_web_search lists (the others did not complete)',
+  stages: () => ({
+    usage: (next) => (input) => {
+      const u = next(input);
+      return u.service_web_search_calls !== undefined ? { ...u, service_web_search_calls: 1 } : u;
+    },
+  }),
+});
