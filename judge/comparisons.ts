@@ -22,6 +22,22 @@ export function judgeDeactivatedUnlisted(check: Checker, res: TargetResponse, id
   return check.that('CAT-039', ids.length > 0 && !ids.includes(deactivated), () => (ids.length === 0 ? 'the catalog could not be read' : `the deactivated model ${deactivated} is listed`), res);
 }
 
+/**
+ * CAT-045: the model list (`list`, listing `ids`) is the whole catalog (2.11: one entry per available model): it does
+ * not say it is a first page (`has_more: true`), and every model in `readBack` that GET /v1/models/{id} served
+ * (200) with the same credential is in it. Recorded on the list, the answer that left them out.
+ */
+export function judgeListWhole(check: Checker, list: TargetResponse, ids: readonly unknown[], readBack: readonly { id: string; res: TargetResponse }[]): boolean {
+  const body = list.json();
+  const paged = isObject(body) && body.has_more === true;
+  const missing = readBack.filter((r) => r.res.status === 200 && !ids.includes(r.id)).map((r) => r.id);
+  const problems = [
+    ...(paged ? [`the list says "has_more": true with ${ids.length} entr${ids.length === 1 ? 'y' : 'ies'}: a first page, where 2.11 lists every available model in one answer`] : []),
+    ...(missing.length > 0 ? [`GET /v1/models/{id} serves ${missing.map(q).join(', ')} to the same credential, but the list does not hold ${missing.length === 1 ? 'it' : 'them'}`] : []),
+  ];
+  return check.that('CAT-045', problems.length === 0, () => problems.join('; '), list);
+}
+
 /** How an upload ended: an HTTP status (with the error code), a closed connection, or no answer in time. */
 export type UploadOutcome = { kind: 'status'; status: number; code: unknown } | { kind: 'closed' | 'timeout'; error: string };
 

@@ -14,6 +14,7 @@ import { FRAMING_VARIANTS, SSE_FIELDS_VARIANT } from './modes/variants/framings.
 import { GAP_STATUSES_VARIANT } from './modes/variants/gap-statuses.ts';
 import { LONG_TOOL_ARGUMENTS_VARIANT } from './modes/variants/long-tool-arguments.ts';
 import {
+  CATALOG_PAGE_FIELDS_VARIANT,
   CREATED_SKEWED_VARIANT,
   EXTRA_FIELDS_VARIANT,
   KEY_ORDER_VARIANT,
@@ -44,6 +45,7 @@ export const VARIANTS = [
   TOOL_ARGUMENTS_SPACED_VARIANT,
   TOOL_CALL_WITH_TEXT_VARIANT,
   SEARCH_CALLS_PARTIAL_VARIANT,
+  CATALOG_PAGE_FIELDS_VARIANT,
 ] as const satisfies readonly VariantSpec[];
 
 /**

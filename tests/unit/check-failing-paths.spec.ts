@@ -13,7 +13,7 @@ import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
 import { Checker, type CheckRecord } from '../../judge/checker.ts';
 import type { TargetResponse } from '../../judge/exchange.ts';
 import { judgeCompletion, judgeModelEntry, judgeModelList, judgeRefusal, judgeStream } from '../../judge/judge-response.ts';
-import { judgeCallArguments, judgeCallsNameDeclared, judgeDeactivatedUnlisted, judgeForcedFunction, judgeEntryReadBack, judgeModelKept, judgeRefusedBeforeParsing } from '../../judge/comparisons.ts';
+import { judgeCallArguments, judgeCallsNameDeclared, judgeDeactivatedUnlisted, judgeForcedFunction, judgeListWhole, judgeEntryReadBack, judgeModelKept, judgeRefusedBeforeParsing } from '../../judge/comparisons.ts';
 import { judgeCapInForce } from '../../judge/token-caps.ts';
 import { isObject } from '../../judge/checks/check.ts';
 import { getRequirement, primaryOf, requirements } from '../../spec/requirements/index.ts';
@@ -91,6 +91,13 @@ const PROBES = {
       if (entry && inList) judgeEntryReadBack(c, r, entry, inList, `GET /v1/models/${M.small}`);
     },
     declared: ['CAT-036', 'CAT-037'],
+  },
+  // catalog.spec.ts: a model the profile names, read on its own first, then the list that should hold it.
+  'model list, a profile-named model read back': {
+    compared: (m) => m.modelEntry(M.reasoner),
+    send: (m) => m.modelList(),
+    judge: (c, r, entry) => void judgeListWhole(c, r, listed(r).map((e) => e.id), [{ id: M.reasoner, res: entry! }]),
+    declared: ['CAT-045'],
   },
   'model entry': { send: (m) => m.modelEntry(M.mini), judge: (c, r) => void judgeModelEntry(c, r, M.mini, `GET /v1/models/${M.mini}`), declared: ['CAT-036'] },
   // Completions (2.9, 4.3).
@@ -377,6 +384,7 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'tool-arguments-double-encoded': 'chat, tool call, the names judged',
   'tool-choice-object-ignored': 'chat, tool_choice naming one function',
   'search-calls-omitted': 'search, context size high',
+  'catalog-first-page': 'model list, a profile-named model read back',
 };
 
 /**

@@ -126,3 +126,12 @@ export const SEARCH_CALLS_PARTIAL_VARIANT = variant({
     },
   }),
 });
+
+export const CATALOG_PAGE_FIELDS_VARIANT = variant({
+  name: 'catalog-page-fields',
+  allows: '2.11 (the list object carries more than object and data; data is the whole catalog)',
+  description: 'GET /v1/models carries a paginated API\'s fields around the whole catalog: "has_more": false, "first_id" and "last_id"',
+  stages: () => ({
+    modelList: (next) => (data) => Object.assign(next(data), { has_more: false, ...(data.length > 0 ? { first_id: data[0]!.id, last_id: data[data.length - 1]!.id } : {}) }),
+  }),
+});
