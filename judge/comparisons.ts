@@ -6,6 +6,7 @@ import { isObject, quote } from './checks/check.ts';
 import { formatIssues, validateDeclared } from '../spec/validator.ts';
 import type { Checker } from './checker.ts';
 import type { TargetResponse } from './exchange.ts';
+import type { ChatStream } from './decoding/chat-stream.ts';
 
 const q = (v: unknown): string => JSON.stringify(v) ?? String(v);
 
@@ -138,3 +139,32 @@ export function judgeModelKept(check: Checker, res: TargetResponse, requested: s
   const others = [...new Set(named.filter((m) => m !== requested))];
   return check.that('ROUTE-008', others.length === 0, () => `with ${what}, requested model ${q(requested)}, the response names ${others.map(q).join(', ')}`, res);
 }
+
+/**
+ * Chunks a stream cut where the kit asked may still hold beyond the `after` it asked for: the finish chunk and one
+ * carrying the error's text. A longer stream ran to a whole answer: the target did not act on the request.
+ */
+const CUT_SLACK = 2;
+
+/**
+ * STREAM-020 (with STREAM-017): a stream the kit asked to fail after `after` chunks (a scenario header the profile
+ * says the target honours) ends on an error event; one that ends with [DONE] right there is the truncated answer
+ * passed off as complete (section 6 rule 10), whether or not it appended the error's text. A stream that ran to a
+ * whole answer did not act on the request: it cannot be judged, and the error event it did not send is only the
+ * MAY's warning. A stream cut without [DONE] is STREAM-004's.
+ */
+export function judgeProvokedFailure(check: Checker, res: TargetResponse, s: ChatStream, after: number, at: string): void {
+  if (s.outcome !== 'complete') {
+    check.that('STREAM-017', s.outcome === 'error', () => `${at}: expected an error event after status 200; the stream ended without [DONE] and without an error event`, res);
+    return;
+  }
+  const text = [...s.choices.values()].map((c) => c.content).join('');
+  const finish = [...s.choices.values()].flatMap((c) => c.finishReasons).at(-1);
+  if (s.chunks.length > after + CUT_SLACK) {
+    check.that('STREAM-017', false, () => `${at}: expected an error event after status 200; the stream completed with [DONE] after ${s.chunks.length} chunk(s), a whole answer`, res);
+    check.cannotJudge(['STREAM-020'], { message: `${at}: the stream ran to a whole answer (${s.chunks.length} chunks), so the target did not act on the header: no failure to judge`, on: res });
+    return;
+  }
+  check.that('STREAM-020', false, () => `${at}: the failure the kit provoked after ${after} chunk(s) ended as a complete answer: [DONE] after ${s.chunks.length} chunk(s), finish_reason ${q(finish ?? null)}, text ${quote(text, 160)}; a failure after the stream opened is an error event, never a truncated answer passed off as complete`, res);
+}
+

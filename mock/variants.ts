@@ -23,6 +23,7 @@ import {
   USAGE_CHUNK_BARE_VARIANT,
 } from './modes/variants/response-shape.ts';
 import { SLOW_VARIANT } from './modes/variants/slow.ts';
+import { STREAM_ERROR_FINISH_CHUNK_VARIANT } from './modes/variants/stream-errors.ts';
 import { TOOL_ARGUMENTS_SPACED_VARIANT, TOOL_CALL_ID_REPEATED_VARIANT, TOOL_CALL_IDS_SHORT_VARIANT, TOOL_CALL_WITH_TEXT_VARIANT } from './modes/variants/tool-calls.ts';
 import { COMPRESSED_VARIANT } from './modes/variants/compressed.ts';
 
@@ -46,6 +47,7 @@ export const VARIANTS = [
   TOOL_CALL_WITH_TEXT_VARIANT,
   SEARCH_CALLS_PARTIAL_VARIANT,
   CATALOG_PAGE_FIELDS_VARIANT,
+  STREAM_ERROR_FINISH_CHUNK_VARIANT,
 ] as const satisfies readonly VariantSpec[];
 
 /**

@@ -13,7 +13,7 @@ import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
 import { Checker, type CheckRecord } from '../../judge/checker.ts';
 import type { TargetResponse } from '../../judge/exchange.ts';
 import { judgeCompletion, judgeModelEntry, judgeModelList, judgeRefusal, judgeStream } from '../../judge/judge-response.ts';
-import { judgeCallArguments, judgeCallsNameDeclared, judgeDeactivatedUnlisted, judgeForcedFunction, judgeListWhole, judgeEntryReadBack, judgeModelKept, judgeRefusedBeforeParsing } from '../../judge/comparisons.ts';
+import { judgeCallArguments, judgeCallsNameDeclared, judgeDeactivatedUnlisted, judgeForcedFunction, judgeListWhole, judgeProvokedFailure, judgeEntryReadBack, judgeModelKept, judgeRefusedBeforeParsing } from '../../judge/comparisons.ts';
 import { judgeCapInForce } from '../../judge/token-caps.ts';
 import { isObject } from '../../judge/checks/check.ts';
 import { getRequirement, primaryOf, requirements } from '../../spec/requirements/index.ts';
@@ -196,6 +196,23 @@ const PROBES = {
   'stream of a search, include_usage': {
     send: (m) => m.stream({ model: M.small, messages: [{ role: 'user', content: SEARCH_PROMPT }], web_search_options: {}, stream_options: { include_usage: true } }),
     judge: (c, r) => void judgeStream(c, r, M.small, { includeUsage: true, expectText: true }),
+  },
+  // streaming.spec.ts: a failure provoked after the stream opened (x-mock-fail-after) ends on an error event.
+  'stream failing after 2 chunks': {
+    send: (m) => m.stream({ ...hello(), max_completion_tokens: 24 }, { headers: { 'x-mock-fail-after': '2' } }),
+    judge: (c, r) => {
+      const s = judgeStream(c, r, M.small, { expectError: true });
+      if (s) judgeProvokedFailure(c, r, s, 2, 'x-mock-fail-after: 2');
+    },
+    declared: ['STREAM-017', 'STREAM-020'],
+  },
+  'stream failing after 0 chunks': {
+    send: (m) => m.stream({ ...hello(), max_completion_tokens: 24 }, { headers: { 'x-mock-fail-after': '0' } }),
+    judge: (c, r) => {
+      const s = judgeStream(c, r, M.small, { expectError: true });
+      if (s) judgeProvokedFailure(c, r, s, 0, 'x-mock-fail-after: 0');
+    },
+    declared: ['STREAM-017', 'STREAM-020'],
   },
   // Refusals (5, 7, 8), each judged under the requirement the suite's test names.
   'refused: no credential': { send: (m) => m.chat(hello(), { key: null }), judge: (c, r) => void judgeRefusal(c, r, { id: 'AUTH-002' }), declared: ['AUTH-002'] },
@@ -385,6 +402,8 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'tool-choice-object-ignored': 'chat, tool_choice naming one function',
   'search-calls-omitted': 'search, context size high',
   'catalog-first-page': 'model list, a profile-named model read back',
+  'stream-error-as-done': 'stream failing after 0 chunks',
+  'stream-error-as-text': 'stream failing after 2 chunks',
 };
 
 /**
