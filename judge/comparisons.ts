@@ -67,6 +67,19 @@ export function judgeRefusedBeforeParsing(check: Checker, valid: TargetResponse,
   return check.that('LIMIT-002', sameStatusAndCode || (v.kind === 'closed' && g.kind === 'closed'), differ, notJson);
 }
 
+/**
+ * LIMIT-007 (SHOULD): the oversized uploads were refused with an answer, not a closed connection (4.3: a failure
+ * before a stream is a non-200 with a JSON error body). Both closed, also when sent again: no status, no body, where
+ * `Expect: 100-continue` let the server answer before the upload. A close on one upload and a status on the other is
+ * the connection's race, not the refusal's. Recorded on the valid JSON upload.
+ */
+export function judgeRefusalAnswered(check: Checker, valid: TargetResponse, notJson: TargetResponse, bytes: number): boolean {
+  const v = uploadOutcome(valid);
+  const g = uploadOutcome(notJson);
+  const closed = v.kind === 'closed' && g.kind === 'closed';
+  return check.that('LIMIT-007', !closed, () => `both oversized uploads (${bytes} bytes, valid JSON and not, sent with Expect: 100-continue) ended on a closed connection with no status and no body (${describeUpload(v)}); a refusal is a non-200 answer with a JSON error body, which the server could send before the upload`, valid);
+}
+
 /** A returned tool call as the judgement reads it: its position in the answer and the function it names. */
 export interface NamedCall {
   position: number;

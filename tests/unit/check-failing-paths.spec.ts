@@ -13,7 +13,7 @@ import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
 import { Checker, type CheckRecord } from '../../judge/checker.ts';
 import type { TargetResponse } from '../../judge/exchange.ts';
 import { judgeCompletion, judgeModelEntry, judgeModelList, judgeRefusal, judgeStream } from '../../judge/judge-response.ts';
-import { judgeCallArguments, judgeCallsNameDeclared, judgeDeactivatedUnlisted, judgeForcedFunction, judgeListWhole, judgeProvokedFailure, judgeEntryReadBack, judgeModelKept, judgeRefusedBeforeParsing } from '../../judge/comparisons.ts';
+import { judgeCallArguments, judgeCallsNameDeclared, judgeDeactivatedUnlisted, judgeForcedFunction, judgeListWhole, judgeProvokedFailure, judgeEntryReadBack, judgeRefusalAnswered, judgeModelKept, judgeRefusedBeforeParsing } from '../../judge/comparisons.ts';
 import { judgeCapInForce } from '../../judge/token-caps.ts';
 import { isObject } from '../../judge/checks/check.ts';
 import { getRequirement, primaryOf, requirements } from '../../spec/requirements/index.ts';
@@ -301,8 +301,11 @@ const PROBES = {
   'refused: oversized bodies, valid JSON and not': {
     compared: (m) => m.raw(padded(OVERSIZED)),
     send: (m) => m.raw(notJson(OVERSIZED)),
-    judge: (c, r, valid) => void judgeRefusedBeforeParsing(c, valid!, r, OVERSIZED),
-    declared: ['LIMIT-002'],
+    judge: (c, r, valid) => {
+      judgeRefusedBeforeParsing(c, valid!, r, OVERSIZED);
+      judgeRefusalAnswered(c, valid!, r, OVERSIZED);
+    },
+    declared: ['LIMIT-002', 'LIMIT-007'],
   },
   'refused: an oversized body': { send: (m) => m.raw(padded(OVERSIZED)), judge: (c, r) => void judgeRefusal(c, r, { id: 'LIMIT-001' }), declared: ['LIMIT-001'] },
 } satisfies Record<string, Probe>;
