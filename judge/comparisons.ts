@@ -167,8 +167,13 @@ const CUT_SLACK = 2;
  * MAY's warning. A stream cut without [DONE] is STREAM-004's.
  */
 export function judgeProvokedFailure(check: Checker, res: TargetResponse, s: ChatStream, after: number, at: string): void {
-  if (s.outcome !== 'complete') {
-    check.that('STREAM-017', s.outcome === 'error', () => `${at}: expected an error event after status 200; the stream ended without [DONE] and without an error event`, res);
+  if (s.outcome === 'error') {
+    check.that('STREAM-017', true, '', res);
+    check.that('STREAM-020', true, '', res);
+    return;
+  }
+  if (s.outcome === 'truncated') {
+    check.that('STREAM-017', false, () => `${at}: expected an error event after status 200; the stream ended without [DONE] and without an error event`, res);
     return;
   }
   const text = [...s.choices.values()].map((c) => c.content).join('');
