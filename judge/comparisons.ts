@@ -2,9 +2,11 @@
 // what the request named (the model, the declared tools, the deactivated id). Each takes the decoded answers it
 // compares and records under its requirement on the answer that deviates: that exchange is the evidence.
 import { isDeepStrictEqual } from 'node:util';
-import { isObject } from './checks/check.ts';
+import { isObject, quote } from './checks/check.ts';
+import { formatIssues, validateDeclared } from '../spec/validator.ts';
 import type { Checker } from './checker.ts';
 import type { TargetResponse } from './exchange.ts';
+import type { ChatStream } from './decoding/chat-stream.ts';
 
 const q = (v: unknown): string => JSON.stringify(v) ?? String(v);
 
@@ -19,6 +21,22 @@ export function judgeEntryReadBack(check: Checker, res: TargetResponse, entry: u
 /** CAT-039: the model list (`res`, its entries' ids `ids`) does not list the deactivated model; an empty list is no list. */
 export function judgeDeactivatedUnlisted(check: Checker, res: TargetResponse, ids: readonly unknown[], deactivated: string): boolean {
   return check.that('CAT-039', ids.length > 0 && !ids.includes(deactivated), () => (ids.length === 0 ? 'the catalog could not be read' : `the deactivated model ${deactivated} is listed`), res);
+}
+
+/**
+ * CAT-045: the model list (`list`, listing `ids`) is the whole catalog (2.11: one entry per available model): it does
+ * not say it is a first page (`has_more: true`), and every model in `readBack` that GET /v1/models/{id} served
+ * (200) with the same credential is in it. Recorded on the list, the answer that left them out.
+ */
+export function judgeListWhole(check: Checker, list: TargetResponse, ids: readonly unknown[], readBack: readonly { id: string; res: TargetResponse }[]): boolean {
+  const body = list.json();
+  const paged = isObject(body) && body.has_more === true;
+  const missing = readBack.filter((r) => r.res.status === 200 && !ids.includes(r.id)).map((r) => r.id);
+  const problems = [
+    ...(paged ? [`the list says "has_more": true with ${ids.length} entr${ids.length === 1 ? 'y' : 'ies'}: a first page, where 2.11 lists every available model in one answer`] : []),
+    ...(missing.length > 0 ? [`GET /v1/models/{id} serves ${missing.map(q).join(', ')} to the same credential, but the list does not hold ${missing.length === 1 ? 'it' : 'them'}`] : []),
+  ];
+  return check.that('CAT-045', problems.length === 0, () => problems.join('; '), list);
 }
 
 /** How an upload ended: an HTTP status (with the error code), a closed connection, or no answer in time. */
@@ -49,6 +67,19 @@ export function judgeRefusedBeforeParsing(check: Checker, valid: TargetResponse,
   return check.that('LIMIT-002', sameStatusAndCode || (v.kind === 'closed' && g.kind === 'closed'), differ, notJson);
 }
 
+/**
+ * LIMIT-007 (SHOULD): the oversized uploads were refused with an answer, not a closed connection (4.3: a failure
+ * before a stream is a non-200 with a JSON error body). Both closed, also when sent again: no status, no body, where
+ * `Expect: 100-continue` let the server answer before the upload. A close on one upload and a status on the other is
+ * the connection's race, not the refusal's. Recorded on the valid JSON upload.
+ */
+export function judgeRefusalAnswered(check: Checker, valid: TargetResponse, notJson: TargetResponse, bytes: number): boolean {
+  const v = uploadOutcome(valid);
+  const g = uploadOutcome(notJson);
+  const closed = v.kind === 'closed' && g.kind === 'closed';
+  return check.that('LIMIT-007', !closed, () => `both oversized uploads (${bytes} bytes, valid JSON and not, sent with Expect: 100-continue) ended on a closed connection with no status and no body (${describeUpload(v)}); a refusal is a non-200 answer with a JSON error body, which the server could send before the upload`, valid);
+}
+
 /** A returned tool call as the judgement reads it: its position in the answer and the function it names. */
 export interface NamedCall {
   position: number;
@@ -62,6 +93,57 @@ export function judgeCallsNameDeclared(check: Checker, res: TargetResponse, call
   }
 }
 
+/** A returned call with its arguments as sent (a string that should decode to the arguments). */
+export interface ArgumentedCall extends NamedCall {
+  arguments: unknown;
+}
+
+/** A function tool as the request declared it: its name and, when it takes arguments, their JSON Schema. */
+export interface DeclaredFunction {
+  name: string;
+  parameters?: unknown;
+}
+
+/**
+ * TOOL-015: the arguments of each returned call decode to what the called function's `parameters` describes (2.3):
+ * an object valid against the schema, never a string holding JSON again. A call whose arguments do not decode is
+ * RESP-020's finding, one naming no declared function TOOL-006's: neither is judged here.
+ */
+export function judgeCallArguments(check: Checker, res: TargetResponse, calls: readonly ArgumentedCall[], tools: readonly DeclaredFunction[], where: string): void {
+  for (const c of calls) {
+    const tool = tools.find((t) => t.name === c.name);
+    if (!tool || typeof c.arguments !== 'string') continue;
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(c.arguments);
+    } catch {
+      continue;
+    }
+    const problem = (): string | undefined => {
+      if (!isObject(decoded)) return `decode to ${typeof decoded === 'string' ? 'a string (JSON encoded twice?)' : Array.isArray(decoded) ? 'an array' : String(decoded === null ? 'null' : typeof decoded)} ${quote(decoded, 160)}, not an object of arguments`;
+      if (tool.parameters === undefined) return undefined;
+      const result = validateDeclared(tool.parameters, decoded);
+      return result === undefined || result.valid ? undefined : `do not match the declared parameters: ${formatIssues(result.errors.slice(0, 3)).replace(/\n/g, '; ')}`;
+    };
+    const p = problem();
+    check.that('TOOL-015', p === undefined, () => `${where}: the arguments of tool call ${c.position} (${q(c.name)}) ${p}; received ${quote(c.arguments, 200)}`, res);
+  }
+}
+
+/**
+ * TOOL-016: a tool_choice object naming `forced` is honoured: every call returned calls it, and an answer the cap
+ * did not cut (`cut`) returns one. An answer answered "as auto" calls another function or none.
+ */
+export function judgeForcedFunction(check: Checker, res: TargetResponse, calls: readonly NamedCall[], forced: string, cut: boolean, where: string): void {
+  const others = calls.filter((c) => c.name !== forced);
+  if (calls.length === 0) {
+    if (cut) return check.notApplicable(['TOOL-016'], `${where}: the token cap cut the answer before a call came back`, res);
+    check.that('TOOL-016', false, () => `${where}: tool_choice names ${q(forced)}, but the answer returned no tool call`, res);
+    return;
+  }
+  check.that('TOOL-016', others.length === 0, () => `${where}: tool_choice names ${q(forced)}, but the answer calls ${others.map((c) => q(c.name)).join(', ')}`, res);
+}
+
 /**
  * ROUTE-008: whatever the routing preferences, the answer names the requested model: `named` holds the model
  * values the answer gave (a body's model; every chunk's that names one).
@@ -70,3 +152,37 @@ export function judgeModelKept(check: Checker, res: TargetResponse, requested: s
   const others = [...new Set(named.filter((m) => m !== requested))];
   return check.that('ROUTE-008', others.length === 0, () => `with ${what}, requested model ${q(requested)}, the response names ${others.map(q).join(', ')}`, res);
 }
+
+/**
+ * Chunks a stream cut where the kit asked may still hold beyond the `after` it asked for: the finish chunk and one
+ * carrying the error's text. A longer stream ran to a whole answer: the target did not act on the request.
+ */
+const CUT_SLACK = 2;
+
+/**
+ * STREAM-020 (with STREAM-017): a stream the kit asked to fail after `after` chunks (a scenario header the profile
+ * says the target honours) ends on an error event; one that ends with [DONE] right there is the truncated answer
+ * passed off as complete (section 6 rule 10), whether or not it appended the error's text. A stream that ran to a
+ * whole answer did not act on the request: it cannot be judged, and the error event it did not send is only the
+ * MAY's warning. A stream cut without [DONE] is STREAM-004's.
+ */
+export function judgeProvokedFailure(check: Checker, res: TargetResponse, s: ChatStream, after: number, at: string): void {
+  if (s.outcome === 'error') {
+    check.that('STREAM-017', true, '', res);
+    check.that('STREAM-020', true, '', res);
+    return;
+  }
+  if (s.outcome === 'truncated') {
+    check.that('STREAM-017', false, () => `${at}: expected an error event after status 200; the stream ended without [DONE] and without an error event`, res);
+    return;
+  }
+  const text = [...s.choices.values()].map((c) => c.content).join('');
+  const finish = [...s.choices.values()].flatMap((c) => c.finishReasons).at(-1);
+  if (s.chunks.length > after + CUT_SLACK) {
+    check.that('STREAM-017', false, () => `${at}: expected an error event after status 200; the stream completed with [DONE] after ${s.chunks.length} chunk(s), a whole answer`, res);
+    check.cannotJudge(['STREAM-020'], { message: `${at}: the stream ran to a whole answer (${s.chunks.length} chunks), so the target did not act on the header: no failure to judge`, on: res });
+    return;
+  }
+  check.that('STREAM-020', false, () => `${at}: the failure the kit provoked after ${after} chunk(s) ended as a complete answer: [DONE] after ${s.chunks.length} chunk(s), finish_reason ${q(finish ?? null)}, text ${quote(text, 160)}; a failure after the stream opened is an error event, never a truncated answer passed off as complete`, res);
+}
+

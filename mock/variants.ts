@@ -13,8 +13,18 @@ import type { VariantMode } from './modes/mode.ts';
 import { FRAMING_VARIANTS, SSE_FIELDS_VARIANT } from './modes/variants/framings.ts';
 import { GAP_STATUSES_VARIANT } from './modes/variants/gap-statuses.ts';
 import { LONG_TOOL_ARGUMENTS_VARIANT } from './modes/variants/long-tool-arguments.ts';
-import { EXTRA_FIELDS_VARIANT, KEY_ORDER_VARIANT, OPTIONAL_OMITTED_VARIANT, USAGE_CHUNK_BARE_VARIANT } from './modes/variants/response-shape.ts';
+import {
+  CATALOG_PAGE_FIELDS_VARIANT,
+  CREATED_SKEWED_VARIANT,
+  EXTRA_FIELDS_VARIANT,
+  KEY_ORDER_VARIANT,
+  OPTIONAL_OMITTED_VARIANT,
+  SEARCH_CALLS_PARTIAL_VARIANT,
+  USAGE_CHUNK_BARE_VARIANT,
+} from './modes/variants/response-shape.ts';
 import { SLOW_VARIANT } from './modes/variants/slow.ts';
+import { STREAM_ERROR_FINISH_CHUNK_VARIANT } from './modes/variants/stream-errors.ts';
+import { TOOL_ARGUMENTS_SPACED_VARIANT, TOOL_CALL_ID_REPEATED_VARIANT, TOOL_CALL_IDS_SHORT_VARIANT, TOOL_CALL_WITH_TEXT_VARIANT } from './modes/variants/tool-calls.ts';
 import { COMPRESSED_VARIANT } from './modes/variants/compressed.ts';
 
 /** A variant as the registry lists it: name, what the contract allows, description (and its layer). */
@@ -30,6 +40,14 @@ export const VARIANTS = [
   USAGE_CHUNK_BARE_VARIANT,
   LONG_TOOL_ARGUMENTS_VARIANT,
   COMPRESSED_VARIANT,
+  CREATED_SKEWED_VARIANT,
+  TOOL_CALL_ID_REPEATED_VARIANT,
+  TOOL_CALL_IDS_SHORT_VARIANT,
+  TOOL_ARGUMENTS_SPACED_VARIANT,
+  TOOL_CALL_WITH_TEXT_VARIANT,
+  SEARCH_CALLS_PARTIAL_VARIANT,
+  CATALOG_PAGE_FIELDS_VARIANT,
+  STREAM_ERROR_FINISH_CHUNK_VARIANT,
 ] as const satisfies readonly VariantSpec[];
 
 /**

@@ -254,6 +254,32 @@ export function assertValid(name: SchemaName, data: unknown): void {
   }
 }
 
+/** A compiled declared schema, by its JSON text (the suite declares a handful, each judged many times). */
+const declared = new Map<string, ValidateFunction | undefined>();
+let declaredAjv: AjvInstance | undefined;
+
+/**
+ * Validates `data` against a JSON Schema a request declared (a function tool's `parameters`, 2.3): not one of the
+ * contract's schemas, so compiled leniently (unknown keywords ignored), once per distinct schema. Undefined when
+ * the schema does not compile: nothing can be judged against it.
+ */
+export function validateDeclared(schema: unknown, data: unknown): ValidationResult | undefined {
+  const key = JSON.stringify(schema);
+  if (!declared.has(key)) {
+    declaredAjv ??= addFormats(new Ajv2020({ allErrors: true, strict: false, allowUnionTypes: true, verbose: true }));
+    let fn: ValidateFunction | undefined;
+    try {
+      fn = declaredAjv.compile(schema as Record<string, unknown>);
+    } catch {
+      fn = undefined;
+    }
+    declared.set(key, fn);
+  }
+  const fn = declared.get(key);
+  if (!fn) return undefined;
+  return fn(data) ? { valid: true, errors: [] } : { valid: false, errors: ajvErrorsToIssues(fn.errors ?? []) };
+}
+
 export function formatIssues(issues: ValidationIssue[]): string {
   return issues.map((i) => `${i.pointer === '' ? '(root)' : i.pointer}: ${i.message}`).join('\n');
 }

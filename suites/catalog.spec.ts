@@ -3,7 +3,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { noUsableReason } from './lib/discovery.ts';
 import { req, test } from './lib/test-fixtures.ts';
 import { judgeModelEntry, judgeModelList } from '../judge/judge-response.ts';
-import { judgeDeactivatedUnlisted, judgeEntryReadBack } from '../judge/comparisons.ts';
+import { judgeDeactivatedUnlisted, judgeEntryReadBack, judgeListWhole } from '../judge/comparisons.ts';
+import type { Profile } from '../run/profile.ts';
 import { unjudgedEntryFields } from '../judge/checks/schema.ts';
 import type { ModelEntry } from './lib/discovery.ts';
 import type { TargetResponse } from '../judge/exchange.ts';
@@ -20,6 +21,12 @@ function entriesOf(res: TargetResponse): ModelEntry[] {
 
 /** Refusal codes that say the key may not use a model it can see: no verdict on the id itself (5, 2.10 min_tier). */
 const ACCESS_REFUSALS = /^(insufficient_tier|model_not_allowed|tier|forbidden|permission)/i;
+
+/** The models a profile names as available to some key (never its deactivated one): each is in the full list. */
+function profileModels(p: Profile): string[] {
+  const named = [...(p.models ?? []), ...(p.restrictedKey?.allowedModels ?? []), ...(p.lowTierKey?.deniedModels ?? []), ...(p.unavailableModel ? [p.unavailableModel] : []), ...(p.webSearch?.models ?? []), ...(p.webSearch?.unsupportedModels ?? [])];
+  return [...new Set(named)].filter((id) => id !== p.deactivatedModel);
+}
 
 test.describe('GET /v1/models', () => {
   test('answers without a credential with the model list', req('AUTH-005', 'VER-001'), async ({ target, check }) => {
@@ -55,6 +62,18 @@ test.describe('GET /v1/models', () => {
     const signals = Object.entries(res.headers).filter(([k]) => /deprecat|sunset|api-version|version/i.test(k));
     check.observe('OBS-033', Object.fromEntries(signals.filter(([k]) => /deprecat|sunset/i.test(k))), 'deprecation headers on GET /v1/models', res);
     check.observe('OBS-034', Object.fromEntries(signals.filter(([k]) => /version/i.test(k))), 'version headers on GET /v1/models', res);
+  });
+
+  test('the list is the whole catalog: no further page, every model the profile names is listed', req('CAT-045'), async ({ target, check, config }) => {
+    const list = await target.get('/v1/models');
+    if (!check.status('CAT-045', list, (s) => s !== 0)) return;
+    if (list.status !== 200) return check.skip(`the catalog could not be read: ${list.describe()}`);
+    const ids = entriesOf(list).map((m) => m.id);
+    // Read one by one only what the list left out: a model the single read serves is available to this key.
+    const unlisted = profileModels(config.profile).filter((id) => !ids.includes(id)).slice(0, MAX_ENTRY_READS);
+    const readBack = [];
+    for (const id of unlisted) readBack.push({ id, res: await target.get(`/v1/models/${encodeURIComponent(id)}`) });
+    judgeListWhole(check, list, ids, readBack);
   });
 
   test('a restricted key sees the models it may use', req('CAT-034', 'AUTH-007'), async ({ target, check, config }) => {

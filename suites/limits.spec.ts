@@ -4,7 +4,7 @@ import { req, test } from './lib/test-fixtures.ts';
 
 import { chatModel, completionTokensOf, LONG_ANSWER_PROMPT, errorFieldsOf, limitHeaders, noModelReason, outcomeOf, SHORT_PROMPT, usageOf, userMessage } from './lib/requests/chat.ts';
 import { judgeCompletion } from '../judge/judge-response.ts';
-import { judgeRefusedBeforeParsing, uploadOutcome, type UploadOutcome } from '../judge/comparisons.ts';
+import { judgeRefusalAnswered, judgeRefusedBeforeParsing, uploadOutcome, type UploadOutcome } from '../judge/comparisons.ts';
 import { usableModels } from './lib/discovery.ts';
 
 /** Just over the limit under both readings of "10 MB" (10,000,000 and 10,485,760 bytes), with a margin. */
@@ -35,13 +35,15 @@ test.describe('section 8: request body size', () => {
   test(
     'a body over 10 MB is refused before it is parsed',
     // CHAT-006 and CHAT-007 (4.3 rule 1) restate LIMIT-001 and LIMIT-002 (section 8): judged once, here.
-    req('LIMIT-001', 'LIMIT-002', 'OBS-026'),
+    req('LIMIT-001', 'LIMIT-002', 'LIMIT-007', 'OBS-026'),
     async ({ target, check, discovery, config }) => {
       const timeoutMs = Math.max(config.requestTimeoutMs, BIG_REQUEST_TIMEOUT_MS);
       test.setTimeout(2 * timeoutMs + 30_000);
       const model = chatModel(discovery, config.profile);
       if (!model) return check.skip(noModelReason(discovery));
-      let valid = await target.postRaw('/v1/chat/completions', paddedRequest(model.id, OVERSIZED_BYTES), { timeoutMs });
+      // Expect: 100-continue lets a server refuse from the headers (Content-Length), before any of the body is sent.
+      const upload = { timeoutMs, headers: { expect: '100-continue' } };
+      let valid = await target.postRaw('/v1/chat/completions', paddedRequest(model.id, OVERSIZED_BYTES), upload);
       let v = uploadOutcome(valid);
       if (v.kind === 'timeout') {
         // A target that does not answer one big upload is not sent a second.
@@ -49,13 +51,14 @@ test.describe('section 8: request body size', () => {
         for (const id of ['LIMIT-001', 'LIMIT-002']) check.that(id, false, none, valid);
         return;
       }
-      let garbage = await target.postRaw('/v1/chat/completions', oversizedGarbage(OVERSIZED_BYTES), { timeoutMs });
+      let garbage = await target.postRaw('/v1/chat/completions', oversizedGarbage(OVERSIZED_BYTES), upload);
       let g = uploadOutcome(garbage);
       // A status for one upload and a bare close for the other: the close may be the connection's, not the
       // refusal's (a server that answers early and closes while the upload is still arriving can lose its own
       // answer to the reset). That upload is sent once more; only a close that reproduces is compared.
-      if (g.kind === 'closed' && v.kind === 'status') g = uploadOutcome((garbage = await target.postRaw('/v1/chat/completions', oversizedGarbage(OVERSIZED_BYTES), { timeoutMs })));
-      else if (v.kind === 'closed' && g.kind === 'status') v = uploadOutcome((valid = await target.postRaw('/v1/chat/completions', paddedRequest(model.id, OVERSIZED_BYTES), { timeoutMs })));
+      if (g.kind === 'closed' && v.kind === 'status') g = uploadOutcome((garbage = await target.postRaw('/v1/chat/completions', oversizedGarbage(OVERSIZED_BYTES), upload)));
+      // Both closed: the valid one once more, so that a close charged as no answer (LIMIT-007) reproduces.
+      else if (v.kind === 'closed') v = uploadOutcome((valid = await target.postRaw('/v1/chat/completions', paddedRequest(model.id, OVERSIZED_BYTES), upload)));
       // Rejected: a non-200 status, or the connection closed on the upload (a proxy may cut an oversized body short).
       const rejected = (r: UploadOutcome) => (r.kind === 'status' && r.status !== 200) || r.kind === 'closed';
       // Each finding on its own upload: the evidence of the valid-JSON one is the valid-JSON request.
@@ -63,6 +66,8 @@ test.describe('section 8: request body size', () => {
       check.that('LIMIT-001', rejected(g), () => `a body of ${OVERSIZED_BYTES} bytes that is not JSON was not refused: ${garbage.describe()}`, garbage);
       // Rejected before parsing: whether the bytes are JSON cannot change the refusal.
       judgeRefusedBeforeParsing(check, valid, garbage, OVERSIZED_BYTES);
+      // Refused, but by a closed connection both times: no answer where one was possible (a warning).
+      judgeRefusalAnswered(check, valid, garbage, OVERSIZED_BYTES);
       check.observe('OBS-026', { bytes: OVERSIZED_BYTES, validJson: errorFieldsOf(valid), notJson: errorFieldsOf(garbage) }, 'status and error of an oversized body (valid JSON, and not JSON)', null /* two requests, one valid JSON and one not */);
     },
   );

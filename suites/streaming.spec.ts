@@ -4,6 +4,7 @@
 import { req, test } from './lib/test-fixtures.ts';
 import { judgeCompletion, judgeRefusal, judgeStream } from '../judge/judge-response.ts';
 import { streamedAnswer, streamUsage, type ChatStream } from '../judge/decoding/chat-stream.ts';
+import { judgeProvokedFailure } from '../judge/comparisons.ts';
 import { pickModel, searchModels, usableModels, type Discovery, type ModelEntry, noUsableReason } from './lib/discovery.ts';
 import type { Profile } from '../run/profile.ts';
 import { checkStreamProvenance } from './lib/requests/search.ts';
@@ -149,7 +150,7 @@ test.describe('failures', () => {
     }
   });
 
-  test('an error after the stream opened is an error event, and the consumer reports a failure', req('STREAM-017', 'STREAM-019', 'ERR-010', 'OBS-020'), async ({ target, check, discovery, config }) => {
+  test('an error after the stream opened is an error event, and the consumer reports a failure', req('STREAM-017', 'STREAM-019', 'STREAM-020', 'ERR-010', 'OBS-020'), async ({ target, check, discovery, config }) => {
     if (!config.profile.scenarioHeaders) return check.skip('the profile does not enable the scenario headers (scenarioHeaders), so an in-stream error cannot be provoked');
     const model = chatModel(discovery, config.profile);
     if (!model) return check.skip(noUsableReason(discovery));
@@ -158,7 +159,7 @@ test.describe('failures', () => {
       const s = judgeStream(check, res, model.id, { expectError: true });
       if (!s) continue;
       const at = `x-mock-fail-after: ${after}`;
-      check.that('STREAM-017', s.outcome === 'error', () => `${at}: expected an error event after status 200; the stream ${s.outcome === 'complete' ? 'completed with [DONE]' : 'ended without [DONE] and without an error event'}`, res);
+      judgeProvokedFailure(check, res, s, after, at);
       if (s.outcome !== 'error') continue;
       const ev = s.errorEvent;
       const shape = validate('stream-error-event', ev);

@@ -4,7 +4,7 @@
 import { req, test } from './lib/test-fixtures.ts';
 import { judgeCompletion, judgeRefusal } from '../judge/judge-response.ts';
 import { judgeStream } from '../judge/judge-response.ts';
-import { judgeCallsNameDeclared } from '../judge/comparisons.ts';
+import { judgeCallArguments, judgeCallsNameDeclared, judgeForcedFunction, type ArgumentedCall } from '../judge/comparisons.ts';
 import { pickModel, type Discovery, noUsableReason } from './lib/discovery.ts';
 import type { Checker } from '../judge/checker.ts';
 import type { AssembledChoice, ChatStream } from '../judge/decoding/chat-stream.ts';
@@ -57,31 +57,48 @@ function accepted(check: Checker, id: string, res: TargetResponse, what: string)
   return check.that(id, res.status === 200, () => `${what} must be accepted; received ${res.describe()}`, res);
 }
 
+type FunctionTool = { function: { name: string; parameters?: unknown } };
+
+/**
+ * The calls an answer returned, judged against the tools the request declared: each names one of them (TOOL-006)
+ * and its arguments are what that function's parameters describe (TOOL-015).
+ */
+function judgeCalls(check: Checker, res: TargetResponse, calls: readonly ArgumentedCall[], tools: readonly FunctionTool[], where: string): void {
+  judgeCallsNameDeclared(check, res, calls, tools.map((t) => t.function.name), where);
+  judgeCallArguments(check, res, calls, tools.map((t) => ({ name: t.function.name, parameters: t.function.parameters })), where);
+}
+
+/** The answer's first choice ended at the token cap (finish_reason "length"): a call may have been cut off. */
+const cutByCap = (body: Json): boolean => {
+  const first = Array.isArray(body.choices) ? (body.choices[0] as Json | undefined) : undefined;
+  return first?.finish_reason === 'length';
+};
+
 test.describe('declaring function tools', () => {
-  test('a function tool with a parameters JSON Schema is accepted; a returned call names it and its arguments decode', req('TOOL-001', 'TOOL-004', 'TOOL-006', 'TOOL-009', { modelDependent: true }), async ({ target, check, discovery, config }) => {
+  test('a function tool with a parameters JSON Schema is accepted; a returned call names it and its arguments decode', req('TOOL-001', 'TOOL-004', 'TOOL-006', 'TOOL-009', 'TOOL-015', { modelDependent: true }), async ({ target, check, discovery, config }) => {
     const model = modelOrSkip(check, discovery, config.profile);
     const res = await target.chat({ model, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [WEATHER_TOOL], tool_choice: 'required', max_completion_tokens: toolCap(target.maxTokens) });
     accepted(check, 'TOOL-001', res, 'a request with a tools array');
     accepted(check, 'TOOL-004', res, 'a tool of type "function" with a function object');
     accepted(check, 'TOOL-009', res, 'a function tool whose parameters is a JSON Schema object');
     const body = judgeCompletion(check, res, model); // arguments a JSON string that decodes: RESP-019, RESP-020
-    judgeCallsNameDeclared(check, res, returnedCalls(body), [WEATHER_TOOL.function.name], 'tool_choice "required"');
+    judgeCalls(check, res, returnedCalls(body), [WEATHER_TOOL], 'tool_choice "required"');
   });
 
-  test('a function tool without description is accepted', req('TOOL-007', 'TOOL-006'), async ({ target, check, discovery, config }) => {
+  test('a function tool without description is accepted', req('TOOL-007', 'TOOL-006', 'TOOL-015'), async ({ target, check, discovery, config }) => {
     const model = modelOrSkip(check, discovery, config.profile);
     const tool = { type: 'function', function: { name: WEATHER_TOOL.function.name, parameters: WEATHER_TOOL.function.parameters } };
     const res = await target.chat({ model, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [tool], max_completion_tokens: toolCap(target.maxTokens) });
     accepted(check, 'TOOL-007', res, 'a function tool without description (omitted when empty, 2.3)');
-    judgeCallsNameDeclared(check, res, returnedCalls(judgeCompletion(check, res, model)), [tool.function.name], 'tool without description');
+    judgeCalls(check, res, returnedCalls(judgeCompletion(check, res, model)), [tool], 'tool without description');
   });
 
-  test('a function tool without parameters is accepted', req('TOOL-008', 'TOOL-006'), async ({ target, check, discovery, config }) => {
+  test('a function tool without parameters is accepted', req('TOOL-008', 'TOOL-006', 'TOOL-015'), async ({ target, check, discovery, config }) => {
     const model = modelOrSkip(check, discovery, config.profile);
     const tool = { type: 'function', function: { name: BARE_TOOL.function.name, description: 'Checks that the service answers; takes no arguments.' } };
     const res = await target.chat({ model, messages: [{ role: 'user', content: 'Is the service up? Call ping_service to find out.' }], tools: [tool], max_completion_tokens: toolCap(target.maxTokens) });
     accepted(check, 'TOOL-008', res, 'a function tool without parameters (omitted when the tool takes none, 2.3)');
-    judgeCallsNameDeclared(check, res, returnedCalls(judgeCompletion(check, res, model)), [tool.function.name], 'tool without parameters');
+    judgeCalls(check, res, returnedCalls(judgeCompletion(check, res, model)), [tool], 'tool without parameters');
   });
 
   test('a function tool without its function object is rejected as a client error', req('TOOL-005'), async ({ target, check, discovery, config }) => {
@@ -96,60 +113,56 @@ test.describe('returned tool calls, provoked so that they come back', () => {
   // answer that carries one; these requests make one come back even under a small output cap, and an answer that
   // still carries none leaves those rules skipped with that reason, never passed.
   for (const stream of [false, true] as const) {
-    test(`a short call (one enum choice, an optional boolean) comes back whole${stream ? ', streamed' : ''}`, req('TOOL-006', 'TOOL-009', { modelDependent: true }), async ({ target, check, discovery, config }) => {
+    test(`a short call (one enum choice, an optional boolean) comes back whole${stream ? ', streamed' : ''}`, req('TOOL-006', 'TOOL-009', 'TOOL-015', { modelDependent: true }), async ({ target, check, discovery, config }) => {
       const model = modelOrSkip(check, discovery, config.profile);
       const res = await target.chat({ model, messages: [{ role: 'user', content: UNITS_PROMPT }], tools: [UNITS_TOOL], tool_choice: 'required', max_completion_tokens: toolCap(target.maxTokens), ...(stream ? { stream: true } : {}) });
       // A refusal is judged here, under the rule it breaks; only an accepted answer is judged as a completion.
       if (!accepted(check, 'TOOL-009', res, 'a function tool whose parameters is a JSON Schema object (an enum and a boolean)')) return;
       const calls = stream ? streamedCalls(judgeStream(check, res, model)) : returnedCalls(judgeCompletion(check, res, model));
-      if (res.status === 200 && calls.length === 0) check.notApplicable([...RETURNED_CALL_IDS, 'TOOL-006'], `tool_choice "required" with ${UNITS_TOOL.function.name}: ${NO_CALL_CAME_BACK}`, res);
-      judgeCallsNameDeclared(check, res, calls, [UNITS_TOOL.function.name], `tool_choice "required"${stream ? ', streamed' : ''}`);
+      if (res.status === 200 && calls.length === 0) check.notApplicable([...RETURNED_CALL_IDS, 'TOOL-006', 'TOOL-015'], `tool_choice "required" with ${UNITS_TOOL.function.name}: ${NO_CALL_CAME_BACK}`, res);
+      judgeCalls(check, res, calls, [UNITS_TOOL], `tool_choice "required"${stream ? ', streamed' : ''}`);
     });
   }
 
   for (const stream of [false, true] as const) {
-    test(`parallel calls: two functions asked for at once come back as separate whole calls${stream ? ', streamed' : ''}`, req('TOOL-001', 'TOOL-006', { modelDependent: true }), async ({ target, check, discovery, config }) => {
+    test(`parallel calls: two functions asked for at once come back as separate whole calls${stream ? ', streamed' : ''}`, req('TOOL-001', 'TOOL-006', 'TOOL-015', { modelDependent: true }), async ({ target, check, discovery, config }) => {
       const model = modelOrSkip(check, discovery, config.profile);
-      const declared = [WEATHER_TOOL.function.name, TIME_TOOL.function.name];
       const res = await target.chat({ model, messages: [{ role: 'user', content: PARALLEL_PROMPT }], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: 'required', max_completion_tokens: toolCap(target.maxTokens), ...(stream ? { stream: true } : {}) });
       if (!accepted(check, 'TOOL-001', res, 'a request with two function tools')) return;
       // Each call assembles on its own (a delta's index keeps the calls apart): ids, names and arguments that decode
       // are judged per call by the registered checks; calls merged by a wrong index do not decode (RESP-020).
       const calls = stream ? streamedCalls(judgeStream(check, res, model)) : returnedCalls(judgeCompletion(check, res, model));
-      if (res.status === 200 && calls.length === 0) check.notApplicable([...RETURNED_CALL_IDS, 'TOOL-006'], `two functions asked for at once: ${NO_CALL_CAME_BACK}`, res);
+      if (res.status === 200 && calls.length === 0) check.notApplicable([...RETURNED_CALL_IDS, 'TOOL-006', 'TOOL-015'], `two functions asked for at once: ${NO_CALL_CAME_BACK}`, res);
       if (calls.length === 1) check.note(`parallel calls: asked for two functions at once, the target returned one call (${JSON.stringify(calls[0]!.name)}); how many calls a model makes is its choice`);
-      judgeCallsNameDeclared(check, res, calls, declared, `parallel calls${stream ? ', streamed' : ''}`);
+      judgeCalls(check, res, calls, [WEATHER_TOOL, TIME_TOOL], `parallel calls${stream ? ', streamed' : ''}`);
     });
   }
 });
 
 test.describe('streamed tool calls', () => {
-  test('tool-call deltas assemble into calls that name a declared function and whose arguments decode', req('TOOL-006', { modelDependent: true }), async ({ target, check, discovery, config }) => {
+  test('tool-call deltas assemble into calls that name a declared function and whose arguments decode', req('TOOL-006', 'TOOL-015', { modelDependent: true }), async ({ target, check, discovery, config }) => {
     const model = modelOrSkip(check, discovery, config.profile);
     const res = await target.chat({ model, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: 'required', stream: true, max_completion_tokens: toolCap(target.maxTokens) });
     // Assembly (id, type function, name, arguments that decode: RESP-015/017/018/020) is judged by judgeStream.
     const s = judgeStream(check, res, model);
     if (!s) return;
-    const declared = [WEATHER_TOOL.function.name, TIME_TOOL.function.name];
-    for (const c of s.choices.values()) judgeCallsNameDeclared(check, res, callsOf(c), declared, `streamed choice ${c.index}`);
+    for (const c of s.choices.values()) judgeCalls(check, res, callsOf(c), [WEATHER_TOOL, TIME_TOOL], `streamed choice ${c.index}`);
   });
 });
 
 test.describe('tool_choice', () => {
-  test('each string value "auto", "none" and "required" is accepted with tools declared', req('TOOL-002', 'TOOL-006', { modelDependent: true }), async ({ target, check, discovery, config }) => {
+  test('each string value "auto", "none" and "required" is accepted with tools declared', req('TOOL-002', 'TOOL-006', 'TOOL-015', { modelDependent: true }), async ({ target, check, discovery, config }) => {
     const model = modelOrSkip(check, discovery, config.profile);
-    const declared = [WEATHER_TOOL.function.name, TIME_TOOL.function.name];
     for (const choice of ['auto', 'none', 'required'] as const) {
       const res = await target.chat({ model, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: choice, max_completion_tokens: toolCap(target.maxTokens) });
       accepted(check, 'TOOL-002', res, `tool_choice ${JSON.stringify(choice)}`);
       // What "none" and "required" make the model do is not stated by the contract (2.1 lists the values only).
-      judgeCallsNameDeclared(check, res, returnedCalls(judgeCompletion(check, res, model)), declared, `tool_choice ${JSON.stringify(choice)}`);
+      judgeCalls(check, res, returnedCalls(judgeCompletion(check, res, model)), [WEATHER_TOOL, TIME_TOOL], `tool_choice ${JSON.stringify(choice)}`);
     }
   });
 
-  test('an object naming one declared function is accepted; which shapes the target takes is recorded', req('TOOL-003', 'TOOL-006', 'OBS-010', { modelDependent: true }), async ({ target, check, discovery, config }) => {
+  test('an object naming one declared function is accepted; which shapes the target takes is recorded', req('TOOL-003', 'TOOL-006', 'TOOL-015', 'TOOL-016', 'OBS-010', { modelDependent: true }), async ({ target, check, discovery, config }) => {
     const model = modelOrSkip(check, discovery, config.profile);
-    const declared = [WEATHER_TOOL.function.name, TIME_TOOL.function.name];
     const named = TIME_TOOL.function.name;
     const messages = [{ role: 'user', content: 'What time is it in Tokyo?' }];
     // The shape is a gap of the contract (4.3); the kit sends the shape existing clients of this API send.
@@ -164,8 +177,12 @@ test.describe('tool_choice', () => {
       const calls = returnedCalls(res.status === 200 ? (res.json() as Json | undefined) : undefined);
       observed.push({ shape: label, status: res.status, ...(err?.code !== undefined ? { code: err.code } : {}), ...(res.status === 200 ? { called: calls.map((c) => c.name) } : {}) });
       if (i === 0) {
-        accepted(check, 'TOOL-003', res, `tool_choice ${JSON.stringify(choice)} naming the declared function ${named}`);
-        judgeCallsNameDeclared(check, res, returnedCalls(judgeCompletion(check, res, model)), declared, `tool_choice ${label}`);
+        if (!accepted(check, 'TOOL-003', res, `tool_choice ${JSON.stringify(choice)} naming the declared function ${named}`)) continue;
+        const body = judgeCompletion(check, res, model);
+        const returned = returnedCalls(body);
+        judgeCalls(check, res, returned, [WEATHER_TOOL, TIME_TOOL], `tool_choice ${label}`);
+        // Forced, the answer calls the named function, not the one "auto" would pick (the prompt names neither).
+        if (body) judgeForcedFunction(check, res, returned, named, cutByCap(body), `tool_choice ${label}`);
       }
     }
     check.observe('OBS-010', observed, 'tool_choice object shapes sent, with the status each received and the functions called', null /* one request per tool_choice shape */);

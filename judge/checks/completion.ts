@@ -12,8 +12,28 @@ export interface Completion {
   cap?: number;
 }
 
-/** Seconds either side of now within which `created` counts as plausible (clock skew, slow targets). */
+/** Seconds either side of now within which `created` counts as current (clock skew, slow targets). */
 export const CREATED_SLACK_S = 24 * 3600;
+
+/**
+ * The smallest `created` read as milliseconds: 1e11 seconds is the year 5138, while every millisecond time since
+ * 1973 is above it, so the two readings never overlap.
+ */
+export const CREATED_MS_FLOOR = 1e11;
+
+/** Why a `created` value is no Unix time in seconds (2.9: "Unix timestamp"), or undefined when it is one. */
+export function createdNotSeconds(created: number): string | undefined {
+  if (created < 0) return `created ${created} is negative; a Unix timestamp counts seconds since the epoch`;
+  if (created >= CREATED_MS_FLOOR) return `created ${created} is no Unix time in seconds: milliseconds?`;
+  return undefined;
+}
+
+/** Why a `created` in seconds is far from now (a SHOULD: the contract says "Unix timestamp", not "now"), or undefined. */
+export function createdFarFromNow(created: number): string | undefined {
+  const now = Date.now() / 1000;
+  if (Math.abs(created - now) <= CREATED_SLACK_S) return undefined;
+  return `created ${created} is ${Math.round(Math.abs(created - now) / 3600)} h ${created < now ? 'before' : 'after'} now (${Math.round(now)}): a stale clock or a cached answer?`;
+}
 
 const choicesOf = (c: Completion): Json[] => (Array.isArray(c.body.choices) ? c.body.choices.filter(isObject) : []);
 const messageOf = (choice: Json): Json => (isObject(choice.message) ? choice.message : {});
@@ -26,18 +46,24 @@ export const idNotEmpty = check('RESP-002', function idNotEmpty(c: Completion) {
   return holds(c.body.id.length > 0, () => `${c.what}: id is an empty string; it identifies the completion`);
 });
 
-/** Why a `created` value is no Unix time in seconds near now, or undefined when it is one. */
-export function createdProblem(created: number): string | undefined {
-  const now = Date.now() / 1000;
-  if (Math.abs(created - now) <= CREATED_SLACK_S) return undefined;
-  return `created ${created} is not a Unix time in seconds near now (${Math.round(now)})${created > now * 100 ? ': milliseconds?' : ''}`;
-}
+const createdOf = (c: Completion): number | undefined => (typeof c.body.created === 'number' ? c.body.created : undefined);
 
-/** `created` is a Unix timestamp (2.9: the field's definition, so judged at the contract's level): seconds. */
+/**
+ * `created` is a Unix timestamp (2.9): seconds, never milliseconds or a negative count. A string or a fraction is
+ * the schema's finding (RESP-004); a time far from now is RESP-030's.
+ */
 export const createdIsUnixSeconds = check('RESP-005', function createdIsUnixSeconds(c: Completion) {
-  const created = c.body.created;
-  if (typeof created !== 'number') return undefined;
-  const problem = createdProblem(created);
+  const created = createdOf(c);
+  if (created === undefined) return undefined;
+  const problem = createdNotSeconds(created);
+  return problem === undefined ? [] : [`${c.what}: ${problem}`];
+});
+
+/** `created` is near the time of the request (a SHOULD). Judged only on a value in seconds: otherwise RESP-005's. */
+export const createdNearNow = check('RESP-030', function createdNearNow(c: Completion) {
+  const created = createdOf(c);
+  if (created === undefined || createdNotSeconds(created) !== undefined) return undefined;
+  const problem = createdFarFromNow(created);
   return problem === undefined ? [] : [`${c.what}: ${problem}`];
 });
 
@@ -79,6 +105,7 @@ export const toolCallIdNotEmpty = check('RESP-015', function toolCallIdNotEmpty(
   return judged ? problems : returnedCalls(c) ? undefined : notApplicable();
 }, { when: 'a tool call came back' });
 
+/** The calls of one message have distinct ids (2.4, 2.2: tool_call_id matches one call's id). */
 export const toolCallIdsDistinct = check('RESP-016', function toolCallIdsDistinct(c: Completion) {
   const problems: string[] = [];
   let judged = false;
@@ -86,8 +113,9 @@ export const toolCallIdsDistinct = check('RESP-016', function toolCallIdsDistinc
     const calls = messageOf(choice).tool_calls;
     if (!Array.isArray(calls) || calls.length === 0) return;
     judged = true;
-    const ids = calls.filter(isObject).map((call) => call.id);
-    if (new Set(ids).size !== ids.length) problems.push(`${c.what}, choice ${position}: tool call ids repeat: ${quote(ids, 300)}`);
+    // An empty or missing id is RESP-015's (or the schema's) finding, not a repeat.
+    const ids = calls.filter(isObject).map((call) => call.id).filter((id) => typeof id === 'string' && id !== '');
+    if (new Set(ids).size !== ids.length) problems.push(`${c.what}, choice ${position}: tool call ids repeat: ${quote(ids, 300)}; a tool result answers one call through its tool_call_id, so each call of a message needs its own`);
   });
   return judged ? problems : notApplicable();
 }, { when: 'a tool call came back' });
@@ -253,6 +281,21 @@ export const searchCallsWithinActions = check('SEARCH-038', function searchCalls
   return holds(n <= listed, () => `${c.what}: usage.service_web_search_calls is ${n}, more than the ${listed} search action(s) message.service_web_search lists`);
 }, { when: 'a search completed (usage.service_web_search_calls of 1 or more)' });
 
+/**
+ * A search that completed is counted (2.9: service_web_search_calls is "omitted when none", so only then): an answer
+ * whose message lists search actions and that reports usage carries the count. An answer without usage says
+ * nothing of its searches (usage is omitted when unavailable); how many it counts is SEARCH-038's.
+ */
+export const searchCallsReported = check('SEARCH-053', function searchCallsReported(c: Completion) {
+  const listed = choicesOf(c).reduce((sum, choice) => {
+    const actions = messageOf(choice).service_web_search;
+    return sum + (Array.isArray(actions) ? actions.length : 0);
+  }, 0);
+  const u = usageOf(c);
+  if (listed === 0 || !u) return notApplicable();
+  return holds('service_web_search_calls' in u, () => `${c.what}: message.service_web_search lists ${listed} search action(s) and usage is reported, but usage.service_web_search_calls is omitted; it is omitted only when no search completed`);
+}, { when: 'a search action came back with usage reported' });
+
 /** A choice that returns tool calls ends with finish_reason "tool_calls" (what clients branch on; CLIENT-NOTES). */
 export const finishReasonNamesToolCalls = check('CHAT-001', function finishReasonNamesToolCalls(c: Completion) {
   const withCalls = choicesOf(c).filter((choice) => Array.isArray(messageOf(choice).tool_calls) && (messageOf(choice).tool_calls as unknown[]).length > 0 && 'finish_reason' in choice);
@@ -266,6 +309,7 @@ export const finishReasonNamesToolCalls = check('CHAT-001', function finishReaso
 export const COMPLETION_CHECKS = [
   idNotEmpty,
   createdIsUnixSeconds,
+  createdNearNow,
   choicesNotEmpty,
   choiceIndexIsPosition,
   answeredByRequestedModel,
@@ -280,5 +324,6 @@ export const COMPLETION_CHECKS = [
   promptTokensCountInput,
   completionTokensCountOutput,
   searchCallsWithinActions,
+  searchCallsReported,
   finishReasonNamesToolCalls,
 ] as const;

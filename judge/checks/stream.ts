@@ -5,7 +5,7 @@
 import type { AssembledChoice, ChatStream } from '../decoding/chat-stream.ts';
 import type { TargetResponse } from '../exchange.ts';
 import { check, holds, isObject, notApplicable, quote, type Json } from './check.ts';
-import { createdProblem } from './completion.ts';
+import { createdFarFromNow, createdNotSeconds } from './completion.ts';
 
 /** A stream to judge: the response it came in, the decoded stream, and what the request asked for. */
 export interface StreamSubject {
@@ -129,6 +129,16 @@ export const streamedCallHasId = check('RESP-015', function streamedCallHasId(s:
   return calls.filter(({ call }) => !(typeof call.id === 'string' && call.id !== '')).map(({ call, at }) => `${at}: no delta carried a non-empty id (${call.deltas} delta(s))`);
 }, TOOL_CALL);
 
+/**
+ * A call has one identifier (2.4): a later delta of a call may repeat its id, never change it. A client keying calls
+ * by id would split one call in two, and the result message could answer only one of them.
+ */
+export const streamedCallOneId = check('RESP-031', function streamedCallOneId(s: StreamSubject) {
+  const calls = assembledCalls(s);
+  if (calls.length === 0) return noCall(s);
+  return calls.filter(({ call }) => call.ids.length > 1).map(({ call, at }) => `${at}: its deltas carry ${call.ids.length} different ids ${quote(call.ids.slice(0, QUOTE))}; a call has one identifier`);
+}, TOOL_CALL);
+
 export const streamedCallIsFunction = check('RESP-017', function streamedCallIsFunction(s: StreamSubject) {
   const calls = assembledCalls(s);
   if (calls.length === 0) return noCall(s);
@@ -153,14 +163,24 @@ export const oneIdPerStream = check('RESP-002', function oneIdPerStream(s: Strea
   return holds(ids.length === 1, () => `every chunk of a stream carries the id of its one completion; received ${ids.length} ids: ${quote(ids.slice(0, QUOTE))}`);
 });
 
-/** `created` is a Unix timestamp in seconds (2.9) in every chunk, not only in the first, which the assembled completion keeps. */
-export const chunksCreatedInSeconds = check('RESP-005', function chunksCreatedInSeconds(s: StreamSubject) {
+/** The chunks whose numeric `created` `problem` finds fault with, one finding each (the first few). */
+function createdFindings(s: StreamSubject, problem: (created: number) => string | undefined): string[] | undefined {
   const stamped = s.stream.chunks.map((c, i) => ({ c, i })).filter(({ c }) => typeof c.created === 'number');
   if (stamped.length === 0) return undefined;
   return stamped.flatMap(({ c, i }) => {
-    const problem = createdProblem(c.created as number);
-    return problem === undefined ? [] : [`chunk ${i}: ${problem}`];
+    const p = problem(c.created as number);
+    return p === undefined ? [] : [`chunk ${i}: ${p}`];
   }).slice(0, QUOTE);
+}
+
+/** `created` is a Unix timestamp in seconds (2.9) in every chunk, not only in the first, which the assembled completion keeps. */
+export const chunksCreatedInSeconds = check('RESP-005', function chunksCreatedInSeconds(s: StreamSubject) {
+  return createdFindings(s, createdNotSeconds);
+});
+
+/** Every chunk's `created` in seconds is near now (a SHOULD); one not in seconds is RESP-005's. */
+export const chunksCreatedNearNow = check('RESP-030', function chunksCreatedNearNow(s: StreamSubject) {
+  return createdFindings(s, (created) => (createdNotSeconds(created) === undefined ? createdFarFromNow(created) : undefined));
 });
 
 // ---- What standard clients need beyond the contract (CHAT-001, SHOULD) ----
@@ -246,10 +266,12 @@ export const STREAM_CHECKS = [
   textInDeltaContent,
   usageWhenAsked,
   streamedCallHasId,
+  streamedCallOneId,
   streamedCallIsFunction,
   streamedCallHasName,
   oneIdPerStream,
   chunksCreatedInSeconds,
+  chunksCreatedNearNow,
   firstDeltaHasRole,
   finishReasonReported,
   usageChunkCount,

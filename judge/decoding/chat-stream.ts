@@ -6,6 +6,8 @@ import { transcribeSse, type SseTranscript } from './sse.ts';
 export interface AssembledToolCall {
   index: number;
   id?: string;
+  /** Every distinct non-empty id its deltas carried, in order (one for a well-formed call: 2.4, a call has one id). */
+  ids: string[];
   type?: string;
   name?: string;
   arguments: string;
@@ -174,11 +176,14 @@ function absorbToolCallDelta(c: AssembledChoice, tc: unknown): void {
   const index = typeof tc.index === 'number' ? tc.index : -1;
   let call = c.toolCalls.find((t) => t.index === index);
   if (!call) {
-    call = { index, arguments: '', deltas: 0 };
+    call = { index, ids: [], arguments: '', deltas: 0 };
     c.toolCalls.push(call);
   }
   call.deltas++;
-  if (typeof tc.id === 'string' && tc.id !== '') call.id ??= tc.id;
+  if (typeof tc.id === 'string' && tc.id !== '') {
+    call.id ??= tc.id;
+    if (!call.ids.includes(tc.id)) call.ids.push(tc.id);
+  }
   if (typeof tc.type === 'string' && tc.type !== '') call.type ??= tc.type;
   const fn = isObject(tc.function) ? tc.function : {};
   if (typeof fn.name === 'string' && fn.name !== '') call.name ??= fn.name;

@@ -43,7 +43,7 @@ export const CONTRACT_VIEW: CatalogView = {
   publicEntry: toPublicEntry,
   // honours: CAT-039, CAT-033 (deactivated entries are not listed; every listed one is served or 503)
   listedEntries: (entries) => entries.filter((e) => e.mock.state !== 'deactivated'),
-  // honours: CAT-028, CAT-029
+  // honours: CAT-028, CAT-029, CAT-045 (every listed entry in one answer: no pages)
   modelList: (data) => ({ object: 'list', data }),
 };
 

@@ -286,7 +286,7 @@ export function splitInto(s: string, parts: number): string[] {
  * deltas (provenance in the last one, 6 rule 8), tool-call deltas, the final chunk with finish_reason, and with
  * include_usage (6 rule 9) exactly one usage chunk with `choices: []`.
  */
-// honours: STREAM-003, STREAM-012, STREAM-013, STREAM-015, STREAM-016
+// honours: STREAM-003, STREAM-012, STREAM-013, STREAM-015, STREAM-016, RESP-031 (a call's id on its first delta only)
 export function toChunks(c: Completion, env: Envelope, includeUsage: boolean): Record<string, unknown>[] {
   const chunk = (delta: Record<string, unknown>, finish?: string): Record<string, unknown> => {
     const choice: Record<string, unknown> = { index: 0, delta };
@@ -314,7 +314,7 @@ export function toChunks(c: Completion, env: Envelope, includeUsage: boolean): R
 }
 
 /** In-stream error event (6 rule 10, a gap of the spec): a chunk with a top-level error object; the stream then ends. */
-// honours: STREAM-017, STREAM-019, ERR-010
+// honours: STREAM-017, STREAM-019, STREAM-020, ERR-010
 export function streamErrorPayload(code: string, message: string): Record<string, unknown> {
   return { error: { type: 'api_error', code, message } };
 }

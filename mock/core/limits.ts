@@ -4,7 +4,7 @@ import { MockHttpError } from './errors.ts';
 import type { BodySource } from './http.ts';
 import type { CoreOptions } from './types.ts';
 
-// honours: LIMIT-001, CHAT-006
+// honours: LIMIT-001, CHAT-006, LIMIT-007 (a 413 JSON refusal, from Content-Length before the upload with Expect: 100-continue)
 export const DEFAULT_BODY_LIMIT_BYTES = 10_000_000;
 
 /** The body limit a mock instance applies. */

@@ -224,7 +224,7 @@ export function contractStages(i: Instance, s: Stages): Stages {
     cap: ({ req, entry }) => capOf(req, entry),
     complete: ({ req, entry, route, search, cap }) => complete(req, entry, route, search, cap, i.cache),
     usage: ({ entry, completion }) => usageOf(completion, entry),
-    // honours: RESP-004, RESP-005, RESP-006, CHAT-009 (created in Unix seconds; model is the requested catalog id)
+    // honours: RESP-004, RESP-005, RESP-006, RESP-030, CHAT-009 (created in Unix seconds, now; model is the requested catalog id)
     envelope: ({ entry }) => ({ id: i.newId(), created: Math.floor(i.now() / 1000), model: entry.id }),
     responseBody: ({ completion, envelope }) => toResponseBody(completion, envelope),
     chunks: ({ req, completion, envelope }) => toChunks(completion, envelope, req.stream_options?.include_usage === true),

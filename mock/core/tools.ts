@@ -56,7 +56,7 @@ export function checkToolConversation(req: ChatRequest): void {
  * - "auto" (the default) and "required": every declared function whose name appears in the last user
  *   message, in declaration order (parallel calls); when none is named, the first declared function.
  */
-// honours: TOOL-002, TOOL-003, TOOL-006 (a returned call names a declared function)
+// honours: TOOL-002, TOOL-003, TOOL-006, TOOL-016 (a returned call names a declared function; a forced one, that one)
 export function chooseTools(req: ChatRequest): FunctionTool[] {
   const tools = functionTools(req);
   const choice = req.tool_choice ?? 'auto';
@@ -131,7 +131,7 @@ export function mentions(text: string, name: string): boolean {
  * raised here, before any response starts. `padding`: extra text placed once in each call's arguments.
  */
 // honours: RESP-015, RESP-016, RESP-017
-// honours: RESP-018, RESP-019, RESP-020, TOOL-008 (arguments: a JSON string; {} without parameters)
+// honours: RESP-018, RESP-019, RESP-020, TOOL-008, TOOL-015 (arguments: a JSON string of the schema's object; {} without parameters)
 export function buildToolCalls(tools: FunctionTool[], seed: string, padding?: string): ToolCall[] {
   // One budget for the whole request: many parallel calls share the step, size and time bounds.
   const budget = new ArgumentBudget();

@@ -77,7 +77,7 @@ export class PromptCache {
 const round = (x: number): number => Math.round(x * 1e9) / 1e9;
 
 // honours: RESP-021, RESP-022, RESP-023, RESP-024, RESP-025, RESP-027, RESP-028, RESP-029
-// honours: SEARCH-038, SEARCH-039 (optional usage fields: omitted when zero or unavailable, never null)
+// honours: SEARCH-038, SEARCH-039, SEARCH-053 (optional usage fields: omitted when zero or unavailable, never null; a search counted)
 export function buildUsage(
   entry: FixtureEntry,
   prompt: number,

@@ -136,3 +136,34 @@ export function cutToolCalls(calls: ToolCall[], room: number): ToolCall[] | unde
   }
   return undefined;
 }
+
+/** Whether a payload is an in-stream error event (a top-level error object). */
+const isErrorEvent = (p: SsePayload): p is Record<string, unknown> & { error: Record<string, unknown> } =>
+  typeof p === 'object' && p !== null && typeof (p as { error?: unknown }).error === 'object' && (p as { error?: unknown }).error !== null;
+
+/**
+ * The events of a 200 stream with its error event (the scenario's `x-mock-fail-after`) replaced by what `instead`
+ * makes of it, given the stream's envelope (id, object, created, model of its first chunk) and whether a chunk came
+ * before it. Wraps `streamResult`, the one stage that sees the events after the scenario layer added the error;
+ * `chunks`, under that layer, still sees every chunk, so the envelope is kept from there (the scenario may cut every
+ * chunk away).
+ */
+export function replacingErrorEvent(instead: (error: Record<string, unknown>, envelope: Record<string, unknown>, first: boolean) => SsePayload[]): () => StageWrappers {
+  return () => {
+    const envelopes = new WeakMap<CoreRequest, Record<string, unknown>>();
+    return {
+      chunks: (next) => (input) => {
+        const chunks = next(input);
+        const first = chunks[0];
+        if (first) envelopes.set(input.request, { id: first.id, object: first.object, created: first.created, model: first.model });
+        return chunks;
+      },
+      streamResult: (next) => (input) => {
+        const at = input.events.findIndex(isErrorEvent);
+        if (at < 0) return next(input);
+        const error = (input.events[at] as { error: Record<string, unknown> }).error;
+        return next({ ...input, events: [...input.events.slice(0, at), ...instead(error, envelopes.get(input.request) ?? {}, at === 0)] });
+      },
+    };
+  };
+}

@@ -137,7 +137,7 @@ test.describe('no pass without a case', () => {
   const folded = (outcomes: TestOutcome[], id: string) => aggregate(outcomes).find((r) => r.id === id)!;
   const withCalls = (ids: string[]) => completion({ content: null, tool_calls: ids.map((id) => ({ id, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } })) }, { choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: ids.map((id) => ({ id, type: 'function', function: { name: 'get_weather', arguments: '{}' } })) }, finish_reason: 'tool_calls' }] });
 
-  test('a tool-call rule: skip with the reason when no call came back, pass on distinct ids, a finding (SHOULD: warn) on repeated ones', () => {
+  test('a tool-call rule: skip with the reason when no call came back, pass on distinct ids, a failure (MUST: a tool result answers one call) on repeated ones', () => {
     const none = scratch();
     judgeCompletion(none.check, none.respond(200, completion({ content: 'Sunny.' })), 'm');
     const skipped = none.check.records.filter((r) => r.id === 'RESP-016');
@@ -149,7 +149,7 @@ test.describe('no pass without a case', () => {
 
     const repeated = scratch();
     judgeCompletion(repeated.check, repeated.respond(200, withCalls(['call_1', 'call_1'])), 'm');
-    expect(statusOf(repeated.check.records, 'RESP-016')).toBe('warn');
+    expect(statusOf(repeated.check.records, 'RESP-016')).toBe('fail');
   });
 
   test('a target that never searches gets no pass on any search-result requirement: each ends skip with its reason', () => {
@@ -194,7 +194,7 @@ test.describe('no pass without a case', () => {
 
   test('every registered check with a condition states it, and says it when its case does not come', () => {
     const conditioned = [...COMPLETION_CHECKS, ...STREAM_CHECKS, ...MODEL_LIST_CHECKS].filter((c) => c.when !== undefined).map((c) => c.id);
-    expect(new Set(conditioned)).toEqual(new Set(['RESP-015', 'RESP-016', 'RESP-017', 'RESP-018', 'RESP-020', 'RESP-021', 'RESP-022', 'RESP-023', 'RESP-025', 'SEARCH-027', 'SEARCH-029', 'SEARCH-038', 'SEARCH-039', 'CHAT-001', 'STREAM-016', 'CAT-002', 'CAT-030', 'CAT-023', 'CAT-024', 'CAT-008', 'CAT-012', 'CAT-013', 'CAT-014', 'CAT-015']));
+    expect(new Set(conditioned)).toEqual(new Set(['RESP-015', 'RESP-016', 'RESP-017', 'RESP-018', 'RESP-020', 'RESP-021', 'RESP-031', 'SEARCH-053', 'RESP-022', 'RESP-023', 'RESP-025', 'SEARCH-027', 'SEARCH-029', 'SEARCH-038', 'SEARCH-039', 'CHAT-001', 'STREAM-016', 'CAT-002', 'CAT-030', 'CAT-023', 'CAT-024', 'CAT-008', 'CAT-012', 'CAT-013', 'CAT-014', 'CAT-015']));
     const { check } = scratch();
     check.apply([defineCheck('RESP-016', function neverACase() {
       return notApplicable();

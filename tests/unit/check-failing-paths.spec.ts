@@ -13,7 +13,7 @@ import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
 import { Checker, type CheckRecord } from '../../judge/checker.ts';
 import type { TargetResponse } from '../../judge/exchange.ts';
 import { judgeCompletion, judgeModelEntry, judgeModelList, judgeRefusal, judgeStream } from '../../judge/judge-response.ts';
-import { judgeCallsNameDeclared, judgeDeactivatedUnlisted, judgeEntryReadBack, judgeModelKept, judgeRefusedBeforeParsing } from '../../judge/comparisons.ts';
+import { judgeCallArguments, judgeCallsNameDeclared, judgeDeactivatedUnlisted, judgeForcedFunction, judgeListWhole, judgeProvokedFailure, judgeEntryReadBack, judgeRefusalAnswered, judgeModelKept, judgeRefusedBeforeParsing } from '../../judge/comparisons.ts';
 import { judgeCapInForce } from '../../judge/token-caps.ts';
 import { isObject } from '../../judge/checks/check.ts';
 import { getRequirement, primaryOf, requirements } from '../../spec/requirements/index.ts';
@@ -92,6 +92,13 @@ const PROBES = {
     },
     declared: ['CAT-036', 'CAT-037'],
   },
+  // catalog.spec.ts: a model the profile names, read on its own first, then the list that should hold it.
+  'model list, a profile-named model read back': {
+    compared: (m) => m.modelEntry(M.reasoner),
+    send: (m) => m.modelList(),
+    judge: (c, r, entry) => void judgeListWhole(c, r, listed(r).map((e) => e.id), [{ id: M.reasoner, res: entry! }]),
+    declared: ['CAT-045'],
+  },
   'model entry': { send: (m) => m.modelEntry(M.mini), judge: (c, r) => void judgeModelEntry(c, r, M.mini, `GET /v1/models/${M.mini}`), declared: ['CAT-036'] },
   // Completions (2.9, 4.3).
   chat: { send: (m) => m.chat(hello()), judge: (c, r) => void judgeCompletion(c, r, M.small) },
@@ -120,8 +127,23 @@ const PROBES = {
   },
   'chat, tool call, the names judged': {
     send: (m) => m.chat({ model: M.small, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [WEATHER_TOOL], tool_choice: 'required' }),
-    judge: (c, r) => judgeCallsNameDeclared(c, r, returnedCalls(judgeCompletion(c, r, M.small)), [WEATHER_TOOL.function.name], 'tool_choice "required"'),
-    declared: ['TOOL-006'],
+    judge: (c, r) => {
+      const calls = returnedCalls(judgeCompletion(c, r, M.small));
+      judgeCallsNameDeclared(c, r, calls, [WEATHER_TOOL.function.name], 'tool_choice "required"');
+      judgeCallArguments(c, r, calls, [WEATHER_TOOL.function], 'tool_choice "required"');
+    },
+    declared: ['TOOL-006', 'TOOL-015'],
+  },
+  // tools.spec.ts: a tool_choice object naming one function (the prompt names neither declared function).
+  'chat, tool_choice naming one function': {
+    send: (m) =>
+      m.chat({ model: M.small, messages: [{ role: 'user', content: 'What time is it in Tokyo?' }], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: { type: 'function', function: { name: TIME_TOOL.function.name } } }),
+    judge: (c, r) => {
+      const calls = returnedCalls(judgeCompletion(c, r, M.small));
+      judgeCallArguments(c, r, calls, [WEATHER_TOOL.function, TIME_TOOL.function], 'tool_choice naming get_local_time');
+      judgeForcedFunction(c, r, calls, TIME_TOOL.function.name, false, 'tool_choice naming get_local_time');
+    },
+    declared: ['TOOL-015', 'TOOL-016'],
   },
   // routing.spec.ts (checkModelKept): a completion names the requested entry; a refusal is a section 7 error.
   'chat, allow_fallbacks false, an order naming no route': {
@@ -174,6 +196,23 @@ const PROBES = {
   'stream of a search, include_usage': {
     send: (m) => m.stream({ model: M.small, messages: [{ role: 'user', content: SEARCH_PROMPT }], web_search_options: {}, stream_options: { include_usage: true } }),
     judge: (c, r) => void judgeStream(c, r, M.small, { includeUsage: true, expectText: true }),
+  },
+  // streaming.spec.ts: a failure provoked after the stream opened (x-mock-fail-after) ends on an error event.
+  'stream failing after 2 chunks': {
+    send: (m) => m.stream({ ...hello(), max_completion_tokens: 24 }, { headers: { 'x-mock-fail-after': '2' } }),
+    judge: (c, r) => {
+      const s = judgeStream(c, r, M.small, { expectError: true });
+      if (s) judgeProvokedFailure(c, r, s, 2, 'x-mock-fail-after: 2');
+    },
+    declared: ['STREAM-017', 'STREAM-020'],
+  },
+  'stream failing after 0 chunks': {
+    send: (m) => m.stream({ ...hello(), max_completion_tokens: 24 }, { headers: { 'x-mock-fail-after': '0' } }),
+    judge: (c, r) => {
+      const s = judgeStream(c, r, M.small, { expectError: true });
+      if (s) judgeProvokedFailure(c, r, s, 0, 'x-mock-fail-after: 0');
+    },
+    declared: ['STREAM-017', 'STREAM-020'],
   },
   // Refusals (5, 7, 8), each judged under the requirement the suite's test names.
   'refused: no credential': { send: (m) => m.chat(hello(), { key: null }), judge: (c, r) => void judgeRefusal(c, r, { id: 'AUTH-002' }), declared: ['AUTH-002'] },
@@ -262,8 +301,11 @@ const PROBES = {
   'refused: oversized bodies, valid JSON and not': {
     compared: (m) => m.raw(padded(OVERSIZED)),
     send: (m) => m.raw(notJson(OVERSIZED)),
-    judge: (c, r, valid) => void judgeRefusedBeforeParsing(c, valid!, r, OVERSIZED),
-    declared: ['LIMIT-002'],
+    judge: (c, r, valid) => {
+      judgeRefusedBeforeParsing(c, valid!, r, OVERSIZED);
+      judgeRefusalAnswered(c, valid!, r, OVERSIZED);
+    },
+    declared: ['LIMIT-002', 'LIMIT-007'],
   },
   'refused: an oversized body': { send: (m) => m.raw(padded(OVERSIZED)), judge: (c, r) => void judgeRefusal(c, r, { id: 'LIMIT-001' }), declared: ['LIMIT-001'] },
 } satisfies Record<string, Probe>;
@@ -356,6 +398,15 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'catalog-credit-tier-ordinal': 'model list',
   'prompt-tokens-zero': 'chat',
   'tool-call-tokens-uncounted': 'chat, tool call',
+  'created-stale': 'chat',
+  'stream-tool-call-id-changes': 'stream, tool call',
+  'parallel-tool-ids-shared': 'stream, parallel tool calls',
+  'tool-arguments-double-encoded': 'chat, tool call, the names judged',
+  'tool-choice-object-ignored': 'chat, tool_choice naming one function',
+  'search-calls-omitted': 'search, context size high',
+  'catalog-first-page': 'model list, a profile-named model read back',
+  'stream-error-as-done': 'stream failing after 0 chunks',
+  'stream-error-as-text': 'stream failing after 2 chunks',
 };
 
 /**
@@ -391,6 +442,8 @@ const ALSO_FOUND: Partial<Record<DefectName, string[]>> = {
   'routing-substitute-model': ['fail CHAT-009'],
   // "display_name" is also a field 2.10 does not list.
   'catalog-name-missing': ['fail CAT-001'],
+  // Calls merged under index 0 carry two ids: to a client keying calls by index, one call with two identifiers.
+  'parallel-tool-index-wrong': ['fail RESP-031'],
   // Every false boolean goes: each of the other four required booleans has a rule of its own.
   'catalog-false-omitted': ['fail CAT-010', 'fail CAT-011', 'fail CAT-019', 'fail CAT-022'],
 };

@@ -2,6 +2,7 @@
 // exchanges, judged by the same functions a run uses (judge/judge-response.ts), through a real Checker.
 import { expect, test } from '@playwright/test';
 import { judgeCompletion, judgeModelList, judgeRefusal, judgeStream } from '../../judge/judge-response.ts';
+import { judgeRefusalAnswered, judgeRefusedBeforeParsing } from '../../judge/comparisons.ts';
 import { Checker, Skipped, type CheckRecord } from '../../judge/checker.ts';
 import { TargetResponse, type Exchange, type Target } from '../../run/target.ts';
 
@@ -188,4 +189,49 @@ test('the Checker leaves skipping and remarks to its runner: onSkip and onNote, 
   plain.note('nobody hears this');
   expect(() => plain.skip('no model')).toThrow(Skipped);
   expect(plain.records).toEqual([{ id: 'CAT-001', status: 'skip', message: 'no model' }]);
+});
+
+test.describe('created: a Unix timestamp is seconds; a time far from now is only a SHOULD', () => {
+  const judgeCreated = (created: unknown) => {
+    const { check, respond } = scratch();
+    judgeCompletion(check, respond(200, { ...completion({ content: 'Hi.' }), created }), 'm');
+    return { must: statusOf(check.records, 'RESP-005'), should: statusOf(check.records, 'RESP-030'), schema: statusOf(check.records, 'RESP-004') };
+  };
+
+  test('milliseconds and a negative count fail RESP-005; a string is the schema\'s RESP-004 alone', () => {
+    expect(judgeCreated(Date.now())).toEqual({ must: 'fail', should: 'none', schema: 'pass' });
+    expect(judgeCreated(-5)).toEqual({ must: 'fail', should: 'none', schema: 'pass' });
+    expect(judgeCreated(String(NOW())).schema).toBe('fail');
+    expect(judgeCreated(String(NOW())).must).not.toBe('fail');
+  });
+
+  test('1700000000 (seconds, years ago) passes RESP-005 and warns under RESP-030; a few minutes off passes both', () => {
+    expect(judgeCreated(1_700_000_000)).toEqual({ must: 'pass', should: 'warn', schema: 'pass' });
+    expect(judgeCreated(NOW() - 600)).toEqual({ must: 'pass', should: 'pass', schema: 'pass' });
+  });
+});
+
+test.describe('an oversized upload refused by a closed connection is no answer (LIMIT-007, a SHOULD)', () => {
+  /** An upload that got no HTTP response: the connection closed under it. */
+  const closedUpload = (respond: ReturnType<typeof scratch>['respond']) => {
+    const res = respond(0, '');
+    Object.assign(res.exchange, { error: 'read ECONNRESET', errorKind: 'reset' });
+    return res;
+  };
+
+  test('both uploads closed: LIMIT-001 and LIMIT-002 hold, LIMIT-007 warns; a status on either passes it', () => {
+    const { check, respond } = scratch(['LIMIT-002', 'LIMIT-007']);
+    const valid = closedUpload(respond);
+    const notJson = closedUpload(respond);
+    judgeRefusedBeforeParsing(check, valid, notJson, 11_000_000);
+    judgeRefusalAnswered(check, valid, notJson, 11_000_000);
+    expect(statusOf(check.records, 'LIMIT-002')).toBe('pass');
+    expect(statusOf(check.records, 'LIMIT-007')).toBe('warn');
+    expect(check.records.find((r) => r.id === 'LIMIT-007')?.exchange).toBe(0);
+
+    const answered = scratch(['LIMIT-007']);
+    const refusal = { error: { type: 'invalid_request_error', code: 'request_too_large', message: 'too large' } };
+    judgeRefusalAnswered(answered.check, answered.respond(413, refusal), closedUpload(answered.respond), 11_000_000);
+    expect(statusOf(answered.check.records, 'LIMIT-007')).toBe('pass');
+  });
 });

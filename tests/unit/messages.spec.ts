@@ -215,6 +215,12 @@ const BAD_COMPLETIONS: Json[] = [
     usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 7, prompt_tokens_details: { cached_tokens: 12 }, service_web_search_calls: 3 },
   },
   { id: 'chatcmpl-2', object: 'chat.completion', created: NOW(), model: 'm', choices: [], usage: { prompt_tokens: 4, completion_tokens: 1, total_tokens: 5, service_web_search_calls: 0 } },
+  // A stale created (seconds, years ago); a search action listed with usage that does not count it.
+  {
+    id: 'chatcmpl-3', object: 'chat.completion', created: 1_700_000_000, model: 'm',
+    choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'Paris.', service_web_search: [{ type: 'search', query: 'louvre' }] } }],
+    usage: { prompt_tokens: 4, completion_tokens: 1, total_tokens: 5 },
+  },
 ];
 
 const chunk = (choices: unknown[], extra: Json = {}): Json => ({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created: NOW(), model: 'm', choices, ...extra });
@@ -222,6 +228,14 @@ const sse = (payloads: (Json | string)[]) => payloads.map((p) => `data: ${typeof
 
 /** Streams (body, content type, what the request asked) that break every stream check at least once. */
 const BAD_STREAMS: { body: string; type?: string; includeUsage?: boolean; expectText?: boolean; error?: string }[] = [
+  // A call whose later delta changes its id; a chunk stamped years ago.
+  {
+    body: sse([
+      chunk([{ index: 0, delta: { role: 'assistant', tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '' } }] } }]),
+      chunk([{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_2', function: { arguments: '{}' } }] }, finish_reason: 'tool_calls' }], { created: 1_700_000_000 }),
+      '[DONE]',
+    ]),
+  },
   // Named events, a line that is no SSE field, events run together, payloads that are not JSON or not objects; no [DONE].
   { body: `event: delta\ndata: ${JSON.stringify(chunk([{ index: 0, delta: { role: 'assistant', content: 'Hi' } }]))}\n\nretry-later: soon\ndata: {"a":1}\ndata: {"b":2}\n\ndata: not json\n\ndata: [1,2]\n\n`, type: 'application/json' },
   // [DONE] twice, another model, text outside the delta, ids that change, created in milliseconds, no role, no finish_reason, no choices,

@@ -6,6 +6,9 @@ import { defect } from '../mode.ts';
 
 const PRICE_FIELDS = ['input_price', 'output_price', 'cache_write_price', 'cache_read_price'] as const;
 
+/** The entries of a first page (the mock lists twelve). */
+const FIRST_PAGE = 3;
+
 export const CATALOG_DEFECTS = [
   defect({
     name: 'catalog-null-optional',
@@ -214,5 +217,13 @@ export const CATALOG_DEFECTS = [
         return (out.credit_tier === undefined ? out : { ...out, credit_tier: ordinal > 0 ? ordinal : 0 }) as unknown as PublicCatalogEntry;
       },
     }),
+  }),
+  defect({
+    name: 'catalog-first-page',
+    tier: 'extended',
+    breaks: 'CAT-045',
+    section: 'catalog',
+    description: 'GET /v1/models answers a first page: three entries and "has_more": true (a paginated store API exposed as it is); GET /v1/models/{id} still serves every entry',
+    stages: () => ({ modelList: (next) => (data) => Object.assign(next(data.slice(0, FIRST_PAGE)), { has_more: true }) }),
   }),
 ] as const;

@@ -90,6 +90,15 @@ export const RESPONSE_SHAPE_DEFECTS = [
     stages: () => ({ envelope: (next) => (input) => { const env = next(input); return { ...env, created: env.created * 1000 + 123 }; } }),
   }),
   defect({
+    name: 'created-stale',
+    tier: 'extended',
+    breaks: 'RESP-030',
+    section: 'response shape',
+    expect: 'warn',
+    description: '"created" is a fixed Unix time in seconds, 1700000000 (November 2023), in every answer and chunk: a cached envelope or a frozen clock',
+    stages: () => ({ envelope: (next) => (input) => ({ ...next(input), created: 1_700_000_000 }) }),
+  }),
+  defect({
     name: 'response-object-missing',
     tier: 'extended',
     breaks: 'RESP-003',

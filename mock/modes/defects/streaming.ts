@@ -1,7 +1,7 @@
 // Defect modes: streaming (6). Each breaks the requirement it names, as real servers do.
 import type { SsePayload } from '../../core/sse-encoder.ts';
 import { defect } from '../mode.ts';
-import { choicesOf, eventLines, hasProvenance, hasReasoningDelta, hasToolCallDelta } from '../support.ts';
+import { choicesOf, eventLines, hasProvenance, hasReasoningDelta, hasToolCallDelta, replacingErrorEvent } from '../support.ts';
 
 export const STREAMING_DEFECTS = [
   defect({
@@ -131,5 +131,23 @@ export const STREAMING_DEFECTS = [
     output: {
       chunks: (chunks) => chunks.map((c, i) => (i === 0 || typeof c.created !== 'number' ? c : { ...c, created: c.created * 1000 + i })),
     },
+  }),
+  defect({
+    name: 'stream-error-as-done',
+    tier: 'extended',
+    breaks: 'STREAM-020',
+    section: 'streaming',
+    description: 'a generation that fails after the stream opened ends with data: [DONE] instead of its error event: the truncated answer reads as complete',
+    cooperation: 'a failure inside an open stream, which only the scenario headers provoke (profile.scenarioHeaders)',
+    stages: replacingErrorEvent(() => ['[DONE]']),
+  }),
+  defect({
+    name: 'stream-error-as-text',
+    tier: 'extended',
+    breaks: 'STREAM-020',
+    section: 'streaming',
+    description: 'a generation that fails after the stream opened appends the error\'s message to the answer as text, with finish_reason "stop", then [DONE] (a proxy that turns every upstream event into content)',
+    cooperation: 'a failure inside an open stream, which only the scenario headers provoke (profile.scenarioHeaders)',
+    stages: replacingErrorEvent((error, envelope) => [{ ...envelope, choices: [{ index: 0, delta: { content: ` [error: ${String(error.message)}]` }, finish_reason: 'stop' }] }, '[DONE]']),
   }),
 ] as const;

@@ -150,4 +150,67 @@ export const TOOL_DEFECTS = [
       },
     },
   }),
+  defect({
+    name: 'stream-tool-call-id-changes',
+    tier: 'extended',
+    breaks: 'RESP-031',
+    section: 'tools',
+    description: 'in a stream, every later delta of a tool call carries an id of its own ("<id>_<n>"), not the first delta\'s (a gateway that mints an id per upstream event)',
+    output: {
+      chunks: (chunks) => {
+        // Per call index: the first delta's id and how many later deltas followed it.
+        const seen = new Map<unknown, { id: unknown; n: number }>();
+        for (const chunk of chunks) {
+          for (const choice of choicesOf(chunk)) {
+            for (const call of toolCallsOf(choice.delta)) {
+              const first = seen.get(call.index);
+              if (first === undefined) seen.set(call.index, { id: call.id, n: 0 });
+              else call.id = `${String(first.id)}_${++first.n}`;
+            }
+          }
+        }
+        return chunks;
+      },
+    },
+  }),
+  defect({
+    name: 'parallel-tool-ids-shared',
+    tier: 'extended',
+    breaks: 'RESP-016',
+    section: 'tools',
+    description: 'parallel tool calls of one message all carry the first call\'s id (an id minted per response, not per call), so no tool result can answer the second',
+    stages: () => ({
+      complete: (next) => (input) => {
+        const c = next(input);
+        const first = c.toolCalls[0]?.id;
+        if (first !== undefined) c.toolCalls = c.toolCalls.map((t) => ({ ...t, id: first }));
+        return c;
+      },
+    }),
+  }),
+  defect({
+    name: 'tool-arguments-double-encoded',
+    tier: 'extended',
+    breaks: 'TOOL-015',
+    section: 'tools',
+    description: 'function.arguments is JSON-encoded twice: it decodes to a string holding the arguments\' JSON, not to the arguments (a gateway that encodes an already encoded string)',
+    stages: () => ({
+      complete: (next) => (input) => {
+        const c = next(input);
+        // Usage was counted on the arguments once encoded: only what is sent changes.
+        c.toolCalls = c.toolCalls.map((t) => ({ ...t, function: { ...t.function, arguments: JSON.stringify(t.function.arguments) } }));
+        return c;
+      },
+    }),
+  }),
+  defect({
+    name: 'tool-choice-object-ignored',
+    tier: 'extended',
+    breaks: 'TOOL-016',
+    section: 'tools',
+    description: 'a tool_choice object naming one function is accepted and then treated as "auto": the model calls whichever declared function it picks (a gateway that maps only the string values)',
+    stages: () => ({
+      complete: (next) => (input) => (typeof input.req.tool_choice === 'object' ? next({ ...input, req: { ...input.req, tool_choice: 'auto' } }) : next(input)),
+    }),
+  }),
 ] as const;

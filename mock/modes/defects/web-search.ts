@@ -151,4 +151,17 @@ export const WEB_SEARCH_DEFECTS = [
       },
     }),
   }),
+  defect({
+    name: 'search-calls-omitted',
+    tier: 'extended',
+    breaks: 'SEARCH-053',
+    section: 'web search',
+    description: 'usage never carries service_web_search_calls, also on answers that list search actions and citations (a usage block copied from the upstream model, which does not know the gateway searched)',
+    stages: () => ({
+      usage: (next) => (input) => {
+        const { service_web_search_calls: _n, ...u } = next(input);
+        return u;
+      },
+    }),
+  }),
 ] as const;

@@ -104,3 +104,34 @@ export const USAGE_CHUNK_BARE_VARIANT = variant({
       }),
   },
 });
+
+/** Ten minutes: a server clock that far behind is still "near now" (the judge allows a day either side). */
+const SKEW_S = 600;
+
+export const CREATED_SKEWED_VARIANT = variant({
+  name: 'created-skewed',
+  allows: '2.9 (created is a Unix timestamp; a server clock may run behind the caller\'s)',
+  description: '"created" is ten minutes behind the mock\'s clock (a server whose clock drifted), in every answer and chunk',
+  stages: () => ({ envelope: (next) => (input) => { const env = next(input); return { ...env, created: env.created - SKEW_S }; } }),
+});
+
+export const SEARCH_CALLS_PARTIAL_VARIANT = variant({
+  name: 'search-calls-partial',
+  allows: '2.9 (service_web_search_calls counts the actions that completed; message.service_web_search lists those performed)',
+  description: 'a search answer counts one completed search in usage.service_web_search_calls, however many actions message.service_web_search lists (the others did not complete)',
+  stages: () => ({
+    usage: (next) => (input) => {
+      const u = next(input);
+      return u.service_web_search_calls !== undefined ? { ...u, service_web_search_calls: 1 } : u;
+    },
+  }),
+});
+
+export const CATALOG_PAGE_FIELDS_VARIANT = variant({
+  name: 'catalog-page-fields',
+  allows: '2.11 (the list object carries more than object and data; data is the whole catalog)',
+  description: 'GET /v1/models carries a paginated API\'s fields around the whole catalog: "has_more": false, "first_id" and "last_id"',
+  stages: () => ({
+    modelList: (next) => (data) => Object.assign(next(data), { has_more: false, ...(data.length > 0 ? { first_id: data[0]!.id, last_id: data[data.length - 1]!.id } : {}) }),
+  }),
+});
