@@ -349,9 +349,25 @@ function attempt(request: TransportRequest, url: URL, agent: http.Agent, clock: 
       }
       if (!settled) sending.end();
     };
-    pump();
+    // `Expect: 100-continue`: the head goes first and the body waits for the server's 100 (or its early answer,
+    // which ends the exchange unsent), so a server that refuses from the head is read, never written into. A server
+    // that ignores Expect gets the body after a second, as curl sends it.
+    if (!Object.keys(headers).some((k) => k.toLowerCase() === 'expect' && /100-continue/i.test(headers[k]!))) return void pump();
+    let started = false;
+    const go = () => {
+      clearTimeout(fallback);
+      if (started || settled || res) return;
+      started = true;
+      pump();
+    };
+    const fallback = setTimeout(go, EXPECT_CONTINUE_WAIT_MS);
+    req.once('continue', go);
+    req.flushHeaders();
   });
 }
+
+/** How long an upload sent with `Expect: 100-continue` waits for the server's 100 before it is sent anyway. */
+const EXPECT_CONTINUE_WAIT_MS = 1_000;
 
 const guarded = new WeakSet<Socket>();
 

@@ -268,3 +268,34 @@ test('events are counted at blank lines, whatever the line ends and however the 
     expect(counter.count, `split every ${size} bytes`).toBe(4);
   }
 });
+
+test('Expect: 100-continue: the body waits for the 100, so a refusal from the head is read and the body never sent', async () => {
+  let received = 0;
+  const refusing = http.createServer();
+  refusing.on('connection', (socket) => socket.on('data', (d: Buffer) => (received += d.length)));
+  // A server that refuses from the head (Content-Length) and never asks for the body.
+  refusing.on('checkContinue', (_req, res) => {
+    res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
+    res.end('{"error":{"type":"invalid_request_error","code":"too_large","message":"too large"}}');
+  });
+  const r = await listen(refusing);
+  try {
+    const body = Buffer.alloc(4 * 1024 * 1024, 'a');
+    const res = await send(`${r.url}/v1/chat/completions`, { method: 'POST', body, headers: { expect: '100-continue', 'content-type': 'application/json' } });
+    expect(res.status).toBe(413);
+    expect(res.body.toString()).toContain('too_large');
+    expect(received, 'bytes the server received: the head only').toBeLessThan(4096);
+  } finally {
+    await r.close();
+  }
+  // A server that sends its 100 (Node's does by itself) gets the whole body.
+  const echo = await httpServer((req, res, _c, _n) => res.end(String(Number(req.headers['content-length']))));
+  try {
+    const body = Buffer.alloc(300_000, 'b');
+    const res = await send(`${echo.url}/up`, { method: 'POST', body, headers: { expect: '100-continue' } });
+    expect(res.status).toBe(200);
+    expect(echo.seen[0]!.body.length).toBe(body.length);
+  } finally {
+    await echo.close();
+  }
+});
