@@ -116,9 +116,19 @@ const once = () => new Promise((resolve, reject) => {
   req.on('error', reject);
 });
 (async () => {
-  while (!stop) all.push(await once());
+  let failed = 0;
+  while (!stop) {
+    const started = performance.now();
+    try {
+      all.push(await once());
+    } catch {
+      // The connection was cut: the wait until then counts, and the next request opens another.
+      all.push(performance.now() - started);
+      failed++;
+    }
+  }
   agent.destroy();
-  parentPort.postMessage(all);
+  parentPort.postMessage({ all, failed });
 })();
 `;
 
@@ -126,15 +136,17 @@ interface ProbeFigures {
   worst: number;
   p50: number;
   count: number;
+  /** requests whose connection was cut */
+  failed: number;
 }
 
 /** Starts the prober; `stop` ends it and gives its worst and median latency. */
 function probe(base: string): { stop(): Promise<ProbeFigures> } {
   const worker = new Worker(PROBER, { eval: true, workerData: { url: base, auth: `Bearer ${MOCK_KEYS.full}` } });
   const figures = new Promise<ProbeFigures>((resolve, reject) => {
-    worker.once('message', (all: number[]) => {
+    worker.once('message', ({ all, failed }: { all: number[]; failed: number }) => {
       all.sort((a, b) => a - b);
-      resolve({ worst: all.at(-1) ?? NaN, p50: all[Math.floor(all.length / 2)] ?? NaN, count: all.length });
+      resolve({ worst: all.at(-1) ?? NaN, p50: all[Math.floor(all.length / 2)] ?? NaN, count: all.length, failed });
       void worker.terminate();
     });
     worker.once('error', reject);
@@ -231,7 +243,9 @@ async function atOnce(mock: Mock, label: string, n: number, request: () => Promi
   const rss = sampleRss(mock.pid);
   const prober = probe(mock.url);
   const started = performance.now();
-  const answers = await Promise.all(Array.from({ length: n }, () => request().catch((err: Error) => ({ status: err.message, ms: NaN }))));
+  // EPIPE: the mock answered (a refusal) and closed the connection (the bench sends Connection: close) before the
+  // whole body was sent.
+  const answers = await Promise.all(Array.from({ length: n }, () => request().catch((err: Error) => ({ status: /EPIPE|ECONNRESET/.test(err.message) ? 'closed before the body was sent' : err.message, ms: NaN }))));
   const wall = performance.now() - started;
   const p = await prober.stop();
   const peak = rss();
@@ -239,7 +253,7 @@ async function atOnce(mock: Mock, label: string, n: number, request: () => Promi
   for (const a of answers) statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
   const times = answers.map((a) => a.ms).filter(Number.isFinite).sort((a, b) => a - b);
   console.log(`${label}: statuses ${[...statuses].map(([s, c]) => `${s} x${c}`).join(', ')}; all answered in ${wall.toFixed(0)} ms (slowest ${num(times.at(-1) ?? NaN, 0)} ms)`);
-  console.log(`  GET /v1/models meanwhile: worst ${p.worst.toFixed(0)} ms, median ${p.p50.toFixed(1)} ms over ${p.count} requests (target ${TARGET_MS} ms); mock peak RSS ${Number.isFinite(peak) ? `${peak.toFixed(0)} MB` : '- (not started here)'}`);
+  console.log(`  GET /v1/models meanwhile: worst ${p.worst.toFixed(0)} ms, median ${p.p50.toFixed(1)} ms over ${p.count} requests${p.failed > 0 ? ` (${p.failed} cut)` : ''} (target ${TARGET_MS} ms); mock peak RSS ${Number.isFinite(peak) ? `${peak.toFixed(0)} MB` : '- (not started here)'}`);
 }
 
 async function parallel(mock: Mock): Promise<void> {
