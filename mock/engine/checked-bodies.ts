@@ -3,9 +3,8 @@
 // holds the other clients for the hundreds of milliseconds its parse and validation take. The serving thread gets
 // the verdict: it throws the refusal at once, or decodes the body it now knows to be valid, once, without the checks,
 // a slice of its largest array per turn of the event loop, and takes the request's seed from the verdict instead of
-// hashing the whole request again. Large bodies are taken
-// a few at a time (large-body-gate.ts). The answer is exactly what parseChatRequest gives, whichever thread judged
-// the body.
+// hashing the whole request again. Large bodies are taken a few at a time (large-body-gate.ts). The answer is
+// exactly what parseChatRequest gives, whichever thread judged the body.
 import { presetSeeds, type RequestSeeds } from '../core/chat.ts';
 import { MockHttpError } from '../core/errors.ts';
 import type { BodySource, CoreRequest } from '../core/http.ts';
