@@ -16,6 +16,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
+import { Worker } from 'node:worker_threads';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MOCK_KEYS } from '../mock/keys-and-models.ts';
@@ -94,14 +95,68 @@ function send(base: string, method: string, target: string, body?: string | Buff
   });
 }
 
-/** GET /v1/models back to back on one kept-alive connection until `stop`: the worst and median latency seen. */
-async function probe(base: string, stop: { done: boolean }): Promise<{ worst: number; p50: number; count: number }> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const all: number[] = [];
-  while (!stop.done) all.push((await send(base, 'GET', '/v1/models', undefined, agent)).ms);
+/**
+ * The prober, on a thread of its own: GET /v1/models back to back on one kept-alive connection, each latency noted,
+ * until told to stop. Its own event loop, so that what it measures is the mock's wait, not this process's (which
+ * meanwhile sends hundreds of megabytes of bodies, or reads the answers).
+ */
+const PROBER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const http = require('node:http');
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const all = [];
+let stop = false;
+parentPort.on('message', () => (stop = true));
+const once = () => new Promise((resolve, reject) => {
+  const started = performance.now();
+  const req = http.get(workerData.url + '/v1/models', { agent, headers: { authorization: workerData.auth } }, (res) => {
+    res.resume();
+    res.on('end', () => resolve(performance.now() - started));
+  });
+  req.on('error', reject);
+});
+(async () => {
+  let failed = 0;
+  while (!stop) {
+    const started = performance.now();
+    try {
+      all.push(await once());
+    } catch {
+      // The connection was cut: the wait until then counts, and the next request opens another.
+      all.push(performance.now() - started);
+      failed++;
+    }
+  }
   agent.destroy();
-  all.sort((a, b) => a - b);
-  return { worst: all.at(-1) ?? NaN, p50: all[Math.floor(all.length / 2)] ?? NaN, count: all.length };
+  parentPort.postMessage({ all, failed });
+})();
+`;
+
+interface ProbeFigures {
+  worst: number;
+  p50: number;
+  count: number;
+  /** requests whose connection was cut */
+  failed: number;
+}
+
+/** Starts the prober; `stop` ends it and gives its worst and median latency. */
+function probe(base: string): { stop(): Promise<ProbeFigures> } {
+  const worker = new Worker(PROBER, { eval: true, workerData: { url: base, auth: `Bearer ${MOCK_KEYS.full}` } });
+  const figures = new Promise<ProbeFigures>((resolve, reject) => {
+    worker.once('message', ({ all, failed }: { all: number[]; failed: number }) => {
+      all.sort((a, b) => a - b);
+      resolve({ worst: all.at(-1) ?? NaN, p50: all[Math.floor(all.length / 2)] ?? NaN, count: all.length, failed });
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+  });
+  return {
+    stop: () => {
+      worker.postMessage('stop');
+      return figures;
+    },
+  };
 }
 
 interface Mock {
@@ -151,11 +206,9 @@ const num = (n: number, w = 8): string => (Number.isFinite(n) ? n.toFixed(0) : '
 /** Warms the mock (compiles the validators, the first completion) and prints the prober's latency alone. */
 async function warm(mock: Mock): Promise<void> {
   for (let i = 0; i < 20; i++) await send(mock.url, 'POST', '/v1/chat/completions', chat('"messages":[{"role":"user","content":"hi"}]'));
-  const idle = { done: false };
-  const idleRun = probe(mock.url, idle);
+  const idle = probe(mock.url);
   await new Promise((r) => setTimeout(r, 1000));
-  idle.done = true;
-  const f = await idleRun;
+  const f = await idle.stop();
   console.log(`mock ${mock.url} (${REPO}); GET /v1/models alone: worst ${f.worst.toFixed(1)} ms, median ${f.p50.toFixed(1)} ms over ${f.count} requests in 1 s`);
 }
 
@@ -168,18 +221,15 @@ async function shapes(mock: Mock): Promise<void> {
       const body = shape.make(size);
       const bytes = Buffer.byteLength(body);
       if (bytes > MAX_BYTES + 64 * 1024) continue;
-      const stop = { done: false };
-      const prober = probe(mock.url, stop);
+      const prober = probe(mock.url);
       let line: string;
       try {
         const { status, ms } = await send(mock.url, 'POST', '/v1/chat/completions', body);
-        stop.done = true;
-        const { worst } = await prober;
+        const { worst } = await prober.stop();
         worstOverall = Math.max(worstOverall, worst);
         line = `${String(status).padStart(6)} ${num(ms, 10)} ${num(worst, 24)}${worst > TARGET_MS ? '  over' : ''}`;
       } catch (err) {
-        stop.done = true;
-        await prober.catch(() => undefined);
+        await prober.stop().catch(() => undefined);
         line = `  ${(err as Error).message}`;
       }
       console.log(`${pad(shape.name, 28)} ${String(bytes).padStart(10)} ${line}`);
@@ -191,19 +241,19 @@ async function shapes(mock: Mock): Promise<void> {
 /** `n` requests sent at once, each on its own connection, while the prober runs; prints what they got and the prober's figures. */
 async function atOnce(mock: Mock, label: string, n: number, request: () => Promise<{ status: number; ms: number }>): Promise<void> {
   const rss = sampleRss(mock.pid);
-  const stop = { done: false };
-  const prober = probe(mock.url, stop);
+  const prober = probe(mock.url);
   const started = performance.now();
-  const answers = await Promise.all(Array.from({ length: n }, () => request().catch((err: Error) => ({ status: err.message, ms: NaN }))));
+  // EPIPE: the mock answered (a refusal) and closed the connection (the bench sends Connection: close) before the
+  // whole body was sent.
+  const answers = await Promise.all(Array.from({ length: n }, () => request().catch((err: Error) => ({ status: /EPIPE|ECONNRESET/.test(err.message) ? 'closed before the body was sent' : err.message, ms: NaN }))));
   const wall = performance.now() - started;
-  stop.done = true;
-  const p = await prober;
+  const p = await prober.stop();
   const peak = rss();
   const statuses = new Map<number | string, number>();
   for (const a of answers) statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
   const times = answers.map((a) => a.ms).filter(Number.isFinite).sort((a, b) => a - b);
   console.log(`${label}: statuses ${[...statuses].map(([s, c]) => `${s} x${c}`).join(', ')}; all answered in ${wall.toFixed(0)} ms (slowest ${num(times.at(-1) ?? NaN, 0)} ms)`);
-  console.log(`  GET /v1/models meanwhile: worst ${p.worst.toFixed(0)} ms, median ${p.p50.toFixed(1)} ms over ${p.count} requests (target ${TARGET_MS} ms); mock peak RSS ${Number.isFinite(peak) ? `${peak.toFixed(0)} MB` : '- (not started here)'}`);
+  console.log(`  GET /v1/models meanwhile: worst ${p.worst.toFixed(0)} ms, median ${p.p50.toFixed(1)} ms over ${p.count} requests${p.failed > 0 ? ` (${p.failed} cut)` : ''} (target ${TARGET_MS} ms); mock peak RSS ${Number.isFinite(peak) ? `${peak.toFixed(0)} MB` : '- (not started here)'}`);
 }
 
 async function parallel(mock: Mock): Promise<void> {

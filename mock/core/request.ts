@@ -144,7 +144,7 @@ export function checkNesting(text: string): void {
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The body as text (400 invalid_json when it is not UTF-8). */
-function bodyText(bytes: Uint8Array): string {
+export function bodyText(bytes: Uint8Array): string {
   try {
     return UTF8.decode(bytes);
   } catch {
@@ -173,9 +173,14 @@ export function parseChatRequest(bytes: Uint8Array): ChatRequest {
  * parseChatRequest returns it, without checking it again.
  */
 export function decodeAcceptedChatRequest(bytes: Uint8Array): ChatRequest {
-  const body = JSON.parse(bodyText(bytes)) as ChatRequest;
-  acceptToolCallTurnsWithoutContent(body.messages);
-  return body;
+  return acceptedChatRequest(JSON.parse(bodyText(bytes)));
+}
+
+/** The request of the decoded value of a body that parseChatRequest has already accepted, as it returns it. */
+export function acceptedChatRequest(body: unknown): ChatRequest {
+  const req = body as ChatRequest;
+  acceptToolCallTurnsWithoutContent(req.messages);
+  return req;
 }
 
 /** A parsed body validated as a chat request (400 invalid_request naming the first issue). */

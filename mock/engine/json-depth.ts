@@ -26,7 +26,7 @@ export function jsonDepthExceeds(text: string, max = MAX_JSON_DEPTH): number | u
 }
 
 /** Index of the quote closing the string that opens at `open` (text.length when unterminated). */
-function stringEnd(text: string, open: number): number {
+export function stringEnd(text: string, open: number): number {
   let at = open;
   for (;;) {
     at = text.indexOf('"', at + 1);

@@ -3,11 +3,12 @@
 // body; and while a large body is being checked, the serving thread answers other requests.
 import { expect, test } from '@playwright/test';
 import { createMockService, fromRequest, toResponse, type MockService } from '../../mock/index.ts';
-import { CHECK_ELSEWHERE_FROM_BYTES, type BodyChecker, type BodyVerdict } from '../../mock/engine/checked-bodies.ts';
+import { CHECK_ELSEWHERE_FROM_BYTES, DECODE_SLICE_CHARS, type BodyChecker, type BodyVerdict } from '../../mock/engine/checked-bodies.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
 import { ParseThread } from '../../mock/transport/parse-thread.ts';
 import { requestSeedHash } from '../../mock/core/chat.ts';
 import { parseChatRequest } from '../../mock/core/request.ts';
+import { arrayItemRuns } from '../../mock/engine/json-spans.ts';
 
 const repeat = (item: string, bytes: number): string => Array.from({ length: Math.max(1, Math.floor(bytes / (item.length + 1))) }, () => item).join(',');
 const chat = (inner: string): string => `{"model":"mini-chat",${inner}}`;
@@ -109,5 +110,52 @@ test.describe('large bodies checked off the serving thread', () => {
     const other = await post(given(hash ^ 1), bytes);
     expect(other.status).toBe(200);
     expect(other.body).not.toEqual(here.body);
+  });
+
+  test('the runs of the largest array, parsed one by one, give the value JSON.parse gives of the whole text', () => {
+    const texts = [
+      ' { "model" : "m" ,\n "messages" : [ {"role":"user","content":"a ] } \\" [ {"} , 1 ,\t"x\\\\" , [ [ ] ] , {} , null , -1.5e3 , true ] , "tools":[1,2] } ',
+      '{"tools":[' + repeat('{"type":"function","function":{"name":"f\\"]","parameters":{"a":[1,{"b":"}"}]}}}', 3000) + '],"messages":[{"role":"user","content":"x"}]}',
+      '{"messages":[' + repeat('"caf\u00e9 \ud83d\ude00 \\" ,]"', 5000) + ']}',
+    ];
+    for (const text of texts) {
+      const whole = JSON.parse(text) as Record<string, unknown>;
+      const runs = arrayItemRuns(text, 64);
+      expect(runs, text.slice(0, 60)).toBeDefined();
+      const body = JSON.parse(`${text.slice(0, runs!.start)}[]${text.slice(runs!.end)}`) as Record<string, unknown[]>;
+      for (let r = 0; r < runs!.runs.length; r += 2) body[runs!.key]!.push(...(JSON.parse(`[${text.slice(runs!.runs[r], runs!.runs[r + 1])}]`) as unknown[]));
+      expect(body).toEqual(whole);
+      expect(Object.keys(body)).toEqual(Object.keys(whole));
+      expect(runs!.runs.length).toBeGreaterThan(2);
+    }
+    // A key named twice: JSON.parse keeps the last one, so no runs are given (the body is decoded whole).
+    expect(arrayItemRuns(`{"messages":[${repeat('1', 1000)}],"messages":[2]}`, 64)).toBeUndefined();
+    // No array as large as a slice: decoded whole.
+    expect(arrayItemRuns('{"messages":[1,2,3]}', 64)).toBeUndefined();
+  });
+
+  test('an accepted large body is decoded a slice per turn of the event loop, not in one pass', async () => {
+    test.setTimeout(60_000);
+    let turn = 0;
+    let ticking = true;
+    const tick = (): void => {
+      turn++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    let verdictTurn = -1;
+    const service = createMockService({}, {
+      checkBody: async (bytes) => {
+        const v = await thread.check(bytes);
+        verdictTurn = turn;
+        return v;
+      },
+    });
+    // About 3 MB of small messages: a dozen slices of DECODE_SLICE_CHARS.
+    const big = Buffer.from(chat(`"messages":[${repeat('{"role":"user","content":"hello there"}', 3_000_000)}]`));
+    const answered = await post(service, big);
+    ticking = false;
+    expect(answered.status).toBe(200);
+    expect(turn - verdictTurn).toBeGreaterThanOrEqual(Math.floor(big.byteLength / DECODE_SLICE_CHARS));
   });
 });
