@@ -1,14 +1,9 @@
 // Fairness, not contract: where the items of the large array of a request body sit in its JSON text, so that the serving thread can decode
 // a large body a slice of items per turn of the event loop instead of in one pass (mock/engine/checked-bodies.ts).
 // Run by the worker that has already parsed the text, on text it knows to be valid JSON: one linear pass.
-import { stringEnd } from './json-depth.ts';
+import { CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE, stringEnd } from './json-depth.ts';
 
-const QUOTE = 0x22;
 const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
 
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 

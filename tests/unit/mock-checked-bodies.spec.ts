@@ -9,6 +9,7 @@ import { ParseThread } from '../../mock/transport/parse-thread.ts';
 import { requestSeedHash } from '../../mock/core/chat.ts';
 import { parseChatRequest } from '../../mock/core/request.ts';
 import { arrayItemRuns } from '../../mock/engine/json-spans.ts';
+import { countTurns } from '../support/event-loop-turns.ts';
 
 const repeat = (item: string, bytes: number): string => Array.from({ length: Math.max(1, Math.floor(bytes / (item.length + 1))) }, () => item).join(',');
 const chat = (inner: string): string => `{"model":"mini-chat",${inner}}`;
@@ -136,26 +137,20 @@ test.describe('large bodies checked off the serving thread', () => {
 
   test('an accepted large body is decoded a slice per turn of the event loop, not in one pass', async () => {
     test.setTimeout(60_000);
-    let turn = 0;
-    let ticking = true;
-    const tick = (): void => {
-      turn++;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
+    const turns = countTurns();
     let verdictTurn = -1;
     const service = createMockService({}, {
       checkBody: async (bytes) => {
         const v = await thread.check(bytes);
-        verdictTurn = turn;
+        verdictTurn = turns.now();
         return v;
       },
     });
     // About 3 MB of small messages: a dozen slices of DECODE_SLICE_CHARS.
     const big = Buffer.from(chat(`"messages":[${repeat('{"role":"user","content":"hello there"}', 3_000_000)}]`));
     const answered = await post(service, big);
-    ticking = false;
+    turns.stop();
     expect(answered.status).toBe(200);
-    expect(turn - verdictTurn).toBeGreaterThanOrEqual(Math.floor(big.byteLength / DECODE_SLICE_CHARS));
+    expect(turns.now() - verdictTurn).toBeGreaterThanOrEqual(Math.floor(big.byteLength / DECODE_SLICE_CHARS));
   });
 });

@@ -11,6 +11,7 @@ import type { CoreResult } from '../../mock/core/http.ts';
 import { batches, WRITE_BATCH_CHARS, WriteSlabs } from '../../mock/transport/fast-writer.ts';
 import { send, STREAM_TURN_CHARS } from '../../mock/transport/send.ts';
 import { referenceWriter } from '../../mock/transport/writer.ts';
+import { countTurns } from '../support/event-loop-turns.ts';
 
 /** Pieces as a stream has them, with every kind of UTF-16 content, some longer than a batch. */
 const piece = fc.oneof(
@@ -52,20 +53,14 @@ test('a write keeps its bytes while later streams are encoded (no slab region is
 test('a long unpaced stream written to a socket that never asks to wait lets other requests in, every STREAM_TURN_CHARS', async () => {
   // A response whose every write is taken at once (a fast reader on loopback): only the transport's own turns let
   // the event loop run other work between writes.
-  let turn = 0;
-  let ticking = true;
-  const tick = (): void => {
-    turn++;
-    if (ticking) setImmediate(tick);
-  };
-  setImmediate(tick);
+  const turns = countTurns();
   const turnOfWrite: number[] = [];
   const res = {
     destroyed: false,
     writableFinished: false,
     writeHead: () => undefined,
     write: () => {
-      turnOfWrite.push(turn);
+      turnOfWrite.push(turns.now());
       return true;
     },
     end: () => undefined,
@@ -75,7 +70,7 @@ test('a long unpaced stream written to a socket that never asks to wait lets oth
   const pieces = Array.from({ length: 5 * 1024 }, () => `data: ${'x'.repeat(1016)}\n\n`);
   const result: CoreResult = { status: 200, headers: {}, kind: 'sse', pieces, writes: { framing: new Set(), chunkDelayMs: 0, writeDelayMs: 0 } };
   await send(res as unknown as http.ServerResponse, result, referenceWriter);
-  ticking = false;
+  turns.stop();
   expect(turnOfWrite).toHaveLength(pieces.length);
   // About 5 MB: written over at least five turns of the loop, never more than STREAM_TURN_CHARS in one.
   const perTurn = new Map<number, number>();
