@@ -38,3 +38,20 @@ export function chooseModels(patterns: readonly string[], listed: readonly strin
 export function needsCatalog(patterns: readonly string[]): boolean {
   return patterns.some(isGlob);
 }
+
+/** Most models one run judges one by one: past it, the run asks for a narrower selection (ids or globs). */
+export const MAX_MATRIX_MODELS = 1000;
+/** Longest model id the matrix takes from a catalog or a selection. */
+export const MAX_MODEL_ID_CHARS = 256;
+
+/**
+ * Why the chosen models cannot make a matrix (too many, an id too long), in one line; undefined when they can. A
+ * hostile or huge catalog must not turn into thousands of projects, a listing past any buffer, or a variable past
+ * what a process may be handed.
+ */
+export function matrixProblem(chosen: readonly string[]): string | undefined {
+  if (chosen.length > MAX_MATRIX_MODELS) return `--models chose ${chosen.length} models; a run judges at most ${MAX_MATRIX_MODELS} one by one: name fewer (ids, or globs such as acme/*)`;
+  const long = chosen.find((id) => id.length > MAX_MODEL_ID_CHARS);
+  if (long !== undefined) return `--models: a chosen model id is ${long.length} characters long (${JSON.stringify(long.slice(0, 40))}…); the matrix takes ids of at most ${MAX_MODEL_ID_CHARS}`;
+  return undefined;
+}

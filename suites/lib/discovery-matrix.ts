@@ -4,20 +4,20 @@
 // config loads, before the global setup: the runner's process resolves the selection against the catalog then
 // (the embedded mock's own catalog, or GET /v1/models through the target client) and hands the result to its
 // workers in CONFORMANCE_MODEL_MATRIX_RESOLVED, so every process runs the same projects.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Catalog } from '../../mock/core/catalog.ts';
 import { defaultCatalog } from '../../mock/core/fixture-data.ts';
 import { ENV, freshRunConfig, profilePathOf } from '../../run/config.ts';
-import { chooseModels, modelSelectionOf, needsCatalog } from '../../run/model-matrix.ts';
+import { chooseModels, matrixProblem, modelSelectionOf, needsCatalog } from '../../run/model-matrix.ts';
 import { loadProfile, type Profile } from '../../run/profile.ts';
 import { Target } from '../../run/target.ts';
 import { both, either, MODEL_DEPENDENT_GREP } from '../../run/trials.ts';
 import type { Discovery } from './discovery.ts';
 import { MODEL_SKIP_PREFIX } from '../../report/models.ts';
 
-/** The matrix's chosen model ids (JSON), set by the runner's process for its workers; not meant to be set by people. */
+/** The file of the matrix's chosen model ids (JSON), set by the runner's process for its workers; not meant to be set by people. */
 export const MATRIX_RESOLVED_ENV = 'CONFORMANCE_MODEL_MATRIX_RESOLVED';
 
 /** Spec files judged once per run, whatever the model: the catalog, authentication, errors, limits, routing. */
@@ -29,17 +29,36 @@ export const SHARED_PROJECT = 'model-independent';
 // Every skip reason of a model the run cannot judge starts so (the report's fold tells a skipped model by it).
 export { MODEL_SKIP_PREFIX };
 
-/** The chosen models, or undefined when the run has no matrix. Sets CONFORMANCE_MODEL_MATRIX_RESOLVED for the workers. */
+/**
+ * The chosen models, or undefined when the run has no matrix. The runner's process resolves them once and hands
+ * them to its workers in a file (CONFORMANCE_MODEL_MATRIX_RESOLVED names it): a catalog's ids never travel in a
+ * variable or on a command line. Too many models, or an id too long, ends the run with one line.
+ */
 export async function resolveModelMatrix(env: NodeJS.ProcessEnv = process.env): Promise<string[] | undefined> {
   const resolved = env[MATRIX_RESOLVED_ENV];
-  if (resolved) return JSON.parse(resolved) as string[];
+  if (resolved) return JSON.parse(readFileSync(resolved, 'utf8')) as string[];
   const profilePath = env[ENV.profile] ? profilePathOf(env[ENV.profile]!) : undefined;
   const patterns = modelSelectionOf(env[ENV.modelMatrix], (profilePath ? loadProfile(profilePath) : {}).modelMatrix);
   if (!patterns) return undefined;
+  if (needsCatalog(patterns)) process.stderr.write(`chatconform: reading the catalog to choose the models of --models ${patterns.join(',')}\n`);
   const listed = needsCatalog(patterns) ? await listedIds(env) : [];
   const chosen = chooseModels(patterns, listed);
-  env[MATRIX_RESOLVED_ENV] = JSON.stringify(chosen);
+  const problem = matrixProblem(chosen);
+  if (problem !== undefined) throw new MatrixRefused(problem);
+  const dir = env[ENV.runDir] && existsSync(env[ENV.runDir]!) ? env[ENV.runDir]! : mkdtempSync(path.join(os.tmpdir(), 'chatconform-matrix-'));
+  const file = path.join(dir, 'matrix-models.json');
+  writeFileSync(file, JSON.stringify(chosen));
+  env[MATRIX_RESOLVED_ENV] = file;
   return chosen;
+}
+
+/** A matrix the run will not make (too many models, an id too long): said in one line, without a stack. */
+export class MatrixRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MatrixRefused';
+    this.stack = message;
+  }
 }
 
 /** The ids the target lists; [] (with a note) when the catalog cannot be read: the global setup then says why. */

@@ -3,6 +3,7 @@
 // (report/fold.ts), which folds the recorded cases into conformance.json's `models[]`. A test of a model's project
 // carries the model in its title ("acme/x › chat › …"), so the run's one record per requirement still says on which
 // model each piece of evidence was found.
+import { readFileSync } from 'node:fs';
 import type { Suite, TestCase } from '@playwright/test/reporter';
 import { ENV } from '../../run/config.ts';
 import { modelRequests } from '../../run/ledger.ts';
@@ -22,7 +23,7 @@ export function modelOfTest(test: TestCase): string | undefined {
 export function modelsOfRun(root: Suite | undefined, env: NodeJS.ProcessEnv = process.env): ModelsInput | undefined {
   const resolved = env[MATRIX_RESOLVED_ENV];
   const projects = (root?.suites ?? []).map((s) => projectModel(s.project())).filter((m): m is string => m !== undefined);
-  const ids = [...new Set(resolved ? (JSON.parse(resolved) as string[]) : projects)];
+  const ids = [...new Set(resolved ? (JSON.parse(readFileSync(resolved, 'utf8')) as string[]) : projects)];
   if (ids.length === 0) return undefined;
   const requests = env[ENV.runDir] ? modelRequests(env[ENV.runDir]!) : {};
   const n = Number(env[ENV.maxFailingModels]);
