@@ -49,7 +49,8 @@ export const MAX_MODEL_ID_CHARS = 256;
  * hostile or huge catalog must not turn into thousands of projects, a listing past any buffer, or a variable past
  * what a process may be handed.
  */
-export function matrixProblem(chosen: readonly string[]): string | undefined {
+export function matrixProblem(chosen: readonly string[], patterns: readonly string[] = []): string | undefined {
+  if (chosen.length === 0) return `--models ${patterns.join(',')}: no model of the catalog matches it, so there is no model to judge`;
   if (chosen.length > MAX_MATRIX_MODELS) return `--models chose ${chosen.length} models; a run judges at most ${MAX_MATRIX_MODELS} one by one: name fewer (ids, or globs such as acme/*)`;
   const long = chosen.find((id) => id.length > MAX_MODEL_ID_CHARS);
   if (long !== undefined) return `--models: a chosen model id is ${long.length} characters long (${JSON.stringify(long.slice(0, 40))}…); the matrix takes ids of at most ${MAX_MODEL_ID_CHARS}`;

@@ -43,7 +43,7 @@ export async function resolveModelMatrix(env: NodeJS.ProcessEnv = process.env): 
   if (needsCatalog(patterns)) process.stderr.write(`chatconform: reading the catalog to choose the models of --models ${patterns.join(',')}\n`);
   const listed = needsCatalog(patterns) ? await listedIds(env) : [];
   const chosen = chooseModels(patterns, listed);
-  const problem = matrixProblem(chosen);
+  const problem = matrixProblem(chosen, patterns);
   if (problem !== undefined) throw new MatrixRefused(problem);
   const dir = env[ENV.runDir] && existsSync(env[ENV.runDir]!) ? env[ENV.runDir]! : mkdtempSync(path.join(os.tmpdir(), 'chatconform-matrix-'));
   const file = path.join(dir, 'matrix-models.json');

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { chooseModels, modelSelectionOf, needsCatalog } from '../../run/model-matrix.ts';
+import { chooseModels, modelSelectionOf, needsCatalog, matrixProblem, MAX_MATRIX_MODELS, MAX_MODEL_ID_CHARS } from '../../run/model-matrix.ts';
 import { configFileEnv } from '../../run/config-file.ts';
 import { environmentFor } from '../../cli/run.ts';
 import { BudgetExhausted, Ledger, modelRequests } from '../../run/ledger.ts';
@@ -173,4 +173,12 @@ test('the HTML has the model x section matrix, each cell coloured, a failure lin
   expect(bad).toBeGreaterThan(-1);
   expect(good).toBeGreaterThan(bad);
   expect(text).toMatch(/SKIP refused +the run's key may not use it/);
+});
+
+test('a matrix of no model, of more models than a run judges one by one, or with an id too long is refused in one line', () => {
+  expect(matrixProblem([], ['zzz/*'])).toBe('--models zzz/*: no model of the catalog matches it, so there is no model to judge');
+  expect(matrixProblem(Array.from({ length: MAX_MATRIX_MODELS }, (_, i) => `m${i}`))).toBeUndefined();
+  expect(matrixProblem(Array.from({ length: MAX_MATRIX_MODELS + 1 }, (_, i) => `m${i}`))).toMatch(/^--models chose 1001 models; a run judges at most 1000/);
+  expect(matrixProblem(['a', 'x'.repeat(MAX_MODEL_ID_CHARS)])).toBeUndefined();
+  expect(matrixProblem(['a', 'x'.repeat(MAX_MODEL_ID_CHARS + 1)])).toMatch(/a chosen model id is 257 characters long/);
 });
