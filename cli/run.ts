@@ -352,11 +352,13 @@ export async function run(flags: RunFlags): Promise<number> {
   const output = mkdtempSync(path.join(os.tmpdir(), 'chatconform-playwright-'));
   const started = Date.now();
   try {
-    if (env[REFERENCE_ENV.url] && !plan.settings.modelMatrix) {
+    if (env[REFERENCE_ENV.url] && !plan.settings.modelMatrix && !plan.settings.shard) {
       // The reference beside the target in one run: the same runner, workers, seed and selection serve both.
       runEnv[TARGETS_FILE_ENV] = writeReferencePair(plan, env);
     } else if (env[REFERENCE_ENV.url]) {
-      // With a per-model matrix (a project per model) the reference runs first, as a run of its own.
+      // With a per-model matrix (a project per model) the reference runs first, as a run of its own; so it does in a
+      // shard, which must hold the reference's part of the suite beside the target's (Playwright would split the
+      // two targets' repetitions of a test between shards).
       const file = await runReference({ ...env, ...secrets }, plan, grep, output, plans);
       if (!file) {
         process.stderr.write('chatconform: the reference run wrote no report: nothing to pair the target with\n');

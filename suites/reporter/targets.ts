@@ -11,7 +11,7 @@ import type { TestOutcome } from '../../report/results.ts';
 import { collectRunInfo } from '../../report/run-info.ts';
 import { writeReports } from '../../report/write.ts';
 import { runConfig } from '../../run/config.ts';
-import { OUTSIDE_TARGET_ANNOTATION, targetConfig, targetSlot, type RunTarget } from '../../run/targets.ts';
+import { OUTSIDE_TARGET_ANNOTATION, targetConfig, targetSlot, targetsOf, type RunTarget } from '../../run/targets.ts';
 import { TRIALS_PROJECT, trialsOf } from '../../run/trials.ts';
 
 export interface TargetsRun {
@@ -31,7 +31,10 @@ export interface TargetLine {
 
 /** Which target (and trial) a test case ran for. */
 export function slotOf(test: TestCase): { target: number; trial: number } {
-  return targetSlot(test.repeatEachIndex, test.parent.project()?.name === TRIALS_PROJECT ? trialsOf()?.k : undefined);
+  const trials = test.parent.project()?.name === TRIALS_PROJECT;
+  // A run of one target (and a merge of shards, whose replay knows no trials setting): a repetition is a trial.
+  if (!targetsOf()) return { target: 0, trial: trials ? test.repeatEachIndex : 0 };
+  return targetSlot(test.repeatEachIndex, trials ? trialsOf()?.k : undefined);
 }
 
 /** The cases of the target at `index`: its repetitions of the tests, less those of files it does not run. */

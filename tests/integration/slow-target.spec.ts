@@ -122,7 +122,11 @@ test('behind a transport that closes each kept-alive connection after its answer
     expect(crashes(r!), where).toEqual([]);
     expect(r!.verdict.mustFailed, where).toEqual([]);
     expect(r!.requirements.filter((q) => q.status === 'fail' || q.status === 'error').map((q) => `${q.id} ${q.status}: ${q.reason}`), where).toEqual([]);
-    for (const id of ['LIMIT-001', 'LIMIT-002', 'LIMIT-003']) expect(r!.requirements.find((q) => q.id === id)?.status, `${id}\n${where}`).toBe('pass');
+    for (const id of ['LIMIT-001', 'LIMIT-003']) expect(r!.requirements.find((q) => q.id === id)?.status, `${id}\n${where}`).toBe('pass');
+    // LIMIT-002 compares two uploads: a close beside a refusal (the closing transport can cut the mock's early 413
+    // short, twice in a row on a loaded machine) is the connection's race, not judged; never a failure.
+    const limit002 = r!.requirements.find((q) => q.id === 'LIMIT-002');
+    expect(limit002?.status === 'pass' || (limit002?.status === 'skip' && /the connection's race/.test(limit002.reason ?? '')), `LIMIT-002 ${limit002?.status}: ${limit002?.reason}\n${where}`).toBe(true);
     // The closes met large uploads, and each one dropped was sent again (and reached the mock).
     expect(closing.stats.droppedLarge.length, where).toBeGreaterThan(0);
     for (const size of closing.stats.droppedLarge) expect(closing.stats.forwardedLarge, where).toContain(size);

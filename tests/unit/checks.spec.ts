@@ -234,4 +234,15 @@ test.describe('an oversized upload refused by a closed connection is no answer (
     judgeRefusalAnswered(answered.check, answered.respond(413, refusal), closedUpload(answered.respond), 11_000_000);
     expect(statusOf(answered.check.records, 'LIMIT-007')).toBe('pass');
   });
+
+  test('a refusal beside a close is the connection\'s race: LIMIT-002 is not judged on it, never failed; two statuses that differ fail it', () => {
+    const refusal = { error: { type: 'invalid_request_error', code: 'request_too_large', message: 'too large' } };
+    const race = scratch(['LIMIT-002']);
+    judgeRefusedBeforeParsing(race.check, race.respond(413, refusal), closedUpload(race.respond), 11_000_000);
+    expect(race.check.records.map((r) => [r.id, r.status])).toEqual([['LIMIT-002', 'skip']]);
+    expect(race.check.records[0]!.message).toMatch(/the connection's race/);
+    const parsed = scratch(['LIMIT-002']);
+    judgeRefusedBeforeParsing(parsed.check, parsed.respond(413, refusal), parsed.respond(400, { error: { type: 'invalid_request_error', code: 'invalid_json', message: 'bad' } }), 11_000_000);
+    expect(statusOf(parsed.check.records, 'LIMIT-002')).toBe('fail');
+  });
 });
