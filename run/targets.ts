@@ -73,6 +73,17 @@ export function targetsOf(env: NodeJS.ProcessEnv = process.env): RunTarget[] | u
   });
 }
 
+let read: { file: string | undefined; targets: RunTarget[] | undefined } | undefined;
+/**
+ * The run's targets, read once per process (the file does not change during a run): the fixtures ask for each test
+ * and the reporter for each case.
+ */
+export function runTargets(env: NodeJS.ProcessEnv = process.env): RunTarget[] | undefined {
+  const file = env[TARGETS_FILE_ENV];
+  if (!read || read.file !== file) read = { file, targets: targetsOf(env) };
+  return read.targets;
+}
+
 /** The annotation of a test left out for a target: the target does not run its file (the reporter drops it). */
 export const OUTSIDE_TARGET_ANNOTATION = 'outside-target';
 

@@ -36,8 +36,8 @@ import { paintFor, renderSummary } from '../report/terminal.ts';
 import { referenceOf, referenceSecrets } from '../report/reference-run.ts';
 import { TRIALS_PROJECT, trialsOf } from '../run/trials.ts';
 import { modelOfTest, modelsOfRun } from './reporter/models.ts';
-import { slotOf, testsOfTarget, writeReferenceReports, writeTargetReports } from './reporter/targets.ts';
-import { referencePair, targetsOf, type RunTarget } from '../run/targets.ts';
+import { slotOf, testsByTarget, writeReferenceReports, writeTargetReports } from './reporter/targets.ts';
+import { referencePair, runTargets, type RunTarget } from '../run/targets.ts';
 
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 
@@ -236,18 +236,19 @@ export default class ConformanceReporter implements Reporter {
     try {
       const merging = mergeContext();
       if (merging) return this.writeMerged(merging);
-      const targets = targetsOf();
+      const targets = runTargets();
       // `chatconform run --reference`: the run's own target beside its reference, in one run; else many targets.
       const pair = targets ? referencePair(targets) : undefined;
       if (targets && !pair) return this.writeTargets(targets, result);
       info = collectRunInfo();
-      const tests = pair ? testsOfTarget(this.root, pair.self) : (this.root?.allTests() ?? []);
+      const byTarget = pair ? testsByTarget(this.root, targets!.length) : undefined;
+      const tests = pair ? byTarget![pair.self]! : (this.root?.allTests() ?? []);
       const cases = tests.map(recordedCase);
       if (!this.root && this.errors.length === 0) this.errors.push('the run ended before any test was loaded');
       const gate = gateOf();
       const trials = trialsOf();
       const reference = pair
-        ? writeReferenceReports(this.root, outcomeOf, targets![pair.reference]!, pair.reference, {
+        ? writeReferenceReports(byTarget![pair.reference]!, outcomeOf, targets![pair.reference]!, pair.reference, {
             startedAt: result.startTime ?? this.constructedAt,
             durationMs: result.duration,
             playwrightStatus,

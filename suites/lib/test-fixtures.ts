@@ -8,23 +8,24 @@ import { Checker, EVIDENCE_ATTACHMENT, failureSummary } from '../../judge/checke
 import { findingAnnotations } from './findings.ts';
 import { declaredRequirements } from './declare.ts';
 import { repoRoot, runConfig, type RunConfig } from '../../run/config.ts';
-import { OUTSIDE_TARGET_ANNOTATION, targetConfig, targetRunsFile, targetSlot, targetsOf, type RunTarget } from '../../run/targets.ts';
+import { OUTSIDE_TARGET_ANNOTATION, runTargets, targetConfig, targetRunsFile, targetSlot, type RunTarget } from '../../run/targets.ts';
 import { TRIALS_PROJECT, trialsOf } from '../../run/trials.ts';
 import { loadDiscovery, type Discovery } from './discovery.ts';
 import { discoveryFor, modelSkipReason, projectModel } from './discovery-matrix.ts';
 import { Target } from '../../run/target.ts';
 import { playwrightHooks } from './runner-hooks.ts';
 
-let targetsRead: RunTarget[] | undefined | null = null;
 /** The target a repetition of a test is for (with --trials, a model-dependent test repeats per target and trial). */
 function targetIndexOf(testInfo: TestInfo): number {
   return targetSlot(testInfo.repeatEachIndex, testInfo.project.name === TRIALS_PROJECT ? trialsOf()?.k : undefined).target;
 }
 
-/** The run's targets, read once per worker. */
-function runTargets(): RunTarget[] | undefined {
-  if (targetsRead === null) targetsRead = targetsOf();
-  return targetsRead;
+/** Each target's configuration, made once per worker (its profile is read from disk). */
+const targetConfigs = new Map<number, RunConfig>();
+function configOfTarget(t: RunTarget, index: number): RunConfig {
+  let c = targetConfigs.get(index);
+  if (!c) targetConfigs.set(index, (c = targetConfig(runConfig(), t, index)));
+  return c;
 }
 
 export interface Evidence {
@@ -59,7 +60,7 @@ export const test = base.extend<{ target: Target; check: Checker; discovery: Dis
   // In a per-model matrix the project's model is the run's for this test: its requests count in its own budget.
   config: async ({ runTarget }, use, testInfo) => {
     const model = projectModel(testInfo.project);
-    const run = runTarget ? targetConfig(runConfig(), runTarget, targetIndexOf(testInfo)) : runConfig();
+    const run = runTarget ? configOfTarget(runTarget, targetIndexOf(testInfo)) : runConfig();
     await use(model === undefined ? run : { ...run, matrixModel: model });
   },
   target: async ({ config }, use) => {

@@ -11,7 +11,7 @@ import type { TestOutcome } from '../../report/results.ts';
 import { collectRunInfo } from '../../report/run-info.ts';
 import { writeReports } from '../../report/write.ts';
 import { runConfig } from '../../run/config.ts';
-import { OUTSIDE_TARGET_ANNOTATION, targetConfig, targetSlot, targetsOf, type RunTarget } from '../../run/targets.ts';
+import { OUTSIDE_TARGET_ANNOTATION, runTargets, targetConfig, targetSlot, type RunTarget } from '../../run/targets.ts';
 import { TRIALS_PROJECT, trialsOf } from '../../run/trials.ts';
 
 export interface TargetsRun {
@@ -33,13 +33,15 @@ export interface TargetLine {
 export function slotOf(test: TestCase): { target: number; trial: number } {
   const trials = test.parent.project()?.name === TRIALS_PROJECT;
   // A run of one target (and a merge of shards, whose replay knows no trials setting): a repetition is a trial.
-  if (!targetsOf()) return { target: 0, trial: trials ? test.repeatEachIndex : 0 };
+  if (!runTargets()) return { target: 0, trial: trials ? test.repeatEachIndex : 0 };
   return targetSlot(test.repeatEachIndex, trials ? trialsOf()?.k : undefined);
 }
 
-/** The cases of the target at `index`: its repetitions of the tests, less those of files it does not run. */
-export function testsOfTarget(root: Suite | undefined, index: number): TestCase[] {
-  return (root?.allTests() ?? []).filter((t) => slotOf(t).target === index && !outsideTarget(t));
+/** Each target's cases, in one pass over the run's tests: its repetitions, less those of files it does not run. */
+export function testsByTarget(root: Suite | undefined, count: number): TestCase[][] {
+  const by = Array.from({ length: count }, () => [] as TestCase[]);
+  for (const t of root?.allTests() ?? []) if (!outsideTarget(t)) by[slotOf(t).target]?.push(t);
+  return by;
 }
 
 function outsideTarget(test: TestCase): boolean {
@@ -48,7 +50,7 @@ function outsideTarget(test: TestCase): boolean {
 
 /** Writes every target's reports; returns a line per target. */
 export function writeTargetReports(root: Suite | undefined, outcomeOf: (t: TestCase) => TestOutcome, targets: readonly RunTarget[], run: TargetsRun): TargetLine[] {
-  const byTarget = targets.map((_, i) => testsOfTarget(root, i).map(outcomeOf));
+  const byTarget = testsByTarget(root, targets.length).map((tests) => tests.map(outcomeOf));
   const base = runConfig();
   return targets.map((target, i) => {
     const config = targetConfig(base, target, i);
@@ -74,13 +76,14 @@ export function writeTargetReports(root: Suite | undefined, outcomeOf: (t: TestC
  * own key, profile, budget; the same seed, selection and trials), its reports in `<report dir>/reference/`, and
  * what the target's fold pairs with.
  */
-export function writeReferenceReports(root: Suite | undefined, outcomeOf: (t: TestCase) => TestOutcome, target: RunTarget, index: number, run: TargetsRun): ReferenceInput {
-  const config = targetConfig(runConfig(), target, index);
-  const reportDir = referenceReportDir(runConfig().reportDir);
+export function writeReferenceReports(cases: readonly TestCase[], outcomeOf: (t: TestCase) => TestOutcome, target: RunTarget, index: number, run: TargetsRun): ReferenceInput {
+  const base = runConfig();
+  const config = targetConfig(base, target, index);
+  const reportDir = referenceReportDir(base.reportDir);
   const info = { ...collectRunInfo(config), reportDir };
   const trials = trialsOf();
   const report = foldReport(
-    testsOfTarget(root, index).map(outcomeOf),
+    cases.map(outcomeOf),
     { info, startedAt: run.startedAt, durationMs: run.durationMs, playwrightStatus: run.playwrightStatus, stopReason: run.stopReason, errors: run.errors },
     trials ? { trials } : {},
   );
