@@ -13,7 +13,7 @@ import { headersOfText, parseHeaderLine } from '../run/extra-headers.ts';
 import { redactHeaders } from '../spec/redact.ts';
 import { loadProfile } from '../run/profile.ts';
 import { parseShard, shardLabel, shardOf } from '../run/shard.ts';
-import { describeSelection, SELECTION_ENV, selectionOf, selectionStatements } from '../run/selection.ts';
+import { describeSelection, SELECTION_ENV, selectionOf, selectionStatements, selectionTakesTests } from '../run/selection.ts';
 import { loadBaseline } from '../report/baseline.ts';
 import { certifyProblems, kitCommit, loadSigningKey, writeBundle } from '../report/bundle.ts';
 import type { ConformanceReport } from '../report/json.ts';
@@ -304,6 +304,8 @@ export function commandLine(flags: RunFlags): string {
   return parts.join(' ');
 }
 
+const noTestChecks = (what: string) => `${what}: no test of the suite checks it (the kit's own mock-only requirements are judged by its own tests)`;
+
 export async function run(flags: RunFlags): Promise<number> {
   const env = environmentFor(flags);
   try {
@@ -329,7 +331,11 @@ export async function run(flags: RunFlags): Promise<number> {
   }
   const grep = [...(flags.grep !== undefined ? ['--grep', flags.grep] : []), ...(rerun?.args ?? [])];
   const sel = selectionOf(env);
-  if (flags.list || sel || grep.length > 0) {
+  // Whether the selection takes a test: the catalog tells for a plain requirement selection (the usual partial run),
+  // Playwright's listing for the rest.
+  const takes = sel && grep.length === 0 ? selectionTakesTests(sel) : undefined;
+  if (takes === false && !flags.list) throw new UsageError(noTestChecks(describeSelection(sel!)));
+  if (flags.list || (sel && takes === undefined) || grep.length > 0) {
     // The filter is checked against the whole suite: a shard may hold none of its tests and still be one of n.
     const whole = { ...env };
     delete whole[ENV.shard];
@@ -342,7 +348,7 @@ export async function run(flags: RunFlags): Promise<number> {
     }
     // A filter that matches nothing is the caller's mistake, not a run to report (Playwright would say "no tests").
     if (tests.length === 0) {
-      throw new UsageError(`${grep.length > 0 ? `--grep ${flags.grep}` : describeSelection(sel!)}: no test of the suite checks it (the kit's own mock-only requirements are judged by its own tests)`);
+      throw new UsageError(noTestChecks(grep.length > 0 ? `--grep ${flags.grep}` : describeSelection(sel!)));
     }
   }
   writePlanInNewRunDir(plan);

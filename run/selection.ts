@@ -51,6 +51,17 @@ export function selectedIds(sel: Selection): string[] {
   return included.filter((r) => sel.levels.length === 0 || sel.levels.includes(r.level)).filter((r) => !sel.exclude.includes(primaryOf(r.id))).map((r) => r.id);
 }
 
+/**
+ * Whether a selection takes a test of the suite, from the catalog alone (no listing of the suite, which costs a
+ * second Playwright process): every requirement but the kit's own (`mock-only`) is declared by a conformance test or
+ * judged by a registered check whose files the selection runs, as tests/unit/suite-coverage.spec.ts holds the suite
+ * to. undefined when the catalog cannot tell: an exclusion may leave out every test of a selected ID.
+ */
+export function selectionTakesTests(sel: Selection): boolean | undefined {
+  if (sel.exclude.length > 0) return undefined;
+  return selectedIds(sel).some((id) => getRequirement(primaryOf(id)).check !== 'mock-only');
+}
+
 /** The Playwright tag of a requirement. */
 export const tagOf = (id: string): string => `@${id}`;
 

@@ -5,6 +5,7 @@ import { expect, test } from '@playwright/test';
 import { isKnownRequirement, requirements } from '../../spec/requirements/index.ts';
 import { REQUIREMENT_ANNOTATION } from '../../judge/checker.ts';
 import { CHECKED_IDS } from '../../judge/checks/registry.ts';
+import { filesCheckingByKind, selectedIds, selectionTakesTests, type Selection } from '../../run/selection.ts';
 import { requirementLinks } from '../../scripts/requirement-links.ts';
 import { cleanup, CONFORMANCE_CONFIG, KIT_CONFIG, runSuite } from '../integration/support/suite-runner.ts';
 
@@ -47,6 +48,27 @@ test('every requirement is judged: by a registered check, or declared by a confo
   const kitRules = requirements.filter((r) => r.check === 'mock-only' && !r.sameAs);
   expect(kitRules.map((r) => r.id).filter((id) => !kit.has(id)), "the kit's own requirements no kit test declares").toEqual([]);
   expect(kitRules.map((r) => r.id).filter((id) => declared.has(id)), "the kit's own requirements must stay out of a target's run").toEqual([]);
+});
+
+test('a requirement, section or level selection takes a test exactly when the catalog says so (chatconform run checks it without listing the suite)', async () => {
+  const declared = await listSuite();
+  const none: Selection = { requirements: [], sections: [], levels: [], exclude: [] };
+  const selections: Selection[] = [
+    ...requirements.map((r) => ({ ...none, requirements: [r.id] })),
+    ...[...new Set(requirements.map((r) => r.section))].map((s) => ({ ...none, sections: [s] })),
+    ...(['MUST', 'SHOULD', 'MAY'] as const).map((l) => ({ ...none, levels: [l] })),
+  ];
+  let empty = 0;
+  for (const sel of selections) {
+    const ids = selectedIds(sel);
+    // What the run's grep takes: a test tagged with a selected ID, or a file of a registered check's kind.
+    const listed = ids.some((id) => declared.has(id)) || filesCheckingByKind(ids).length > 0;
+    if (!listed) empty++;
+    expect(selectionTakesTests(sel), JSON.stringify(sel)).toBe(listed);
+  }
+  // The kit's own requirements select nothing: the check above has both answers to compare.
+  expect(empty).toBeGreaterThan(0);
+  expect(selectionTakesTests({ ...none, requirements: ['STREAM-004'], exclude: ['STREAM-013'] })).toBeUndefined();
 });
 
 test('the MUST requirements no defect mode breaks are listed (the defect matrix cannot show the suite catches them)', () => {
