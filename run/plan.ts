@@ -12,7 +12,7 @@ import { isCredentialHeader } from '../spec/redact.ts';
 import { headersOfText, headersText } from './extra-headers.ts';
 import { loadProfile, type Profile } from './profile.ts';
 import { REFERENCE_ENV } from './reference.ts';
-import { parseSetting, SETTINGS, settingText, type Setting, type SettingName, type SettingValues } from './settings.ts';
+import { parseSetting, setting, SETTINGS, settingText, type Setting, type SettingName, type SettingValues } from './settings.ts';
 
 /** The variable naming the plan file, set for every process of the run. */
 export const PLAN_ENV = 'CONFORMANCE_PLAN';
@@ -137,6 +137,7 @@ export function writePlanInNewRunDir(plan: RunPlan): string {
 
 /** Writes (or rewrites) plan.json in the plan's run folder, credential headers' values held apart; returns its path. */
 export function writePlan(plan: RunPlan): string {
+  readPlans.clear();
   const file = path.join(plan.runDir, PLAN_FILE);
   const headers = plan.settings.headers ?? {};
   const heldApart = Object.keys(headers).filter(isCredentialHeader);
@@ -165,6 +166,25 @@ export function readPlan(file: string, env: NodeJS.ProcessEnv = process.env): Ru
     delete plan.heldApartHeaders;
   }
   return plan;
+}
+
+// Plans this process has read, by file: the selection, the shard and the trials are asked for by every test.
+const readPlans = new Map<string, RunPlan>();
+
+/**
+ * One setting of this process's run: its plan's value (CONFORMANCE_PLAN), else the setting's variable parsed by the
+ * table (a caller before the plan is written: the CLI's own checks, a unit test), else undefined.
+ */
+export function runSetting<N extends SettingName>(name: N, env: NodeJS.ProcessEnv = process.env): SettingValues[N] | undefined {
+  const file = env[PLAN_ENV];
+  if (file) {
+    let plan = readPlans.get(file);
+    if (!plan) readPlans.set(file, (plan = readPlan(file, env)));
+    return (plan.settings as SettingValues)[name];
+  }
+  const s = setting(name);
+  const raw = env[s.env];
+  return raw === undefined || raw === '' ? undefined : (parseSetting(s, raw) as SettingValues[N]);
 }
 
 /** The plan this process runs by: the one CONFORMANCE_PLAN names, else undefined. */

@@ -4,12 +4,15 @@
 // reads the same variables to call the verdict `partial`: a filtered run never shows as a full pass.
 import { getRequirement, isKnownRequirement, primaryOf, requirements, type Requirement } from '../spec/requirements/index.ts';
 import { CATALOG_IDS, COMPLETION_IDS, REFUSAL_IDS, STREAM_IDS } from '../judge/checks/registry.ts';
+import { runSetting } from './plan.ts';
+import { setting } from './settings.ts';
 
+/** The variables of the selection's settings (the settings table's). */
 export const SELECTION_ENV = {
-  requirements: 'CONFORMANCE_REQUIREMENTS',
-  sections: 'CONFORMANCE_SECTIONS',
-  levels: 'CONFORMANCE_LEVELS',
-  exclude: 'CONFORMANCE_EXCLUDE_REQUIREMENTS',
+  requirements: setting('requirements').env,
+  sections: setting('sections').env,
+  levels: setting('levels').env,
+  exclude: setting('excludeRequirements').env,
 } as const;
 
 export interface Selection {
@@ -23,11 +26,14 @@ export interface Selection {
 }
 
 const LEVELS: readonly Requirement['level'][] = ['MUST', 'SHOULD', 'MAY'];
-const list = (raw: string | undefined): string[] => (raw ?? '').split(/[\s,]+/).map((s) => s.trim()).filter(Boolean);
-
-/** The run's selection, or undefined for a full run; an unknown ID, section or level is a clear error. */
+/** The run's selection (its plan's, else the variables), or undefined for a full run; an unknown ID, section or level is a clear error. */
 export function selectionOf(env: NodeJS.ProcessEnv = process.env): Selection | undefined {
-  const raw = { requirements: list(env[SELECTION_ENV.requirements]), sections: list(env[SELECTION_ENV.sections]), levels: list(env[SELECTION_ENV.levels]).map((l) => l.toUpperCase()), exclude: list(env[SELECTION_ENV.exclude]) };
+  const raw = {
+    requirements: runSetting('requirements', env) ?? [],
+    sections: runSetting('sections', env) ?? [],
+    levels: (runSetting('levels', env) ?? []).map((l) => l.toUpperCase()),
+    exclude: runSetting('excludeRequirements', env) ?? [],
+  };
   if (Object.values(raw).every((v) => v.length === 0)) return undefined;
   const problems: string[] = [];
   for (const id of [...raw.requirements, ...raw.exclude]) if (!isKnownRequirement(id)) problems.push(`${id} is not a requirement ID of the catalog`);

@@ -1,7 +1,6 @@
 // One shard of a run (`--shard i/n`, CONFORMANCE_SHARD): Playwright's own sharding splits the suite's tests; each
 // shard's report is partial until `chatconform report merge` puts all n of them together.
-// The table, not run/config.ts: run/settings.ts parses a shard with parseShard, and must stay a leaf module.
-import { setting } from './settings.ts';
+import { runSetting } from './plan.ts';
 
 export interface Shard {
   /** 1-based, as Playwright counts. */
@@ -20,10 +19,10 @@ export function parseShard(raw: string): Shard {
   return { index, total };
 }
 
-/** The run's shard from CONFORMANCE_SHARD, or undefined for a whole run. */
+/** The run's shard (its plan's, else CONFORMANCE_SHARD), or undefined for a whole run. */
 export function shardOf(env: NodeJS.ProcessEnv = process.env): Shard | undefined {
-  const raw = env[setting('shard').env];
-  return raw === undefined || raw === '' ? undefined : parseShard(raw);
+  const label = runSetting('shard', env);
+  return label === undefined ? undefined : parseShard(label);
 }
 
 export function shardLabel(s: Shard): string {

@@ -3,8 +3,11 @@
 // MODEL_DEPENDENT_TAG, given where it is declared; the requirements those tests judge on sampling are folded by
 // pass rate (report/trials.ts), every other requirement they check by the ordinary rule.
 import { requirements } from '../spec/requirements/index.ts';
+import { runSetting } from './plan.ts';
+import { setting } from './settings.ts';
 
-export const TRIALS_ENV = { trials: 'CONFORMANCE_TRIALS', minPassRate: 'CONFORMANCE_MIN_PASS_RATE' } as const;
+/** The variables of --trials and --min-pass-rate (the settings table's). */
+export const TRIALS_ENV = { trials: setting('trials').env, minPassRate: setting('minPassRate').env } as const;
 
 /** Both lay out the run's Playwright projects (one per model; the repeated tests), and are not combined yet. */
 export const TRIALS_WITH_MATRIX = '--trials with --models is not supported yet: pin the run to a model (--model or CONFORMANCE_MODELS) for its trials, or run the matrix without trials';
@@ -31,19 +34,15 @@ export interface TrialSettings {
   minPassRate: number;
 }
 
-/** The run's trials, or undefined without CONFORMANCE_TRIALS; a bad value is a clear error. */
+/** The run's trials (its plan's, else CONFORMANCE_TRIALS), or undefined for none; a bad value is a clear error. */
 export function trialsOf(env: NodeJS.ProcessEnv = process.env): TrialSettings | undefined {
-  const raw = env[TRIALS_ENV.trials];
-  const rawRate = env[TRIALS_ENV.minPassRate];
-  if (raw === undefined || raw === '') {
-    if (rawRate !== undefined && rawRate !== '') throw new Error(`${TRIALS_ENV.minPassRate} decides a requirement over its trials: set ${TRIALS_ENV.trials} too`);
+  const k = runSetting('trials', env);
+  const minPassRate = runSetting('minPassRate', env);
+  if (k === undefined) {
+    if (minPassRate !== undefined) throw new Error(`${TRIALS_ENV.minPassRate} decides a requirement over its trials: set ${TRIALS_ENV.trials} too`);
     return undefined;
   }
-  const k = Number(raw);
-  if (!Number.isSafeInteger(k) || k < 1) throw new Error(`${TRIALS_ENV.trials} must be an integer of at least 1 (got "${raw}")`);
-  const minPassRate = rawRate === undefined || rawRate === '' ? 1 : Number(rawRate);
-  if (!Number.isFinite(minPassRate) || minPassRate < 0 || minPassRate > 1) throw new Error(`${TRIALS_ENV.minPassRate} must be a number from 0 to 1 (got "${rawRate}")`);
-  return { k, minPassRate };
+  return { k, minPassRate: minPassRate ?? 1 };
 }
 
 /** Matches a model-dependent test by its tag (Playwright greps "project file titles tags"). */

@@ -13,6 +13,9 @@ import { configOfPlan, repoRoot } from '../../run/config.ts';
 import { parseHeaderLine } from '../../run/extra-headers.ts';
 import { PLAN_ENV, planOfThisRun, readPlan, resolvePlan, writePlanInNewRunDir } from '../../run/plan.ts';
 import { longFlagOf, SETTINGS, type Setting } from '../../run/settings.ts';
+import { selectionOf } from '../../run/selection.ts';
+import { shardOf } from '../../run/shard.ts';
+import { trialsOf } from '../../run/trials.ts';
 import { runProcess } from '../integration/support/cli-process.ts';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'chatconform-settings-'));
@@ -150,6 +153,24 @@ test('a process with only CONFORMANCE_* variables plans the run once and hands t
     const again = planOfThisRun({ ...env });
     expect(again).toEqual(plan);
     expect(readFileSync(env[PLAN_ENV]!, 'utf8')).not.toContain('sk-only-env');
+  } finally {
+    rmSync(plan.runDir, { recursive: true, force: true });
+  }
+});
+
+test('the selection, the shard and the trials are read from the plan itself: a variable the plan did not take changes nothing', () => {
+  const { plan } = resolvePlan({ CONFORMANCE_BASE_URL: 'http://127.0.0.1:1', CONFORMANCE_REQUIREMENTS: 'STREAM-004', CONFORMANCE_SECTIONS: '6', CONFORMANCE_LEVELS: 'must', CONFORMANCE_EXCLUDE_REQUIREMENTS: 'STREAM-013', CONFORMANCE_SHARD: '2/3', CONFORMANCE_TRIALS: '3', CONFORMANCE_MIN_PASS_RATE: '0.5', CONFORMANCE_SEED: '1' }, { configFile: false });
+  const file = writePlanInNewRunDir(plan);
+  try {
+    // A worker's environment with other values than the plan's (a stale variable, a hand-set one): the plan wins.
+    const env: NodeJS.ProcessEnv = { [PLAN_ENV]: file, CONFORMANCE_REQUIREMENTS: 'RESP-005', CONFORMANCE_SHARD: '1/2', CONFORMANCE_TRIALS: '9' };
+    expect(selectionOf(env)).toEqual({ requirements: ['STREAM-004'], sections: ['6'], levels: ['MUST'], exclude: ['STREAM-013'] });
+    expect(shardOf(env)).toEqual({ index: 2, total: 3 });
+    expect(trialsOf(env)).toEqual({ k: 3, minPassRate: 0.5 });
+    // Without a plan (the CLI's own checks before it writes one) the variables are read by the same table.
+    expect(trialsOf({ CONFORMANCE_TRIALS: '2' })).toEqual({ k: 2, minPassRate: 1 });
+    expect(() => trialsOf({ CONFORMANCE_TRIALS: '0' })).toThrow(/^CONFORMANCE_TRIALS: expected an integer of at least 1/);
+    expect(() => trialsOf({ CONFORMANCE_MIN_PASS_RATE: '0.5' })).toThrow(/set CONFORMANCE_TRIALS too/);
   } finally {
     rmSync(plan.runDir, { recursive: true, force: true });
   }
