@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { profileSecrets } from '../run/config.ts';
 import { loadProfile } from '../run/profile.ts';
+import { runSetting } from '../run/plan.ts';
 import { REFERENCE_ENV } from '../run/reference.ts';
 import type { ReferenceInput } from './fold.ts';
 import { loadReport } from './load.ts';
@@ -14,13 +15,13 @@ export function referenceOf(env: NodeJS.ProcessEnv = process.env): ReferenceInpu
   const file = env[REFERENCE_ENV.report];
   if (!file) return undefined;
   const report = loadReport(file);
-  return { report, url: env[REFERENCE_ENV.url] ?? report.target.url ?? 'the embedded mock', reportDir: path.dirname(path.resolve(file)) };
+  return { report, url: runSetting('reference', env) ?? report.target.url ?? 'the embedded mock', reportDir: path.dirname(path.resolve(file)) };
 }
 
 /** The reference's credentials: its key and its profile's keys, masked in every output of the target's run too. */
 export function referenceSecrets(env: NodeJS.ProcessEnv = process.env): string[] {
   const out = [env[REFERENCE_ENV.apiKey] ?? ''];
-  const profile = env[REFERENCE_ENV.profile];
+  const profile = runSetting('referenceProfile', env);
   if (profile) {
     try {
       out.push(...profileSecrets(loadProfile(profile)));

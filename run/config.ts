@@ -1,8 +1,8 @@
 // The run's configuration as a test sees it (RunConfig), built from the run's plan (run/plan.ts, which resolves the
 // settings of run/settings.ts once), and the kit's own paths.
 import { headerSecrets } from './extra-headers.ts';
-import { currentPlan, resolvePlan, type RunPlan } from './plan.ts';
-import { parseSetting, setting, SETTINGS, type SettingName, type SettingValues } from './settings.ts';
+import { currentPlan, resolvePlan, runSetting, type RunPlan } from './plan.ts';
+import { setting, SETTINGS, type SettingName, type SettingValues } from './settings.ts';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -170,15 +170,10 @@ export interface Gate {
   failOn: 'must' | 'warn' | 'target-only';
 }
 
-/** The run's gate from the environment; a bad CONFORMANCE_FAIL_ON is a clear error. */
+/** The run's gate (its plan's, else the variables, parsed by the table); a bad CONFORMANCE_FAIL_ON is a clear error. */
 export function gateOf(env: NodeJS.ProcessEnv = process.env): Gate {
-  // Read as the plan reads them: the table's parse (run/settings.ts), the table's default.
-  const read = (name: 'failOn' | 'expectedFailures'): string | undefined => {
-    const raw = env[ENV[name]];
-    return raw === undefined || raw === '' ? undefined : (parseSetting(setting(name), raw) as string);
-  };
-  const file = read('expectedFailures');
-  return { failOn: (read('failOn') ?? setting('failOn').default) as Gate['failOn'], ...(file ? { expectedFailures: file } : {}) };
+  const file = runSetting('expectedFailures', env);
+  return { failOn: (runSetting('failOn', env) ?? setting('failOn').default) as Gate['failOn'], ...(file ? { expectedFailures: file } : {}) };
 }
 
 /** Every credential the run knows: the key, and every key the profile names. Redaction masks them all. */
