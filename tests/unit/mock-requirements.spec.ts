@@ -119,6 +119,16 @@ test.describe('LIMIT-006: prompt_tokens + completion_tokens never exceed the con
     expect(roomy.json.choices[0].finish_reason).toBe('stop');
   });
 
+  test('a scripted answer is cut at the window as the answer of the mock itself is', async () => {
+    const script = { rules: [{ name: 'long', match: { model }, answer: { content: 'scripted '.repeat(200).trim() } }] };
+    const service = createMockService({ now: () => 0, newId: () => 'chatcmpl-fixed', script });
+    const { status, json } = await post(service, { model, messages: promptOf(window - 5) });
+    expect(status).toBe(200);
+    expect(json.choices[0].message.content).toBe('scripted scripted scripted scripted scripted');
+    expect(json.usage.prompt_tokens + json.usage.completion_tokens).toBe(window);
+    expect(json.choices[0].finish_reason).toBe('length');
+  });
+
   test('tool calls that do not fit in the room left are refused upfront, never sent past the window', async () => {
     const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } } }];
     // The tools' JSON counts in the prompt too.
