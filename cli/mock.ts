@@ -116,7 +116,7 @@ export function mockCommand(): Command {
     .option('--replay <dir>', 'serve the exchanges chatconform proxy --record wrote to <dir> (docs/traffic.md)')
     .option('--fallback <mode>', 'with --replay, what an unrecorded request gets: error (a 404 naming what is missing) or generate (the generated mock answers)', fallback, 'error')
     .addOption(new Option('--replay-pace <pace>', 'with --replay, how a recorded stream goes out: fast (as the client reads) or recorded (the gaps between its events as they were recorded, each at most 30 s)').choices(['fast', 'recorded']))
-    .option('--fault <spec>', 'a runtime fault on every request, or @P of them, or @N/M: 429:retry-after=1@0.2, fail-after=3@1/5, framing=crlf,bytewise, delay=50ms, status=503 (mock/README.md, "Runtime faults"); repeatable', faultSpec)
+    .option('--fault <spec>', 'a runtime fault on every request, or @P of them, or @N/M: 429:retry-after=1@0.2, fail-after=3@1/5, framing=crlf,bytewise, delay=50ms, status=503, reset-after=3, stall=30s, malformed-json (mock/README.md, "Runtime faults"); repeatable', faultSpec)
     .option('--seed <n>', 'the seed of probabilistic faults (default 0)', integerFrom(0))
     .option('--script <file>', 'scripted answers (JSON or YAML, spec/schemas/mock-script.schema.json)')
     .option('--journal-size <n>', 'requests the journal holds (GET /_chatconform/journal), oldest dropped first; 0 records none (default 1000)', integerFrom(0))

@@ -10,6 +10,8 @@ import { sseBody } from './sse-body.ts';
 
 /** A core result as a Fetch Response (MSW's HttpResponse). */
 export function toResponse(result: CoreResult): HttpResponse<any> {
+  // A connection reset before any byte (a stall's end): what fetch reports as a network error.
+  if (result.kind === 'sse' && result.writes.resetAfter === 0) return HttpResponse.error();
   const init = { status: result.status, headers: result.headers };
   const body = result.kind === 'sse' ? sseBody(result.pieces, result.writes) : result.kind === 'text' ? result.body : jsonText(result.body);
   // A result that names gzip (the variant compressed) is gzipped: the header never claims a coding the body lacks.
@@ -27,7 +29,14 @@ export function fromRequest(request: Request): CoreRequest {
     body: bodyFromStream(request.body),
     headers: () => Object.fromEntries(request.headers),
     ...(url.search.length > 1 ? { query: url.search.slice(1) } : {}),
+    closed: () => abortedOf(request.signal),
   };
+}
+
+/** Resolves when the client aborts its request (the fetch's signal). */
+function abortedOf(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
 /**

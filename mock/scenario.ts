@@ -2,7 +2,7 @@
 // authors can reproduce the nasty cases (documented in mock/README.md). Not contract: a layer over the core's
 // stages, applied to every instance outermost, after the modes (so x-mock-fail-after wins over a mode's events).
 import { MockHttpError } from './core/errors.ts';
-import type { CoreRequest } from './core/http.ts';
+import type { CoreRequest, CoreResult } from './core/http.ts';
 import { streamErrorPayload } from './core/chat.ts';
 import type { StageWrapper, Stages } from './core/pipeline.ts';
 import { FRAMINGS, type Framing } from './core/sse-encoder.ts';
@@ -26,6 +26,12 @@ export interface Scenario {
   writeDelayMs: number;
   /** x-mock-framing: comma-separated framing variants */
   framing: Set<Framing>;
+  /** x-mock-malformed-json: a JSON answer of status 200 is cut in the middle (the rest of the answer unchanged) */
+  malformedJson?: boolean;
+  /** x-mock-reset-after: in a stream, the connection is reset (TCP RST) after N events */
+  resetAfter?: number;
+  /** x-mock-stall-ms: no byte of the answer for N ms, or until the client goes away; then the connection is reset */
+  stallMs?: number;
 }
 
 /** The largest delay (ms) and x-mock-fail-after a scenario may ask for. */
@@ -33,6 +39,8 @@ export const MAX_DELAY_MS = 10_000;
 export const MAX_FAIL_AFTER = 1_000_000;
 /** The largest retry-after (seconds) a scenario may ask for. */
 export const MAX_RETRY_AFTER_S = 3600;
+/** The longest stall (ms): a client that never gives up holds a connection, never the mock, at most this long. */
+export const MAX_STALL_MS = 300_000;
 
 /** A header lookup: Headers.get, or CoreRequest.header. */
 export type HeaderLookup = (name: string) => string | null | undefined;
@@ -74,6 +82,15 @@ export function readScenario(header: HeaderLookup): Scenario {
   if (failAfter !== undefined) scenario.failAfter = failAfter;
   const retryAfter = intHeader(header, 'x-mock-retry-after', 0, MAX_RETRY_AFTER_S);
   if (retryAfter !== undefined) scenario.retryAfter = retryAfter;
+  const malformed = header('x-mock-malformed-json');
+  if (malformed !== null && malformed !== undefined) {
+    if (!/^(1|true)$/i.test(malformed.trim())) throw new MockHttpError(400, 'invalid_scenario_header', `x-mock-malformed-json must be 1 or true (got "${malformed}")`);
+    scenario.malformedJson = true;
+  }
+  const resetAfter = intHeader(header, 'x-mock-reset-after', 0, MAX_FAIL_AFTER);
+  if (resetAfter !== undefined) scenario.resetAfter = resetAfter;
+  const stallMs = intHeader(header, 'x-mock-stall-ms', 1, MAX_STALL_MS);
+  if (stallMs !== undefined) scenario.stallMs = stallMs;
   return scenario;
 }
 
@@ -117,6 +134,9 @@ export function mergeScenario(under: Partial<Scenario>, over: Partial<Scenario>)
     delete merged.failAfterBy;
     if (over.failAfterBy !== undefined) merged.failAfterBy = over.failAfterBy;
   }
+  if (over.malformedJson) merged.malformedJson = true;
+  if (over.resetAfter !== undefined) merged.resetAfter = over.resetAfter;
+  if (over.stallMs !== undefined) merged.stallMs = over.stallMs;
   return merged;
 }
 
@@ -152,7 +172,15 @@ export function scenarioLayer(s: Stages, source?: ScenarioSource): Partial<{ [K 
     handle: (next) => async (request) => {
       seen.set(request, undefined);
       try {
-        return await next(request);
+        const result = await next(request);
+        let sc: Scenario;
+        try {
+          sc = of(request);
+        } catch {
+          return result; // a malformed x-mock-* header, answered 400 where a stage first read it
+        }
+        if (sc.stallMs !== undefined) return await stalled(request, sc.stallMs);
+        return sc.malformedJson ? malformed(result) : result;
       } finally {
         seen.delete(request);
       }
@@ -177,11 +205,56 @@ export function scenarioLayer(s: Stages, source?: ScenarioSource): Partial<{ [K 
     writes: (next) => (input) => {
       const w = next(input);
       const sc = of(input.request);
-      if (sc.chunkDelayMs === 0 && sc.writeDelayMs === 0) return w;
-      return { ...w, chunkDelayMs: Math.max(w.chunkDelayMs, sc.chunkDelayMs), writeDelayMs: Math.max(w.writeDelayMs, sc.writeDelayMs) };
+      if (sc.chunkDelayMs === 0 && sc.writeDelayMs === 0 && sc.resetAfter === undefined) return w;
+      const paced = { ...w, chunkDelayMs: Math.max(w.chunkDelayMs, sc.chunkDelayMs), writeDelayMs: Math.max(w.writeDelayMs, sc.writeDelayMs) };
+      return sc.resetAfter === undefined ? paced : { ...paced, resetAfter: sc.resetAfter };
     },
   };
 }
 
-const SCENARIO_HEADERS = ['x-mock-status', 'x-mock-retry-after', 'x-mock-fail-after', 'x-mock-framing', 'x-mock-chunk-delay-ms', 'x-mock-write-delay-ms'];
+const SCENARIO_HEADERS = [
+  'x-mock-status',
+  'x-mock-retry-after',
+  'x-mock-fail-after',
+  'x-mock-framing',
+  'x-mock-chunk-delay-ms',
+  'x-mock-write-delay-ms',
+  'x-mock-malformed-json',
+  'x-mock-reset-after',
+  'x-mock-stall-ms',
+];
+
+/**
+ * A JSON answer of status 200 as text cut in the middle, the rest of it unchanged (its content-type still says JSON):
+ * a body a proxy truncated. Other answers are left as they are.
+ */
+export function malformed(result: CoreResult): CoreResult {
+  if (result.kind !== 'json' || result.status !== 200) return result;
+  const text = JSON.stringify(result.body);
+  let cut = Math.floor(text.length / 2);
+  // Never half a surrogate pair: the bytes stay UTF-8, only the JSON is broken.
+  const last = text.charCodeAt(cut - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut--;
+  return { status: 200, headers: result.headers, kind: 'text', body: text.slice(0, cut) };
+}
+
+/** A result that says: reset the connection before the status line (nothing is sent). */
+export const RESET_UPFRONT: CoreResult = { status: 0, headers: {}, kind: 'sse', pieces: [], writes: { framing: new Set(), chunkDelayMs: 0, writeDelayMs: 0, resetAfter: 0 } };
+
+/**
+ * A stall: nothing for `ms`, or until the client goes away, whichever comes first; then the connection is reset. It
+ * holds one timer (unref'd: a stall never keeps a process alive) and no work; the answer made for it is dropped.
+ */
+export async function stalled(request: CoreRequest, ms: number): Promise<CoreResult> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+      timer.unref?.();
+    }),
+    ...(request.closed ? [request.closed()] : []),
+  ]);
+  clearTimeout(timer);
+  return RESET_UPFRONT;
+}
 const hasScenarioHeader = (request: CoreRequest): boolean => SCENARIO_HEADERS.some((h) => request.header(h) !== undefined);

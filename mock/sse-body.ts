@@ -24,6 +24,11 @@ export function sseBody(pieces: string[], timing: StreamWrites): ReadableStream<
             controller.close();
             return;
           }
+          // A reset connection (a runtime fault): the body fails where the socket would have been cut.
+          if (timing.resetAfter !== undefined && piece >= timing.resetAfter) {
+            controller.error(new TypeError('the connection was reset (a runtime fault of the mock)'));
+            return;
+          }
           if (timing.chunkDelayMs > 0) await sleep(timing.chunkDelayMs);
           writes = toWrites(pieces[piece++]!, opts);
           w = 0;

@@ -32,7 +32,11 @@ async function record(files: GoldenFile[]): Promise<void> {
         }
         const expect: GoldenExpect = { status: observed.status, headers };
         if (old.keyOrder) expect.keyOrder = true;
-        if (isEventStream(observed.headers)) expect.events = eventPayloads(observed.text);
+        // A file that asserts the raw text alone (a body that is neither JSON nor a stream, or none) keeps it so.
+        const rawOnly = old.raw !== undefined && old.body === undefined && old.events === undefined;
+        if (rawOnly) {
+          // only the raw text, below
+        } else if (isEventStream(observed.headers)) expect.events = eventPayloads(observed.text);
         else expect.body = JSON.parse(observed.text) as Json;
         if (old.raw !== undefined) expect.raw = observed.text;
         writeFileSync(f.file, formatGolden({ ...f.exchange, expect }), 'utf8');

@@ -153,12 +153,13 @@ function groupDeltas(tokens: string[], size: number): string[] {
  * Builds the completion (2.9): reasoning, then tool calls or text (with search provenance), within `cap`.
  * `cache` is the mock instance's prompt cache (read/written for caching entries).
  */
-export function complete(req: ChatRequest, entry: FixtureEntry, route: MockRoute, search: boolean, cap: number | undefined, cache: PromptCache): Completion {
+export function complete(req: ChatRequest, entry: FixtureEntry, route: MockRoute, search: boolean, requestedCap: number | undefined, cache: PromptCache): Completion {
   const seed = requestSeedHash(req);
   const prompt = promptTokens(req);
   if (entry.context_window !== undefined && prompt > entry.context_window) {
     throw new MockHttpError(400, 'context_length_exceeded', `the prompt has ${prompt} tokens; model ${entry.id} has a context window of ${entry.context_window}`);
   }
+  const cap = capWithinWindow(requestedCap, entry, prompt);
   const completion: Completion = {
     model: entry.id,
     route,
@@ -223,7 +224,34 @@ export function complete(req: ChatRequest, entry: FixtureEntry, route: MockRoute
     }
   }
   completion.tokens.completion = used;
+  checkWithinWindow(completion, entry);
   return completion;
+}
+
+/**
+ * The cap of an answer to a prompt of `prompt` tokens: the cap asked for, bounded by the room the entry's context
+ * window leaves after the prompt (section 8: the window is input plus output).
+ */
+// honours: LIMIT-006 (a text answer is cut where the window ends, finish_reason length)
+export function capWithinWindow(cap: number | undefined, entry: FixtureEntry, prompt: number): number | undefined {
+  if (entry.context_window === undefined) return cap;
+  const room = Math.max(0, entry.context_window - prompt);
+  return cap === undefined ? room : Math.min(cap, room);
+}
+
+/**
+ * Tool calls are never cut (a cut call is not a call): calls that do not fit in the room the window leaves are
+ * refused, before any answer, as a prompt over the window is.
+ */
+// honours: LIMIT-006 (prompt plus completion never over the window)
+export function checkWithinWindow(c: Completion, entry: FixtureEntry): void {
+  const window = entry.context_window;
+  if (window === undefined || c.tokens.prompt + c.tokens.completion <= window) return;
+  throw new MockHttpError(
+    400,
+    'context_length_exceeded',
+    `the prompt has ${c.tokens.prompt} tokens and the answer needs ${c.tokens.completion}; model ${entry.id} has a context window of ${window}`,
+  );
 }
 
 /** Tokens of tool calls as usage counts them: name and arguments of each. */

@@ -21,6 +21,8 @@ export interface CoreRequest {
   headers?(): Record<string, string>;
   /** The query string without its `?`, when the target has one (the contract's endpoints take none). */
   query?: string;
+  /** Resolves when the client goes away before its answer is sent (a stalled answer ends then; the contract never waits on it). */
+  closed?(): Promise<void>;
 }
 
 /** How a stream's encoded events go out on the network (6 rule 7: a network may split them anywhere). */
@@ -33,6 +35,11 @@ export interface StreamWrites {
   writeDelayMs: number;
   /** delay before each event, by position, over chunkDelayMs (a replay at its recorded pace) */
   delaysMs?: readonly number[];
+  /**
+   * a runtime fault, never the contract: the connection is reset after this many events (0: before the status line,
+   * nothing sent); a stream with fewer events ends as usual
+   */
+  resetAfter?: number;
 }
 
 /** What the core answers: a status, headers, and a JSON value, a list of encoded SSE events, or text. */

@@ -180,7 +180,35 @@ export function decodeAcceptedChatRequest(bytes: Uint8Array): ChatRequest {
 export function acceptedChatRequest(body: unknown): ChatRequest {
   const req = body as ChatRequest;
   acceptToolCallTurnsWithoutContent(req.messages);
+  dropUnlistedNested(req);
   return req;
+}
+
+/** Deletes the fields `listed` does not name from `o`, when it is an object. */
+function keepListed(o: unknown, listed: ReadonlySet<string>): void {
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) return;
+  const obj = o as Record<string, unknown>;
+  for (const k of Object.keys(obj)) if (!listed.has(k)) delete obj[k];
+}
+
+/**
+ * A field a nested object does not list is not read (2.1): dropped once the request is accepted, so that nothing
+ * after the decoding can read it (the seed of the answer, the prompt's tokens, the prompt cache's key, the seed of
+ * tool calls). The top-level fields are left to the stages, which read only those 2.1 lists.
+ */
+// honours: REQ-014 (an unlisted field of a message, content part, tool, function or provider changes nothing)
+function dropUnlistedNested(req: ChatRequest): void {
+  for (const m of req.messages) {
+    keepListed(m, LISTED_FIELDS.message);
+    if (Array.isArray(m.content)) for (const p of m.content) keepListed(p, LISTED_FIELDS.contentPart);
+  }
+  if (Array.isArray(req.tools)) {
+    for (const t of req.tools) {
+      keepListed(t, LISTED_FIELDS.tool);
+      keepListed(t.function, LISTED_FIELDS.function);
+    }
+  }
+  keepListed(req.provider, LISTED_FIELDS.provider);
 }
 
 /** A parsed body validated as a chat request (400 invalid_request naming the first issue). */
@@ -217,5 +245,7 @@ function validChatRequest(body: unknown): ChatRequest {
     throw invalid(`invalid request: reasoning.max_tokens must be >= 0 (got integer ${reasoning.max_tokens})`);
   }
   if (b.messages.length === 0) throw invalid('invalid request: messages must have at least 1 item');
+  // After validation: a response-only field of a message (2.9) is refused above, not dropped.
+  dropUnlistedNested(body as ChatRequest);
   return body as ChatRequest;
 }

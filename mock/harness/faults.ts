@@ -1,10 +1,11 @@
-// Runtime faults: legal behaviour a client must survive (a 429, a stream cut by an error event, odd framings,
-// slow events), applied to requests that did not ask for them by header. A fault is never a defect: it breaks no
-// requirement of the contract. Each fault resolves to the same scenario fields the x-mock-* headers give
+// Runtime faults: what a client must survive (a 429, a stream cut by an error event, odd framings, slow events, and
+// the network's failures: a connection reset mid-stream, a stall with no bytes, a JSON body cut short), applied to
+// requests that did not ask for them by header. A fault is never a defect: it breaks no requirement of the
+// server's contract. Each fault resolves to the same scenario fields the x-mock-* headers give
 // (mock/scenario.ts), so every fault has one implementation, the scenario layer's.
 //
 // Grammar (mock/README.md, "Runtime faults"):  FAULT := ACTION [":" PARAM {";" PARAM}] ["@" WHEN]
-import { FRAMINGS, MAX_DELAY_MS, MAX_FAIL_AFTER, MAX_RETRY_AFTER_S, type Framing, type Scenario } from '../scenario.ts';
+import { FRAMINGS, MAX_DELAY_MS, MAX_FAIL_AFTER, MAX_RETRY_AFTER_S, MAX_STALL_MS, type Framing, type Scenario } from '../scenario.ts';
 import { fnv1a, prng } from '../engine/tokens.ts';
 
 /** A fault spec that does not parse; the message names the spec and what is wrong. */
@@ -34,12 +35,13 @@ function intIn(spec: string, what: string, raw: string, min: number, max: number
   return Number(raw);
 }
 
-/** `50`, `50ms` or `2s`: milliseconds, at most MAX_DELAY_MS. */
-function duration(spec: string, what: string, raw: string): number {
+/** `50`, `50ms` or `2s`: milliseconds, at most `max` (MAX_DELAY_MS unless said). */
+function duration(spec: string, what: string, raw: string, max = MAX_DELAY_MS, min = 0): number {
   const m = /^(\d+)(ms|s)?$/.exec(raw);
   if (!m) return fail(spec, `${what} must be a duration such as 50ms or 2s (got "${raw}")`);
   const ms = Number(m[1]) * (m[2] === 's' ? 1000 : 1);
-  if (ms > MAX_DELAY_MS) fail(spec, `${what} must be at most ${MAX_DELAY_MS} ms (got "${raw}")`);
+  if (ms > max) fail(spec, `${what} must be at most ${max} ms (got "${raw}")`);
+  if (ms < min) fail(spec, `${what} must be at least ${min} ms (got "${raw}")`);
   return ms;
 }
 
@@ -113,8 +115,24 @@ export function parseFault(input: string, opts: { when?: boolean } = {}): FaultS
   } else if (kind === 'write-delay') {
     noParams();
     scenario.writeDelayMs = duration(spec, 'write-delay', needValue('5ms'));
+  } else if (kind === 'malformed-json') {
+    noParams();
+    if (value !== undefined) fail(spec, 'malformed-json takes no value');
+    scenario.malformedJson = true;
+    target = 'any';
+  } else if (kind === 'reset-after') {
+    noParams();
+    scenario.resetAfter = intIn(spec, 'reset-after', needValue('3'), 0, MAX_FAIL_AFTER);
+  } else if (kind === 'stall') {
+    noParams();
+    // Without a duration: until the client goes away, at most MAX_STALL_MS.
+    scenario.stallMs = value === undefined ? MAX_STALL_MS : duration(spec, 'stall', value, MAX_STALL_MS, 1);
+    target = 'any';
   } else {
-    fail(spec, `unknown fault "${kind}"; known: STATUS (400..599), status=STATUS, fail-after=N, framing=LIST, delay=DURATION, write-delay=DURATION`);
+    fail(
+      spec,
+      `unknown fault "${kind}"; known: STATUS (400..599), status=STATUS, fail-after=N, framing=LIST, delay=DURATION, write-delay=DURATION, malformed-json, reset-after=N, stall[=DURATION]`,
+    );
   }
   return { spec, scenario, target, when: parseWhen(spec, whenRaw) };
 }

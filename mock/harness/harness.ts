@@ -2,6 +2,7 @@
 // the mount prefix. Not contract: it sits around the instance's `handle` (control API, journal, the faults a
 // request gets) and adds two hooks to the stages, a scenario source for the scenario layer (mock/scenario.ts) and
 // a wrapper of `complete` for scripted answers. mock/service.ts composes it once per instance.
+import { capWithinWindow, checkWithinWindow } from '../core/chat.ts';
 import type { CoreRequest, CoreResult } from '../core/http.ts';
 import { matchPath, type ErrorInput, type StageWrapper, type Stages } from '../core/pipeline.ts';
 import { mergeScenario, scenarioError, type Scenario, type ScenarioSource } from '../scenario.ts';
@@ -128,7 +129,11 @@ export class Harness {
         if (f.status !== undefined) throw scenarioError(f.status, f.retryAfter, `the scripted rule ${rule.name} (fault ${rule.fault.spec})`);
         trace.scenario = mergeScenario(trace.scenario ?? {}, f);
       }
-      return scriptedCompletion(next(input), rule, input.req, input.cap);
+      const base = next(input);
+      // Counted and capped as the core counts and caps its own: within the context window too.
+      const c = scriptedCompletion(base, rule, input.req, capWithinWindow(input.cap, input.entry, base.tokens.prompt));
+      checkWithinWindow(c, input.entry);
+      return c;
     };
     return { complete };
   }

@@ -8,7 +8,7 @@ import { redact, redactHeaders } from '../../spec/redact.ts';
 import { RecordRing, type StoredRecord } from './record-ring.ts';
 
 /** What became of a request, as far as the mock decided it (a client that hangs up mid-stream is not seen here). */
-export type Outcome = 'answered' | 'error' | 'stream' | 'stream-error';
+export type Outcome = 'answered' | 'error' | 'stream' | 'stream-error' | 'reset';
 
 export interface JournalEntry {
   /** 1, 2, ... in arrival order, over the instance's life (a gap means entries were dropped or cleared) */
@@ -66,7 +66,7 @@ export interface JournalRecord {
   scriptRule?: string;
 }
 
-const OUTCOMES: readonly Outcome[] = ['answered', 'error', 'stream', 'stream-error'];
+const OUTCOMES: readonly Outcome[] = ['answered', 'error', 'stream', 'stream-error', 'reset'];
 
 /** The fields of a record the ring keeps as text: one JSON array (exact for any string, lone surrogates included). */
 type RecordText = [method: string, path: string, query: string | null, headers: Record<string, string>, errorCode: string | null, faults: string[] | null, scriptRule: string | null];
@@ -200,6 +200,9 @@ export class RecordedBody implements BodySource {
 /** The outcome and error code of an answer. */
 export function outcomeOf(result: CoreResult): { outcome: Outcome; errorCode?: string } {
   if (result.kind === 'sse') {
+    // A runtime fault that resets the connection before the stream's end (or before any byte: a stall).
+    const { resetAfter } = result.writes;
+    if (resetAfter !== undefined && (resetAfter === 0 || resetAfter < result.pieces.length)) return { outcome: 'reset' };
     const last = result.pieces.at(-1) ?? '';
     if (last.includes('[DONE]')) return { outcome: 'stream' };
     const code = /"code"\s*:\s*"([^"]*)"/.exec(last)?.[1];

@@ -15,8 +15,8 @@ export function pathOf(target: string, origin: string): string | undefined {
   return url.origin === origin ? servedPath(target, url.pathname) : undefined;
 }
 
-/** The core's plain request for an IncomingMessage. */
-export function toCoreRequest(req: http.IncomingMessage, path: string, body: BodySource): CoreRequest {
+/** The core's plain request for an IncomingMessage (`res`: its answer, which closes when the client goes away). */
+export function toCoreRequest(req: http.IncomingMessage, path: string, body: BodySource, res?: http.ServerResponse): CoreRequest {
   const headers = req.headers;
   return {
     method: req.method ?? 'GET',
@@ -38,7 +38,14 @@ export function toCoreRequest(req: http.IncomingMessage, path: string, body: Bod
       return all;
     },
     ...queryOf(req.url),
+    closed: res ? () => closedOf(res) : undefined,
   };
+}
+
+/** Resolves when `res` closes before its answer is sent: the client went away, or the server closed its connections. */
+function closedOf(res: http.ServerResponse): Promise<void> {
+  if (res.destroyed || res.socket === null || res.socket.destroyed) return Promise.resolve();
+  return new Promise((resolve) => res.once('close', () => resolve()));
 }
 
 /** The query of a request target, when it has one. */

@@ -8,9 +8,23 @@ import { toWrites } from '../core/sse-encoder.ts';
 import type { RequestBody } from './request-body.ts';
 import type { Writer } from './writer.ts';
 
-/** Whether a stream goes out event by event on its clocks (delays, one-byte writes), not through the writer. */
+/**
+ * Whether a stream goes out event by event on its clocks (delays, one-byte writes), not through the writer; so does
+ * one to be reset after some events (a runtime fault), whose events must be counted.
+ */
 const paced = (writes: StreamWrites): boolean =>
-  writes.chunkDelayMs > 0 || writes.writeDelayMs > 0 || writes.framing.has('bytewise') || (writes.delaysMs?.some((d) => d > 0) ?? false);
+  writes.chunkDelayMs > 0 ||
+  writes.writeDelayMs > 0 ||
+  writes.framing.has('bytewise') ||
+  writes.resetAfter !== undefined ||
+  (writes.delaysMs?.some((d) => d > 0) ?? false);
+
+/** A connection reset (TCP RST, the client sees ECONNRESET), not a close: what a crashed upstream or a middlebox does. */
+function reset(res: http.ServerResponse): void {
+  const socket = res.socket;
+  if (socket && !socket.destroyed) socket.resetAndDestroy();
+  res.destroy();
+}
 
 /** The wait before event `i` of a stream. */
 const delayBefore = (writes: StreamWrites, i: number): number => writes.delaysMs?.[i] ?? writes.chunkDelayMs;
@@ -49,6 +63,7 @@ export async function send(res: http.ServerResponse, result: CoreResult, writer:
   if (body?.cut) res.shouldKeepAlive = false;
   if (held && !(result.kind === 'sse' && paced(result.writes))) await writer.hold();
   if (res.destroyed) return;
+  if (result.kind === 'sse' && result.writes.resetAfter === 0) return reset(res);
   if (result.headers['content-encoding'] === 'gzip') return sendGzipped(res, result, writer, body);
   if (result.kind !== 'sse') {
     const bytes = result.kind === 'json' ? writer.json(result.body) : Buffer.from(result.body);
@@ -59,6 +74,7 @@ export async function send(res: http.ServerResponse, result: CoreResult, writer:
     return;
   }
   let gone = false;
+  let cut = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let wake: (() => void) | undefined;
   const onClose = (): void => {
@@ -95,6 +111,11 @@ export async function send(res: http.ServerResponse, result: CoreResult, writer:
       for (const [i, piece] of pieces.entries()) {
         const wait = delayBefore(writes, i);
         if (wait > 0) await sleep(wait);
+        // The reset comes where the next event would have: after its wait, so the events before it are on their way.
+        if (writes.resetAfter !== undefined && i >= writes.resetAfter) {
+          cut = true;
+          break;
+        }
         for (const w of toWrites(piece, { framing: writes.framing })) {
           if (writes.writeDelayMs > 0) await sleep(writes.writeDelayMs);
           if (gone) break;
@@ -105,7 +126,8 @@ export async function send(res: http.ServerResponse, result: CoreResult, writer:
     }
   } finally {
     res.off('close', onClose);
-    if (gone) res.destroy();
+    if (cut && !gone) reset(res);
+    else if (gone) res.destroy();
     else {
       res.end();
       body?.discardRest();
@@ -131,7 +153,9 @@ async function sendGzipped(res: http.ServerResponse, result: CoreResult, writer:
   gzip.pipe(res);
   let gone = false;
   res.once('close', () => void (gone = !res.writableFinished));
+  const { resetAfter } = result.writes;
   for (const [i, piece] of result.pieces.entries()) {
+    if (resetAfter !== undefined && i >= resetAfter) return reset(res);
     const wait = delayBefore(result.writes, i);
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     if (gone) break;

@@ -51,7 +51,7 @@ export async function serveRequest(x: Exchange, req: http.IncomingMessage, res: 
     result = service.error({ status: 400, code: 'invalid_request', message: 'invalid request: absolute-form request target for another origin' });
   } else {
     try {
-      result = await service.handle(toCoreRequest(req, path, body ?? NO_BODY));
+      result = await service.handle(toCoreRequest(req, path, body ?? NO_BODY, res));
     } catch (err) {
       result = service.error({ status: 500, code: 'internal_error', message: `the mock failed: ${(err as Error)?.message}` });
     }

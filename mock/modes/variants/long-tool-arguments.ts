@@ -1,5 +1,5 @@
 // Legal variant: tool calls long enough that a cap cuts them (2.4, 4.3 rule 2), as a real model's would be.
-import { requestSeedDigest, toolCallTokens } from '../../core/chat.ts';
+import { capWithinWindow, requestSeedDigest, toolCallTokens } from '../../core/chat.ts';
 import { buildToolCalls, chooseTools } from '../../core/tools.ts';
 import { variant } from '../mode.ts';
 import { cutToolCalls } from '../support.ts';
@@ -18,9 +18,10 @@ export const LONG_TOOL_ARGUMENTS_VARIANT = variant({
       if (c.toolCalls.length === 0) return c;
       const before = c.tokens.completion - toolCallTokens(c.toolCalls);
       let calls = buildToolCalls(chooseTools(input.req), requestSeedDigest(input.req), LONG_ARGUMENT_PADDING);
-      // The cap cuts a call as it cuts text (the clean mock never cuts a call).
-      if (input.cap !== undefined) {
-        const cut = cutToolCalls(calls, Math.max(0, input.cap - before));
+      // The cap cuts a call as it cuts text (the clean mock never cuts a call); the context window is a cap too.
+      const cap = capWithinWindow(input.cap, input.entry, c.tokens.prompt);
+      if (cap !== undefined) {
+        const cut = cutToolCalls(calls, Math.max(0, cap - before));
         if (cut !== undefined) {
           calls = cut;
           c.finishReason = 'length';
