@@ -44,7 +44,9 @@ export class InProcessMock implements ExchangeLog {
     const started = performance.now();
     const request = new Request(`${ORIGIN}${path}`, { method, headers: requestHeaders, ...(requestBody !== undefined ? { body: requestBody } : {}) });
     const response = toResponse(await this.service.handle(fromRequest(request)));
-    const body = Buffer.from(await response.arrayBuffer());
+    // A network error (the mock reset the connection): no status and no body, as the suite's transport records one.
+    const reset = response.type === 'error';
+    const body = reset ? Buffer.alloc(0) : Buffer.from(await response.arrayBuffer());
     const responseBody = body.toString('utf8');
     const exchange: Exchange = {
       method,
@@ -58,6 +60,7 @@ export class InProcessMock implements ExchangeLog {
       responseBody,
       responseBytes: body.byteLength,
       durationMs: performance.now() - started,
+      ...(reset ? { error: 'read ECONNRESET (the connection was reset)' } : {}),
       curl: `curl -X ${method} '${ORIGIN}${path}'`,
     };
     this.exchanges.push(exchange);

@@ -307,6 +307,13 @@ const PROBES = {
     },
     declared: ['LIMIT-002', 'LIMIT-007'],
   },
+  // The same two uploads the other way round: LIMIT-007's evidence is the valid JSON upload.
+  'refused: oversized bodies, not JSON and valid': {
+    compared: (m) => m.raw(notJson(OVERSIZED)),
+    send: (m) => m.raw(padded(OVERSIZED)),
+    judge: (c, r, garbage) => void judgeRefusalAnswered(c, r, garbage!, OVERSIZED),
+    declared: ['LIMIT-007'],
+  },
   'refused: an oversized body': { send: (m) => m.raw(padded(OVERSIZED)), judge: (c, r) => void judgeRefusal(c, r, { id: 'LIMIT-001' }), declared: ['LIMIT-001'] },
 } satisfies Record<string, Probe>;
 
@@ -376,6 +383,7 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'catalog-get-differs': 'model entry read back',
   'catalog-lists-deactivated': 'model list, a deactivated model',
   'oversized-parsed-first': 'refused: oversized bodies, valid JSON and not',
+  'oversized-reset': 'refused: oversized bodies, not JSON and valid',
   'max-tokens-wins': 'chat, both caps, max_completion_tokens the smaller',
   'cap-ignored': 'chat, max_completion_tokens alone',
   'tool-call-undeclared-name': 'chat, tool call, the names judged',

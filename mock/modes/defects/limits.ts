@@ -1,5 +1,6 @@
 // Defect modes: limits (4.3 rule 1, 8). Each breaks the requirement it names, as real servers do.
 import { checkContentLength, readBodyLimited, tooLarge } from '../../core/limits.ts';
+import { MockHttpError } from '../../core/errors.ts';
 import { defect } from '../mode.ts';
 
 /** How far oversized-parsed-first reads a body before parsing it. */
@@ -54,6 +55,27 @@ export const LIMIT_DEFECTS = [
       readBody: () => async ({ request }) => {
         checkContentLength(request.header('content-length'), ONE_MIB);
         return readBodyLimited(request.body, ONE_MIB);
+      },
+    }),
+  }),
+  defect({
+    name: 'oversized-reset',
+    tier: 'extended',
+    breaks: 'LIMIT-007',
+    section: 'limits',
+    expect: 'warn',
+    description: 'an oversized body is answered by a reset connection, no status and no body, though the Content-Length (and Expect: 100-continue) let it answer 413 before the upload',
+    stages: (ctx) => ({
+      chat: (next) => async (input) => {
+        try {
+          return await next(input);
+        } catch (err) {
+          if (!(err instanceof MockHttpError) || err.status !== 413) throw err;
+          // A reset before the status line (the transport's runtime-fault path): what a proxy or a server's body
+          // limit at the socket does.
+          const writes = ctx.s.writes({ request: input.request, framing: ctx.s.framing({ request: input.request }) });
+          return { status: 200, headers: {}, kind: 'sse', pieces: [], writes: { ...writes, resetAfter: 0 } };
+        }
       },
     }),
   }),
