@@ -242,13 +242,18 @@ export const searchCallsCountCompleted = check('SEARCH-039', function searchCall
   return holds(typeof n === 'number' && n >= 1, () => `${c.what}: usage.service_web_search_calls is ${quote(n)}; it is omitted when no search completed`);
 }, { when: 'usage reports service_web_search_calls (a search result)' });
 
-/** Input tokens of a request that carried a prompt: the kit never sends an empty conversation. */
+/**
+ * Input tokens of a request that carried a prompt: the kit never sends an empty conversation. Cache-write tokens are
+ * additional to prompt_tokens (2.9), so a prompt written to the cache whole reads as prompt_tokens 0 beside them.
+ */
 export const promptTokensCountInput = check('RESP-021', function promptTokensCountInput(c: Completion) {
   const u = usageOf(c);
   if (!u) return notApplicable();
   const p = u.prompt_tokens;
   if (typeof p !== 'number') return undefined;
-  return holds(p >= 1, () => `${c.what}: usage.prompt_tokens is ${p} for a request whose messages carry text; input tokens were read`);
+  const details = u.prompt_tokens_details;
+  const written = details !== null && typeof details === 'object' && typeof (details as Record<string, unknown>).cache_write_tokens === 'number' ? ((details as Record<string, unknown>).cache_write_tokens as number) : 0;
+  return holds(p + written >= 1, () => `${c.what}: usage.prompt_tokens is ${p}${written > 0 ? ` and cache_write_tokens ${written}` : ''} for a request whose messages carry text; input tokens were read`);
 }, { when: 'the answer reports usage' });
 
 /** Generated tokens: an answer that carries text or a tool call was generated, so it counts at least one token. */

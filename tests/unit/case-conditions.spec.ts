@@ -32,6 +32,15 @@ test.describe('RESP-015: an empty tool-call id fails, streamed or not', () => {
   });
 });
 
+test('RESP-021: a prompt written to the cache whole (prompt_tokens 0 beside cache_write_tokens) was read; 0 with nothing written fails', () => {
+  const written = scratch();
+  judgeCompletion(written.check, written.respond(200, completion({ content: 'Hi' }, { usage: { prompt_tokens: 0, completion_tokens: 1, total_tokens: 1, prompt_tokens_details: { cache_write_tokens: 12 } } })), 'm');
+  expect(statusOf(written.check.records, 'RESP-021')).toBe('pass');
+  const none = scratch();
+  judgeCompletion(none.check, none.respond(200, completion({ content: 'Hi' }, { usage: { prompt_tokens: 0, completion_tokens: 1, total_tokens: 1 } })), 'm');
+  expect(statusOf(none.check.records, 'RESP-021')).toBe('fail');
+});
+
 test.describe('after [DONE] nothing is read as part of the stream', () => {
   test('a usage chunk sent after [DONE] is no usage block: STREAM-016 fails (and STREAM-004 for the event after the sentinel)', () => {
     const { check, respond } = scratch();
