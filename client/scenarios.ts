@@ -35,6 +35,8 @@ export interface Scenario {
 
 /** Multi-byte text on purpose (2- to 4-byte UTF-8 characters), long enough to cross many chunks. */
 export const ANSWER_TEXT = 'Grüße aus Köln: the café serves crème brûlée, 東京の天気は晴れ, and the forecast says ☀️ then 🌧️ by evening, 42 km/h winds.';
+/** Short, and mostly 2- to 4-byte characters: the bytewise stream stays short. */
+export const SPLIT_TEXT = 'Köln → 東京: ☀️ 🌧️ ñandú';
 export const TOOL_ANSWER_TEXT = 'It is 18 °C and sunny in Paris for the next two days.';
 export const FOLLOW_UP_TEXT = 'Noted: the summary stands as it is.';
 export const TOOL_CALL_ID = 'call_weather_7';
@@ -76,16 +78,16 @@ function exactText(id: string, r: ClientReport, want: string, what: string): Che
   return fail(id, `${what}: the client reported ${shown(r.text)}, not the answer's text ${shown(want)}`);
 }
 
-function streamScenario(id: string, requirement: string, title: string, framing: string | undefined, what: string): Scenario {
+function streamScenario(id: string, requirement: string, title: string, faults: string[], what: string, text = ANSWER_TEXT): Scenario {
   return {
     id,
     title,
     requirements: [requirement],
-    mock: { script: say(ANSWER_TEXT), ...(framing ? { fault: `framing=${framing}` } : {}) },
+    mock: { script: say(text), ...(faults.length > 0 ? { fault: faults } : {}) },
     instruction: { kind: 'stream', model: 'acme/chat-small', messages: [{ role: 'user', content: 'Say the weather report.' }] },
-    expected: `text ${JSON.stringify(ANSWER_TEXT)}, no error`,
+    expected: `text ${JSON.stringify(text)}, no error`,
     ...(id === 'stream-plain' ? {} : { after: 'stream-plain' }),
-    judge: ({ report }) => [exactText(requirement, report, ANSWER_TEXT, what)],
+    judge: ({ report }) => [exactText(requirement, report, text, what)],
   };
 }
 
@@ -98,11 +100,13 @@ export function renamedCatalog(): CatalogFixture {
 const imagePart = (p: unknown): boolean => p !== null && typeof p === 'object' && ((p as { type?: unknown }).type === 'image_url' || 'image_url' in (p as object));
 
 export const SCENARIOS: readonly Scenario[] = [
-  streamScenario('stream-plain', 'STREAM-004', 'A plain stream: chunks without delta.content, then the [DONE] sentinel, which is not JSON', undefined, 'a plain LF stream ending with [DONE]'),
-  streamScenario('stream-multiline', 'STREAM-006', 'Each event spreads its JSON over several data: lines, joined with a newline', 'multiline', 'events over several data: lines'),
-  streamScenario('stream-crlf', 'STREAM-008', 'Every line of the stream ends with CRLF', 'crlf', 'a CRLF-framed stream'),
-  streamScenario('stream-no-final-blank', 'STREAM-011', 'The final event ([DONE]) lacks its terminating blank line', 'no-final-blank', 'a stream whose last event has no blank line'),
-  streamScenario('stream-bytewise', 'STREAM-014', 'One byte per network write: UTF-8 characters split across chunks', 'bytewise', 'a stream written one byte at a time'),
+  streamScenario('stream-plain', 'STREAM-004', 'A plain stream: chunks without delta.content, then the [DONE] sentinel, which is not JSON', [], 'a plain LF stream ending with [DONE]'),
+  streamScenario('stream-multiline', 'STREAM-006', 'Each event spreads its JSON over several data: lines, joined with a newline', ['framing=multiline'], 'events over several data: lines'),
+  streamScenario('stream-crlf', 'STREAM-008', 'Every line of the stream ends with CRLF', ['framing=crlf'], 'a CRLF-framed stream'),
+  streamScenario('stream-no-final-blank', 'STREAM-011', 'The final event ([DONE]) lacks its terminating blank line', ['framing=no-final-blank'], 'a stream whose last event has no blank line'),
+  // A millisecond before each byte: the client reads the bytes apart (without it they pile up in the socket and
+  // arrive in a few large chunks), and a short text keeps the stream to about two seconds.
+  streamScenario('stream-bytewise', 'STREAM-014', 'One byte per network write, a millisecond apart: UTF-8 characters split across chunks', ['framing=bytewise', 'write-delay=1ms'], 'a stream written one byte at a time', SPLIT_TEXT),
   {
     id: 'stream-error',
     title: 'The stream opens with 200, sends three chunks, then an error event and ends without [DONE]',
