@@ -41,6 +41,11 @@ export interface ClientRunOptions {
   seed?: number;
   /** Called as each scenario ends (progress on the terminal). */
   onScenario?: (r: ScenarioResult) => void;
+  /**
+   * Run the scenarios at once (each has its own mock) instead of one after the other. The command runs them one at a
+   * time: a client process per scenario competes for the machine with the others, and a run reads best in order.
+   */
+  parallel?: boolean;
 }
 
 async function listedCatalog(baseUrl: string): Promise<Record<string, unknown>[]> {
@@ -103,12 +108,15 @@ export function blockByBase(results: readonly ScenarioResult[]): void {
 
 export async function runClientScenarios(options: ClientRunOptions): Promise<ScenarioResult[]> {
   const bounds: RunBounds = { ...DEFAULT_BOUNDS, ...options.bounds };
-  const results: ScenarioResult[] = [];
-  for (const scenario of options.scenarios ?? SCENARIOS) {
+  const one = async (scenario: Scenario): Promise<ScenarioResult> => {
     const r = await runScenario(scenario, options.driver, bounds, options.seed);
-    results.push(r);
     options.onScenario?.(r);
-  }
+    return r;
+  };
+  const scenarios = options.scenarios ?? SCENARIOS;
+  const results: ScenarioResult[] = [];
+  if (options.parallel) results.push(...(await Promise.all(scenarios.map(one))));
+  else for (const scenario of scenarios) results.push(await one(scenario));
   blockByBase(results);
   return results;
 }
