@@ -17,6 +17,8 @@ export interface Instruction {
   tools?: unknown[];
   /** `tool-loop`: the content of the tool result to send back for every call. */
   tool_result?: string;
+  /** `tool-loop`: stream both completions (the calls assembled from their deltas). */
+  stream?: boolean;
   /** `search`: search with these web_search_options, then send the answer back with this user message. */
   web_search_options?: Record<string, unknown>;
   follow_up?: string;

@@ -99,6 +99,65 @@ export function renamedCatalog(): CatalogFixture {
 
 const imagePart = (p: unknown): boolean => p !== null && typeof p === 'object' && ((p as { type?: unknown }).type === 'image_url' || 'image_url' in (p as object));
 
+function toolLoop(id: string, title: string, mock: MockOptions, stream: boolean): Scenario {
+  return {
+    id,
+    title,
+    requirements: ['RESP-020', 'TOOL-011'],
+    // Streamed, it builds on the plain stream: a client that cannot read a stream fails there.
+    ...(stream ? { after: 'stream-plain' } : {}),
+    mock: {
+      ...mock,
+      script: {
+        rules: [
+          { name: 'call the tool', match: { tool_result: false }, answer: { tool_calls: [{ name: 'get_weather', id: TOOL_CALL_ID, arguments: TOOL_ARGUMENTS }] } },
+          { name: 'answer', match: { tool_result: 'get_weather' }, answer: { content: TOOL_ANSWER_TEXT } },
+        ],
+      },
+    },
+    instruction: {
+      kind: 'tool-loop',
+      ...(stream ? { stream: true } : {}),
+      model: 'acme/chat-small',
+      messages: [{ role: 'user', content: 'What is the weather in Paris for two days?' }],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'get_weather',
+            description: 'The weather forecast of a city.',
+            parameters: {
+              type: 'object',
+              properties: { city: { type: 'string' }, days: { type: 'integer' }, units: { type: 'string', enum: ['metric', 'imperial'] } },
+              required: ['city', 'days', 'units'],
+            },
+          },
+        },
+      ],
+      tool_result: '{"temperature_c":18,"sky":"sunny"}',
+    },
+    expected: `${stream ? 'streamed: ' : ''}tool_calls [{id ${TOOL_CALL_ID}, name get_weather, arguments ${JSON.stringify(TOOL_ARGUMENTS)} (decoded)}], the result sent back with tool_call_id ${TOOL_CALL_ID}, then text ${JSON.stringify(TOOL_ANSWER_TEXT)}`,
+    judge: ({ report, journal }) => {
+      const call = report.tool_calls?.[0];
+      const args =
+        call === undefined
+          ? fail('RESP-020', `the client reported no tool call (tool_calls ${shown(report.tool_calls)}${report.error ? `; ${errorText(report)}` : ''})`)
+          : JSON.stringify(call.arguments) === JSON.stringify(TOOL_ARGUMENTS) || deepEqual(call.arguments, TOOL_ARGUMENTS)
+            ? pass('RESP-020')
+            : fail('RESP-020', `the call's arguments were reported as ${shown(call.arguments)} (${typeof call.arguments}), not decoded from the JSON string to ${shown(TOOL_ARGUMENTS)}`);
+      const second = posts(journal)[1];
+      const tools = second ? messagesOf(second).filter((m) => m.role === 'tool') : [];
+      const answered = tools.some((m) => m.tool_call_id === TOOL_CALL_ID);
+      const loop = !second
+        ? fail('TOOL-011', `the client never sent the tool result back (${posts(journal).length} chat request(s))${report.error ? `; ${errorText(report)}` : ''}`)
+        : !answered
+          ? fail('TOOL-011', `the tool result does not answer the call by its id: tool messages ${shown(tools.map((m) => ({ tool_call_id: m.tool_call_id })))}, the call's id is ${TOOL_CALL_ID}`)
+          : exactText('TOOL-011', report, TOOL_ANSWER_TEXT, 'the answer after the tool result');
+      return [args, loop];
+    },
+  };
+}
+
 export const SCENARIOS: readonly Scenario[] = [
   streamScenario('stream-plain', 'STREAM-004', 'A plain stream: chunks without delta.content, then the [DONE] sentinel, which is not JSON', [], 'a plain LF stream ending with [DONE]'),
   streamScenario('stream-multiline', 'STREAM-006', 'Each event spreads its JSON over several data: lines, joined with a newline', ['framing=multiline'], 'events over several data: lines'),
@@ -121,58 +180,10 @@ export const SCENARIOS: readonly Scenario[] = [
         : fail('STREAM-018', `an error event ended the stream after 3 chunks, and the client returned ${shown(report.text)} as the answer instead of failing`),
     ],
   },
-  {
-    id: 'tool-loop',
-    title: 'A tool call (arguments a JSON-encoded string), the tool result sent back, then the final answer',
-    requirements: ['RESP-020', 'TOOL-011'],
-    mock: {
-      script: {
-        rules: [
-          { name: 'call the tool', match: { tool_result: false }, answer: { tool_calls: [{ name: 'get_weather', id: TOOL_CALL_ID, arguments: TOOL_ARGUMENTS }] } },
-          { name: 'answer', match: { tool_result: 'get_weather' }, answer: { content: TOOL_ANSWER_TEXT } },
-        ],
-      },
-    },
-    instruction: {
-      kind: 'tool-loop',
-      model: 'acme/chat-small',
-      messages: [{ role: 'user', content: 'What is the weather in Paris for two days?' }],
-      tools: [
-        {
-          type: 'function',
-          function: {
-            name: 'get_weather',
-            description: 'The weather forecast of a city.',
-            parameters: {
-              type: 'object',
-              properties: { city: { type: 'string' }, days: { type: 'integer' }, units: { type: 'string', enum: ['metric', 'imperial'] } },
-              required: ['city', 'days', 'units'],
-            },
-          },
-        },
-      ],
-      tool_result: '{"temperature_c":18,"sky":"sunny"}',
-    },
-    expected: `tool_calls [{id ${TOOL_CALL_ID}, name get_weather, arguments ${JSON.stringify(TOOL_ARGUMENTS)} (decoded)}], the result sent back with tool_call_id ${TOOL_CALL_ID}, then text ${JSON.stringify(TOOL_ANSWER_TEXT)}`,
-    judge: ({ report, journal }) => {
-      const call = report.tool_calls?.[0];
-      const args =
-        call === undefined
-          ? fail('RESP-020', `the client reported no tool call (tool_calls ${shown(report.tool_calls)}${report.error ? `; ${errorText(report)}` : ''})`)
-          : JSON.stringify(call.arguments) === JSON.stringify(TOOL_ARGUMENTS) || deepEqual(call.arguments, TOOL_ARGUMENTS)
-            ? pass('RESP-020')
-            : fail('RESP-020', `the call's arguments were reported as ${shown(call.arguments)} (${typeof call.arguments}), not decoded from the JSON string to ${shown(TOOL_ARGUMENTS)}`);
-      const second = posts(journal)[1];
-      const tools = second ? messagesOf(second).filter((m) => m.role === 'tool') : [];
-      const answered = tools.some((m) => m.tool_call_id === TOOL_CALL_ID);
-      const loop = !second
-        ? fail('TOOL-011', `the client never sent the tool result back (${posts(journal).length} chat request(s))${report.error ? `; ${errorText(report)}` : ''}`)
-        : !answered
-          ? fail('TOOL-011', `the tool result does not answer the call by its id: tool messages ${shown(tools.map((m) => ({ tool_call_id: m.tool_call_id })))}, the call's id is ${TOOL_CALL_ID}`)
-          : exactText('TOOL-011', report, TOOL_ANSWER_TEXT, 'the answer after the tool result');
-      return [args, loop];
-    },
-  },
+  toolLoop('tool-loop', 'A tool call (arguments a JSON-encoded string), the tool result sent back, then the final answer', {}, false),
+  // Streamed tool calls, each later delta repeating the call's id (2.4 allows it, servers that write each delta
+  // whole do it): the call is assembled by index, its id taken once, never concatenated.
+  toolLoop('tool-loop-stream', 'Streamed: tool-call deltas assembled by index (each repeating the call id), the result sent back, the answer streamed', { variant: 'tool-call-id-repeated' }, true),
   {
     id: 'search',
     title: 'A search answer (annotations, service_web_search with an action without url, usage.service_web_search_calls), sent back in a follow-up',

@@ -50,7 +50,12 @@ try {
     const tools = Object.fromEntries(
       ins.tools.map((t) => [t.function.name, tool({ description: t.function.description, inputSchema: jsonSchema(t.function.parameters ?? { type: 'object' }), execute: async () => ins.tool_result })]),
     );
-    const result = await generateText({ model, messages, tools, stopWhen: stepCountIs(2), maxRetries: 2 });
+    let result;
+    if (ins.stream) {
+      result = streamText({ model, messages, tools, stopWhen: stepCountIs(2), maxRetries: 2, onError: () => {} });
+      for await (const part of result.fullStream) if (part.type === 'error') throw part.error;
+      result = { steps: await result.steps, text: await result.text };
+    } else result = await generateText({ model, messages, tools, stopWhen: stepCountIs(2), maxRetries: 2 });
     const calls = result.steps[0]?.toolCalls ?? [];
     report({ text: result.text, model: id, tool_calls: calls.map((c) => ({ id: c.toolCallId, name: c.toolName, arguments: c.input })) });
   } else if (ins.kind === 'search') {

@@ -27,17 +27,25 @@ async function post(body) {
   }
 }
 
+/** A streamed completion's message: the text deltas joined, tool calls assembled by index (id and name once). */
 async function stream(body) {
   const res = await post({ ...body, stream: true });
   const events = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
-  let text = '';
+  let content = '';
+  const calls = [];
   for await (const event of events) {
     if (event.data === '[DONE]') break; // the sentinel, not JSON
     const chunk = JSON.parse(event.data);
     if (chunk.error) throw new ApiError(200, chunk); // an in-stream error fails the answer (section 6 rule 10)
-    text += chunk.choices?.[0]?.delta?.content ?? '';
+    const delta = chunk.choices?.[0]?.delta ?? {};
+    content += delta.content ?? '';
+    for (const t of delta.tool_calls ?? []) {
+      const call = (calls[t.index] ??= { id: t.id, type: 'function', function: { name: '', arguments: '' } });
+      if (t.function?.name) call.function.name = t.function.name;
+      call.function.arguments += t.function?.arguments ?? '';
+    }
   }
-  return text;
+  return { role: 'assistant', content: content === '' && calls.length > 0 ? null : content, ...(calls.length > 0 ? { tool_calls: calls.filter(Boolean) } : {}) };
 }
 
 const complete = async (body) => (await post(body)).json();
@@ -54,14 +62,15 @@ try {
   if (!model) throw new Error(`no model of the catalog has ${ins.needs.join(', ')}`);
   const messages = entry?.supports_images === true ? ins.messages : ins.messages.map((m) => (Array.isArray(m.content) ? { ...m, content: m.content.filter((p) => p.type === 'text') } : m));
 
-  if (ins.kind === 'stream') report({ text: await stream({ model, messages }), model });
+  if (ins.kind === 'stream') report({ text: (await stream({ model, messages })).content, model });
   else if (ins.kind === 'tool-loop') {
-    const first = (await complete({ model, messages, tools: ins.tools })).choices[0].message;
+    const ask = async (msgs) => (ins.stream ? stream({ model, messages: msgs, tools: ins.tools }) : (await complete({ model, messages: msgs, tools: ins.tools })).choices[0].message);
+    const first = await ask(messages);
     const calls = first.tool_calls ?? [];
     const next = [...messages, { role: 'assistant', content: first.content, tool_calls: calls }, ...calls.map((c) => ({ role: 'tool', tool_call_id: c.id, content: ins.tool_result }))];
-    const final = await complete({ model, messages: next, tools: ins.tools });
+    const final = await ask(next);
     // arguments is a JSON-encoded string (2.4): decoded here.
-    report({ text: final.choices[0].message.content, model, tool_calls: calls.map((c) => ({ id: c.id, name: c.function.name, arguments: JSON.parse(c.function.arguments) })) });
+    report({ text: final.content, model, tool_calls: calls.map((c) => ({ id: c.id, name: c.function.name, arguments: JSON.parse(c.function.arguments) })) });
   } else if (ins.kind === 'search') {
     const first = await complete({ model, messages, web_search_options: ins.web_search_options });
     const answer = first.choices[0].message;

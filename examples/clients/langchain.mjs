@@ -28,11 +28,18 @@ try {
     for await (const chunk of await llm({ streaming: true }).stream(messages)) text += textOf(chunk);
     report({ text, model });
   } else if (ins.kind === 'tool-loop') {
-    const bound = llm().bindTools(ins.tools);
-    const ai = await bound.invoke(messages);
+    const bound = llm(ins.stream ? { streaming: true } : {}).bindTools(ins.tools);
+    // Streamed, the chunks are merged by LangChain's own concat (tool-call chunks joined by index).
+    const ask = async (msgs) => {
+      if (!ins.stream) return bound.invoke(msgs);
+      let acc;
+      for await (const chunk of await bound.stream(msgs)) acc = acc === undefined ? chunk : acc.concat(chunk);
+      return acc;
+    };
+    const ai = await ask(messages);
     const calls = ai.tool_calls ?? [];
     const results = calls.map((c) => ({ role: 'tool', tool_call_id: c.id, content: ins.tool_result }));
-    const final = await bound.invoke([...messages, ai, ...results]);
+    const final = await ask([...messages, ai, ...results]);
     // LangChain decodes function.arguments into `args` (2.4).
     report({ text: textOf(final), model, tool_calls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.args })) });
   } else if (ins.kind === 'search') {

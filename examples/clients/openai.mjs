@@ -27,12 +27,14 @@ try {
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
     report({ text, model });
   } else if (ins.kind === 'tool-loop') {
-    const first = (await client.chat.completions.create({ model, messages, tools: ins.tools })).choices[0].message;
-    const calls = first.tool_calls ?? [];
+    // Streamed, the SDK's stream helper assembles the calls from their deltas.
+    const ask = async (msgs) =>
+      (ins.stream ? await client.chat.completions.stream({ model, messages: msgs, tools: ins.tools }).finalChatCompletion() : await client.chat.completions.create({ model, messages: msgs, tools: ins.tools })).choices[0].message;
+    const first = await ask(messages);
+    const calls = (first.tool_calls ?? []).map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: c.function.arguments } }));
     const results = calls.map((c) => ({ role: 'tool', tool_call_id: c.id, content: ins.tool_result }));
-    const assistant = { role: 'assistant', content: first.content, tool_calls: calls };
-    const final = await client.chat.completions.create({ model, messages: [...messages, assistant, ...results], tools: ins.tools });
-    report({ text: final.choices[0].message.content, model, tool_calls: calls.map((c) => ({ id: c.id, name: c.function.name, arguments: JSON.parse(c.function.arguments) })) });
+    const final = await ask([...messages, { role: 'assistant', content: first.content, tool_calls: calls }, ...results]);
+    report({ text: final.content, model, tool_calls: calls.map((c) => ({ id: c.id, name: c.function.name, arguments: JSON.parse(c.function.arguments) })) });
   } else if (ins.kind === 'search') {
     const first = await client.chat.completions.create({ model, messages, web_search_options: ins.web_search_options });
     const answer = first.choices[0].message;

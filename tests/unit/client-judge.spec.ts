@@ -26,6 +26,7 @@ const FLAWS: Record<string, string> = {
   'hardcoded-model': 'CAT-040',
   'swap-model': 'ERR-009',
   'arguments-object': 'RESP-020',
+  'id-concat': 'TOOL-011',
 };
 
 test.describe.configure({ timeout: 60_000 });
