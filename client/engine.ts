@@ -91,7 +91,7 @@ export async function runScenario(scenario: Scenario, driver: ClientDriver, boun
   }
 }
 
-/** Turns the failures of a scenario built on a failed one into skips naming that failure (one deviation, reported once). */
+/** Turns the failures (and warnings) of a scenario built on a failed one into skips naming that failure (one deviation, reported once). */
 export function blockByBase(results: readonly ScenarioResult[]): void {
   const byId = new Map(results.map((r) => [r.scenario.id, r]));
   for (const r of results) {
@@ -99,7 +99,7 @@ export function blockByBase(results: readonly ScenarioResult[]): void {
     const baseFail = base?.records.find((x) => x.status === 'fail' || x.status === 'error');
     if (!base || !baseFail) continue;
     r.records = r.records.map((x) =>
-      x.status === 'fail' || x.status === 'error'
+      x.status === 'fail' || x.status === 'error' || x.status === 'warn'
         ? { id: x.id, status: 'skip', message: x.message, cause: { ...(baseFail.status === 'fail' ? { id: baseFail.id } : {}), message: `the client failed the scenario ${base.scenario.id} this one builds on: ${baseFail.message ?? baseFail.id}` } }
         : x,
     );

@@ -19,6 +19,8 @@ export interface Instruction {
   tool_result?: string;
   /** `tool-loop`: stream both completions (the calls assembled from their deltas). */
   stream?: boolean;
+  /** `stream`: send these stream_options (`include_usage`), and report the usage the stream gave. */
+  stream_options?: { include_usage?: boolean };
   /** `search`: search with these web_search_options, then send the answer back with this user message. */
   web_search_options?: Record<string, unknown>;
   follow_up?: string;
@@ -38,6 +40,7 @@ export interface ClientReport {
   models?: Record<string, unknown>[];
   /** The model the client used. */
   model?: string;
+  /** The usage the answer gave (`prompt_tokens`, `completion_tokens`); a `stream` with include_usage reports it. */
   usage?: Record<string, unknown>;
   error?: { message?: string; code?: string | null; status?: number | null } | null;
 }

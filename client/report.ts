@@ -19,7 +19,7 @@ import { CONTRACT, requirements } from '../spec/requirements/index.ts';
 import type { ScenarioResult } from './engine.ts';
 import type { Instruction } from './protocol.ts';
 
-export type ScenarioStatus = 'pass' | 'fail' | 'error' | 'skip';
+export type ScenarioStatus = 'pass' | 'fail' | 'warn' | 'error' | 'skip';
 
 export interface ScenarioRow {
   id: string;
@@ -44,7 +44,7 @@ const BODY_SHOWN = 4000;
 
 export function scenarioStatus(r: ScenarioResult): ScenarioStatus {
   const s = new Set(r.records.map((x) => x.status));
-  return s.has('fail') ? 'fail' : s.has('error') ? 'error' : s.size > 0 && [...s].every((x) => x === 'skip') ? 'skip' : 'pass';
+  return s.has('fail') ? 'fail' : s.has('error') ? 'error' : s.has('warn') ? 'warn' : s.size > 0 && [...s].every((x) => x === 'skip') ? 'skip' : 'pass';
 }
 
 function exchangeOf(e: JournalEntry, origin: string): Exchange {

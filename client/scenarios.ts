@@ -3,7 +3,7 @@
 // names the catalog records it judges; a record judged here stays one record of the catalog (most are the
 // contract's consumer rules, `check: mock-only`, which the kit's own consumer passes in its own tests).
 import type { CheckRecord } from '../judge/checker.ts';
-import { defaultCatalog, type CatalogFixture, type JournalEntry, type MockOptions, type ScriptDocument } from '../mock/index.ts';
+import { countTokens, defaultCatalog, type CatalogFixture, type JournalEntry, type MockOptions, type ScriptDocument } from '../mock/index.ts';
 import type { ClientReport, Instruction } from './protocol.ts';
 
 /** What a scenario's judgement reads. */
@@ -91,6 +91,30 @@ function streamScenario(id: string, requirement: string, title: string, faults: 
   };
 }
 
+/**
+ * A stream with include_usage: the text and the usage block read (6 rule 9). `bare`: the usage-only chunk has no
+ * `choices` key, a shape the contract leaves open (CLIENT-NOTES asks servers for `choices: []`), so a client that
+ * breaks on it is fragile rather than wrong: a warning.
+ */
+function usageScenario(bare: boolean): Scenario {
+  const tokens = countTokens(ANSWER_TEXT);
+  return {
+    id: bare ? 'stream-usage-bare' : 'stream-usage',
+    title: bare ? 'include_usage: the usage-only chunk has no choices key' : 'include_usage: one usage chunk (choices: []) before [DONE]',
+    requirements: ['STREAM-016'],
+    mock: { script: say(ANSWER_TEXT), ...(bare ? { variant: 'usage-chunk-bare' } : {}) },
+    instruction: { kind: 'stream', model: 'acme/chat-small', messages: [{ role: 'user', content: 'Say the weather report.' }], stream_options: { include_usage: true } },
+    expected: `text ${JSON.stringify(ANSWER_TEXT)} and usage.completion_tokens ${tokens}${bare ? ' (a warning otherwise)' : ''}`,
+    after: 'stream-plain',
+    judge: ({ report }) => {
+      const text = exactText('STREAM-016', report, ANSWER_TEXT, bare ? 'a stream whose usage chunk has no choices key' : 'a stream with include_usage');
+      const got = report.usage?.completion_tokens;
+      const record = text.status !== 'pass' ? text : got === tokens ? pass('STREAM-016') : fail('STREAM-016', `the client reported usage ${shown(report.usage)}; the stream's usage block says completion_tokens ${tokens}`);
+      return [bare && record.status === 'fail' ? { ...record, status: 'warn', message: `${record.message} (legal: the contract leaves the usage chunk's shape open; servers are asked for choices: [])` } : record];
+    },
+  };
+}
+
 /** The default catalog with every id renamed: a client that hardcodes ids asks for a model this catalog lacks. */
 export function renamedCatalog(): CatalogFixture {
   const base = defaultCatalog();
@@ -166,6 +190,8 @@ export const SCENARIOS: readonly Scenario[] = [
   // A millisecond before each byte: the client reads the bytes apart (without it they pile up in the socket and
   // arrive in a few large chunks), and a short text keeps the stream to about two seconds.
   streamScenario('stream-bytewise', 'STREAM-014', 'One byte per network write, a millisecond apart: UTF-8 characters split across chunks', ['framing=bytewise', 'write-delay=1ms'], 'a stream written one byte at a time', SPLIT_TEXT),
+  usageScenario(false),
+  usageScenario(true),
   {
     id: 'stream-error',
     title: 'The stream opens with 200, sends three chunks, then an error event and ends without [DONE]',

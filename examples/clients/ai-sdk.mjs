@@ -7,7 +7,8 @@ import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 const ins = JSON.parse(process.env.CHATCONFORM_INSTRUCTION);
 const baseURL = process.env.OPENAI_BASE_URL;
 const apiKey = process.env.OPENAI_API_KEY;
-const provider = createOpenAICompatible({ name: 'chatconform', baseURL, apiKey });
+// includeUsage sends stream_options.include_usage with every stream.
+const provider = createOpenAICompatible({ name: 'chatconform', baseURL, apiKey, includeUsage: ins.stream_options?.include_usage === true });
 const report = (o) => process.stdout.write(`${JSON.stringify(o)}\n`);
 
 /** The instruction's messages (the contract's shape) as the SDK's: image_url parts become image parts. */
@@ -45,7 +46,8 @@ try {
       if (part.type === 'text-delta') text += part.text;
       if (part.type === 'error') throw part.error;
     }
-    report({ text, model: id });
+    const u = ins.stream_options?.include_usage ? await result.usage : undefined;
+    report({ text, model: id, ...(u ? { usage: { prompt_tokens: u.inputTokens, completion_tokens: u.outputTokens } } : {}) });
   } else if (ins.kind === 'tool-loop') {
     const tools = Object.fromEntries(
       ins.tools.map((t) => [t.function.name, tool({ description: t.function.description, inputSchema: jsonSchema(t.function.parameters ?? { type: 'object' }), execute: async () => ins.tool_result })]),

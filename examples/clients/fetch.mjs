@@ -32,11 +32,13 @@ async function stream(body) {
   const res = await post({ ...body, stream: true });
   const events = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
   let content = '';
+  let usage;
   const calls = [];
   for await (const event of events) {
     if (event.data === '[DONE]') break; // the sentinel, not JSON
     const chunk = JSON.parse(event.data);
     if (chunk.error) throw new ApiError(200, chunk); // an in-stream error fails the answer (section 6 rule 10)
+    if (chunk.usage) usage = chunk.usage;
     const delta = chunk.choices?.[0]?.delta ?? {};
     content += delta.content ?? '';
     for (const t of delta.tool_calls ?? []) {
@@ -45,7 +47,7 @@ async function stream(body) {
       call.function.arguments += t.function?.arguments ?? '';
     }
   }
-  return { role: 'assistant', content: content === '' && calls.length > 0 ? null : content, ...(calls.length > 0 ? { tool_calls: calls.filter(Boolean) } : {}) };
+  return { role: 'assistant', content: content === '' && calls.length > 0 ? null : content, ...(calls.length > 0 ? { tool_calls: calls.filter(Boolean) } : {}), ...(usage ? { usage } : {}) };
 }
 
 const complete = async (body) => (await post(body)).json();
@@ -62,8 +64,10 @@ try {
   if (!model) throw new Error(`no model of the catalog has ${ins.needs.join(', ')}`);
   const messages = entry?.supports_images === true ? ins.messages : ins.messages.map((m) => (Array.isArray(m.content) ? { ...m, content: m.content.filter((p) => p.type === 'text') } : m));
 
-  if (ins.kind === 'stream') report({ text: (await stream({ model, messages })).content, model });
-  else if (ins.kind === 'tool-loop') {
+  if (ins.kind === 'stream') {
+    const { content, usage } = await stream({ model, messages, ...(ins.stream_options ? { stream_options: ins.stream_options } : {}) });
+    report({ text: content, model, ...(usage ? { usage } : {}) });
+  } else if (ins.kind === 'tool-loop') {
     const ask = async (msgs) => (ins.stream ? stream({ model, messages: msgs, tools: ins.tools }) : (await complete({ model, messages: msgs, tools: ins.tools })).choices[0].message);
     const first = await ask(messages);
     const calls = first.tool_calls ?? [];

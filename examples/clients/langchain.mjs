@@ -25,8 +25,13 @@ try {
 
   if (ins.kind === 'stream') {
     let text = '';
-    for await (const chunk of await llm({ streaming: true }).stream(messages)) text += textOf(chunk);
-    report({ text, model });
+    let usage;
+    // streamUsage sends stream_options.include_usage; the usage arrives as usage_metadata on a chunk.
+    for await (const chunk of await llm({ streaming: true, streamUsage: ins.stream_options?.include_usage === true }).stream(messages)) {
+      text += textOf(chunk);
+      if (chunk.usage_metadata) usage = { prompt_tokens: chunk.usage_metadata.input_tokens, completion_tokens: chunk.usage_metadata.output_tokens };
+    }
+    report({ text, model, ...(usage ? { usage } : {}) });
   } else if (ins.kind === 'tool-loop') {
     const bound = llm(ins.stream ? { streaming: true } : {}).bindTools(ins.tools);
     // Streamed, the chunks are merged by LangChain's own concat (tool-call chunks joined by index).

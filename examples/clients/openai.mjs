@@ -23,9 +23,13 @@ try {
 
   if (ins.kind === 'stream') {
     let text = '';
-    const stream = await client.chat.completions.create({ model, messages, stream: true });
-    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
-    report({ text, model });
+    let usage;
+    const stream = await client.chat.completions.create({ model, messages, stream: true, ...(ins.stream_options ? { stream_options: ins.stream_options } : {}) });
+    for await (const chunk of stream) {
+      if (chunk.usage) usage = chunk.usage;
+      text += chunk.choices?.[0]?.delta?.content ?? '';
+    }
+    report({ text, model, ...(usage ? { usage } : {}) });
   } else if (ins.kind === 'tool-loop') {
     // Streamed, the SDK's stream helper assembles the calls from their deltas.
     const ask = async (msgs) =>

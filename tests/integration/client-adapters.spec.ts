@@ -1,6 +1,7 @@
 // The four reference adapters of examples/clients/ under every scenario of `chatconform client` (slow tier: one
-// whole client run each). Each must pass every scenario; the table it prints, scenario x adapter with the reason of
-// any failure, is the compatibility matrix of docs/client-conformance.md.
+// whole client run each). Each must pass every scenario but the findings about the libraries themselves, listed
+// below; the table it prints, scenario x adapter with the reason of anything but a pass, is the compatibility
+// matrix of docs/client-conformance.md.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -9,6 +10,12 @@ import { expect, test } from '@playwright/test';
 import { repoRoot } from '../../run/config.ts';
 
 const ADAPTERS = ['openai', 'ai-sdk', 'langchain', 'fetch'];
+/**
+ * What a library does itself, not its adapter: the AI SDK's openai-compatible provider rejects a usage-only chunk
+ * without `choices` ("Type validation failed") and fails the whole stream; the contract leaves that chunk's shape
+ * open, so it is a warning (exit 0).
+ */
+const FINDINGS = ['stream-usage-bare x ai-sdk: warn'];
 
 interface Row {
   id: string;
@@ -44,11 +51,12 @@ test('every reference adapter passes every scenario', async () => {
     const reasons: string[] = [];
     for (const [id, cells] of table) {
       lines.push(`  ${id.padEnd(22)} ${ADAPTERS.map((a) => (cells.get(a)?.status ?? '-').padEnd(10)).join(' ')}`);
-      for (const a of ADAPTERS) if (cells.get(a)?.reason) reasons.push(`  ${id} x ${a}: ${cells.get(a)!.reason}`);
+      for (const a of ADAPTERS) if (cells.get(a)?.reason) reasons.push(`  ${id} x ${a}: ${cells.get(a)!.status}: ${cells.get(a)!.reason}`);
     }
     console.log(['', ...lines, ...reasons, ''].join('\n'));
     expect(codes).toEqual(Object.fromEntries(ADAPTERS.map((a) => [a, 0])));
-    expect(reasons).toEqual([]);
+    const notPass = [...table].flatMap(([id, cells]) => ADAPTERS.filter((a) => cells.get(a)?.status !== 'pass').map((a) => `${id} x ${a}: ${cells.get(a)?.status ?? 'missing'}`));
+    expect(notPass).toEqual(FINDINGS);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
