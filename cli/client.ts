@@ -9,6 +9,7 @@ import { SCENARIOS, type Scenario } from '../client/scenarios.ts';
 import { loadBaseline, type Baseline } from '../report/baseline.ts';
 import { paintFor, renderSummary } from '../report/terminal.ts';
 import { reportDirOf } from '../run/config.ts';
+import { redact } from '../spec/redact.ts';
 import { isKnownRequirement } from '../spec/requirements/index.ts';
 import type { Done } from './program.ts';
 import { collectList, ConfigError, integerFrom, UsageError } from './usage.ts';
@@ -78,6 +79,8 @@ export function clientCommand(done: Done): Command {
         seed: flags.seed,
         onScenario: (r) => process.stderr.write(`  ${r.scenario.id} (${r.run.durationMs} ms)\n`),
       });
+      // A key written into the command line (OPENAI_API_KEY=sk-... node x) is masked by its shape.
+      process.stdout.write(`client: ${redact(command, [])}\n`);
       for (const r of results) {
         const bad = r.records.find((x) => x.status !== 'pass');
         process.stdout.write(`${scenarioStatus(r).padEnd(5)} ${r.scenario.id.padEnd(22)} ${r.scenario.requirements.join(', ')}${bad ? `  ${(bad.message ?? '').split('\n')[0]!.slice(0, 160)}` : ''}\n`);

@@ -71,4 +71,8 @@ test('a clean client: pass, exit 0, every judged requirement counted', async () 
   const results = await runClientScenarios({ driver: inProcess('none'), scenarios: chosen, parallel: true });
   const report = buildClientReport({ results, command: 'node tests/fixtures/clients/flawed.mjs', startedAt: new Date(0), durationMs: 5, seed: 0, reportDir: 'reports' });
   expect(report.verdict).toMatchObject({ result: 'pass', exitCode: 0, requirementsPassed: 4, requirementsTotal: 4 });
+  // A key written into the command line never reaches the report.
+  const keyed = buildClientReport({ results, command: 'OPENAI_API_KEY=sk-proj-Zq81bXv3kT0aLm9Rr2Yw node my-client.mjs', startedAt: new Date(0), durationMs: 5, seed: 0, reportDir: 'reports' });
+  expect(JSON.stringify(keyed)).not.toContain('sk-proj-Zq81bXv3kT0aLm9Rr2Yw');
+  expect(keyed.subject.command).toContain('node my-client.mjs');
 });
