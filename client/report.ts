@@ -183,6 +183,11 @@ export function writeClientReports(report: ClientConformanceReport, dir: string)
   const htmlFile = path.join(dir, 'conformance.html');
   const page = readFileSync(htmlFile, 'utf8');
   const { text } = maskKnownSecrets(scenariosHtml(report), SECRETS);
-  writeFileSync(htmlFile, page.replace('<section id="run">', `${text}\n<section id="run">`));
+  // The page names the target; a client run's subject is the client (the target is the embedded mock).
+  const subject = esc(`client: ${report.subject.command}`);
+  const named = page
+    .replace('<div class="target">no target (embedded reference mock)', `<div class="target">${subject} (against the embedded reference mock)`)
+    .replace(/(<title>[^<]*?) — no target<\/title>/, `$1 — ${subject}</title>`);
+  writeFileSync(htmlFile, named.replace('<section id="run">', `${text}\n<section id="run">`));
   return files;
 }

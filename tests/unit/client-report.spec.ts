@@ -51,6 +51,7 @@ test('a failed consumer rule: verdict fail, exit 1, one row per scenario with it
     for (const key of Object.values(MOCK_KEYS)) expect(all).not.toContain(key);
     const html = readFileSync(path.join(dir, 'conformance.html'), 'utf8');
     expect(html).toContain('<section id="scenarios">');
+    expect(html).toContain(`<div class="target">client: ${COMMAND} (against the embedded reference mock)`);
     expect(html.match(/<tr class="s-/g)).toHaveLength(3);
     expect(readFileSync(path.join(dir, 'junit.xml'), 'utf8')).toContain('STREAM-018');
   } finally {
