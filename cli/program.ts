@@ -2,6 +2,7 @@
 // every parse error and every UsageError becomes one line on stderr and exit 2; --help and --version exit 0.
 import { Command, CommanderError } from 'commander';
 import { kitPackage } from '../run/config.ts';
+import { clientCommand } from './client.ts';
 import { mockCommand } from './mock.ts';
 import { proxyCommand } from './proxy.ts';
 import { openapiCommand } from './openapi.ts';
@@ -28,6 +29,7 @@ export function buildProgram(io: Io = stdio, done: Done = () => undefined): Comm
     .addCommand(runCommand(done))
     .addCommand(mockCommand())
     .addCommand(proxyCommand())
+    .addCommand(clientCommand(done))
     .addCommand(reportCommand(io, done))
     .addCommand(requirementsCommand())
     .addCommand(openapiCommand())

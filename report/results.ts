@@ -283,9 +283,10 @@ function listCauses(causes: string[]): string {
   return causes.length > MAX_CAUSES ? `${shown.join('; ')}; and ${causes.length - MAX_CAUSES} more` : shown.join('; ');
 }
 
-/** Folds the outcomes of a run into one result per catalog record the target is judged on, sorted by section then catalog order. */
-export function aggregate(outcomes: readonly TestOutcome[], requirements: readonly Requirement[] = catalog): RequirementResult[] {
-  const scope = targetRequirements(requirements);
+/** Folds the outcomes of a run into one result per catalog record the target is judged on (or those `judged` names), sorted by section then catalog order. */
+export function aggregate(outcomes: readonly TestOutcome[], requirements: readonly Requirement[] = catalog, judged?: readonly Requirement[]): RequirementResult[] {
+  // `judged`: the records a run other than a target's judges (a client run judges the consumer's rules).
+  const scope = judged ?? targetRequirements(requirements);
   const known = new Map(scope.map((r) => [r.id, r]));
   const entries = new Map<string, Entry[]>(scope.map((r) => [r.id, []]));
   const tests = new Map<string, TestRef[]>(scope.map((r) => [r.id, []]));

@@ -1,0 +1,193 @@
+// The reports of a client run, from the same builder and writers as a server run (report/): each scenario is one
+// case whose evidence is the client's requests (the mock's journal) and whose records judge the consumer's rules.
+// conformance.json gains what a server run lacks: `subject` (the client's command) and `scenarios`, one row per
+// scenario; the HTML page gains their table (the exchange, the client's report, the expected one).
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Exchange } from '../judge/exchange.ts';
+import { curlOf } from '../judge/evidence.ts';
+import { MOCK_KEYS, type JournalEntry } from '../mock/index.ts';
+import { applyBaseline, type Baseline } from '../report/baseline.ts';
+import { esc } from '../report/html.ts';
+import { buildReport, type ConformanceReport } from '../report/json.ts';
+import { maskKnownSecrets } from '../report/redaction.ts';
+import { aggregate, firstLine, type TestOutcome } from '../report/results.ts';
+import { kitInfo, type RunInfo } from '../report/run-info.ts';
+import { writeReports } from '../report/write.ts';
+import { redact, redactDeep } from '../spec/redact.ts';
+import { CONTRACT, requirements } from '../spec/requirements/index.ts';
+import type { ScenarioResult } from './engine.ts';
+import type { Instruction } from './protocol.ts';
+
+export type ScenarioStatus = 'pass' | 'fail' | 'warn' | 'error' | 'skip';
+
+export interface ScenarioRow {
+  id: string;
+  title: string;
+  requirements: string[];
+  status: ScenarioStatus;
+  reason?: string;
+  expected: string;
+  instruction: Instruction;
+  report?: Record<string, unknown>;
+  problem?: string;
+  exchanges: { method: string; path: string; status: number; outcome: string; error_code?: string; body?: string }[];
+  durationMs: number;
+}
+
+export type ClientConformanceReport = ConformanceReport & { subject: { kind: 'client'; command: string }; scenarios: ScenarioRow[] };
+
+/** Every key the scenarios' mocks accept: masked wherever one would show. */
+const SECRETS: readonly string[] = Object.values(MOCK_KEYS);
+/** A journal body shown in a report: the start of it. */
+const BODY_SHOWN = 4000;
+
+export function scenarioStatus(r: ScenarioResult): ScenarioStatus {
+  const s = new Set(r.records.map((x) => x.status));
+  return s.has('fail') ? 'fail' : s.has('error') ? 'error' : s.has('warn') ? 'warn' : s.size > 0 && [...s].every((x) => x === 'skip') ? 'skip' : 'pass';
+}
+
+function exchangeOf(e: JournalEntry, origin: string): Exchange {
+  const scrub = (t: string): string => redact(t, SECRETS);
+  const url = `${origin}${e.path}${e.query ? `?${e.query}` : ''}`;
+  const body = e.body === undefined ? undefined : Buffer.from(e.body);
+  return {
+    method: e.method,
+    path: e.path,
+    url,
+    requestHeaders: e.headers,
+    ...(e.body !== undefined ? { requestBody: scrub(e.body) } : {}),
+    requestBytes: e.body_bytes,
+    status: e.status,
+    responseHeaders: {},
+    // The journal keeps the answer's status and outcome, not its body.
+    responseBody: `(${e.outcome}${e.error_code ? `: ${e.error_code}` : ''})`,
+    responseBytes: 0,
+    durationMs: 0,
+    curl: curlOf({ method: e.method, url, headers: e.headers, ...(body ? { body } : {}), keyVar: 'OPENAI_API_KEY', scrub }),
+  };
+}
+
+function outcomeOf(r: ScenarioResult): TestOutcome {
+  const status = scenarioStatus(r);
+  const origin = new URL(r.baseUrl).origin;
+  const firstBad = r.records.find((x) => x.status === 'fail' || x.status === 'error');
+  return {
+    title: `client › ${r.scenario.id}: ${r.scenario.title}`,
+    file: 'client/scenarios.ts',
+    line: 1,
+    status: status === 'fail' || status === 'error' ? 'failed' : status === 'skip' ? 'skipped' : 'passed',
+    ...(firstBad?.message ? { error: firstBad.message, errors: [firstBad.message] } : {}),
+    ...(status === 'skip' ? { skipReason: r.records[0]?.cause?.message ?? 'skipped' } : {}),
+    declared: [...r.scenario.requirements],
+    evidence: { checks: r.records, exchanges: r.journal.map((e) => exchangeOf(e, origin)) },
+    durationMs: r.run.durationMs,
+  };
+}
+
+function rowOf(r: ScenarioResult): ScenarioRow {
+  const status = scenarioStatus(r);
+  const reason = r.records.find((x) => x.status !== 'pass')?.message ?? r.records.find((x) => x.status === 'skip')?.cause?.message;
+  return {
+    id: r.scenario.id,
+    title: r.scenario.title,
+    requirements: [...r.scenario.requirements],
+    status,
+    ...(reason !== undefined && status !== 'pass' ? { reason } : {}),
+    expected: r.scenario.expected,
+    instruction: r.scenario.instruction,
+    ...(r.report ? { report: r.report as Record<string, unknown> } : {}),
+    ...(r.problem ? { problem: r.problem } : {}),
+    exchanges: r.journal.map((e) => ({
+      method: e.method,
+      path: e.path,
+      status: e.status,
+      outcome: e.outcome,
+      ...(e.error_code ? { error_code: e.error_code } : {}),
+      ...(e.body !== undefined ? { body: e.body.length > BODY_SHOWN ? `${e.body.slice(0, BODY_SHOWN)}... (${e.body_bytes} bytes)` : e.body } : {}),
+    })),
+    durationMs: r.run.durationMs,
+  };
+}
+
+export interface ClientReportInput {
+  results: readonly ScenarioResult[];
+  /** The client's command line as given. */
+  command: string;
+  startedAt: Date;
+  durationMs: number;
+  seed: number;
+  reportDir: string;
+  /** Set when some scenarios were chosen (--scenario, --requirement). */
+  selection?: string;
+  baseline?: Baseline;
+  /** Problems outside the scenarios (the run could not be done as asked). */
+  errors?: string[];
+}
+
+export function buildClientReport(input: ClientReportInput): ClientConformanceReport {
+  const ids = new Set(input.results.flatMap((r) => r.scenario.requirements));
+  const judged = requirements.filter((r) => ids.has(r.id));
+  const info: RunInfo = {
+    kit: kitInfo(),
+    spec: { file: CONTRACT.file, sha256: CONTRACT.sha256, catalogRecords: judged.length, requirements: judged.filter((r) => r.kind === 'requirement').length, observations: judged.filter((r) => r.kind === 'observation').length, kitOnly: 0 },
+    target: { embeddedMock: true },
+    seed: input.seed,
+    reportDir: input.reportDir,
+    secrets: [...SECRETS],
+    sectionTitles: new Map(Object.entries(CONTRACT.sections)),
+    problems: [],
+  };
+  const outcomes = input.results.map(outcomeOf);
+  const errors = [...(input.errors ?? [])];
+  // A client that never gave a report in any scenario was not judged at all: the run could not be done.
+  if (input.results.length > 0 && input.results.every((r) => r.report === undefined)) errors.push(`the client gave no report in any of the ${input.results.length} scenarios: ${firstLine(input.results[0]!.problem ?? '')}`);
+  let results = aggregate(outcomes, requirements, judged);
+  let baseline;
+  if (input.baseline) ({ results, outcome: baseline } = applyBaseline(results, input.baseline));
+  const report = buildReport({
+    info,
+    results,
+    outcomes,
+    startedAt: input.startedAt,
+    durationMs: input.durationMs,
+    stopReason: 'completed',
+    errors,
+    ...(baseline ? { baseline } : {}),
+    ...(input.selection !== undefined ? { selection: input.selection } : {}),
+    // A client run owes a judgement of the rules it judges only: none of the server's core requirements.
+    scope: [...ids],
+  });
+  return {
+    ...report,
+    subject: { kind: 'client', command: redact(input.command, SECRETS) },
+    scenarios: redactDeep(input.results.map(rowOf), SECRETS),
+  };
+}
+
+const json = (v: unknown): string => JSON.stringify(v, null, 2);
+
+/** The scenario table of the HTML page: one row per scenario, its exchange, the client's report and the expected one. */
+export function scenariosHtml(report: ClientConformanceReport): string {
+  const rows = report.scenarios.map((s) => {
+    const exchange = s.exchanges.map((x) => `${x.method} ${x.path} -> ${x.status} ${x.outcome}${x.error_code ? ` (${x.error_code})` : ''}${x.body ? `\n${x.body}` : ''}`).join('\n\n');
+    const got = s.report ? json(s.report) : (s.problem ?? '(no report)');
+    return `<tr class="s-${esc(s.status)}"><td><b>${esc(s.id)}</b><br>${esc(s.title)}</td><td>${esc(s.status.toUpperCase())}${s.reason ? `<br>${esc(s.reason)}` : ''}</td><td>${esc(s.requirements.join(', '))}</td><td><details><summary>${esc(`${s.exchanges.length} request(s)`)}</summary><pre>${esc(exchange)}</pre></details></td><td><details><summary>report</summary><pre>${esc(got)}</pre></details></td><td>${esc(s.expected)}</td></tr>`;
+  });
+  return `<section id="scenarios"><h2>${esc(`Client scenarios: ${report.subject.command}`)}</h2><table class="obs"><thead><tr><th>Scenario</th><th>Result</th><th>Requirements</th><th>What the client sent (the mock's journal)</th><th>What it reported</th><th>Expected</th></tr></thead><tbody>${rows.join('\n')}</tbody></table></section>`;
+}
+
+/** Writes the four reports (report/write.ts), then adds the scenario table to the HTML page. */
+export function writeClientReports(report: ClientConformanceReport, dir: string): string[] {
+  const files = writeReports(report, dir, SECRETS);
+  const htmlFile = path.join(dir, 'conformance.html');
+  const page = readFileSync(htmlFile, 'utf8');
+  const { text } = maskKnownSecrets(scenariosHtml(report), SECRETS);
+  // The page names the target; a client run's subject is the client (the target is the embedded mock).
+  const subject = esc(`client: ${report.subject.command}`);
+  const named = page
+    .replace('<div class="target">no target (embedded reference mock)', `<div class="target">${subject} (against the embedded reference mock)`)
+    .replace(/(<title>[^<]*?) — no target<\/title>/, `$1 — ${subject}</title>`);
+  writeFileSync(htmlFile, named.replace('<section id="run">', `${text}\n<section id="run">`));
+  return files;
+}
