@@ -2,15 +2,7 @@
 // every parse error and every UsageError becomes one line on stderr and exit 2; --help and --version exit 0.
 import { Command, CommanderError } from 'commander';
 import { kitPackage } from '../run/config.ts';
-import { clientCommand } from './client.ts';
-import { mockCommand } from './mock.ts';
-import { proxyCommand } from './proxy.ts';
-import { openapiCommand } from './openapi.ts';
-import { reportCommand } from './report.ts';
-import { requirementsCommand } from './requirements.ts';
-import { runCommand } from './run.ts';
 import { ConfigError, EXIT, EXIT_CODES_TEXT, oneLine, UsageError } from './usage.ts';
-import { baselineCommand, initCommand, verifyCommand } from './gating.ts';
 
 export interface Io {
   out: (s: string) => void;
@@ -22,21 +14,34 @@ const stdio: Io = { out: (s) => process.stdout.write(s), err: (s) => process.std
 /** How a command reports its exit code to main() (never through process.exitCode, which belongs to the process). */
 export type Done = (code: number) => void;
 
-export function buildProgram(io: Io = stdio, done: Done = () => undefined): Command {
+type Build = (io: Io, done: Done) => Promise<Command>;
+
+/**
+ * Every command, in the order --help lists them, each loaded only when it is the one that runs: a `run` does not load
+ * the mock, the proxy or the client (a few hundred milliseconds of every run's start).
+ */
+const COMMANDS: readonly (readonly [string, Build])[] = [
+  ['run', async (_io, done) => (await import('./run.ts')).runCommand(done)],
+  ['mock', async () => (await import('./mock.ts')).mockCommand()],
+  ['proxy', async () => (await import('./proxy.ts')).proxyCommand()],
+  ['client', async (_io, done) => (await import('./client.ts')).clientCommand(done)],
+  ['report', async (io, done) => (await import('./report.ts')).reportCommand(io, done)],
+  ['requirements', async () => (await import('./requirements.ts')).requirementsCommand()],
+  ['openapi', async () => (await import('./openapi.ts')).openapiCommand()],
+  ['baseline', async (io) => (await import('./gating.ts')).baselineCommand(io)],
+  ['verify', async (io, done) => (await import('./gating.ts')).verifyCommand(io, done)],
+  ['init', async (io) => (await import('./gating.ts')).initCommand(io)],
+];
+
+/** The program with every command, or with `only` when it names one (the command line's first word). */
+export async function buildProgram(io: Io = stdio, done: Done = () => undefined, only?: string): Promise<Command> {
+  const one = COMMANDS.find(([name]) => name === only);
+  const commands = await Promise.all((one ? [one] : COMMANDS).map(([, build]) => build(io, done)));
   const program = new Command('chatconform')
     .description('Conformance kit for the Chat Completion and Model Catalog HTTP API: the suite, the reference mock, the catalog.')
-    .version(kitPackage().version, '-V, --version', 'print the version')
-    .addCommand(runCommand(done))
-    .addCommand(mockCommand())
-    .addCommand(proxyCommand())
-    .addCommand(clientCommand(done))
-    .addCommand(reportCommand(io, done))
-    .addCommand(requirementsCommand())
-    .addCommand(openapiCommand())
-    .addCommand(baselineCommand(io))
-    .addCommand(verifyCommand(io, done))
-    .addCommand(initCommand(io))
-    .addHelpText('after', `\n\`chatconform <command> --help\` describes a command.\n\n${EXIT_CODES_TEXT}`);
+    .version(kitPackage().version, '-V, --version', 'print the version');
+  for (const c of commands) program.addCommand(c);
+  program.addHelpText('after', `\n\`chatconform <command> --help\` describes a command.\n\n${EXIT_CODES_TEXT}`);
   // Commander hands its settings only to subcommands made with .command(); these were built apart, so every
   // command gets the same policy here.
   const apply = (cmd: Command) => {
@@ -54,7 +59,7 @@ export function buildProgram(io: Io = stdio, done: Done = () => undefined): Comm
 /** Runs the command line; resolves to the exit code. */
 export async function main(argv: readonly string[], io: Io = stdio): Promise<number> {
   let code: number = EXIT.ok;
-  const program = buildProgram(io, (c) => (code = c));
+  const program = await buildProgram(io, (c) => (code = c), argv[0]);
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return code;
