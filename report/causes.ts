@@ -171,7 +171,8 @@ export function causeOfFinding(e: Entry, ctx: CauseContext, primary: string): Fi
       const shape = same.shape.length > 0 ? `, every one of them with ${same.shape.join(' and ')}` : '';
       return { key: `same-answer ${sameKey(x)}`, kind: 'same-answer', deviation: `${route} answers ${same.requests} of its ${same.of} requests ${answerOf(x)} (${same.contentType})${shape}` };
     }
-    if (!success(x) && !isErrorObject(x.responseBody)) {
+    // A status judged wrong (a 413 to a legal body) is the status's deviation, whatever body came with it.
+    if (!success(x) && !isErrorObject(x.responseBody) && !e.record.statusOnly) {
       return { key: 'error-body', kind: 'error-body', deviation: `error answers are not a JSON error object (section 7): e.g. ${answerOf(x)} (${contentTypeOf(x)})` };
     }
   }

@@ -305,12 +305,17 @@ test('a card names the cause its evidence shows: a 404 to prompts without a fixt
     outcome(['REQ-010'], [{ id: 'CHAT-004', status: 'fail', exchange: 0, message: 'expected status 200; received HTTP 404' }], [noFixture({})]),
     outcome(['TOOL-001'], [{ id: 'TOOL-001', status: 'fail', exchange: 0, message: 'tools must be accepted; received HTTP 404' }], [noFixture({ tools: [{ type: 'function' }] })]),
     outcome(['ERR-001'], [{ id: 'ERR-001', status: 'fail', exchange: 0, message: 'a non-200 response carries a JSON object with an error object; received HTTP 404' }], [noFixture({ stream: true })]),
-    outcome(['LIMIT-001'], [{ id: 'ERR-001', status: 'fail', exchange: 0, message: 'a non-200 response carries a JSON object with an error object; received HTTP 413' }], [tooLarge]),
+    // A legal body refused for its size (a 1 MB limit): the status is LIMIT-003's deviation, the body ERR-001's.
+    outcome(['LIMIT-003'], [
+      { id: 'LIMIT-003', status: 'fail', exchange: 0, statusOnly: true, message: 'for a body just under 10 MB, expected status 200; received HTTP 413' },
+      { id: 'ERR-001', status: 'fail', exchange: 0, message: 'a non-200 response carries a JSON object with an error object; received HTTP 413' },
+    ], [tooLarge]),
   ];
   const causes = rootCauses(outcomes);
   expect(causes.map((c) => [c.kind, c.requirements])).toEqual([
     ['same-answer', ['CHAT-004', 'ERR-001', 'TOOL-001']],
     ['error-body', ['ERR-001']],
+    ['requirement', ['LIMIT-003']],
   ]);
   expect(causes[0]!.deviation).toBe('POST /v1/chat/completions answers 3 of its 7 requests HTTP 404: No fixture matched this request (text/plain)');
   expect(causes[0]!.deviation).not.toContain('not a JSON error object');
