@@ -152,7 +152,8 @@ export function causeContext(outcomes: readonly TestOutcome[]): CauseContext {
  * breaks two or three of them at once, on answers that are 200.
  */
 const RULES: readonly { name: string; ids: readonly string[]; deviation: string }[] = [
-  { name: 'token-cap', ids: ['REQ-008', 'REQ-009', 'REQ-010', 'REQ-011'], deviation: 'the token cap in force is not applied (4.3 rule 2: max_completion_tokens whenever it is sent, else max_tokens)' },
+  // The cap in force: max_completion_tokens whenever it is sent, else max_tokens.
+  { name: 'token-cap', ids: ['REQ-008', 'REQ-009', 'REQ-010', 'REQ-011'], deviation: 'the token cap in force is not applied' },
 ];
 
 /** The deviation a fail or warn record is a consequence of. */
