@@ -55,6 +55,11 @@ export interface CheckRecord {
    * It is never a case: the requirement ends `skip` with this reason only when nothing judged it (report/results.ts).
    */
   notApplicable?: true;
+  /**
+   * Set when the check judged the answer's status alone (Checker.status): a finding about the status, whatever the
+   * body that came with it (report/causes.ts never files it under "the error body is not a JSON error object").
+   */
+  statusOnly?: true;
 }
 
 export type Party = 'client' | 'server';
@@ -157,12 +162,13 @@ export class Checker {
    * Records a judgement; a failed SHOULD/MAY is a warning. A rule the contract states twice is recorded under
    * its primary ID, so it is counted once. Returns `ok`.
    */
-  private judge(stated: Requirement, ok: boolean, failure: string | (() => string), exchange: number | undefined): boolean {
+  private judge(stated: Requirement, ok: boolean, failure: string | (() => string), exchange: number | undefined, statusOnly = false): boolean {
     const r = getRequirement(primaryOf(stated.id));
     const record: CheckRecord = { id: r.id, status: 'pass' };
     if (!ok) {
       record.status = r.level === 'MUST' && r.kind === 'requirement' ? 'fail' : 'warn';
       record.message = this.target.scrub(typeof failure === 'function' ? failure() : failure);
+      if (statusOnly) record.statusOnly = true;
     }
     this.push(record, exchange);
     return ok;
@@ -216,7 +222,7 @@ export class Checker {
       return false;
     }
     const ok = typeof expected === 'function' ? expected(res.status) : ([] as number[]).concat(expected).includes(res.status);
-    return this.judge(r, ok, () => statusMessage(what, expected, res.describe()), this.exchangeIndex(res));
+    return this.judge(r, ok, () => statusMessage(what, expected, res.describe()), this.exchangeIndex(res), true);
   }
 
   /**

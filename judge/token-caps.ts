@@ -41,9 +41,24 @@ export function capsSent(res: TargetResponse): CapPair {
 }
 
 /**
+ * Why an answer within the cap in force shows nothing about which cap was applied, or undefined when it does. It
+ * does when it reached the cap in force (stopped by it, not by its own end), and, with both caps sent, when they
+ * differ: then the other cap would have let it stop elsewhere. An answer that ended first, or two equal caps, would
+ * read the same from a server that ignores the cap: no case of the rule, never a pass.
+ */
+export function capNotShown(caps: CapPair, used: number): string | undefined {
+  const cap = winningCap(caps);
+  if (cap === undefined) return 'no cap was sent';
+  if (used < cap) return `${describeCaps(caps)}: the answer ended at ${used} completion tokens, before the cap in force ${cap}, so it does not show that cap applied`;
+  if (caps.max_tokens !== undefined && caps.max_tokens === caps.max_completion_tokens) return `${describeCaps(caps)}: the two caps are equal, so the answer cannot show which one won`;
+  return undefined;
+}
+
+/**
  * The answer `res` reports `used` completion tokens: at most the cap in force of the caps its request sent, judged
- * under the requirements those caps exercise (or the `ids` the test names), on `res`. Returns whether it held;
- * undefined when the request sent no cap (nothing to judge).
+ * under the requirements those caps exercise (or the `ids` the test names), on `res`. Above the cap fails; within it
+ * passes only when the answer shows the cap (capNotShown), else it is no case (not applicable). Returns whether it
+ * held; undefined when the request sent no cap (nothing to judge).
  */
 export function judgeCapInForce(check: Checker, res: TargetResponse, used: number, ids?: readonly string[]): boolean | undefined {
   const caps = capsSent(res);
@@ -51,8 +66,14 @@ export function judgeCapInForce(check: Checker, res: TargetResponse, used: numbe
   if (cap === undefined) return undefined;
   const both = caps.max_tokens !== undefined && caps.max_completion_tokens !== undefined;
   const failure = () => `${describeCaps(caps)}: usage.completion_tokens is ${used}, above the cap in force ${cap}${both ? ' (max_completion_tokens wins over max_tokens)' : ''}`;
+  const judged = ids ?? capRequirements(caps);
+  const vacuous = used <= cap ? capNotShown(caps, used) : undefined;
+  if (vacuous !== undefined) {
+    check.notApplicable(judged, vacuous, res);
+    return true;
+  }
   let ok = true;
   // judges: REQ-008, REQ-010, REQ-011, CHAT-008
-  for (const id of ids ?? capRequirements(caps)) ok = check.that(id, used <= cap, failure, res) && ok;
+  for (const id of judged) ok = check.that(id, used <= cap, failure, res) && ok;
   return ok;
 }

@@ -21,6 +21,7 @@ import { ROUTING_DEFECTS } from './modes/defects/routing.ts';
 import { STREAMING_DEFECTS } from './modes/defects/streaming.ts';
 import { ERROR_DEFECTS } from './modes/defects/errors.ts';
 import { LIMIT_DEFECTS } from './modes/defects/limits.ts';
+import { ONE_CAUSE_DEFECTS } from './modes/defects/one-cause.ts';
 
 export { DEFECT_SECTIONS, type DefectSection };
 
@@ -38,6 +39,7 @@ export const DEFECTS = [
   ...STREAMING_DEFECTS,
   ...ERROR_DEFECTS,
   ...LIMIT_DEFECTS,
+  ...ONE_CAUSE_DEFECTS,
 ] as const satisfies readonly DefectSpec[];
 
 export type DefectName = (typeof DEFECTS)[number]['name'];

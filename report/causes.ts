@@ -1,13 +1,17 @@
 // What a failure is a consequence of. One deviation of a target breaks many requirements at once: a missing route
 // fails every rule read through it (with and without a key), a plain-text error body fails every rule that reads
-// error.code, a chat route that answers 404 to most prompts fails whatever those prompts were sent to check. A
-// finding is keyed by the deviation its exchange shows, in this order: the route is missing; the route gives the
-// same non-2xx answer to most requests (a common cause, named first); the error body is not a JSON error object;
+// error.code, a chat route that answers 404 to most prompts fails whatever those prompts were sent to check, a 500
+// to every streamed request with tools fails every rule those requests were sent to check. A finding is keyed by
+// the deviation its exchange shows, in this order: the route is missing; the route gives the same non-2xx answer to
+// most requests (a common cause, named first); the same failure answer (a 5xx, or a 404 from a route that exists)
+// to requests sent for several requirements (the same answer to the same request shape, whatever IDs it touches);
+// the error body is not a JSON error object; one rule the catalog states as several requirements (the token caps);
 // else the requirement it breaks (one rule, one card, whatever its messages say). Pure functions of the run's outcomes.
 import type { Exchange } from '../judge/exchange.ts';
+import { isKnownRequirement, primaryOf } from '../spec/requirements/index.ts';
 import { oneLine, type Entry, type TestOutcome } from './results.ts';
 
-export type CauseKind = 'missing-route' | 'common-answer' | 'error-body' | 'requirement';
+export type CauseKind = 'missing-route' | 'common-answer' | 'same-answer' | 'error-body' | 'rule' | 'requirement';
 
 export interface FindingCause {
   /** Machine-readable: what the findings of one card share. */
@@ -46,12 +50,57 @@ function answerOf(x: Exchange): string {
   return `HTTP ${x.status}${body ? `: ${body}` : ''}`;
 }
 
+/** What a request asked for, as far as it decides how a server answers: streaming and the optional features. */
+export function requestShape(x: Pick<Exchange, 'requestBody'>): string[] {
+  let body: unknown;
+  try {
+    body = JSON.parse(x.requestBody ?? '');
+  } catch {
+    return [];
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return [];
+  const b = body as Record<string, unknown>;
+  const features: string[] = [];
+  if (b.stream === true) features.push('stream true');
+  const tools = Array.isArray(b.tools) ? b.tools : [];
+  const type = (t: unknown) => (typeof t === 'object' && t !== null ? (t as { type?: unknown }).type : undefined);
+  if (tools.some((t) => type(t) === 'function')) features.push('function tools');
+  if (tools.some((t) => type(t) === 'web_search')) features.push('a bare web_search tool');
+  if (b.web_search_options !== undefined) features.push('web_search_options');
+  if (b.reasoning !== undefined) features.push('reasoning');
+  const messages = Array.isArray(b.messages) ? b.messages : [];
+  const parts = messages.flatMap((m) => (typeof m === 'object' && m !== null && Array.isArray((m as { content?: unknown }).content) ? ((m as { content: unknown[] }).content) : []));
+  if (parts.some((p) => type(p) === 'image_url')) features.push('image parts');
+  if (messages.some((m) => typeof m === 'object' && m !== null && Array.isArray((m as { tool_calls?: unknown }).tool_calls))) features.push('tool calls in its messages');
+  return features;
+}
+
+/** One failure answer repeated across requirements: how many requests got it, and what they all asked for. */
+interface SameAnswer {
+  requests: number;
+  of: number;
+  requirements: Set<string>;
+  shape: string[];
+  contentType: string;
+}
+
 export interface CauseContext {
   /** Routes that never answered 2xx and answered 404 or 405 to every request with a credential. */
   missing: Map<string, string>;
   /** Per route, the non-2xx answer it gave to most of its requests. */
   common: Map<string, { answer: string; count: number; of: number }>;
+  /** Per route and failure answer (a 5xx, or a 404 from a route that answered 2xx), the requests and findings on it. */
+  same: Map<string, SameAnswer>;
 }
+
+const contentTypeOf = (x: Exchange) => Object.entries(x.responseHeaders).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? 'no content-type';
+
+/**
+ * An answer no request is owed: a server failure, or "not found" from a route that exists (it answered 2xx). Any
+ * other status is a refusal the contract may ask for, judged by the rules that read it (its body, its code).
+ */
+const failureAnswer = (x: Exchange, served: boolean) => x.status >= 500 || (x.status === 404 && served);
+const sameKey = (x: Exchange) => `${routeOf(x)} ${answerOf(x)}`;
 
 /** What the whole run shows about its routes: which are missing, which answer most requests the same way. */
 export function causeContext(outcomes: readonly TestOutcome[]): CauseContext {
@@ -59,6 +108,28 @@ export function causeContext(outcomes: readonly TestOutcome[]): CauseContext {
   for (const t of outcomes) for (const x of t.evidence?.exchanges ?? []) if (answered(x)) byRoute.set(routeOf(x), [...(byRoute.get(routeOf(x)) ?? []), x]);
   const missing = new Map<string, string>();
   const common = new Map<string, { answer: string; count: number; of: number }>();
+  const same = new Map<string, SameAnswer>();
+  const served = new Set([...byRoute].filter(([, xs]) => xs.some(success)).map(([route]) => route));
+  for (const [route, xs] of byRoute) {
+    for (const x of xs) {
+      if (!failureAnswer(x, served.has(route))) continue;
+      const key = sameKey(x);
+      const s = same.get(key) ?? { requests: 0, of: xs.length, requirements: new Set<string>(), shape: requestShape(x), contentType: contentTypeOf(x) };
+      s.requests++;
+      // What every request with this answer asked for (the features they share).
+      const shape = new Set(requestShape(x));
+      s.shape = s.shape.filter((f) => shape.has(f));
+      same.set(key, s);
+    }
+  }
+  for (const t of outcomes) {
+    for (const r of t.evidence?.checks ?? []) {
+      const x = r.exchange !== undefined ? t.evidence?.exchanges[r.exchange] : undefined;
+      if ((r.status !== 'fail' && r.status !== 'warn') || !x || !answered(x) || !isKnownRequirement(r.id)) continue;
+      same.get(sameKey(x))?.requirements.add(primaryOf(r.id));
+    }
+  }
+  for (const [key, s] of same) if (s.requirements.size < 2) same.delete(key);
   for (const [route, xs] of byRoute) {
     const keyed = xs.filter(hasCredential);
     if (!xs.some(success) && keyed.length > 0 && keyed.every((x) => x.status === 404 || x.status === 405)) {
@@ -72,8 +143,18 @@ export function causeContext(outcomes: readonly TestOutcome[]): CauseContext {
     const [answer, count] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0] ?? ['', 0];
     if (count >= MIN_COMMON && count * 2 >= xs.length) common.set(route, { answer, count, of: xs.length });
   }
-  return { missing, common };
+  return { missing, common, same };
 }
+
+/**
+ * One rule the catalog states as several requirements, each seen through another request shape: the cap in force
+ * (4.3 rule 2) read with max_tokens alone, max_completion_tokens alone, and both. A server that ignores one cap
+ * breaks two or three of them at once, on answers that are 200.
+ */
+const RULES: readonly { name: string; ids: readonly string[]; deviation: string }[] = [
+  // The cap in force: max_completion_tokens whenever it is sent, else max_tokens.
+  { name: 'token-cap', ids: ['REQ-008', 'REQ-009', 'REQ-010', 'REQ-011'], deviation: 'the token cap in force is not applied' },
+];
 
 /** The deviation a fail or warn record is a consequence of. */
 export function causeOfFinding(e: Entry, ctx: CauseContext, primary: string): FindingCause {
@@ -86,10 +167,17 @@ export function causeOfFinding(e: Entry, ctx: CauseContext, primary: string): Fi
     if (common && !success(x) && answerOf(x) === common.answer) {
       return { key: `common-answer ${route} ${common.answer}`, kind: 'common-answer', deviation: `${route} gives most requests the same answer (${common.count} of ${common.of}): ${common.answer}` };
     }
-    if (!success(x) && !isErrorObject(x.responseBody)) {
-      const type = Object.entries(x.responseHeaders).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? 'no content-type';
-      return { key: 'error-body', kind: 'error-body', deviation: `error answers are not a JSON error object (section 7): e.g. ${answerOf(x)} (${type})` };
+    const same = success(x) ? undefined : ctx.same.get(sameKey(x));
+    if (same) {
+      const shape = same.shape.length > 0 ? `, every one of them with ${same.shape.join(' and ')}` : '';
+      return { key: `same-answer ${sameKey(x)}`, kind: 'same-answer', deviation: `${route} answers ${same.requests} of its ${same.of} requests ${answerOf(x)} (${same.contentType})${shape}` };
+    }
+    // A status judged wrong (a 413 to a legal body) is the status's deviation, whatever body came with it.
+    if (!success(x) && !isErrorObject(x.responseBody) && !e.record.statusOnly) {
+      return { key: 'error-body', kind: 'error-body', deviation: `error answers are not a JSON error object (section 7): e.g. ${answerOf(x)} (${contentTypeOf(x)})` };
     }
   }
+  const rule = RULES.find((r) => r.ids.includes(primary));
+  if (rule) return { key: `rule ${rule.name}`, kind: 'rule', deviation: `${rule.deviation}: e.g. ${oneLine(e.record.message ?? 'the check failed', 200)}` };
   return { key: `requirement ${primary}`, kind: 'requirement', deviation: `${primary}: ${oneLine(e.record.message ?? 'the check failed', 200)}` };
 }

@@ -37,7 +37,7 @@ export interface RootCause {
   exchange?: ReportExchange;
   /** Requirements left unjudged (skip or error) because of it, as their records' cause says. */
   blocked: string[];
-  /** What the findings share (machine-readable): a missing route, a common answer, the error body, or a requirement. */
+  /** What the findings share (machine-readable): a missing route, a common answer, a repeated failure answer, the error body, a rule stated as several requirements, or a requirement. */
   cause: string;
   kind: CauseKind;
   /** The deviation, in one sentence. */
@@ -87,7 +87,7 @@ interface Group {
 }
 
 const finding = (r: CheckRecord) => r.status === 'fail' || r.status === 'warn';
-const KIND_ORDER: Record<CauseKind, number> = { 'common-answer': 0, 'missing-route': 1, 'error-body': 1, requirement: 1 };
+const KIND_ORDER: Record<CauseKind, number> = { 'common-answer': 0, 'missing-route': 1, 'same-answer': 1, 'error-body': 1, rule: 1, requirement: 1 };
 
 /** The order of impact of one requirement: level, tier, section. */
 const impactKey = (r: Requirement) => {

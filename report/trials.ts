@@ -2,7 +2,7 @@
 // fresh request; each model-dependent requirement is then judged on its pass rate over the trials, and any other
 // requirement those tests check (framing, schema, [DONE], envelopes: the protocol) keeps the ordinary fold, where
 // one broken answer fails it whatever the rate. Pure functions of plain data, as results.ts.
-import { firstLine, type RequirementResult, type TestOutcome } from './results.ts';
+import type { RequirementResult, TestOutcome } from './results.ts';
 
 export interface FailingTrial {
   /** The trial (Playwright's repeat index, from 0). */
@@ -25,27 +25,30 @@ export interface Trials {
 /** Most failing trials listed per requirement. */
 export const MAX_FAILING_TRIALS = 10;
 
-/** Why one trial of a test does not pass the requirement, or undefined when it does. */
+/** The records of one trial that are a case of the requirement: judged (pass, fail, warn), not "no case came". */
+function caseRecordsOf(t: TestOutcome, id: string) {
+  return (t.evidence?.checks ?? []).filter((r) => r.id === id && (r.status === 'pass' || r.status === 'fail' || r.status === 'warn') && !r.notApplicable);
+}
+
+/** Why one trial of a test does not pass the requirement, or undefined when it does (a trial with a case). */
 function trialFailure(t: TestOutcome, id: string): string | undefined {
-  const records = (t.evidence?.checks ?? []).filter((r) => r.id === id);
-  const failed = records.find((r) => r.status === 'fail' || r.status === 'warn');
-  if (failed) return failed.message ?? 'a check failed';
-  if (records.some((r) => r.status === 'pass')) return undefined;
-  // Not judged in this trial: what the model was asked to produce (a call, reasoning, a search) never came.
-  return t.error ? `no passing check: ${firstLine(t.error)}` : 'no passing check recorded (what the case needs was not produced)';
+  const failed = caseRecordsOf(t, id).find((r) => r.status === 'fail' || r.status === 'warn');
+  return failed ? (failed.message ?? 'a check failed') : undefined;
 }
 
 /**
  * Folds the trials: for each result whose ID is model-dependent and that tests of the trials (outcomes carrying
- * `trial`) declared or judged, `trials` counts the trials that ran and those that passed; its status is pass when
- * the rate reaches `minPassRate`, else fail (a MUST) or warn. Trials that did not run (skipped, not run) are not
- * counted. A result no trial reached is left as it is.
+ * `trial`) declared or judged, `trials` counts the trials that produced a case of it and those that passed; its
+ * status is pass when the rate reaches `minPassRate`, else fail (a MUST) or warn. Trials that did not run (skipped,
+ * not run) or produced no case are not counted. A result no trial produced a case of is left as it is.
  */
 export function foldTrials(results: readonly RequirementResult[], outcomes: readonly TestOutcome[], modelDependent: ReadonlySet<string>, minPassRate: number): RequirementResult[] {
   const trialOutcomes = outcomes.filter((t) => t.trial !== undefined && t.status !== 'skipped' && t.status !== 'notRun' && t.status !== 'interrupted');
   return results.map((r) => {
     if (!modelDependent.has(r.id)) return r;
-    const mine = trialOutcomes.filter((t) => t.declared.includes(r.id) || (t.evidence?.checks ?? []).some((c) => c.id === r.id));
+    // A rate counts only the trials that produced a case: a trial where what the case needs never came (no call
+    // came back, no search ran, the test stopped before it) is not judged, neither a pass nor a failure.
+    const mine = trialOutcomes.filter((t) => (t.declared.includes(r.id) || (t.evidence?.checks ?? []).some((c) => c.id === r.id)) && caseRecordsOf(t, r.id).length > 0);
     if (mine.length === 0) return r;
     const failing: FailingTrial[] = [];
     for (const t of mine) {

@@ -45,8 +45,14 @@ export interface AccessProbe {
 }
 
 export interface Discovery {
-  /** Set when the catalog could not be read; tests that need models skip with it as the reason. */
+  /** Set when the catalog could not be read and no model is pinned; tests that need models skip with it as the reason. */
   catalogError?: string;
+  /**
+   * Set when GET /v1/models gave no list but the run is pinned to models: `models` are then the pinned ones, each as
+   * GET /v1/models/{model_id} answered it (or its id alone), and the chat tests run on them. The list's failure is
+   * the catalog tests' finding, one cause, never a reason to skip the rest.
+   */
+  listError?: string;
   models: ModelEntry[];
   searchProbes: SearchProbe[];
   /** One-token completions to the cheapest listed models: which of them the run's key may use now. */
@@ -80,11 +86,16 @@ export async function discover(target: Target, profile: Profile, maxSearchProbes
   let res = await target.get('/v1/models');
   for (let i = 0; i < 2 && res.exchange.status === 0 && !/budget/.test(res.exchange.error ?? ''); i++) res = await target.get('/v1/models');
   const body = res.json() as { data?: unknown } | undefined;
+  let models: ModelEntry[];
+  let listError: string | undefined;
   if (res.status !== 200 || !body || !Array.isArray(body.data)) {
-    return { catalogError: `GET /v1/models did not return a model list: ${res.describe()}`, models: [], searchProbes: [] };
+    listError = `GET /v1/models did not return a model list: ${res.describe()}`;
+    if (!pinned || pinned.length === 0) return { catalogError: listError, models: [], searchProbes: [] };
+    models = await pinnedEntries(target, pinned);
+  } else {
+    models = body.data.filter((m): m is ModelEntry => typeof m === 'object' && m !== null && typeof (m as ModelEntry).id === 'string');
   }
-  const models = body.data.filter((m): m is ModelEntry => typeof m === 'object' && m !== null && typeof (m as ModelEntry).id === 'string');
-  const d: Discovery = { models, searchProbes: [], accessProbes: [], ...(pinned ? { pinned: [...pinned] } : {}) };
+  const d: Discovery = { models, searchProbes: [], accessProbes: [], ...(pinned ? { pinned: [...pinned] } : {}), ...(listError ? { listError } : {}) };
   // The key's tier and model list are invisible to a black box: ask the cheapest models for one token, and for
   // each capability the tests pick by, the cheapest models that have it, until one is found the key may use.
   const probedIds = new Set<string>();
@@ -116,6 +127,20 @@ export async function discover(target: Target, profile: Profile, maxSearchProbes
     if (usable && !d.searchProbes.some((p) => p.model === id)) d.searchProbes.push(await probeSearch(target, id));
   }
   return d;
+}
+
+/**
+ * The pinned models when there is no list to find them in: each as GET /v1/models/{model_id} answers it (an entry
+ * whose id is the model's: its capabilities guide the picks), else its id alone (a chat test needs no more).
+ */
+async function pinnedEntries(target: Target, pinned: readonly string[]): Promise<ModelEntry[]> {
+  const entries: ModelEntry[] = [];
+  for (const id of pinned) {
+    const res = await target.get(`/v1/models/${encodeURIComponent(id)}`);
+    const entry = res.status === 200 ? (res.json() as ModelEntry | undefined) : undefined;
+    entries.push(entry && typeof entry === 'object' && entry.id === id ? entry : { id });
+  }
+  return entries;
 }
 
 async function probeSearch(target: Target, model: string): Promise<SearchProbe> {

@@ -5,8 +5,8 @@
 // What each fault may be judged against is what the catalog says about it, most specific first:
 // - a missing model, messages, role or content, a function tool without its function object: REQ-002, REQ-004,
 //   REQ-016, REQ-019, TOOL-005 (SHOULD: a 4xx; a failure is a warning);
-// - tool calls without declared tools: TOOL-012 (4xx), TOOL-013 (no 5xx, no upstream blame), TOOL-014 (4xx with
-//   a section 7 body), all MUST;
+// - tool calls without declared tools: TOOL-012 (4xx; TOOL-014 states it again), TOOL-013 (no 5xx, no upstream
+//   blame), all MUST; the refusal's body is ERR-001's, as for every refusal;
 // - unread fields, `__proto__` and `constructor` keys included: REQ-013 (top level), REQ-014 (nested objects):
 //   accepted as if absent (MUST);
 // - every other client fault (a field of the wrong JSON type, a body that is not JSON or not an object): no
@@ -60,8 +60,9 @@ function judge(cc: CaseChecker, f: FuzzCase, res: TargetResponse): void {
   if (res.exchange.status !== 0 && res.status !== 200) judgeRefusal(cc, res, { id: 'ERR-001' });
 
   if (f.fault === 'tool-calls-without-tools') {
+    // TOOL-012 (and TOOL-014, the same rule stated again) asks for a 4xx: the body of the refusal is section 7's rule,
+    // judged above under ERR-001, and never charged here a second time.
     cc.that('TOOL-012', isClientError(res), () => `${f.label}: a client error (4xx) is required; received ${res.describe()}`, res);
-    cc.that('TOOL-014', isClientError(res) && error !== undefined, () => `${f.label}: a 4xx with a section 7 error body is required; received ${res.describe()}`, res);
     const blame = blamesUpstream(error);
     cc.that('TOOL-013', res.exchange.status !== 0 && res.status < 500 && blame === undefined, () => `${f.label}: the rejection must not be reported as an upstream failure; received ${blame ?? res.describe()}`, res);
     return;

@@ -103,3 +103,29 @@ test('a target that refuses tool definitions fails the tool requirements, not CH
     await mock.close();
   }
 });
+
+test('TOOL-012 passes on a 4xx whose body is not a section 7 object: the body is ERR-001\'s failure, charged there', async () => {
+  test.setTimeout(BOUND_MS + 30_000);
+  const mock = await startMockServer({ port: 0 });
+  // Tool calls in a message with no tools declared: refused with a 404 whose body is not JSON (as mock-llm does).
+  const toolCallsWithoutTools = (body: string) => {
+    try {
+      const b = JSON.parse(body) as { tools?: unknown; messages?: { tool_calls?: unknown }[] };
+      return b.tools === undefined && Array.isArray(b.messages) && b.messages.some((m) => Array.isArray(m?.tool_calls));
+    } catch {
+      return false;
+    }
+  };
+  const proxy = await proxyTo(mock, (req, body) => (req.method === 'POST' && toolCallsWithoutTools(body) ? { status: 404, body: 'Not Found' } : undefined));
+  try {
+    // Enough fuzz runs that the fixed seed generates the tools-without-declaration fault among its eighteen.
+    const r = await runSuite({ baseUrl: proxy.url, fuzzRuns: 30, workers: 1, boundMs: BOUND_MS, label: 'blame-tool-012', extraArgs: ['suites/tools.spec.ts', 'suites/properties/request-fuzzing.spec.ts'] });
+    expect(crashes(r.report!)).toEqual([]);
+    expect(status(r, 'TOOL-012'), 'a 404 is a client error: what TOOL-012 states').toBe('pass');
+    expect(status(r, 'ERR-001'), 'the body that is not a section 7 error object').toBe('fail');
+    cleanup(r);
+  } finally {
+    await proxy.close();
+    await mock.close();
+  }
+});

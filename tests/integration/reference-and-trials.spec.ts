@@ -70,25 +70,26 @@ test('the same defect on both sides: both (inherited); --fail-on target-only doe
   });
 });
 
-test('--trials 10 against a fault @0.5 on streamed tool calls: a pass rate between the extremes, fixed by the seed', async () => {
+test('--trials 10 against a fault @0.5 on streamed tool calls: the rate counts only the trials that produced a call', async () => {
   test.setTimeout(BOUND_MS + 30_000);
   // fail-after=0 cuts a stream with an in-stream error before its first chunk (legal: section 6 rule 10), so no call
-  // comes back in about half the trials; the catalog and non-streamed requests are untouched.
+  // comes back in about half the trials; the catalog and non-streamed requests are untouched. A trial without a call
+  // is no case of TOOL-006 (a returned call names a declared function): it is neither a pass nor a failure.
   const flaky = await startMockServer({ port: 0, fault: 'fail-after=0@0.5', seed: 7 });
   try {
     const dir = reportDir();
     const r = await chatconform(['--base-url', flaky.url, '--profile', 'mock', '--seed', '1', '--report-dir', dir, '--trials', '10', '--min-pass-rate', '0.8', '--grep', 'tool-call deltas assemble']);
     const t = tool006(dir);
     expect(reportOf(dir).run.trials).toEqual({ k: 10, minPassRate: 0.8 });
-    expect(t.trials).toMatchObject({ runs: 10, minPassRate: 0.8 });
-    expect(t.trials.passed).toBeGreaterThanOrEqual(2);
-    expect(t.trials.passed).toBeLessThanOrEqual(8);
-    expect(t.trials.failing.length).toBe(10 - t.trials.passed);
-    expect(t.status).toBe('fail');
-    expect(r.code, r.output.slice(-2000)).toBe(1);
+    expect(t.trials).toMatchObject({ minPassRate: 0.8, rate: 1 });
+    expect(t.trials.runs).toBeGreaterThanOrEqual(2);
+    expect(t.trials.runs).toBeLessThanOrEqual(8);
+    expect(t.trials.passed).toBe(t.trials.runs);
+    expect(t.trials.failing).toBeUndefined();
+    expect(t.status).toBe('pass');
+    expect(r.code, r.output.slice(-2000)).toBe(0);
     // The protocol requirements of the same answers are not judged by rate: an error event is legal, nothing fails.
-    expect(reportOf(dir).requirements.filter((q: any) => q.status === 'fail').map((q: any) => q.id)).toEqual(['TOOL-006']);
-    expect(readFileSync(path.join(dir, 'conformance.html'), 'utf8')).toContain('<h4>Failing trials</h4>');
+    expect(reportOf(dir).requirements.filter((q: any) => q.status === 'fail').map((q: any) => q.id)).toEqual([]);
   } finally {
     await flaky.close();
   }

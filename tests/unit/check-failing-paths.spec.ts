@@ -176,6 +176,12 @@ const PROBES = {
     send: (m) => m.chat({ model: M.small, messages: [{ role: 'user', content: SEARCH_PROMPT }], tools: [WEB_SEARCH_TOOL] }),
     judge: (c, r) => void judgeCompletion(c, r, M.small),
   },
+  // web-search.spec.ts: the bare tool's status judged under the rule that asks for it to be accepted.
+  'search by a bare web_search tool, its status': {
+    send: (m) => m.chat({ model: M.small, messages: [{ role: 'user', content: SEARCH_PROMPT }], tools: [WEB_SEARCH_TOOL] }),
+    judge: (c, r) => void judgeCompletion(c, r, M.small, { statusId: 'SEARCH-003' }),
+    declared: ['SEARCH-003'],
+  },
   // Streams (6).
   stream: {
     send: (m) => m.stream({ ...hello(), stream_options: { include_usage: true } }),
@@ -184,6 +190,12 @@ const PROBES = {
   'stream, tool call': {
     send: (m) => m.stream({ model: M.small, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [WEATHER_TOOL] }),
     judge: (c, r) => void judgeStream(c, r, M.small),
+  },
+  // tools.spec.ts: tools sent with stream, the status judged under the rule that asks for tools to be accepted.
+  'stream, tools, their status': {
+    send: (m) => m.stream({ model: M.small, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [WEATHER_TOOL, TIME_TOOL] }),
+    judge: (c, r) => void judgeStream(c, r, M.small, { statusId: 'TOOL-001' }),
+    declared: ['TOOL-001'],
   },
   'stream, parallel tool calls': {
     send: (m) => m.stream({ model: M.small, messages: [{ role: 'user', content: PARALLEL_PROMPT }], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: 'required' }),
@@ -415,6 +427,11 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'catalog-first-page': 'model list, a profile-named model read back',
   'stream-error-as-done': 'stream failing after 0 chunks',
   'stream-error-as-text': 'stream failing after 2 chunks',
+  'tools-stream-500': 'stream, tools, their status',
+  'search-tool-500': 'search by a bare web_search tool, its status',
+  'max-completion-tokens-ignored': 'chat, max_completion_tokens alone',
+  'unknown-prompt-404': 'search, context size high',
+  'catalog-list-500': 'model list',
 };
 
 /**

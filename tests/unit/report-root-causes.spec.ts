@@ -239,3 +239,86 @@ test('the reports name the deviation of a cause card and every requirement it br
   expect(text).toContain('error answers are not a JSON error object');
   expect(text).toContain('breaks CHAT-012, AUTH-008');
 });
+
+test('the same failure answer to the same request shape is one card, whatever requirements it touches (a 500 to tools with stream)', () => {
+  const toolsStream = (tools: number) => answer({ status: 500, requestBody: JSON.stringify({ model: 'm', stream: true, tools: Array.from({ length: tools }, (_, i) => ({ type: 'function', function: { name: `f${i}` } })) }), responseBody: '{"error":{"code":500,"message":"Cannot use tools with stream","type":"server_error"}}' });
+  const other500 = answer({ status: 500, responseBody: '{"error":{"code":500,"message":"tokenizer failed","type":"server_error"}}' });
+  const outcomes = [
+    outcome(['CHAT-005'], [{ id: 'CHAT-005', status: 'fail', exchange: 0, message: 'for a streamed completion request, expected status 200; received HTTP 500' }], [toolsStream(1)]),
+    outcome(['TOOL-001'], [{ id: 'TOOL-001', status: 'fail', exchange: 0, message: 'a request with two function tools must be accepted; received HTTP 500' }], [toolsStream(2)]),
+    outcome(['TOOL-009'], [{ id: 'TOOL-009', status: 'fail', exchange: 0, message: 'a function tool whose parameters is a JSON Schema object must be accepted; received HTTP 500' }], [toolsStream(1)]),
+    // The same tools unstreamed are served (and so is most of the run: the 500 is not the route's common answer).
+    ...[1, 2, 3].map(() => outcome(['TOOL-001'], [{ id: 'TOOL-001', status: 'pass', exchange: 0 }], [answer({ status: 200, requestBody: '{"model":"m","tools":[{"type":"function"}]}', responseBody: '{}' })])),
+    // One requirement on another 500: its own card, never folded into the first.
+    outcome(['RESP-004'], [{ id: 'RESP-004', status: 'fail', exchange: 0, message: 'received HTTP 500' }], [other500]),
+  ];
+  const causes = rootCauses(outcomes);
+  expect(causes.map((c) => [c.kind, c.requirements])).toEqual([
+    ['same-answer', ['CHAT-005', 'TOOL-001', 'TOOL-009']],
+    ['requirement', ['RESP-004']],
+  ]);
+  expect(causes[0]!.deviation).toBe('POST /v1/chat/completions answers 3 of its 7 requests HTTP 500: {"error":{"code":500,"message":"Cannot use tools with stream","type":"server_error"}} (application/json), every one of them with stream true and function tools');
+  expect(causes[0]!.tests).toHaveLength(3);
+  // Each requirement keeps its own record and verdict: the grouping is of cards.
+  const results = aggregate(outcomes);
+  expect(['CHAT-005', 'TOOL-001', 'TOOL-009'].map((id) => results.find((r) => r.id === id)!.status)).toEqual(['fail', 'fail', 'fail']);
+});
+
+test('a requirement failing on another one\'s 500 is that card (SEARCH-004 on the bare web_search tool SEARCH-003 sent)', () => {
+  const bare = answer({ status: 500, requestBody: '{"model":"m","tools":[{"type":"web_search"}]}', responseBody: '{"error":{"message":"Unsupported tool type: web_search"}}' });
+  const options = answer({ status: 200, requestBody: '{"model":"m","web_search_options":{}}', responseBody: '{}' });
+  const outcomes = [
+    outcome(['SEARCH-003', 'SEARCH-004'], [
+      { id: 'SEARCH-003', status: 'fail', exchange: 1, message: 'a bare {"type":"web_search"} tools entry must be accepted as a request for search; received HTTP 500' },
+      { id: 'SEARCH-004', status: 'fail', exchange: 1, message: 'both forms count as a request for search: web_search_options got HTTP 200, the bare web_search tool HTTP 500' },
+    ], [options, bare]),
+  ];
+  const causes = rootCauses(outcomes);
+  expect(causes).toHaveLength(1);
+  expect(causes[0]).toMatchObject({ kind: 'same-answer', id: 'SEARCH-003', requirements: ['SEARCH-003', 'SEARCH-004'] });
+  expect(causes[0]!.deviation).toContain('every one of them with a bare web_search tool');
+});
+
+test('one ignored cap is one card: REQ-009, REQ-010 and REQ-011 are one rule of 4.3 read through three request shapes', () => {
+  const outcomes = [
+    outcome(['REQ-010'], [{ id: 'REQ-010', status: 'fail', exchange: 0, message: 'max_completion_tokens 5: usage.completion_tokens is 66, above the cap in force 5' }], [OK]),
+    outcome(['REQ-011'], [{ id: 'REQ-011', status: 'fail', exchange: 0, message: 'max_tokens 256 and max_completion_tokens 5: usage.completion_tokens is 66, above the cap in force 5' }], [OK]),
+    outcome(['REQ-009'], [{ id: 'REQ-009', status: 'fail', exchange: 0, message: 'adding max_tokens 5 cut it to 5: max_tokens was applied although max_completion_tokens was present' }], [OK]),
+    outcome(['RESP-004'], [{ id: 'RESP-004', status: 'fail', exchange: 0, message: 'created is not an integer' }], [OK]),
+  ];
+  const causes = rootCauses(outcomes);
+  expect(causes.map((c) => [c.kind, c.cause, c.requirements])).toEqual([
+    ['requirement', 'requirement RESP-004', ['RESP-004']],
+    ['rule', 'rule token-cap', ['REQ-009', 'REQ-010', 'REQ-011']],
+  ]);
+  expect(causes[1]!.deviation).toMatch(/^the token cap in force is not applied/);
+});
+
+test('a card names the cause its evidence shows: a 404 to prompts without a fixture is not "error answers are not a JSON error object", and an unrelated 413 is not folded in', () => {
+  const noFixture = (body: object) => answer({ status: 404, requestBody: JSON.stringify({ model: 'm', ...body }), responseHeaders: { 'content-type': 'text/plain' }, responseBody: 'No fixture matched this request' });
+  const served = answer({ status: 200, responseBody: '{}' });
+  const tooLarge = answer({ status: 413, responseHeaders: { 'content-type': 'text/html' }, responseBody: '<html><body>PayloadTooLargeError: request entity too large</body></html>' });
+  const outcomes = [
+    outcome(['CHAT-004'], [{ id: 'CHAT-004', status: 'pass', exchange: 0 }], [served]),
+    outcome(['CHAT-004'], [{ id: 'CHAT-004', status: 'pass', exchange: 0 }], [served]),
+    outcome(['CHAT-004'], [{ id: 'CHAT-004', status: 'pass', exchange: 0 }], [served]),
+    outcome(['REQ-010'], [{ id: 'CHAT-004', status: 'fail', exchange: 0, message: 'expected status 200; received HTTP 404' }], [noFixture({})]),
+    outcome(['TOOL-001'], [{ id: 'TOOL-001', status: 'fail', exchange: 0, message: 'tools must be accepted; received HTTP 404' }], [noFixture({ tools: [{ type: 'function' }] })]),
+    outcome(['ERR-001'], [{ id: 'ERR-001', status: 'fail', exchange: 0, message: 'a non-200 response carries a JSON object with an error object; received HTTP 404' }], [noFixture({ stream: true })]),
+    // A legal body refused for its size (a 1 MB limit): the status is LIMIT-003's deviation, the body ERR-001's.
+    outcome(['LIMIT-003'], [
+      { id: 'LIMIT-003', status: 'fail', exchange: 0, statusOnly: true, message: 'for a body just under 10 MB, expected status 200; received HTTP 413' },
+      { id: 'ERR-001', status: 'fail', exchange: 0, message: 'a non-200 response carries a JSON object with an error object; received HTTP 413' },
+    ], [tooLarge]),
+  ];
+  const causes = rootCauses(outcomes);
+  expect(causes.map((c) => [c.kind, c.requirements])).toEqual([
+    ['same-answer', ['CHAT-004', 'ERR-001', 'TOOL-001']],
+    ['error-body', ['ERR-001']],
+    ['requirement', ['LIMIT-003']],
+  ]);
+  expect(causes[0]!.deviation).toBe('POST /v1/chat/completions answers 3 of its 7 requests HTTP 404: No fixture matched this request (text/plain)');
+  expect(causes[0]!.deviation).not.toContain('not a JSON error object');
+  expect(causes[1]!.deviation).toContain('HTTP 413');
+  expect(causes[1]!.occurrences).toBe(1);
+});

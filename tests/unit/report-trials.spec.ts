@@ -1,24 +1,31 @@
 // Repeated trials (issue 34) on hand-made outcomes: a model-dependent requirement is judged on its pass rate over
 // the trials; a protocol requirement the same tests check fails on one broken answer whatever the rate.
 import { expect, test } from '@playwright/test';
+import type { CheckRecord } from '../../judge/checker.ts';
 import { aggregate, type TestOutcome } from '../../report/results.ts';
 import { foldTrials } from '../../report/trials.ts';
 import { buildReport, validateReport } from '../../report/json.ts';
 import { MODEL_DEPENDENT_GREP, MODEL_DEPENDENT_REQUIREMENTS, trialProjects, trialsOf, unknownModelDependentIds } from '../../run/trials.ts';
 import { sampleInfo } from '../support/reports.ts';
 
-/** Trial `trial` of the tool test: a call produced (TOOL-006 pass) or not (no record), and its schema check. */
-function trial(trial: number, produced: boolean, schemaOk = true): TestOutcome {
-  const checks = [{ id: 'RESP-001', status: schemaOk ? ('pass' as const) : ('fail' as const), message: schemaOk ? undefined : 'RESP-001 the body is not an object' }];
-  if (produced) checks.push({ id: 'TOOL-006', status: 'pass' as const, message: undefined });
-  return { title: 'tools › a call', file: 'suites/tools.spec.ts', line: 1, status: schemaOk ? 'passed' : 'failed', declared: ['TOOL-006', 'RESP-001'], durationMs: 1, trial, evidence: { checks: checks.map((c) => (c.message ? c : { id: c.id, status: c.status })), exchanges: [] } };
+/**
+ * Trial `trial` of the tool test: a call produced that names a declared function (true: TOOL-006 pass), one that does
+ * not ('wrong': TOOL-006 fail), or none (false: no case, as a tool test records it: skipped, not applicable), and its
+ * schema check.
+ */
+function trial(trial: number, produced: boolean | 'wrong', schemaOk = true): TestOutcome {
+  const checks: CheckRecord[] = [schemaOk ? { id: 'RESP-001', status: 'pass' } : { id: 'RESP-001', status: 'fail', message: 'RESP-001 the body is not an object' }];
+  if (produced === true) checks.push({ id: 'TOOL-006', status: 'pass' });
+  else if (produced === 'wrong') checks.push({ id: 'TOOL-006', status: 'fail', message: 'TOOL-006 tool call 0 names "nope"' });
+  else checks.push({ id: 'TOOL-006', status: 'skip', notApplicable: true, message: 'no tool call came back', cause: { message: 'no tool call came back' } });
+  return { title: 'tools › a call', file: 'suites/tools.spec.ts', line: 1, status: schemaOk && produced !== 'wrong' ? 'passed' : 'failed', declared: ['TOOL-006', 'RESP-001'], durationMs: 1, trial, evidence: { checks, exchanges: [] } };
 }
 
 const fold = (outcomes: TestOutcome[], rate: number) => foldTrials(aggregate(outcomes), outcomes, MODEL_DEPENDENT_REQUIREMENTS, rate);
 const get = (results: ReturnType<typeof fold>, id: string) => results.find((r) => r.id === id)!;
 
 test('a model-dependent requirement records its trials and passes when the rate reaches the minimum', () => {
-  const outcomes = Array.from({ length: 10 }, (_, i) => trial(i, i % 2 === 0));
+  const outcomes = Array.from({ length: 10 }, (_, i) => trial(i, i % 2 === 0 ? true : 'wrong'));
   const strict = get(fold(outcomes, 1), 'TOOL-006');
   expect(strict.trials).toMatchObject({ runs: 10, passed: 5, rate: 0.5, minPassRate: 1 });
   expect(strict.status).toBe('fail');
@@ -27,6 +34,23 @@ test('a model-dependent requirement records its trials and passes when the rate 
   const lenient = get(fold(outcomes, 0.5), 'TOOL-006');
   expect(lenient.status).toBe('pass');
   expect(get(fold(outcomes, 0.5), 'RESP-001').trials, 'a protocol requirement is not folded by rate').toBeUndefined();
+});
+
+test('a rate counts only the trials that produced a case: one call in 24 trials, naming a declared function, is 1 of 1', () => {
+  const outcomes = Array.from({ length: 24 }, (_, i) => trial(i, i === 5));
+  const r = get(fold(outcomes, 1), 'TOOL-006');
+  expect(r.trials).toMatchObject({ runs: 1, passed: 1, rate: 1 });
+  expect(r.trials!.failing).toBeUndefined();
+  expect(r.status).toBe('pass');
+  // A wrong call among them still fails it: 1 of 2.
+  const wrong = get(fold([...outcomes, trial(24, 'wrong')], 1), 'TOOL-006');
+  expect(wrong.trials).toMatchObject({ runs: 2, passed: 1 });
+  expect(wrong.status).toBe('fail');
+  expect(wrong.reason).toContain('1 of 2 trials passed');
+  // No trial produced a case: no rate, and the requirement is left as the ordinary fold made it (not judged).
+  const none = get(fold(Array.from({ length: 3 }, (_, i) => trial(i, false)), 1), 'TOOL-006');
+  expect(none.trials).toBeUndefined();
+  expect(none.status).toBe('skip');
 });
 
 test('one broken answer fails a protocol requirement whatever the rate of the model-dependent one', () => {
