@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { escapeControls } from './control-chars.ts';
 import { headline, rerunSentence, type ConformanceReport } from './json.ts';
+import { causeOrigin, gateResult } from './gate.ts';
 import { STATUSES, oneLine, type EvidenceItem, type ReportExchange, type RequirementResult, type RequirementStatus, type SectionCounts } from './results.ts';
 import type { ImpactTier, RootCause } from './root-causes.ts';
 import { CLASSIFICATION_TEXT, referenceRunText, trialsText } from './columns.ts';
@@ -292,7 +293,7 @@ function problemsHtml(report: ConformanceReport): string {
 
 const TIER_LABEL: Record<ImpactTier, string> = { core: 'core', 'auth-errors-limits': 'auth, errors, limits', extension: 'extension' };
 
-function rootCauseHtml(c: RootCause, known: ReadonlySet<string>): string {
+function rootCauseHtml(c: RootCause, known: ReadonlySet<string>, report: ConformanceReport): string {
   const link = (id: string) => (known.has(id) ? `<a href="#${esc(anchor(id))}" class="jump"><code>${esc(id)}</code></a>` : `<code>${esc(id)}</code>`);
   const tests = `<ul class="tests">${c.tests.map((t) => `<li><span class="test-title">${esc(t.title)}</span> <span class="loc">${esc(`${t.file}:${t.line}`)}</span></li>`).join('')}</ul>`;
   const reach = `${c.occurrences} occurrence${c.occurrences === 1 ? '' : 's'} in ${c.tests.length} test${c.tests.length === 1 ? '' : 's'}`;
@@ -301,7 +302,9 @@ function rootCauseHtml(c: RootCause, known: ReadonlySet<string>): string {
   const deviation = c.deviation && c.kind !== 'requirement' ? `<p class="deviation"><b>${esc(c.deviation)}</b></p>` : '';
   const breaks = c.requirements && c.requirements.length > 1 ? `<p class="breaks">Breaks ${c.requirements.length} requirements: ${c.requirements.map(link).join(' ')}</p>` : '';
   const exchange = c.exchange ? `${curlHtml(c.exchange)}<details class="rc-more"><summary>The request and the response</summary>${halvesHtml(c.exchange)}</details>` : '<p class="note">No request was recorded for it.</p>';
-  return `<li class="rc rc-${esc(c.status)}" id="rc-${c.rank}"><div class="rc-head">${pill(c.status)} ${link(c.id)} <span class="lvl lvl-${esc(c.level)}">${esc(c.level)}</span> <span class="sec">§${esc(c.section)}</span> <span class="tier tier-${esc(c.tier)}">${esc(TIER_LABEL[c.tier])}</span> <span class="note">${esc(reach)}</span></div>
+  const origin = causeOrigin(report, c);
+  const whose = origin ? ` <span class="origin origin-${esc(origin.split(' ')[0]!)}">${esc(origin)}</span>` : '';
+  return `<li class="rc rc-${esc(c.status)}" id="rc-${c.rank}"><div class="rc-head">${pill(c.status)} ${link(c.id)}${whose} <span class="lvl lvl-${esc(c.level)}">${esc(c.level)}</span> <span class="sec">§${esc(c.section)}</span> <span class="tier tier-${esc(c.tier)}">${esc(TIER_LABEL[c.tier])}</span> <span class="note">${esc(reach)}</span></div>
 ${deviation}<pre class="msg">${esc(c.message)}</pre>${breaks}${blocked}
 <details class="rc-more"><summary>Tests it touched (${c.tests.length})</summary>${tests}</details>
 ${exchange}</li>`;
@@ -311,7 +314,7 @@ function rootCausesHtml(report: ConformanceReport): string {
   const causes = report.rootCauses;
   if (causes.length === 0) return '<section id="root-causes"><h2>Root causes</h2><p class="note">No requirement failed or warned.</p></section>';
   const known = new Set(report.requirements.map((r) => r.id));
-  return `<section id="root-causes"><h2>Root causes, by impact (${causes.length})</h2><p class="note">Each deviation once, with every requirement it breaks, however many tests it touched; a common cause first; then MUST before SHOULD; the core (chat and the catalog) before auth, errors and limits, before the extensions.</p><ol class="root-causes">${causes.map((c) => rootCauseHtml(c, known)).join('\n')}</ol></section>`;
+  return `<section id="root-causes"><h2>Root causes, by impact (${causes.length})</h2><p class="note">Each deviation once, with every requirement it breaks, however many tests it touched; a common cause first; then MUST before SHOULD; the core (chat and the catalog) before auth, errors and limits, before the extensions.</p><ol class="root-causes">${causes.map((c) => rootCauseHtml(c, known, report)).join('\n')}</ol></section>`;
 }
 
 function mustFailuresHtml(report: ConformanceReport): string {
@@ -343,7 +346,7 @@ a{color:var(--observed)}
 .banner .coverage{font-size:15px;margin-top:4px}
 .banner .loud{font-size:17px;font-weight:800;margin-top:6px;padding:4px 10px;background:rgba(0,0,0,.25);border-radius:6px;display:inline-block}
 .banner .transport{font-size:13px;margin-top:4px}
-.v-pass{background:var(--pass)}.v-fail{background:var(--fail)}.v-incomplete{background:#57606a}.v-partial{background:#0969da}
+.v-pass{background:var(--pass)}.v-gated-pass{background:#9a6700}.banner .gate{font-size:15px;font-weight:700}.v-fail{background:var(--fail)}.v-incomplete{background:#57606a}.v-partial{background:#0969da}
 .meta{display:grid;grid-template-columns:repeat(auto-fill,minmax(260px,1fr));gap:6px 18px;margin:16px 0}
 .meta div{border-left:3px solid var(--line);padding-left:8px}
 .meta dt{font-size:11px;text-transform:uppercase;letter-spacing:.05em;color:var(--muted)}
@@ -412,7 +415,7 @@ details.req[open]>summary{border-bottom:1px solid var(--line);background:var(--s
 ol.must li{margin:4px 0}
 ol.root-causes{padding-left:0;list-style:none;margin:0}
 .rc{border:1px solid var(--line);border-left:4px solid var(--warn);border-radius:6px;padding:8px 12px;margin:8px 0}
-.rc.rc-fail{border-left-color:var(--fail)}
+.rc.rc-fail{border-left-color:var(--fail)}.origin{font-size:12px;padding:1px 6px;border-radius:4px;background:#eaeef2}.origin-target-only{background:#fde2e1;color:#b91c1c;font-weight:600}
 .rc-head{display:flex;gap:10px;align-items:baseline;flex-wrap:wrap;margin-bottom:6px}
 .rc .msg{margin-bottom:6px}
 .rc-more>summary{cursor:pointer;color:var(--muted);font-size:12px;margin:4px 0}
@@ -526,7 +529,10 @@ export function contentSecurityPolicy(): string {
 
 export function renderHtml(report: ConformanceReport): string {
   const v = report.verdict;
-  const verdictWord = v.result === 'pass' ? 'PASS' : v.result === 'fail' ? 'FAIL' : v.result === 'partial' ? 'PARTIAL' : 'INCOMPLETE';
+  // The gate's word (what the exit code says), with its reason where it differs from the verdict's.
+  const gate = gateResult(report);
+  const verdictWord = gate.word;
+  const gateWhy = gate.why ? `<div class="gate">${esc(gate.why)}</div>` : '';
   const c = report.coverage;
   const coverageLine = `${c.mustJudged} of ${c.mustDeclared} MUST requirements judged (${c.percent} %)`;
   const loud =
@@ -554,7 +560,7 @@ export function renderHtml(report: ConformanceReport): string {
 <style>${CSS}</style>
 </head>
 <body>
-<header class="banner v-${esc(v.result)}" id="verdict"><div class="inner"><div class="verdict">${verdictWord}</div><div><div class="what">${esc(headline(report))}</div><div class="target">${esc(`${report.target.url ?? 'no target'}${report.target.embeddedMock ? ' (embedded reference mock)' : ''} · ${report.kit.name} ${report.kit.version} · ${report.run.startedAt}`)}</div>${loud}${transport}</div></div></header>
+<header class="banner v-${esc(gate.tone)}" id="verdict"><div class="inner"><div class="verdict">${verdictWord}</div>${gateWhy}<div><div class="what">${esc(headline(report))}</div><div class="target">${esc(`${report.target.url ?? 'no target'}${report.target.embeddedMock ? ' (embedded reference mock)' : ''} · ${report.kit.name} ${report.kit.version} · ${report.run.startedAt}`)}</div>${loud}${transport}</div></div></header>
 <main>
 ${rootCausesHtml(report)}
 <section id="run"><h2>Run</h2>${metaHtml(report)}<div class="tiles">${tiles}</div></section>

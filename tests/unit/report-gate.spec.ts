@@ -1,0 +1,76 @@
+// The headline, the HTML banner, the badge and the CI summary state the gate's result and why: with --fail-on
+// target-only and only inherited failures the exit is 0, and none of them may say a bare FAIL; the root-cause cards
+// say whose failure each one is.
+import { expect, test } from '@playwright/test';
+import { aggregate, type TestOutcome } from '../../report/results.ts';
+import { classificationCounts, withDifferential } from '../../report/differential.ts';
+import { buildReport, validateReport, type ConformanceReport } from '../../report/json.ts';
+import { renderSummary } from '../../report/terminal.ts';
+import { renderHtml } from '../../report/html.ts';
+import { badgeMessage } from '../../report/badge.ts';
+import { stepSummary } from '../../report/ci-summary.ts';
+import { sampleInfo } from '../support/reports.ts';
+
+function outcome(id: string, status: 'pass' | 'fail'): TestOutcome {
+  return {
+    title: `${id} test`,
+    file: 'suites/x.spec.ts',
+    line: 1,
+    status: status === 'fail' ? 'failed' : 'passed',
+    declared: [id],
+    durationMs: 1,
+    evidence: { checks: [{ id, status, message: `${id} ${status}ed` }], exchanges: [] },
+  };
+}
+
+function build(targetOnly: boolean): ConformanceReport {
+  const outcomes = [outcome('TOOL-006', 'fail'), outcome('RESP-002', 'fail'), outcome('CHAT-001', 'fail')];
+  const reference = [outcome('TOOL-006', targetOnly ? 'pass' : 'fail'), outcome('RESP-002', 'fail'), outcome('CHAT-001', 'fail')];
+  const results = withDifferential(aggregate(outcomes), aggregate(reference));
+  return buildReport({
+    info: sampleInfo(),
+    results,
+    outcomes,
+    startedAt: new Date(0),
+    durationMs: 1,
+    playwrightStatus: 'passed',
+    errors: [],
+    failOn: 'target-only',
+    reference: { url: 'http://reference.test', verdict: 'fail', mustFailed: ['CHAT-001', 'RESP-002'], counts: classificationCounts(results) },
+  });
+}
+
+test('--fail-on target-only with only inherited failures: exit 0, and every writer says PASS with the gate and why', () => {
+  const report = build(false);
+  expect(report.verdict.result).toBe('fail');
+  expect(report.verdict.exitCode).toBe(0);
+  expect(report.verdict.notGated?.sort()).toEqual(['RESP-002', 'TOOL-006']);
+  expect(validateReport(report)).toEqual([]);
+  const why = 'gate: target-only; 2 inherited failures not gated';
+
+  const head = renderSummary(report, []).split('\n').find((l) => l.startsWith('chatconform conformance'))!;
+  expect(head).toContain(`PASS (${why})`);
+  expect(head).not.toMatch(/: FAIL/);
+
+  const html = renderHtml(report);
+  expect(html).toMatch(/<div class="verdict">PASS<\/div><div class="gate">gate: target-only; 2 inherited failures not gated<\/div>/);
+  expect(html).toContain('banner v-gated-pass');
+
+  expect(badgeMessage(report)).toBe('pass (gate), 2 not gated');
+  expect(stepSummary(report).split('\n')[0]).toBe(`## ✅ chatconform: PASS (${why})`);
+});
+
+test('root-cause cards say target-only or inherited where the run has a reference', () => {
+  const report = build(true);
+  expect(report.verdict.exitCode).toBe(1);
+  const text = renderSummary(report, []);
+  const line = (id: string) => text.split('\n').find((l) => /^\s+\d+\. /.test(l) && l.includes(id))!;
+  expect(line('TOOL-006')).toContain('[target-only]');
+  expect(line('RESP-002')).toContain('[inherited]');
+  const html = renderHtml(report);
+  expect(html).toMatch(/id="rc-\d+"><div class="rc-head">.*TOOL-006.*<span class="origin origin-target-only">target-only<\/span>/);
+  expect(html).toMatch(/<span class="origin origin-inherited">inherited<\/span>/);
+  // The gate failed on TOOL-006: the words are the verdict's own.
+  expect(stepSummary(report).split('\n')[0]).toBe('## ❌ chatconform: FAIL');
+  expect(stepSummary(report)).toContain('| TOOL-006 (target-only) |');
+});
