@@ -42,7 +42,7 @@ export const SLOW_FILES = [
 ].map((f) => `**/${f}`);
 export const MATRIX_FILES = ['**/defect-matrix-full.spec.ts'];
 
-/** An import of tests/support/seed.ts (tests/unit/test-hygiene.spec.ts requires it of every file drawing random inputs). */
+/** An import of tests/support/seed.ts (tests/integration/test-hygiene.spec.ts requires it of every file drawing random inputs). */
 export const SEED_IMPORT = /^import .*support\/seed\.ts';$/m;
 
 /** Spec files under tests/ that draw their random inputs from tests/support/seed.ts. */

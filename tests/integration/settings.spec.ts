@@ -13,7 +13,7 @@ import { configOfPlan, repoRoot } from '../../run/config.ts';
 import { parseHeaderLine } from '../../run/extra-headers.ts';
 import { PLAN_ENV, planOfThisRun, readPlan, resolvePlan, writePlanInNewRunDir } from '../../run/plan.ts';
 import { longFlagOf, SETTINGS, type Setting } from '../../run/settings.ts';
-import { runProcess } from '../integration/support/cli-process.ts';
+import { runProcess } from './support/cli-process.ts';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'chatconform-settings-'));
 test.afterAll(() => rmSync(root, { recursive: true, force: true }));
