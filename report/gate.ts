@@ -77,3 +77,28 @@ export function causeOrigin(report: ConformanceReport, rc: Pick<RootCause, 'id' 
   if (classes.includes('target-only')) return 'target-only';
   return classes.every((c) => c === 'both') ? 'inherited' : undefined;
 }
+
+/**
+ * Whose failures they are in a traffic report (chatconform proxy), where each finding names its party: a request the
+ * client got wrong is not the server's fault, and the summary must not read as if the server (the report's target)
+ * failed. Undefined when no failure names a client.
+ */
+export function blameLine(report: ConformanceReport): string | undefined {
+  let client = 0;
+  let server = 0;
+  for (const r of report.requirements) {
+    if (r.status !== 'fail') continue;
+    const parties = new Set(r.evidence.filter((e) => e.status === 'fail').map((e) => e.party));
+    if (parties.has('server') || parties.has(undefined)) server++;
+    else if (parties.has('client')) client++;
+  }
+  if (client === 0) return undefined;
+  if (server === 0) return `the client's requests broke ${plural(client, 'requirement')}; the server's answers broke none: the server is not at fault`;
+  return `${plural(client, 'requirement')} broken by the client's requests, ${server} by the server's answers`;
+}
+
+/** A failed requirement that only the client's requests broke (a traffic report). */
+export function clientOnly(r: ConformanceReport['requirements'][number]): boolean {
+  const fails = r.evidence.filter((e) => e.status === 'fail');
+  return r.status === 'fail' && fails.length > 0 && fails.every((e) => e.party === 'client');
+}

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { escapeControls } from './control-chars.ts';
 import { headline, rerunSentence, type ConformanceReport } from './json.ts';
-import { causeOrigin, gateResult } from './gate.ts';
+import { blameLine, causeOrigin, gateResult } from './gate.ts';
 import { STATUSES, oneLine, type EvidenceItem, type ReportExchange, type RequirementResult, type RequirementStatus, type SectionCounts } from './results.ts';
 import type { ImpactTier, RootCause } from './root-causes.ts';
 import { CLASSIFICATION_TEXT, referenceRunText, trialsText } from './columns.ts';
@@ -357,6 +357,7 @@ export function renderHtml(report: ConformanceReport): string {
   const gate = gateResult(report);
   const verdictWord = gate.word;
   const gateWhy = gate.why ? `<div class="gate">${esc(gate.why)}</div>` : '';
+  const blame = blameLine(report);
   const c = report.coverage;
   const coverageLine = `${c.mustJudged} of ${c.mustDeclared} MUST requirements judged (${c.percent} %)`;
   const loud =
@@ -384,7 +385,7 @@ export function renderHtml(report: ConformanceReport): string {
 <style>${CSS}</style>
 </head>
 <body>
-<header class="banner v-${esc(gate.tone)}" id="verdict"><div class="inner"><div class="verdict">${verdictWord}</div>${gateWhy}<div><div class="what">${esc(headline(report))}</div><div class="target">${esc(`${report.target.url ?? 'no target'}${report.target.embeddedMock ? ' (embedded reference mock)' : ''} · ${report.kit.name} ${report.kit.version} · ${report.run.startedAt}`)}</div>${loud}${transport}</div></div></header>
+<header class="banner v-${esc(gate.tone)}" id="verdict"><div class="inner"><div class="verdict">${verdictWord}</div>${gateWhy}<div><div class="what">${esc(headline(report))}</div><div class="target">${esc(`${report.target.url ?? 'no target'}${report.target.embeddedMock ? ' (embedded reference mock)' : ''} · ${report.kit.name} ${report.kit.version} · ${report.run.startedAt}`)}</div>${blame ? `<div class="blame">${esc(blame)}</div>` : ''}${loud}${transport}</div></div></header>
 <main>
 ${rootCausesHtml(report)}
 <section id="run"><h2>Run</h2>${metaHtml(report)}<div class="tiles">${tiles}</div></section>

@@ -8,7 +8,7 @@ import { headline, rerunSentence, type ConformanceReport } from './json.ts';
 import { firstLine, oneLine, type SectionCounts } from './results.ts';
 import { CLASSIFICATION_TEXT, referenceRunText, trialsText } from './columns.ts';
 import { modelsSentence, type ModelResult } from './models.ts';
-import { causeOrigin, gateResult } from './gate.ts';
+import { blameLine, causeOrigin, clientOnly, gateResult } from './gate.ts';
 
 const COLUMNS = ['pass', 'fail', 'warn', 'error', 'expected-fail', 'skip', 'observed', 'untested'] as const;
 /** Wider columns for the longer headings. */
@@ -75,6 +75,8 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
   const head = `${colour(paint.bold(gate.word))}${gate.why ? ` ${colour(`(${gate.why})`)}` : ''}`;
   out.push(`${paint.bold('chatconform conformance')}: ${head} — ${escapeControls(headline(report))}`);
   out.push(paint.dim(`target ${report.target.url ?? '(none)'}${report.target.embeddedMock ? ' (embedded mock)' : ''}`));
+  const blame = blameLine(report);
+  if (blame) out.push(paint.bold(`  ${blame}`));
   if (report.run.rerunOf) out.push(paint.bold(`  ${rerunSentence(report.run.rerunOf)}`));
   const c = report.coverage;
   if (v.result === 'incomplete') {
@@ -124,7 +126,7 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
   const failures = report.requirements.filter((r) => r.level === 'MUST' && r.status === 'fail');
   if (failures.length > 0) {
     out.push('', paint.red(paint.bold(`  MUST failures (${failures.length}):`)));
-    for (const r of failures) out.push(`    ${paint.bold(r.id.padEnd(11))}${paint.dim(`§${r.section}`.padEnd(8))}${truncate(oneLine(r.reason ?? ''), 150)}`);
+    for (const r of failures) out.push(`    ${paint.bold(r.id.padEnd(11))}${paint.dim(`§${r.section}`.padEnd(8))}${clientOnly(r) ? paint.yellow('[client] ') : ''}${truncate(oneLine(r.reason ?? ''), 150)}`);
   }
   // --reference: whose failure each one is; --trials: the rates of the model-dependent requirements.
   if (report.run.reference) {

@@ -74,3 +74,25 @@ test('root-cause cards say target-only or inherited where the run has a referenc
   expect(stepSummary(report).split('\n')[0]).toBe('## ❌ chatconform: FAIL');
   expect(stepSummary(report)).toContain('| TOOL-006 (target-only) |');
 });
+
+test("a traffic report whose failures are the client's requests says the server is not at fault", () => {
+  const exchange = (id: string, party: 'client' | 'server'): TestOutcome => ({
+    title: `#1 POST /v1/chat/completions → 400`,
+    file: 'proxy',
+    line: 1,
+    status: 'failed',
+    declared: [],
+    durationMs: 1,
+    evidence: { checks: [{ id, status: 'fail', message: `the client's request: ${id} broken`, party }], exchanges: [] },
+  });
+  const outcomes = [exchange('RESP-002', 'client')];
+  const report = buildReport({ info: sampleInfo(), results: aggregate(outcomes), outcomes, startedAt: new Date(0), durationMs: 1, stopReason: 'completed', errors: [], selection: 'traffic' });
+  expect(report.verdict.mustFailed).toEqual(['RESP-002']);
+  const text = renderSummary(report, []);
+  expect(text).toContain("the client's requests broke 1 requirement; the server's answers broke none: the server is not at fault");
+  expect(text).toMatch(/RESP-002\s+§[\d.]+\s+\[client\]/);
+  expect(renderHtml(report)).toContain(`<div class="blame">the client&#39;s requests broke 1 requirement; the server&#39;s answers broke none: the server is not at fault</div>`);
+  // A server's failure beside it is counted apart.
+  const both = [exchange('RESP-002', 'client'), exchange('TOOL-006', 'server')];
+  expect(renderSummary(buildReport({ info: sampleInfo(), results: aggregate(both), outcomes: both, startedAt: new Date(0), durationMs: 1, stopReason: 'completed', errors: [], selection: 'traffic' }), [])).toContain("1 requirement broken by the client's requests, 1 by the server's answers");
+});
