@@ -351,7 +351,12 @@ export function contentSecurityPolicy(): string {
   ].join('; ');
 }
 
-export function renderHtml(report: ConformanceReport): string {
+export interface HtmlOptions {
+  /** In a signed certification bundle: the signing key's fingerprint (SHA-256 of its SPKI DER, hex). */
+  signedBy?: string;
+}
+
+export function renderHtml(report: ConformanceReport, opts: HtmlOptions = {}): string {
   const v = report.verdict;
   // The gate's word (what the exit code says), with its reason where it differs from the verdict's.
   const gate = gateResult(report);
@@ -385,7 +390,7 @@ export function renderHtml(report: ConformanceReport): string {
 <style>${CSS}</style>
 </head>
 <body>
-<header class="banner v-${esc(gate.tone)}" id="verdict"><div class="inner"><div class="verdict">${verdictWord}</div>${gateWhy}<div><div class="what">${esc(headline(report))}</div><div class="target">${esc(`${report.target.url ?? 'no target'}${report.target.embeddedMock ? ' (embedded reference mock)' : ''} · ${report.kit.name} ${report.kit.version} · ${report.run.startedAt}`)}</div>${blame ? `<div class="blame">${esc(blame)}</div>` : ''}${loud}${transport}</div></div></header>
+<header class="banner v-${esc(gate.tone)}" id="verdict"><div class="inner"><div class="verdict">${verdictWord}</div>${gateWhy}<div><div class="what">${esc(headline(report))}</div><div class="target">${esc(`${report.target.url ?? 'no target'}${report.target.embeddedMock ? ' (embedded reference mock)' : ''} · ${report.kit.name} ${report.kit.version} · ${report.run.startedAt}`)}</div>${blame ? `<div class="blame">${esc(blame)}</div>` : ''}${opts.signedBy ? `<div class="signed">${esc(`Signed certification bundle: ed25519 key SHA-256 ${opts.signedBy}; chatconform verify --verify-key PUBLIC.pem checks it`)}</div>` : ''}${loud}${transport}</div></div></header>
 <main>
 ${rootCausesHtml(report)}
 <section id="run"><h2>Run</h2>${metaHtml(report)}<div class="tiles">${tiles}</div></section>
