@@ -18,7 +18,7 @@ import { defineConfig } from '@playwright/test';
  * a 200 MB body, proxies in between, an echoed key, targets with one deviation each, baselines in defect modes,
  * the evidence of every suite area in a defect of its own, three shards of the whole suite merged, two shards of a
  * run with trials and a reference merged, a target beside its reference and repeated trials, a per-model matrix, a
- * run and its reruns), each one to several minutes of the two cores.
+ * run and its reruns), each one to several minutes of the two cores; and the container image, built and run with podman.
  */
 export const SLOW_FILES = [
   'packaging.spec.ts',
@@ -39,6 +39,7 @@ export const SLOW_FILES = [
   'reference-and-trials.spec.ts',
   'model-matrix.spec.ts',
   'rerun-failed.spec.ts',
+  'container.spec.ts',
 ].map((f) => `**/${f}`);
 export const MATRIX_FILES = ['**/defect-matrix-full.spec.ts'];
 
