@@ -193,9 +193,12 @@ function modelsHtml(models: NonNullable<ConformanceReport['models']>, report: Co
     return `<tr><th scope="row"><a href="#model-${i}">${esc(m.id)}</a></th><td>${pill(m.verdict === 'skipped' ? 'skip' : m.verdict)}</td>${cells.join('')}</tr>`;
   });
   const details = models.map((m, i) => {
-    const failing = m.failed.map((id) => `<a href="#${anchor(id)}">${esc(id)}</a>`).join(', ');
+    // `failed` lists the failures first, then the warnings: a warning (a SHOULD) is called one, never a failure.
+    const links = (ids: readonly string[]) => ids.map((id) => `<a href="#${anchor(id)}">${esc(id)}</a>`).join(', ');
+    const failing = links(m.failed.slice(0, m.counts.fail));
+    const warning = links(m.failed.slice(m.counts.fail));
     const why = m.reason ? ` — ${esc(m.reason)}` : '';
-    return `<li id="model-${i}"><b>${esc(m.id)}</b> ${pill(m.verdict === 'skipped' ? 'skip' : m.verdict)}${why}${failing ? ` — fails: ${failing}` : ''} <span class="note">(${m.coverage.mustJudged} of ${m.coverage.mustDeclared} MUST judged${m.requests !== undefined ? `, ${m.requests} requests` : ''})</span></li>`;
+    return `<li id="model-${i}"><b>${esc(m.id)}</b> ${pill(m.verdict === 'skipped' ? 'skip' : m.verdict)}${why}${failing ? ` — fails: ${failing}` : ''}${warning ? ` — warns: ${warning}` : ''} <span class="note">(${m.coverage.mustJudged} of ${m.coverage.mustDeclared} MUST judged${m.requests !== undefined ? `, ${m.requests} requests` : ''})</span></li>`;
   });
   const head = columns.map((c) => `<th title="${esc(titles.get(c) ?? '')}">§${esc(c)}</th>`).join('');
   return `<table class="matrix models-matrix" id="models-table"><thead><tr><th>Model</th><th>Verdict</th>${head}</tr></thead><tbody>${rows.join('\n')}</tbody></table><ol class="models">${details.join('\n')}</ol>`;

@@ -9,6 +9,7 @@ import { renderSummary } from '../../report/terminal.ts';
 import { renderHtml } from '../../report/html.ts';
 import { badgeMessage } from '../../report/badge.ts';
 import { stepSummary } from '../../report/ci-summary.ts';
+import { modelResultOf } from '../../report/models.ts';
 import { sampleInfo } from '../support/reports.ts';
 
 function outcome(id: string, status: 'pass' | 'fail'): TestOutcome {
@@ -95,4 +96,13 @@ test("a traffic report whose failures are the client's requests says the server 
   // A server's failure beside it is counted apart.
   const both = [exchange('RESP-002', 'client'), exchange('TOOL-006', 'server')];
   expect(renderSummary(buildReport({ info: sampleInfo(), results: aggregate(both), outcomes: both, startedAt: new Date(0), durationMs: 1, stopReason: 'completed', errors: [], selection: 'traffic' }), [])).toContain("1 requirement broken by the client's requests, 1 by the server's answers");
+});
+
+test("a model that only warns (the reference mock's own SHOULD) is said to warn in the HTML, never to fail", () => {
+  const warnOnly = modelResultOf({ id: 'mock-chat', outcomes: [{ ...outcome('TOOL-006', 'pass'), evidence: { checks: [{ id: 'RSN-005', status: 'warn', message: 'RSN-005 advice' }], exchanges: [] } }] });
+  expect(warnOnly.failed).toEqual(['RSN-005']);
+  const report = { ...build(true), models: [warnOnly] };
+  const item = /<li id="model-0">.*?<\/li>/.exec(renderHtml(report))![0];
+  expect(item).toContain('— warns: <a href="#');
+  expect(item).not.toContain('fails:');
 });
