@@ -19,7 +19,7 @@ import { defineConfig } from '@playwright/test';
  * the evidence of every suite area in a defect of its own, three shards of the whole suite merged, two shards of a
  * run with trials and a reference merged, a target beside its reference and repeated trials, a per-model matrix, a
  * run and its reruns, the four reference client adapters under every client scenario), each one to several minutes
- * of the two cores.
+ * of the two cores; and the container image, built and run with podman.
  */
 export const SLOW_FILES = [
   'packaging.spec.ts',
@@ -41,10 +41,11 @@ export const SLOW_FILES = [
   'model-matrix.spec.ts',
   'rerun-failed.spec.ts',
   'client-adapters.spec.ts',
+  'container.spec.ts',
 ].map((f) => `**/${f}`);
 export const MATRIX_FILES = ['**/defect-matrix-full.spec.ts'];
 
-/** An import of tests/support/seed.ts (tests/unit/test-hygiene.spec.ts requires it of every file drawing random inputs). */
+/** An import of tests/support/seed.ts (tests/integration/test-hygiene.spec.ts requires it of every file drawing random inputs). */
 export const SEED_IMPORT = /^import .*support\/seed\.ts';$/m;
 
 /** Spec files under tests/ that draw their random inputs from tests/support/seed.ts. */

@@ -23,6 +23,7 @@ import { collectList, ConfigError, EXIT, EXIT_CODES_TEXT, integerFrom, positiveN
 import { checkRerunListing, prepareRerun } from './rerun.ts';
 import { REFERENCE_ENV, referenceEnv, referenceReportDir } from '../run/reference.ts';
 import { TARGETS_FILE_ENV, type RunTarget } from '../run/targets.ts';
+import { preflight } from '../run/reachability.ts';
 import { TRIALS_ENV, TRIALS_WITH_MATRIX, trialsOf } from '../run/trials.ts';
 import { disposeRunDir, planVariables, resolvePlan, writePlanInNewRunDir, type RunPlan } from '../run/plan.ts';
 import { attributeOf, longFlagOf, SettingError, SETTINGS, type Setting, type SettingKind } from '../run/settings.ts';
@@ -308,8 +309,9 @@ const noTestChecks = (what: string) => `${what}: no test of the suite checks it 
 
 export async function run(flags: RunFlags): Promise<number> {
   const env = environmentFor(flags);
+  let configFile: string | undefined;
   try {
-    applyConfigFile(env);
+    configFile = applyConfigFile(env);
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
@@ -351,6 +353,12 @@ export async function run(flags: RunFlags): Promise<number> {
       throw new UsageError(noTestChecks(grep.length > 0 ? `--grep ${flags.grep}` : describeSelection(sel!)));
     }
   }
+  // The file in use is named once the run starts (a refusal stays one line): a setting nobody typed is traceable.
+  if (configFile) {
+    const rel = path.relative(process.cwd(), configFile);
+    process.stderr.write(`chatconform: config file ${rel.startsWith('..') || path.isAbsolute(rel) ? configFile : rel}\n`);
+  }
+  await checkTargetFirst(plan, secrets, env);
   writePlanInNewRunDir(plan);
   const plans = [plan];
   const runEnv: NodeJS.ProcessEnv = { ...env, ...secrets, ...planVariables(plan) };
@@ -397,6 +405,21 @@ export async function run(flags: RunFlags): Promise<number> {
     process.stdout.write(`certification bundle: ${dir} and ${tarball} (${signKey ? 'signed; chatconform verify --verify-key PUBLIC.pem checks it' : 'checksummed, unsigned (--sign-key signs it); chatconform verify checks it'})\n`);
   }
   return report.verdict.exitCode;
+}
+
+/**
+ * Before any test (run/reachability.ts preflight): a setup mistake (a base URL ending in /v1, a --models selection of
+ * no model) is a usage error; a target it waited for is not waited for again by the suite.
+ */
+async function checkTargetFirst(plan: RunPlan, secrets: Record<string, string>, env: NodeJS.ProcessEnv): Promise<void> {
+  const baseUrl = plan.settings.baseUrl;
+  if (plan.embeddedMock || baseUrl === undefined || env[TARGETS_FILE_ENV]) return;
+  const key = secrets[ENV.apiKey];
+  const headers = { ...(plan.settings.headers ?? {}), ...(key ? { authorization: `Bearer ${key}` } : {}) };
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  const found = await preflight({ baseUrl, headers, waitSeconds: plan.settings.waitForTarget ?? 0, ...(plan.settings.modelMatrix ? { modelSelection: plan.settings.modelMatrix } : {}), say });
+  if (found.usage !== undefined) throw new UsageError(found.usage);
+  if (found.waited) plan.settings.waitForTarget = 0;
 }
 
 /** The kit's commit (a checkout's git, or the package's build-info.json), when known. */

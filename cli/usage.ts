@@ -15,7 +15,8 @@ export const EXIT_CODES_TEXT = `Exit codes (every command):
      an INCOMPLETE resting on some answers); verify, the bundle holds; any other command, done
   1  a MUST requirement failed outside the baseline, whatever else happened (or a stale baseline entry, a warning
      with --fail-on warn, a bundle that does not verify)
-  2  the command line is wrong: an unknown flag, a bad value or URL, flags that do not fit together; nothing ran
+  2  the command line is wrong: an unknown flag, a bad value or URL, flags that do not fit together, a base URL
+     ending in /v1 (the kit adds /v1), a --models selection that matches no model; nothing ran
   3  the command could not be done as asked: a file missing or unusable (profile, baseline, config file, report,
      bundle, fixtures, script, recordings), a port in use, a target never reached or never judged, an error
      outside the tests, a run interrupted or out of time, the kit's own failure

@@ -2,6 +2,7 @@
 // MUSTs judged when too little was judged for a pass; blue "partial" for a run of some of the tests.
 import type { ConformanceReport } from './json.ts';
 import { xmlEscape } from './junit.ts';
+import { gateResult } from './gate.ts';
 
 const COLORS = { pass: '#2e7d32', fail: '#c62828', incomplete: '#757575', partial: '#0969da' } as const;
 /** A pass with expected failures of a baseline. */
@@ -22,6 +23,10 @@ function textWidth(text: string): number {
 
 export function badgeMessage(report: ConformanceReport): string {
   const v = report.verdict;
+  const gate = gateResult(report);
+  // A gate that passes a failing verdict says so: green it is not, and red would contradict the build.
+  if (gate.tone === 'gated-pass') return `pass (gate), ${v.notGated?.length ?? v.mustFailed.length} not gated`;
+  if (gate.word === 'FAIL' && v.result !== 'fail') return `fail (gate): ${gate.why ?? 'gate failed'}`;
   if (v.result === 'fail') return `${v.mustFailed.length} MUST failed`;
   if (v.result === 'incomplete') return `incomplete: ${Math.floor(report.coverage.percent)}% judged`;
   // A partial run never shows the full-pass message: it says partial and how much of the run passed.
@@ -33,7 +38,9 @@ export function badgeMessage(report: ConformanceReport): string {
 
 export function renderBadge(report: ConformanceReport, label = 'conformance'): string {
   const message = badgeMessage(report);
-  const color = report.verdict.result === 'pass' && (report.verdict.baseline?.expected.length ?? 0) > 0 ? PASS_WITH_EXPECTED : COLORS[report.verdict.result];
+  const gate = gateResult(report);
+  const excused = gate.tone === 'gated-pass' || (gate.word === 'PASS' && (report.verdict.baseline?.expected.length ?? 0) > 0);
+  const color = excused ? PASS_WITH_EXPECTED : gate.word === 'FAIL' ? COLORS.fail : COLORS[report.verdict.result];
   const lw = textWidth(label) + 12;
   const mw = textWidth(message) + 12;
   const w = lw + mw;

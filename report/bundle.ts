@@ -16,6 +16,7 @@ import type { Profile } from '../run/profile.ts';
 import { DEFAULT_BUDGET } from '../run/profile.ts';
 import { redact } from '../spec/redact.ts';
 import { REPORT_FILES } from './write.ts';
+import { renderHtml } from './html.ts';
 import type { ConformanceReport } from './json.ts';
 
 export const MANIFEST = 'SHA256SUMS';
@@ -129,6 +130,8 @@ export async function writeBundle(input: BundleInput): Promise<{ dir: string; ta
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   for (const f of REPORT_FILES) copyFileSync(path.join(input.reportDir, f), path.join(dir, f));
+  // A signed bundle's page says so, and by which key: the reader of the HTML alone sees whose verdict it is.
+  if (input.signKey) writeFileSync(path.join(dir, 'conformance.html'), renderHtml(input.report, { signedBy: publicKeySha256(input.signKey) }));
   writeFileSync(path.join(dir, 'profile.json'), `${JSON.stringify(profileWithoutSecrets(input.profile, input.secrets), null, 2)}\n`);
   const r = input.report;
   const info: BundleInfo = {

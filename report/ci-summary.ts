@@ -4,9 +4,9 @@
 import { appendFileSync } from 'node:fs';
 import type { ConformanceReport } from './json.ts';
 import { headline } from './json.ts';
+import { causeOrigin, gateResult } from './gate.ts';
 import { oneLine } from './results.ts';
 
-const WORD = { pass: 'PASS', fail: 'FAIL', incomplete: 'INCOMPLETE', partial: 'PARTIAL' } as const;
 const ICON = { pass: '✅', fail: '❌', incomplete: '⚪', partial: '🔷' } as const;
 
 /** A table cell: one line, pipes escaped. */
@@ -16,7 +16,10 @@ const cell = (s: string) => oneLine(s, 300).replace(/\|/g, '\\|');
 export function stepSummary(report: ConformanceReport): string {
   const v = report.verdict;
   const out: string[] = [];
-  out.push(`## ${ICON[v.result]} chatconform: ${WORD[v.result]}`, '');
+  // The gate's word, as the exit code has it, with why where it differs from the verdict.
+  const gate = gateResult(report);
+  const icon = gate.tone === 'gated-pass' ? '✅' : gate.word === 'FAIL' ? ICON.fail : ICON[v.result];
+  out.push(`## ${icon} chatconform: ${gate.word}${gate.why ? ` (${cell(gate.why)})` : ''}`, '');
   out.push(`**${cell(headline(report))}** · target \`${report.target.url ?? '(none)'}\` · ${report.kit.name} ${report.kit.version}`, '');
   out.push(`Coverage: ${report.coverage.mustJudged} of ${report.coverage.mustDeclared} MUST requirements judged (${report.coverage.percent} %); ${v.requirementsPassed} of ${v.requirementsTotal} requirements pass.`);
   if (v.selection) out.push('', `Partial run (${cell(v.selection)}): not a certification of the whole contract.`);
@@ -27,7 +30,11 @@ export function stepSummary(report: ConformanceReport): string {
   const failures = report.requirements.filter((r) => r.status === 'fail');
   if (failures.length > 0) {
     out.push('', `### ${v.baseline ? 'New failures (not in the baseline)' : 'Failures'} (${failures.length})`, '', '| ID | level | § | message |', '|---|---|---|---|');
-    for (const r of failures) out.push(`| ${r.id} | ${r.level} | ${r.section} | ${cell(r.reason ?? 'failed')} |`);
+    // With a reference, each failure says whose it is: the target's own, or inherited from the reference.
+    for (const r of failures) {
+      const origin = causeOrigin(report, { id: r.id, requirements: [r.id] });
+      out.push(`| ${r.id}${origin === 'target-only' || origin === 'inherited' ? ` (${origin})` : ''} | ${r.level} | ${r.section} | ${cell(r.reason ?? 'failed')} |`);
+    }
   }
   if (v.baseline && v.baseline.stale.length > 0) {
     out.push('', `### Stale baseline entries (${v.baseline.stale.length})`, '', `These now pass: delete them from \`${v.baseline.file}\`.`, '');

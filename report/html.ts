@@ -1,12 +1,15 @@
-// conformance.html: the page a certifier publishes. One self-contained file: inline CSS and JS, no URL of any
-// kind is loaded (a Content-Security-Policy forbids every fetch, and admits only this page's own script and
-// style by hash), so it works from file:// and offline. Rendered on the server side from the (already
-// redacted) report: every piece of target data is escaped, so HTML in a response body shows as text. The
-// script only filters, expands and copies; without it the page still reads in full. The page leads with the
-// verdict and the coverage behind it, then the distinct root causes ranked by impact, then the matrix.
+// conformance.html: the page a certifier publishes. One self-contained file: inline CSS and JS (written in
+// report/html/report.css and report.js), no URL of any kind is loaded (a Content-Security-Policy forbids every
+// fetch, and admits only this page's own script and style by hash), so it works from file:// and offline.
+// Rendered on the server side from the (already redacted) report: every piece of target data is escaped, so HTML
+// in a response body shows as text. The script only filters, expands and copies; without it the page still reads
+// in full. The page leads with the verdict and the coverage behind it, then the distinct root causes ranked by
+// impact, then the matrix.
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { escapeControls } from './control-chars.ts';
 import { headline, rerunSentence, type ConformanceReport } from './json.ts';
+import { blameLine, causeOrigin, gateResult } from './gate.ts';
 import { STATUSES, oneLine, type EvidenceItem, type ReportExchange, type RequirementResult, type RequirementStatus, type SectionCounts } from './results.ts';
 import type { ImpactTier, RootCause } from './root-causes.ts';
 import { CLASSIFICATION_TEXT, referenceRunText, trialsText } from './columns.ts';
@@ -190,9 +193,12 @@ function modelsHtml(models: NonNullable<ConformanceReport['models']>, report: Co
     return `<tr><th scope="row"><a href="#model-${i}">${esc(m.id)}</a></th><td>${pill(m.verdict === 'skipped' ? 'skip' : m.verdict)}</td>${cells.join('')}</tr>`;
   });
   const details = models.map((m, i) => {
-    const failing = m.failed.map((id) => `<a href="#${anchor(id)}">${esc(id)}</a>`).join(', ');
+    // `failed` lists the failures first, then the warnings: a warning (a SHOULD) is called one, never a failure.
+    const links = (ids: readonly string[]) => ids.map((id) => `<a href="#${anchor(id)}">${esc(id)}</a>`).join(', ');
+    const failing = links(m.failed.slice(0, m.counts.fail));
+    const warning = links(m.failed.slice(m.counts.fail));
     const why = m.reason ? ` — ${esc(m.reason)}` : '';
-    return `<li id="model-${i}"><b>${esc(m.id)}</b> ${pill(m.verdict === 'skipped' ? 'skip' : m.verdict)}${why}${failing ? ` — fails: ${failing}` : ''} <span class="note">(${m.coverage.mustJudged} of ${m.coverage.mustDeclared} MUST judged${m.requests !== undefined ? `, ${m.requests} requests` : ''})</span></li>`;
+    return `<li id="model-${i}"><b>${esc(m.id)}</b> ${pill(m.verdict === 'skipped' ? 'skip' : m.verdict)}${why}${failing ? ` — fails: ${failing}` : ''}${warning ? ` — warns: ${warning}` : ''} <span class="note">(${m.coverage.mustJudged} of ${m.coverage.mustDeclared} MUST judged${m.requests !== undefined ? `, ${m.requests} requests` : ''})</span></li>`;
   });
   const head = columns.map((c) => `<th title="${esc(titles.get(c) ?? '')}">§${esc(c)}</th>`).join('');
   return `<table class="matrix models-matrix" id="models-table"><thead><tr><th>Model</th><th>Verdict</th>${head}</tr></thead><tbody>${rows.join('\n')}</tbody></table><ol class="models">${details.join('\n')}</ol>`;
@@ -292,7 +298,7 @@ function problemsHtml(report: ConformanceReport): string {
 
 const TIER_LABEL: Record<ImpactTier, string> = { core: 'core', 'auth-errors-limits': 'auth, errors, limits', extension: 'extension' };
 
-function rootCauseHtml(c: RootCause, known: ReadonlySet<string>): string {
+function rootCauseHtml(c: RootCause, known: ReadonlySet<string>, report: ConformanceReport): string {
   const link = (id: string) => (known.has(id) ? `<a href="#${esc(anchor(id))}" class="jump"><code>${esc(id)}</code></a>` : `<code>${esc(id)}</code>`);
   const tests = `<ul class="tests">${c.tests.map((t) => `<li><span class="test-title">${esc(t.title)}</span> <span class="loc">${esc(`${t.file}:${t.line}`)}</span></li>`).join('')}</ul>`;
   const reach = `${c.occurrences} occurrence${c.occurrences === 1 ? '' : 's'} in ${c.tests.length} test${c.tests.length === 1 ? '' : 's'}`;
@@ -301,7 +307,9 @@ function rootCauseHtml(c: RootCause, known: ReadonlySet<string>): string {
   const deviation = c.deviation && c.kind !== 'requirement' ? `<p class="deviation"><b>${esc(c.deviation)}</b></p>` : '';
   const breaks = c.requirements && c.requirements.length > 1 ? `<p class="breaks">Breaks ${c.requirements.length} requirements: ${c.requirements.map(link).join(' ')}</p>` : '';
   const exchange = c.exchange ? `${curlHtml(c.exchange)}<details class="rc-more"><summary>The request and the response</summary>${halvesHtml(c.exchange)}</details>` : '<p class="note">No request was recorded for it.</p>';
-  return `<li class="rc rc-${esc(c.status)}" id="rc-${c.rank}"><div class="rc-head">${pill(c.status)} ${link(c.id)} <span class="lvl lvl-${esc(c.level)}">${esc(c.level)}</span> <span class="sec">§${esc(c.section)}</span> <span class="tier tier-${esc(c.tier)}">${esc(TIER_LABEL[c.tier])}</span> <span class="note">${esc(reach)}</span></div>
+  const origin = causeOrigin(report, c);
+  const whose = origin ? ` <span class="origin origin-${esc(origin.split(' ')[0]!)}">${esc(origin)}</span>` : '';
+  return `<li class="rc rc-${esc(c.status)}" id="rc-${c.rank}"><div class="rc-head">${pill(c.status)} ${link(c.id)}${whose} <span class="lvl lvl-${esc(c.level)}">${esc(c.level)}</span> <span class="sec">§${esc(c.section)}</span> <span class="tier tier-${esc(c.tier)}">${esc(TIER_LABEL[c.tier])}</span> <span class="note">${esc(reach)}</span></div>
 ${deviation}<pre class="msg">${esc(c.message)}</pre>${breaks}${blocked}
 <details class="rc-more"><summary>Tests it touched (${c.tests.length})</summary>${tests}</details>
 ${exchange}</li>`;
@@ -311,7 +319,7 @@ function rootCausesHtml(report: ConformanceReport): string {
   const causes = report.rootCauses;
   if (causes.length === 0) return '<section id="root-causes"><h2>Root causes</h2><p class="note">No requirement failed or warned.</p></section>';
   const known = new Set(report.requirements.map((r) => r.id));
-  return `<section id="root-causes"><h2>Root causes, by impact (${causes.length})</h2><p class="note">Each deviation once, with every requirement it breaks, however many tests it touched; a common cause first; then MUST before SHOULD; the core (chat and the catalog) before auth, errors and limits, before the extensions.</p><ol class="root-causes">${causes.map((c) => rootCauseHtml(c, known)).join('\n')}</ol></section>`;
+  return `<section id="root-causes"><h2>Root causes, by impact (${causes.length})</h2><p class="note">Each deviation once, with every requirement it breaks, however many tests it touched; a common cause first; then MUST before SHOULD; the core (chat and the catalog) before auth, errors and limits, before the extensions.</p><ol class="root-causes">${causes.map((c) => rootCauseHtml(c, known, report)).join('\n')}</ol></section>`;
 }
 
 function mustFailuresHtml(report: ConformanceReport): string {
@@ -322,191 +330,13 @@ function mustFailuresHtml(report: ConformanceReport): string {
     .join('')}</ol></section>`;
 }
 
-const CSS = `
-:root{--pass:#1a7f37;--fail:#cf222e;--warn:#9a6700;--error:#bc4c00;--skip:#6e7781;--observed:#0969da;--untested:#8250df;--expected-fail:#953800;--bg:#fff;--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--soft:#f6f8fa}
-*{box-sizing:border-box}
-[hidden]{display:none!important}
-body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:var(--fg);background:var(--bg)}
-main{max-width:1200px;margin:0 auto;padding:0 20px 40px}
-h2{font-size:20px;margin:28px 0 10px;padding-bottom:4px;border-bottom:1px solid var(--line)}
-h3{font-size:16px;margin:18px 0 8px}
-h4{font-size:13px;margin:12px 0 6px;text-transform:uppercase;letter-spacing:.04em;color:var(--muted)}
-h5{font-size:12px;margin:8px 0 4px;color:var(--muted);display:flex;gap:8px;align-items:center}
-code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"DejaVu Sans Mono",monospace;font-size:12px}
-pre{margin:0;padding:8px 10px;background:var(--soft);border:1px solid var(--line);border-radius:6px;white-space:pre-wrap;word-break:break-word;max-height:420px;overflow:auto}
-a{color:var(--observed)}
-.banner{padding:22px 20px;color:#fff}
-.banner .inner{max-width:1200px;margin:0 auto;display:flex;gap:20px;align-items:center;flex-wrap:wrap}
-.banner .verdict{font-size:34px;font-weight:800;letter-spacing:.06em;padding:4px 16px;border:3px solid rgba(255,255,255,.8);border-radius:8px}
-.banner .what{font-size:18px;font-weight:600}
-.banner .target{opacity:.9;font-size:13px;margin-top:2px;word-break:break-all}
-.banner .coverage{font-size:15px;margin-top:4px}
-.banner .loud{font-size:17px;font-weight:800;margin-top:6px;padding:4px 10px;background:rgba(0,0,0,.25);border-radius:6px;display:inline-block}
-.banner .transport{font-size:13px;margin-top:4px}
-.v-pass{background:var(--pass)}.v-fail{background:var(--fail)}.v-incomplete{background:#57606a}.v-partial{background:#0969da}
-.meta{display:grid;grid-template-columns:repeat(auto-fill,minmax(260px,1fr));gap:6px 18px;margin:16px 0}
-.meta div{border-left:3px solid var(--line);padding-left:8px}
-.meta dt{font-size:11px;text-transform:uppercase;letter-spacing:.05em;color:var(--muted)}
-.meta dd{margin:0;word-break:break-word}
-.tiles{display:flex;gap:10px;flex-wrap:wrap;margin:10px 0}
-.tile{flex:1 1 120px;border:1px solid var(--line);border-radius:8px;padding:10px 12px;cursor:pointer;background:var(--bg);text-align:left;font:inherit;color:inherit}
-.tile:hover{background:var(--soft)}
-.tile b{display:block;font-size:26px;line-height:1.1}
-.tile.t-fail b{color:var(--fail)}.tile.t-warn b{color:var(--warn)}.tile.t-pass b{color:var(--pass)}.tile.t-observed b{color:var(--observed)}.tile.t-skip b{color:var(--skip)}.tile.t-error b{color:var(--error)}.tile.t-untested b{color:var(--untested)}.tile.t-expected-fail b{color:var(--expected-fail)}
-.pill{display:inline-block;min-width:62px;text-align:center;padding:1px 8px;border-radius:10px;font-size:11px;font-weight:700;text-transform:uppercase;letter-spacing:.03em;color:#fff;background:var(--skip)}
-.s-pass,.s-passed{background:var(--pass)}.s-fail,.s-failed,.s-timedOut{background:var(--fail)}.s-warn{background:var(--warn)}.s-observed{background:var(--observed)}.s-skip,.s-skipped,.s-notRun,.s-interrupted{background:var(--skip)}.s-untested{background:var(--untested)}.s-expected-fail{background:var(--expected-fail)}.s-error{background:var(--error)}
-table{border-collapse:collapse;width:100%}
-th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
-thead th{background:var(--soft);font-size:12px}
-td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;width:70px}
-.matrix tr.top th,.matrix tr.top td{font-weight:700;background:#fbfcfd;border-top:2px solid var(--line)}
-.matrix tr.sub th{padding-left:26px;font-weight:400;color:var(--muted)}
-.matrix tr.sub td.title{color:var(--muted)}
-.matrix tr.sum th,.matrix tr.sum td{font-weight:800;border-top:2px solid var(--fg)}
-.matrix td.n{color:#b0b8c1}
-.models-matrix td.mc{text-align:center;font-size:.8em;color:#fff}.models-matrix td.mc a{color:#fff}
-.matrix td.c-fail{color:var(--fail);font-weight:800;background:#ffebe9}.matrix td.c-warn{color:var(--warn);font-weight:700;background:#fff8c5}.matrix td.c-pass{color:var(--pass);font-weight:700}.matrix td.c-observed{color:var(--observed);font-weight:700}.matrix td.c-skip{color:var(--fg)}.matrix td.c-untested{color:var(--untested)}.matrix td.c-expected-fail{color:var(--expected-fail);font-weight:700}.matrix td.c-error{color:var(--error);font-weight:700}
-.matrix td.total{color:var(--fg)}
-.filters{background:var(--bg);border-bottom:1px solid var(--line);padding:8px 0;display:flex;flex-wrap:wrap;gap:8px 16px}
-fieldset{border:0;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:6px;align-items:center}
-legend{float:left;font-size:11px;text-transform:uppercase;letter-spacing:.05em;color:var(--muted);margin-right:6px}
-.chip{display:inline-flex;gap:5px;align-items:center;border:1px solid var(--line);border-radius:14px;padding:2px 8px 2px 4px;cursor:pointer;user-select:none}
-.chip b{font-size:12px}
-.tools input{padding:4px 8px;border:1px solid var(--line);border-radius:6px;min-width:200px;font:inherit}
-button{font:inherit;font-size:12px;padding:3px 10px;border:1px solid var(--line);border-radius:6px;background:var(--soft);cursor:pointer}
-.shown{color:var(--muted);font-size:12px}
-details.req{scroll-margin-top:12px;border:1px solid var(--line);border-left:4px solid var(--skip);border-radius:6px;margin:6px 0;background:var(--bg)}
-details.req.st-pass{border-left-color:var(--pass)}details.req.st-fail{border-left-color:var(--fail)}details.req.st-warn{border-left-color:var(--warn)}details.req.st-observed{border-left-color:var(--observed)}details.req.st-untested{border-left-color:var(--untested)}details.req.st-expected-fail{border-left-color:var(--expected-fail)}details.req.st-error{border-left-color:var(--error)}
-details.req>summary{cursor:pointer;padding:6px 10px;display:flex;gap:10px;align-items:baseline;list-style:none}
-details.req>summary::-webkit-details-marker{display:none}
-details.req>summary::before{content:"\\25B8";color:var(--muted);width:10px}
-details.req[open]>summary::before{content:"\\25BE"}
-details.req[open]>summary{border-bottom:1px solid var(--line);background:var(--soft)}
-.rid{font-weight:700;min-width:84px}
-.lvl{font-size:11px;font-weight:700;padding:0 6px;border-radius:4px;border:1px solid var(--line);color:var(--muted);min-width:56px;text-align:center}
-.lvl-MUST{color:#fff;background:#24292f;border-color:#24292f}.lvl-SHOULD{color:#24292f;background:#eaeef2}.lvl-MAY{color:var(--muted)}
-.sec{color:var(--muted);font-size:12px;min-width:44px}
-.stmt{flex:1}
-.req-body{padding:8px 14px 12px}
-.reason{margin:4px 0 8px}.reason ul{margin:4px 0}
-.facts{color:var(--muted);font-size:12px;margin:2px 0}
-.tests{margin:0;padding-left:18px}
-.tests li{margin:3px 0}
-.test-title{font-weight:600}
-.loc{color:var(--muted);font-family:ui-monospace,monospace;font-size:11px}
-.err{color:var(--fail);font-family:ui-monospace,monospace;font-size:12px;white-space:pre-wrap;word-break:break-word}
-.ev{border:1px solid var(--line);border-radius:6px;padding:8px 10px;margin:8px 0;background:#fff}
-.ev-fail{border-color:#ffcecb;background:#fffafa}.ev-warn{border-color:#f5e0a0;background:#fffdf2}.ev-error{border-color:#f2cfb3;background:#fffaf6}
-.ev-head{margin-bottom:6px}
-.refcol{margin:0 4px;font-size:12px}.cls{margin-left:4px;color:var(--muted)}.cls-target-only{color:#b91c1c;font-weight:600}.rate{margin:0 4px;font-size:12px;color:var(--muted)}
-.paired{display:grid;grid-template-columns:1fr 1fr;gap:12px}.paired>div{min-width:0}
-.msg{background:#fff;border-color:var(--line);color:var(--fg)}
-.exchange{display:grid;grid-template-columns:1fr 1fr;gap:10px}
-@media (max-width:800px){.exchange{grid-template-columns:1fr}}
-.curl-text{background:#0d1117;color:#e6edf3;border-color:#0d1117}
-.note{color:var(--muted);font-size:12px}
-.obs td{font-size:13px}.obs pre{max-height:240px}.obs td:nth-child(3){width:34%}
-.obs-item{margin-bottom:6px}.obs-label{font-weight:600;display:block}
-.ids a{margin-right:6px;font-family:ui-monospace,monospace;font-size:12px;white-space:nowrap;display:inline-block}
-.skips .reason-col{width:40%}
-ol.must li{margin:4px 0}
-ol.root-causes{padding-left:0;list-style:none;margin:0}
-.rc{border:1px solid var(--line);border-left:4px solid var(--warn);border-radius:6px;padding:8px 12px;margin:8px 0}
-.rc.rc-fail{border-left-color:var(--fail)}
-.rc-head{display:flex;gap:10px;align-items:baseline;flex-wrap:wrap;margin-bottom:6px}
-.rc .msg{margin-bottom:6px}
-.rc-more>summary{cursor:pointer;color:var(--muted);font-size:12px;margin:4px 0}
-.tier{font-size:11px;padding:0 6px;border-radius:4px;background:var(--soft);border:1px solid var(--line)}
-.tier-core{font-weight:700}
-.blocked{font-size:12px;margin:4px 0}.blocked a{margin-right:4px}
-footer{color:var(--muted);font-size:12px;border-top:1px solid var(--line);margin-top:30px;padding-top:10px}
-@media print{.filters,button{display:none}details.req{break-inside:avoid}}
-`;
+// The page's style and script live beside this file (report/html/), so they can be read and restyled on their own;
+// the package ships them at the same place under dist/ (scripts/build-package.ts). Inlined into the page, whose
+// Content-Security-Policy admits exactly these texts by their hashes.
+const ASSETS = new URL('./html/', import.meta.url);
+const CSS = readFileSync(new URL('report.css', ASSETS), 'utf8');
 
-const SCRIPT = `
-(function () {
-  var reqs = Array.prototype.slice.call(document.querySelectorAll('details.req'));
-  var statusBoxes = Array.prototype.slice.call(document.querySelectorAll('input[name=status]'));
-  var levelBoxes = Array.prototype.slice.call(document.querySelectorAll('input[name=level]'));
-  var search = document.getElementById('q');
-  var shown = document.getElementById('shown');
-  function checked(boxes) {
-    var s = {};
-    boxes.forEach(function (b) { if (b.checked) s[b.value] = true; });
-    return s;
-  }
-  function apply() {
-    var st = checked(statusBoxes), lv = checked(levelBoxes);
-    var q = search.value.trim().toLowerCase();
-    var n = 0;
-    reqs.forEach(function (d) {
-      var ok = !!st[d.getAttribute('data-status')] && !!lv[d.getAttribute('data-level')] && (!q || d.getAttribute('data-text').indexOf(q) >= 0);
-      d.hidden = !ok;
-      if (ok) n++;
-    });
-    Array.prototype.forEach.call(document.querySelectorAll('section.group'), function (g) {
-      g.hidden = !g.querySelector('details.req:not([hidden])');
-    });
-    shown.textContent = n + ' of ' + reqs.length + ' shown';
-  }
-  statusBoxes.concat(levelBoxes).forEach(function (b) { b.addEventListener('change', apply); });
-  search.addEventListener('input', apply);
-  Array.prototype.forEach.call(document.querySelectorAll('[data-only-status]'), function (el) {
-    el.addEventListener('click', function () {
-      var want = el.getAttribute('data-only-status');
-      statusBoxes.forEach(function (b) { b.checked = b.value === want; });
-      levelBoxes.forEach(function (b) { b.checked = true; });
-      search.value = '';
-      apply();
-      document.getElementById('requirements').scrollIntoView();
-    });
-  });
-  document.getElementById('expand').addEventListener('click', function () {
-    reqs.forEach(function (d) { if (!d.hidden) d.open = true; });
-  });
-  document.getElementById('collapse').addEventListener('click', function () {
-    reqs.forEach(function (d) { d.open = false; });
-  });
-  function reveal(id) {
-    var d = document.getElementById(id);
-    if (!d || d.tagName !== 'DETAILS') return;
-    if (d.hidden) {
-      statusBoxes.concat(levelBoxes).forEach(function (b) { b.checked = true; });
-      search.value = '';
-      apply();
-    }
-    d.open = true;
-    d.scrollIntoView();
-  }
-  Array.prototype.forEach.call(document.querySelectorAll('a.jump'), function (a) {
-    a.addEventListener('click', function (e) {
-      e.preventDefault();
-      var id = a.getAttribute('href').slice(1);
-      history.replaceState(null, '', '#' + id);
-      reveal(id);
-    });
-  });
-  if (location.hash.indexOf('#req-') === 0) reveal(location.hash.slice(1));
-  Array.prototype.forEach.call(document.querySelectorAll('button.copy'), function (btn) {
-    btn.addEventListener('click', function () {
-      var pre = btn.closest('.curl').querySelector('pre');
-      var text = pre.textContent;
-      var done = function () { btn.textContent = 'copied'; setTimeout(function () { btn.textContent = 'copy'; }, 1500); };
-      var select = function () {
-        var range = document.createRange();
-        range.selectNodeContents(pre);
-        var sel = window.getSelection();
-        sel.removeAllRanges();
-        sel.addRange(range);
-        btn.textContent = 'selected: press Ctrl+C';
-      };
-      if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(done, select);
-      else select();
-    });
-  });
-  apply();
-})();
-`;
+const SCRIPT = readFileSync(new URL('report.js', ASSETS), 'utf8');
 
 function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('base64');
@@ -524,9 +354,18 @@ export function contentSecurityPolicy(): string {
   ].join('; ');
 }
 
-export function renderHtml(report: ConformanceReport): string {
+export interface HtmlOptions {
+  /** In a signed certification bundle: the signing key's fingerprint (SHA-256 of its SPKI DER, hex). */
+  signedBy?: string;
+}
+
+export function renderHtml(report: ConformanceReport, opts: HtmlOptions = {}): string {
   const v = report.verdict;
-  const verdictWord = v.result === 'pass' ? 'PASS' : v.result === 'fail' ? 'FAIL' : v.result === 'partial' ? 'PARTIAL' : 'INCOMPLETE';
+  // The gate's word (what the exit code says), with its reason where it differs from the verdict's.
+  const gate = gateResult(report);
+  const verdictWord = gate.word;
+  const gateWhy = gate.why ? `<div class="gate">${esc(gate.why)}</div>` : '';
+  const blame = blameLine(report);
   const c = report.coverage;
   const coverageLine = `${c.mustJudged} of ${c.mustDeclared} MUST requirements judged (${c.percent} %)`;
   const loud =
@@ -554,7 +393,7 @@ export function renderHtml(report: ConformanceReport): string {
 <style>${CSS}</style>
 </head>
 <body>
-<header class="banner v-${esc(v.result)}" id="verdict"><div class="inner"><div class="verdict">${verdictWord}</div><div><div class="what">${esc(headline(report))}</div><div class="target">${esc(`${report.target.url ?? 'no target'}${report.target.embeddedMock ? ' (embedded reference mock)' : ''} · ${report.kit.name} ${report.kit.version} · ${report.run.startedAt}`)}</div>${loud}${transport}</div></div></header>
+<header class="banner v-${esc(gate.tone)}" id="verdict"><div class="inner"><div class="verdict">${verdictWord}</div>${gateWhy}<div><div class="what">${esc(headline(report))}</div><div class="target">${esc(`${report.target.url ?? 'no target'}${report.target.embeddedMock ? ' (embedded reference mock)' : ''} · ${report.kit.name} ${report.kit.version} · ${report.run.startedAt}`)}</div>${blame ? `<div class="blame">${esc(blame)}</div>` : ''}${opts.signedBy ? `<div class="signed">${esc(`Signed certification bundle: ed25519 key SHA-256 ${opts.signedBy}; chatconform verify --verify-key PUBLIC.pem checks it`)}</div>` : ''}${loud}${transport}</div></div></header>
 <main>
 ${rootCausesHtml(report)}
 <section id="run"><h2>Run</h2>${metaHtml(report)}<div class="tiles">${tiles}</div></section>

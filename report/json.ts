@@ -132,6 +132,11 @@ export interface ConformanceReport {
     requirementsTotal: number;
     /** What fails the run (CONFORMANCE_FAIL_ON); omitted for the default, must. */
     failOn?: FailOn;
+    /**
+     * The MUST failures the gate did not count (under --fail-on target-only those the reference shares; under
+     * --max-failing-models those of the tolerated models); omitted when the gate counted every one.
+     */
+    notGated?: string[];
     /** The run's expected failures and what became of each entry; omitted without a baseline. */
     baseline?: BaselineOutcome;
     /** What a partial run selected (verdict partial unless a MUST failed or too little was judged). */
@@ -273,6 +278,7 @@ export function buildReport(input: ReportInput): ConformanceReport {
   const noTarget = sent.length > 0 && sent.every((x) => x.status === 0);
   // --fail-on target-only: a MUST failure the reference shares (classification both) does not gate.
   const gated = failOn === 'target-only' ? targetOnlyFailures(modelGated, results) : modelGated;
+  const notGated = failed.filter((id) => !gated.includes(id));
   const exitStatus = decideExitStatus(stopReason, gated.length, errors.length > 0 || noTarget, gate);
   const exitCode = exitCodeOf(exitStatus, gateFails(gated.length, gate));
   const reqs = results.filter((r) => r.kind === 'requirement');
@@ -352,6 +358,7 @@ export function buildReport(input: ReportInput): ConformanceReport {
       requirementsPassed: passed,
       requirementsTotal: reqs.length,
       ...(failOn !== 'must' ? { failOn } : {}),
+      ...(notGated.length > 0 ? { notGated } : {}),
       ...(baseline ? { baseline } : {}),
       ...(input.selection !== undefined ? { selection: input.selection } : {}),
     },

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { ENV, kitPackage, normaliseBaseUrl, profilePathOf, repoRoot, reportDirOf, runConfig, secrets, type RunConfig } from '../run/config.ts';
 import { Ledger } from '../run/ledger.ts';
 import { loadProfile, type Profile } from '../run/profile.ts';
+import { displayPath } from '../run/display-path.ts';
 import { CONTRACT, requirements, type Requirement } from '../spec/requirements/index.ts';
 import { targetRequirements } from './results.ts';
 import { rerunOfEnv, type RerunOf } from '../run/rerun.ts';
@@ -108,7 +109,8 @@ export function collectRunInfo(given?: RunConfig): RunInfo {
   const seed = config ? config.seed : Number(env[ENV.seed]);
   const profileInfo: { name?: string; path?: string } = {};
   if (profile.name) profileInfo.name = profile.name;
-  if (profilePath) profileInfo.path = path.relative(repoRoot, profilePath) || profilePath;
+  // The kit's own profiles by their place in the package; the user's relative to where the run started.
+  if (profilePath) profileInfo.path = displayPath(profilePath, process.cwd(), repoRoot, { kitPrefix: false });
   const info: RunInfo = {
     kit: kitInfo(),
     spec: specInfo(),

@@ -8,6 +8,7 @@ import { headline, rerunSentence, type ConformanceReport } from './json.ts';
 import { firstLine, oneLine, type SectionCounts } from './results.ts';
 import { CLASSIFICATION_TEXT, referenceRunText, trialsText } from './columns.ts';
 import { modelsSentence, type ModelResult } from './models.ts';
+import { blameLine, causeOrigin, clientOnly, gateResult } from './gate.ts';
 
 const COLUMNS = ['pass', 'fail', 'warn', 'error', 'expected-fail', 'skip', 'observed', 'untested'] as const;
 /** Wider columns for the longer headings. */
@@ -68,9 +69,14 @@ function modelLines(models: readonly ModelResult[], paint: Paint): string[] {
 export function renderSummary(report: ConformanceReport, files: string[], paint: Paint = plain, cwd = process.cwd()): string {
   const out: string[] = [''];
   const v = report.verdict;
-  const head = v.result === 'pass' ? paint.green(paint.bold('PASS')) : v.result === 'fail' ? paint.red(paint.bold('FAIL')) : paint.yellow(paint.bold(v.result === 'partial' ? 'PARTIAL' : 'INCOMPLETE'));
+  // The gate's word leads (the exit code follows it); the verdict's own clause comes after the dash.
+  const gate = gateResult(report);
+  const colour = gate.word === 'PASS' ? paint.green : gate.word === 'FAIL' ? paint.red : paint.yellow;
+  const head = `${colour(paint.bold(gate.word))}${gate.why ? ` ${colour(`(${gate.why})`)}` : ''}`;
   out.push(`${paint.bold('chatconform conformance')}: ${head} — ${escapeControls(headline(report))}`);
   out.push(paint.dim(`target ${report.target.url ?? '(none)'}${report.target.embeddedMock ? ' (embedded mock)' : ''}`));
+  const blame = blameLine(report);
+  if (blame) out.push(paint.bold(`  ${blame}`));
   if (report.run.rerunOf) out.push(paint.bold(`  ${rerunSentence(report.run.rerunOf)}`));
   const c = report.coverage;
   if (v.result === 'incomplete') {
@@ -88,12 +94,14 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
   if (report.rootCauses.length > 0) {
     out.push(paint.bold(`  Root causes (${report.rootCauses.length}), by impact:`));
     for (const rc of report.rootCauses.slice(0, MAX_ROOT_CAUSES)) {
-      const expected = report.verdict.baseline?.expected.some((e) => e.id === rc.id) === true;
-      const mark = expected ? paint.yellow('XFAIL') : rc.status === 'fail' ? paint.red('FAIL') : paint.yellow('WARN');
+      const origin = causeOrigin(report, rc);
+      const mark = origin === 'expected (baseline)' ? paint.yellow('XFAIL') : rc.status === 'fail' ? paint.red('FAIL') : paint.yellow('WARN');
+      // With a reference: whether the target added the failure or inherited it (the gate of target-only reads this).
+      const whose = origin === 'target-only' ? ` ${paint.red('[target-only]')}` : origin === 'inherited' ? ` ${paint.dim('[inherited]')}` : '';
       const reach = `${rc.tests.length} test${rc.tests.length === 1 ? '' : 's'}${rc.blocked.length > 0 ? `, left ${rc.blocked.length} unjudged` : ''}`;
       // A card of a cause (a missing route, a common answer, the error body) names it, then what it breaks.
       const named = rc.kind !== undefined && rc.kind !== 'requirement';
-      out.push(`  ${String(rc.rank).padStart(3)}. ${mark} ${paint.bold(rc.id.padEnd(11))}${paint.dim(`§${rc.section}`.padEnd(7))}${paint.dim(rc.tier.padEnd(19))}${truncate(named ? rc.deviation! : rc.message, 120)} ${paint.dim(`(${reach})`)}`);
+      out.push(`  ${String(rc.rank).padStart(3)}. ${mark} ${paint.bold(rc.id.padEnd(11))}${paint.dim(`§${rc.section}`.padEnd(7))}${paint.dim(rc.tier.padEnd(19))}${truncate(named ? rc.deviation! : rc.message, 120)} ${paint.dim(`(${reach})`)}${whose}`);
       if ((rc.requirements?.length ?? 0) > 1) out.push(paint.dim(`       breaks ${rc.requirements!.join(', ')}`));
     }
     if (report.rootCauses.length > MAX_ROOT_CAUSES) out.push(paint.dim(`       … ${report.rootCauses.length - MAX_ROOT_CAUSES} more in conformance.html / conformance.json`));
@@ -118,7 +126,7 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
   const failures = report.requirements.filter((r) => r.level === 'MUST' && r.status === 'fail');
   if (failures.length > 0) {
     out.push('', paint.red(paint.bold(`  MUST failures (${failures.length}):`)));
-    for (const r of failures) out.push(`    ${paint.bold(r.id.padEnd(11))}${paint.dim(`§${r.section}`.padEnd(8))}${truncate(oneLine(r.reason ?? ''), 150)}`);
+    for (const r of failures) out.push(`    ${paint.bold(r.id.padEnd(11))}${paint.dim(`§${r.section}`.padEnd(8))}${clientOnly(r) ? paint.yellow('[client] ') : ''}${truncate(oneLine(r.reason ?? ''), 150)}`);
   }
   // --reference: whose failure each one is; --trials: the rates of the model-dependent requirements.
   if (report.run.reference) {

@@ -14,6 +14,8 @@ export interface RunConfig {
   /** Origin plus optional path prefix, without a trailing slash; the suite appends `/v1/...`. */
   baseUrl: string;
   apiKey: string;
+  /** The variable the key was read from, named in the replay curls (default CONFORMANCE_API_KEY). */
+  apiKeyVar?: string;
   profile: Profile;
   profilePath?: string;
   reportDir: string;

@@ -1,6 +1,6 @@
 // The per-model matrix (`--models`, CONFORMANCE_MODEL_MATRIX, the config file's and the profile's `modelMatrix`):
 // which listed models the run judges one by one with the model-dependent tests. A selection is `all`, or ids and
-// globs (`acme/*`: `*` any run of characters, `/` included; `?` one character). Pure functions of plain data.
+// globs (`acme/*`: `*` any run of characters but `/`, `**` any run; `?` one character). Pure functions of plain data.
 
 /** A selection's patterns: CONFORMANCE_MODEL_MATRIX (comma-separated) first, else the profile's; undefined: no matrix. */
 export function modelSelectionOf(raw: string | undefined, profileMatrix: readonly string[] | undefined): string[] | undefined {
@@ -11,9 +11,14 @@ export function modelSelectionOf(raw: string | undefined, profileMatrix: readonl
 
 const isGlob = (pattern: string) => pattern === 'all' || /[*?]/.test(pattern);
 
+/** `*` any run of characters but `/` (as in a path: `acme/*` is not `acme/x/y`), `**` any run, `?` one character. */
 function globRegExp(pattern: string): RegExp {
   if (pattern === 'all') return /^/;
-  const body = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const body = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .split('**')
+    .map((part) => part.replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]'))
+    .join('.*');
   return new RegExp(`^${body}$`);
 }
 

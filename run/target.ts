@@ -133,7 +133,7 @@ export class Target {
       responseBody: '',
       responseBytes: 0,
       durationMs: 0,
-      curl: curlOf({ method, url, headers, ...(bytes !== undefined ? { body: bytes } : {}), ...(key ? { keyVar: opts.keyVar ?? (key === this.config.apiKey ? 'CONFORMANCE_API_KEY' : 'OTHER_KEY') } : {}), scrub: (t) => this.scrub(t) }),
+      curl: curlOf({ method, url, headers, ...(bytes !== undefined ? { body: bytes } : {}), ...(key ? { keyVar: opts.keyVar ?? (key === this.config.apiKey ? (this.config.apiKeyVar ?? 'CONFORMANCE_API_KEY') : 'OTHER_KEY') } : {}), scrub: (t) => this.scrub(t) }),
     };
     if (bytes !== undefined) exchange.requestBody = this.evidence(bytes);
     this.exchanges.push(exchange);

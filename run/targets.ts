@@ -105,7 +105,7 @@ export function targetConfig(run: RunConfig, target: RunTarget, index: number, e
   const profile = loadProfile(profilePath);
   // The run's own profile and pinned models are the run's; the target's come from its own profile. A reference
   // takes nothing of the run's that is about the run's own target: its headers and throttle.
-  const { profilePath: _runProfile, models: _runModels, ...rest } = run;
+  const { profilePath: _runProfile, models: _runModels, apiKeyVar: _runKeyVar, ...rest } = run;
   if (target.reference) {
     delete rest.headers;
     delete rest.maxRps;
@@ -118,6 +118,8 @@ export function targetConfig(run: RunConfig, target: RunTarget, index: number, e
     ...rest,
     baseUrl: target.baseUrl!.replace(/\/+$/, ''),
     apiKey: (target.apiKeyEnv ? env[target.apiKeyEnv] : undefined) ?? target.apiKey ?? profile.apiKey ?? '',
+    // The replay curls name the variable the key was read from, so they run as printed in the same shell.
+    ...(target.apiKeyEnv && env[target.apiKeyEnv] !== undefined ? { apiKeyVar: target.apiKeyEnv } : {}),
     profile,
     ...(profilePath ? { profilePath } : {}),
     ...(models && models.length > 0 ? { models: [...models] } : {}),

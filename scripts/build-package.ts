@@ -11,6 +11,8 @@ export const DIST = path.join(ROOT, 'dist');
 
 /** Folders whose JSON files the compiled kit reads at run time (every one of them, so a new fixture ships). */
 export const DATA_DIRS = ['spec/schemas', 'spec/requirements', 'fixtures/mock', 'fixtures/profiles'] as const;
+/** Folders copied whole: the HTML report's style and script (report/html.ts reads them beside itself). */
+export const ASSET_DIRS = ['report/html'] as const;
 
 function files(dir: string): string[] {
   return (readdirSync(dir, { recursive: true }) as string[]).map((f) => path.join(dir, f));
@@ -68,6 +70,10 @@ export function build(): void {
       cpSync(file, path.join(DIST, path.relative(ROOT, file)));
       copied++;
     }
+  }
+  for (const dir of ASSET_DIRS) {
+    cpSync(path.join(ROOT, dir), path.join(DIST, dir), { recursive: true });
+    copied += files(path.join(ROOT, dir)).length;
   }
   const declarations = rewriteDeclarationSpecifiers();
   placeMapSources();

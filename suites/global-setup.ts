@@ -16,6 +16,7 @@ import { budgetOf } from '../run/profile.ts';
 import { Target } from '../run/target.ts';
 import { closeIdleConnections } from '../run/http.ts';
 import { reachTarget, REACH_TIMEOUT_MS, TargetUnreachable } from '../run/reachability.ts';
+import { displayPath } from '../run/display-path.ts';
 import { targetsOf } from '../run/targets.ts';
 import { discoverTargets } from './lib/targets-setup.ts';
 
@@ -49,7 +50,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const gate = gateOf();
   if (gate.expectedFailures) loadBaseline(gate.expectedFailures);
   process.stderr.write(`chatconform: target ${config.embeddedMock ? `${config.baseUrl} (embedded mock)` : config.baseUrl}; seed ${config.seed}${plan.seedDrawn ? ' (random)' : ''}` +
-    (config.profilePath ? `; profile ${path.relative(process.cwd(), config.profilePath)}` : '; no profile') + `; scratch ${scratch}\n`);
+    (config.profilePath ? `; profile ${displayPath(config.profilePath)}` : '; no profile') + `; scratch ${scratch}\n`);
 
   if (targets) {
     process.stderr.write(`chatconform: ${targets.length} targets in one run\n`);

@@ -61,7 +61,7 @@ test.describe('the npm package, installed into a fresh project', () => {
     tarball = path.join(work, packed[0]!.filename);
     const files = packed[0]!.files.map((f) => f.path);
     // What the package must carry, and what it must not.
-    for (const f of ['package.json', 'dist/cli/main.js', 'dist/suites/conformance.config.js', 'dist/spec/requirements/requirements.json', 'dist/spec/requirements/contract.json', 'dist/fixtures/mock/catalog.json', 'dist/fixtures/mock/keys.json', 'dist/fixtures/profiles/mock.json', 'dist/spec/schemas/chat-response.schema.json', 'dist/entries/msw.d.ts', 'dist/entries/testing.d.ts']) {
+    for (const f of ['package.json', 'dist/cli/main.js', 'dist/suites/conformance.config.js', 'dist/spec/requirements/requirements.json', 'dist/spec/requirements/contract.json', 'dist/fixtures/mock/catalog.json', 'dist/fixtures/mock/keys.json', 'dist/fixtures/profiles/mock.json', 'dist/spec/schemas/chat-response.schema.json', 'dist/entries/msw.d.ts', 'dist/entries/testing.d.ts', 'dist/report/html/report.css', 'dist/report/html/report.js']) {
       expect(files, `the package holds ${f}`).toContain(f);
     }
     expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')), 'no TypeScript sources').toEqual([]);

@@ -16,7 +16,7 @@ import { longFlagOf, SETTINGS, type Setting } from '../../run/settings.ts';
 import { selectionOf } from '../../run/selection.ts';
 import { shardOf } from '../../run/shard.ts';
 import { trialsOf } from '../../run/trials.ts';
-import { runProcess } from '../integration/support/cli-process.ts';
+import { runProcess } from './support/cli-process.ts';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'chatconform-settings-'));
 test.afterAll(() => rmSync(root, { recursive: true, force: true }));

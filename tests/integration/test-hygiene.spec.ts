@@ -1,6 +1,7 @@
 // The project's own tests assert behaviour, not luck: no test asserts speed (a hang is bounded generously by
 // tests/support/hang-bound.ts; speed targets live in bench/), and every test drawing random inputs takes its seed
-// from tests/support/seed.ts (fixed in npm test, random and printed under npm run test:explore).
+// from tests/support/seed.ts (fixed in npm test, random and printed under npm run test:explore); no unit test
+// starts a process (a child under load times a unit test out: those live in tests/integration).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -32,8 +33,13 @@ test('no test asserts speed: an upper bound on elapsed time is a hang bound of a
   expect(found, 'bound a hang with HANG_BOUND_MS (tests/support/hang-bound.ts); a speed target belongs in bench/').toEqual([]);
 });
 
+test('no unit test starts a process: child_process and the CLI runner are for tests/integration', () => {
+  const spawning = files.filter((f) => f.name.startsWith('tests/unit/') && /from 'node:child_process'|support\/cli-process\.ts'/.test(f.text)).map((f) => f.name);
+  expect(spawning).toEqual([]);
+});
+
 test('every test that draws random inputs takes its seed from tests/support/seed.ts', () => {
-  const random = files.filter((f) => !['tests/support/seed.ts', 'tests/unit/test-hygiene.spec.ts'].includes(f.name) && (/from 'fast-check'/.test(f.text) || /Math\.random\(/.test(f.text)));
+  const random = files.filter((f) => !['tests/support/seed.ts', 'tests/integration/test-hygiene.spec.ts'].includes(f.name) && (/from 'fast-check'/.test(f.text) || /Math\.random\(/.test(f.text)));
   expect(random.length).toBeGreaterThan(0);
   const unseeded = random.filter((f) => !SEED_IMPORT.test(f.text) || /Math\.random\(/.test(f.text)).map((f) => f.name);
   expect(unseeded, 'import testSeed (or the module, for fast-check\'s global seed) from tests/support/seed.ts').toEqual([]);

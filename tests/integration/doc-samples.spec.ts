@@ -148,7 +148,7 @@ test('the check itself: it reads fences and specifiers, and tells a missing file
   ].join('\n');
   expect(codeSamples(md).map((s) => s.line)).toEqual([1, 15, 20]);
   expect(codeSamples(md).flatMap((s) => specifiers(s.code))).toEqual(['./exists.ts', '../nowhere/b.ts', 'chatconform/testing', 'chatconform/nope', './dynamic.js', 'openai', 'chatconform', './fixtures']);
-  // Placed as tests/unit/x.md: ./exists.ts names this very file once renamed; ./dynamic.js its .ts source.
+  // Placed as tests/integration/x.md: ./exists.ts names this very file once renamed; ./dynamic.js its .ts source.
   const here = path.relative(root, fileURLToPath(import.meta.url));
   const placed = md.replace('./exists.ts', `./${path.basename(here)}`).replace('./dynamic.js', `./${path.basename(here).replace(/\.ts$/, '.js')}`);
   const problems = badImports(path.join(path.dirname(here), 'x.md'), placed, { '.': {}, './testing': {} });

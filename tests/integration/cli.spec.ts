@@ -19,7 +19,7 @@ import { REFERENCE_ENV } from '../../run/reference.ts';
 import { TRIALS_ENV } from '../../run/trials.ts';
 import { requirements } from '../../spec/requirements/index.ts';
 import { sampleReport } from '../support/reports.ts';
-import { runProcess } from '../integration/support/cli-process.ts';
+import { runProcess } from './support/cli-process.ts';
 
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';

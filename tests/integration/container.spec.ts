@@ -1,0 +1,107 @@
+// The shipped Containerfile, built and run for real (slow tier): Debian's podman with runc (crun fails on the
+// rlimits here, so containers.conf sets none). No image registry is reachable, so the base is made here from a Debian
+// root file system (debootstrap, Node 20 and npm from Debian, this machine's CA certificates) and handed to the Containerfile as NODE_IMAGE in place
+// of the official node image it names. The test starts the image's mock, runs the image's suite against it, and
+// reads the report from the volume. It prints what the build and the run took (figures, never asserted).
+import { spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+import { repoRoot } from '../../run/config.ts';
+import { closedPort } from '../support/listen.ts';
+import { runProcess } from './support/cli-process.ts';
+
+const BASE = 'localhost/chatconform-test-base:trixie';
+const IMAGE = 'localhost/chatconform:test';
+/** Debian's release with Node 20 (bookworm has 18). */
+const SUITE = 'trixie';
+const MIRROR = 'http://deb.debian.org/debian';
+
+const has = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
+const missing = ['podman', 'runc', 'debootstrap'].filter((c) => !has(c));
+const root = process.getuid?.() === 0;
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-container-'));
+const conf = path.join(dir, 'containers.conf');
+// runc, and no default rlimits (crun, and runc with them, fail to set rlimits in this sandbox).
+writeFileSync(conf, '[containers]\ndefault_ulimits = []\n\n[engine]\nruntime = "runc"\n');
+const env = { ...process.env, CONTAINERS_CONF: conf };
+const mockName = `chatconform-mock-${process.pid}`;
+
+test.afterAll(async () => {
+  if (missing.length === 0 && root) await runProcess('podman', ['rm', '--force', '--ignore', mockName], { env, boundMs: 60_000 });
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function podman(args: string[], boundMs = 900_000) {
+  const r = await runProcess('podman', args, { env, boundMs, keepChars: 20_000 });
+  expect(r.code, `podman ${args.join(' ')}\n${r.output}`).toBe(0);
+  return r;
+}
+
+/**
+ * The base image, made once per machine: a Debian root file system with nodejs (debootstrap), npm (apt in the new
+ * root: debootstrap's own resolver trips on npm's dependencies) and this machine's CA certificates (the build's npm
+ * reaches the registry as this machine does, through whatever TLS-inspecting proxy it trusts), imported into podman.
+ */
+async function baseImage(): Promise<void> {
+  if (spawnSync('podman', ['image', 'exists', BASE], { env }).status === 0) return;
+  const rootfs = path.join(dir, 'rootfs');
+  const step = async (command: string, args: string[]) => {
+    const r = await runProcess(command, args, { env: { ...env, DEBIAN_FRONTEND: 'noninteractive' }, boundMs: 900_000, keepChars: 20_000 });
+    expect(r.code, `${command} ${args.join(' ')}\n${r.output}`).toBe(0);
+  };
+  await step('debootstrap', ['--variant=minbase', '--include=nodejs,ca-certificates', SUITE, rootfs, MIRROR]);
+  await step('chroot', [rootfs, 'apt-get', 'install', '-y', '-qq', '--no-install-recommends', 'npm']);
+  await step('chroot', [rootfs, 'apt-get', 'clean']);
+  copyFileSync('/etc/ssl/certs/ca-certificates.crt', path.join(rootfs, 'etc/ssl/certs/ca-certificates.crt'));
+  await step('sh', ['-c', `tar -C '${rootfs}' -c . | podman import --change 'CMD ["node"]' --change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' - ${BASE}`]);
+  rmSync(rootfs, { recursive: true, force: true });
+}
+
+test('the image builds from the Containerfile, serves its mock, runs its suite against it as a non-root user, and leaves the report in /reports', async () => {
+  test.skip(missing.length > 0, `needs ${missing.join(', ')} (Debian: apt-get install podman runc debootstrap; .ci/run installs them)`);
+  test.skip(!root, 'podman runs here as root (rootless podman needs subuids this machine does not set up)');
+  test.setTimeout(40 * 60_000);
+
+  let t = Date.now();
+  await baseImage();
+  const baseS = (Date.now() - t) / 1000;
+  t = Date.now();
+  // --network host: the build's npm reaches the registry the way this machine does.
+  await podman(['build', '--network', 'host', '--build-arg', `NODE_IMAGE=${BASE}`, '-t', IMAGE, '-f', 'Containerfile', repoRoot]);
+  const buildS = (Date.now() - t) / 1000;
+  const user = (await podman(['image', 'inspect', '--format', '{{.Config.User}}', IMAGE])).stdout.trim();
+  expect(user).toBe('chatconform');
+
+  // The mock, published as the README says (-p), on a free port of this machine.
+  const port = await closedPort();
+  await podman(['run', '--detach', '--rm', '--name', mockName, '-p', `127.0.0.1:${port}:8787`, IMAGE, 'mock', '--host', '0.0.0.0', '--port', '8787']);
+  const url = `http://127.0.0.1:${port}`;
+  let up = false;
+  for (let i = 0; i < 60 && !up; i++) {
+    up = await fetch(`${url}/v1/models`).then((r) => r.ok, () => false);
+    if (!up) await new Promise((r) => setTimeout(r, 500));
+  }
+  expect(up, (await runProcess('podman', ['logs', mockName], { env })).output).toBe(true);
+
+  // The suite from the image against that mock; the reports in a folder of this machine mounted at /reports.
+  const reports = path.join(dir, 'reports');
+  spawnSync('mkdir', ['-p', reports]);
+  chmodSync(reports, 0o777);
+  t = Date.now();
+  const run = await runProcess('podman', ['run', '--rm', '--network', 'host', '-v', `${reports}:/reports`, IMAGE, 'run', '--base-url', url, '--profile', 'mock', '--section', '4.1'], { env, boundMs: 900_000, keepChars: 40_000 });
+  const runS = (Date.now() - t) / 1000;
+  expect(run.code, run.output).toBe(0);
+  // The working directory is /reports: the summary names it as ./
+  expect(run.output).toMatch(/reports in (\.|\/reports)\/: conformance.json/);
+  const file = path.join(reports, 'conformance.json');
+  expect(existsSync(file), run.output).toBe(true);
+  const report = JSON.parse(readFileSync(file, 'utf8'));
+  expect(report.target.url).toBe(url);
+  expect(report.verdict.exitCode).toBe(0);
+  expect(report.run.tests.passed).toBeGreaterThan(0);
+  for (const f of ['junit.xml', 'conformance.html', 'badge.svg']) expect(existsSync(path.join(reports, f)), f).toBe(true);
+  console.log(`[container] base image ${baseS.toFixed(0)} s (0 when cached), image build ${buildS.toFixed(0)} s, suite run (section 4.1) ${runS.toFixed(0)} s`);
+});
