@@ -60,7 +60,7 @@ export function selectedIds(sel: Selection): string[] {
 /**
  * Whether a selection takes a test of the suite, from the catalog alone (no listing of the suite, which costs a
  * second Playwright process): every requirement but the kit's own (`mock-only`) is declared by a conformance test or
- * judged by a registered check whose files the selection runs, as tests/unit/suite-coverage.spec.ts holds the suite
+ * judged by a registered check whose files the selection runs, as tests/integration/suite-coverage.spec.ts holds the suite
  * to. undefined when the catalog cannot tell: an exclusion may leave out every test of a selected ID.
  */
 export function selectionTakesTests(sel: Selection): boolean | undefined {

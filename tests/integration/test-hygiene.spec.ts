@@ -33,8 +33,8 @@ test('no test asserts speed: an upper bound on elapsed time is a hang bound of a
   expect(found, 'bound a hang with HANG_BOUND_MS (tests/support/hang-bound.ts); a speed target belongs in bench/').toEqual([]);
 });
 
-test('no unit test starts a process: child_process and the CLI runner are for tests/integration', () => {
-  const spawning = files.filter((f) => f.name.startsWith('tests/unit/') && /from 'node:child_process'|support\/cli-process\.ts'/.test(f.text)).map((f) => f.name);
+test('no unit test starts a process: child_process and the runners that spawn (the CLI, the suite, a client) are for tests/integration', () => {
+  const spawning = files.filter((f) => f.name.startsWith('tests/unit/') && /from 'node:child_process'|support\/(?:cli-process|suite-runner)\.ts'|client\/runner\.ts'|\bcommandDriver\b/.test(f.text)).map((f) => f.name);
   expect(spawning).toEqual([]);
 });
 

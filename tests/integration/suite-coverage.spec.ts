@@ -7,7 +7,7 @@ import { REQUIREMENT_ANNOTATION } from '../../judge/checker.ts';
 import { CHECKED_IDS } from '../../judge/checks/registry.ts';
 import { filesCheckingByKind, selectedIds, selectionTakesTests, type Selection } from '../../run/selection.ts';
 import { requirementLinks } from '../../scripts/requirement-links.ts';
-import { cleanup, CONFORMANCE_CONFIG, KIT_CONFIG, runSuite } from '../integration/support/suite-runner.ts';
+import { cleanup, CONFORMANCE_CONFIG, KIT_CONFIG, runSuite } from './support/suite-runner.ts';
 
 interface ListedSuite {
   specs?: { title: string; file: string; line: number; tests: { annotations?: { type: string; description?: string }[] }[] }[];
