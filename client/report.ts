@@ -2,40 +2,21 @@
 // case whose evidence is the client's requests (the mock's journal) and whose records judge the consumer's rules.
 // conformance.json gains what a server run lacks: `subject` (the client's command) and `scenarios`, one row per
 // scenario; the HTML page gains their table (the exchange, the client's report, the expected one).
-import { readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Exchange } from '../judge/exchange.ts';
 import { curlOf } from '../judge/evidence.ts';
 import { MOCK_KEYS, type JournalEntry } from '../mock/index.ts';
 import { applyBaseline, type Baseline } from '../report/baseline.ts';
-import { esc } from '../report/html.ts';
-import { buildReport, type ConformanceReport } from '../report/json.ts';
-import { maskKnownSecrets } from '../report/redaction.ts';
+import { buildReport, type ConformanceReport, type ReportSubject, type ScenarioRow, type ScenarioStatus } from '../report/json.ts';
 import { aggregate, firstLine, type TestOutcome } from '../report/results.ts';
 import { kitInfo, type RunInfo } from '../report/run-info.ts';
 import { writeReports } from '../report/write.ts';
 import { redact, redactDeep } from '../spec/redact.ts';
 import { CONTRACT, requirements } from '../spec/requirements/index.ts';
 import type { ScenarioResult } from './engine.ts';
-import type { Instruction } from './protocol.ts';
 
-export type ScenarioStatus = 'pass' | 'fail' | 'warn' | 'error' | 'skip';
+export type { ScenarioRow, ScenarioStatus };
 
-export interface ScenarioRow {
-  id: string;
-  title: string;
-  requirements: string[];
-  status: ScenarioStatus;
-  reason?: string;
-  expected: string;
-  instruction: Instruction;
-  report?: Record<string, unknown>;
-  problem?: string;
-  exchanges: { method: string; path: string; status: number; outcome: string; error_code?: string; body?: string }[];
-  durationMs: number;
-}
-
-export type ClientConformanceReport = ConformanceReport & { subject: { kind: 'client'; command: string }; scenarios: ScenarioRow[] };
+export type ClientConformanceReport = ConformanceReport & { subject: ReportSubject; scenarios: ScenarioRow[] };
 
 /** Every key the scenarios' mocks accept: masked wherever one would show. */
 const SECRETS: readonly string[] = Object.values(MOCK_KEYS);
@@ -95,7 +76,7 @@ function rowOf(r: ScenarioResult): ScenarioRow {
     status,
     ...(reason !== undefined && status !== 'pass' ? { reason } : {}),
     expected: r.scenario.expected,
-    instruction: r.scenario.instruction,
+    instruction: { ...r.scenario.instruction },
     ...(r.report ? { report: r.report as Record<string, unknown> } : {}),
     ...(r.problem ? { problem: r.problem } : {}),
     exchanges: r.journal.map((e) => ({
@@ -165,29 +146,7 @@ export function buildClientReport(input: ClientReportInput): ClientConformanceRe
   };
 }
 
-const json = (v: unknown): string => JSON.stringify(v, null, 2);
-
-/** The scenario table of the HTML page: one row per scenario, its exchange, the client's report and the expected one. */
-export function scenariosHtml(report: ClientConformanceReport): string {
-  const rows = report.scenarios.map((s) => {
-    const exchange = s.exchanges.map((x) => `${x.method} ${x.path} -> ${x.status} ${x.outcome}${x.error_code ? ` (${x.error_code})` : ''}${x.body ? `\n${x.body}` : ''}`).join('\n\n');
-    const got = s.report ? json(s.report) : (s.problem ?? '(no report)');
-    return `<tr class="s-${esc(s.status)}"><td><b>${esc(s.id)}</b><br>${esc(s.title)}</td><td>${esc(s.status.toUpperCase())}${s.reason ? `<br>${esc(s.reason)}` : ''}</td><td>${esc(s.requirements.join(', '))}</td><td><details><summary>${esc(`${s.exchanges.length} request(s)`)}</summary><pre>${esc(exchange)}</pre></details></td><td><details><summary>report</summary><pre>${esc(got)}</pre></details></td><td>${esc(s.expected)}</td></tr>`;
-  });
-  return `<section id="scenarios"><h2>${esc(`Client scenarios: ${report.subject.command}`)}</h2><table class="obs"><thead><tr><th>Scenario</th><th>Result</th><th>Requirements</th><th>What the client sent (the mock's journal)</th><th>What it reported</th><th>Expected</th></tr></thead><tbody>${rows.join('\n')}</tbody></table></section>`;
-}
-
-/** Writes the four reports (report/write.ts), then adds the scenario table to the HTML page. */
+/** Writes the four reports (report/write.ts): the page shows the subject and the scenario table from the report itself. */
 export function writeClientReports(report: ClientConformanceReport, dir: string): string[] {
-  const files = writeReports(report, dir, SECRETS);
-  const htmlFile = path.join(dir, 'conformance.html');
-  const page = readFileSync(htmlFile, 'utf8');
-  const { text } = maskKnownSecrets(scenariosHtml(report), SECRETS);
-  // The page names the target; a client run's subject is the client (the target is the embedded mock).
-  const subject = esc(`client: ${report.subject.command}`);
-  const named = page
-    .replace('<div class="target">no target (embedded reference mock)', `<div class="target">${subject} (against the embedded reference mock)`)
-    .replace(/(<title>[^<]*?) — no target<\/title>/, `$1 — ${subject}</title>`);
-  writeFileSync(htmlFile, named.replace('<section id="run">', `${text}\n<section id="run">`));
-  return files;
+  return writeReports(report, dir, SECRETS);
 }

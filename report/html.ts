@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { escapeControls } from './control-chars.ts';
-import { headline, rerunSentence, type ConformanceReport } from './json.ts';
+import { headline, rerunSentence, subjectLine, type ConformanceReport } from './json.ts';
 import { blameLine, causeOrigin, gateResult } from './gate.ts';
 import { STATUSES, oneLine, type EvidenceItem, type ReportExchange, type RequirementResult, type RequirementStatus, type SectionCounts } from './results.ts';
 import type { ImpactTier, RootCause } from './root-causes.ts';
@@ -389,14 +389,14 @@ export function renderHtml(report: ConformanceReport, opts: HtmlOptions = {}): s
 <meta http-equiv="Content-Security-Policy" content="${esc(contentSecurityPolicy())}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${esc(`Conformance report: ${verdictWord} — ${report.target.url ?? 'no target'}`)}</title>
+<title>${esc(`Conformance report: ${verdictWord} — ${report.subject ? `client: ${report.subject.command}` : (report.target.url ?? 'no target')}`)}</title>
 <style>${CSS}</style>
 </head>
 <body>
-<header class="banner v-${esc(gate.tone)}" id="verdict"><div class="inner"><div class="verdict">${verdictWord}</div>${gateWhy}<div><div class="what">${esc(headline(report))}</div><div class="target">${esc(`${report.target.url ?? 'no target'}${report.target.embeddedMock ? ' (embedded reference mock)' : ''} · ${report.kit.name} ${report.kit.version} · ${report.run.startedAt}`)}</div>${blame ? `<div class="blame">${esc(blame)}</div>` : ''}${opts.signedBy ? `<div class="signed">${esc(`Signed certification bundle: ed25519 key SHA-256 ${opts.signedBy}; chatconform verify --verify-key PUBLIC.pem checks it`)}</div>` : ''}${loud}${transport}</div></div></header>
+<header class="banner v-${esc(gate.tone)}" id="verdict"><div class="inner"><div class="verdict">${verdictWord}</div>${gateWhy}<div><div class="what">${esc(headline(report))}</div><div class="target">${esc(`${subjectLine(report)} · ${report.kit.name} ${report.kit.version} · ${report.run.startedAt}`)}</div>${blame ? `<div class="blame">${esc(blame)}</div>` : ''}${opts.signedBy ? `<div class="signed">${esc(`Signed certification bundle: ed25519 key SHA-256 ${opts.signedBy}; chatconform verify --verify-key PUBLIC.pem checks it`)}</div>` : ''}${loud}${transport}</div></div></header>
 <main>
 ${rootCausesHtml(report)}
-<section id="run"><h2>Run</h2>${metaHtml(report)}<div class="tiles">${tiles}</div></section>
+${scenariosHtml(report)}<section id="run"><h2>Run</h2>${metaHtml(report)}<div class="tiles">${tiles}</div></section>
 ${mustFailuresHtml(report)}
 ${report.models ? `<section id="models"><h2>Models (${esc(modelsSentence(report.models))})</h2>${modelsHtml(report.models, report)}</section>` : ''}
 <section id="matrix"><h2>Results by section</h2>${matrixHtml(report)}</section>
@@ -410,4 +410,16 @@ ${report.errors.length + report.failedTests.length > 0 ? `<section id="problems"
 </body>
 </html>
 `;
+}
+
+/** A client run's scenario table: one row per scenario, what the client sent, what it reported, the expected answer. */
+function scenariosHtml(report: ConformanceReport): string {
+  if (!report.scenarios || report.scenarios.length === 0) return '';
+  const json = (v: unknown): string => JSON.stringify(v, null, 2);
+  const rows = report.scenarios.map((s) => {
+    const exchange = s.exchanges.map((x) => `${x.method} ${x.path} -> ${x.status} ${x.outcome}${x.error_code ? ` (${x.error_code})` : ''}${x.body ? `\n${x.body}` : ''}`).join('\n\n');
+    const got = s.report ? json(s.report) : (s.problem ?? '(no report)');
+    return `<tr class="s-${esc(s.status)}"><td><b>${esc(s.id)}</b><br>${esc(s.title)}</td><td>${esc(s.status.toUpperCase())}${s.reason ? `<br>${esc(s.reason)}` : ''}</td><td>${esc(s.requirements.join(', '))}</td><td><details><summary>${esc(`${s.exchanges.length} request(s)`)}</summary><pre>${esc(exchange)}</pre></details></td><td><details><summary>report</summary><pre>${esc(got)}</pre></details></td><td>${esc(s.expected)}</td></tr>`;
+  });
+  return `<section id="scenarios"><h2>${esc(`Client scenarios: ${report.subject?.command ?? ''}`)}</h2><table class="obs"><thead><tr><th>Scenario</th><th>Result</th><th>Requirements</th><th>What the client sent (the mock's journal)</th><th>What it reported</th><th>Expected</th></tr></thead><tbody>${rows.join('\n')}</tbody></table></section>`;
 }

@@ -81,6 +81,36 @@ export interface FailedTest {
   failed: string[];
 }
 
+/** The subject of a client run: the command judged. */
+export interface ReportSubject {
+  kind: 'client';
+  command: string;
+}
+
+export type ScenarioStatus = 'pass' | 'fail' | 'warn' | 'error' | 'skip';
+
+/** One scenario of a client run. */
+export interface ScenarioRow {
+  id: string;
+  title: string;
+  requirements: string[];
+  status: ScenarioStatus;
+  reason?: string;
+  expected: string;
+  /** What the client was asked to do (docs/client-conformance.md, "Protocol"). */
+  instruction: Record<string, unknown>;
+  report?: Record<string, unknown>;
+  problem?: string;
+  exchanges: { method: string; path: string; status: number; outcome: string; error_code?: string; body?: string }[];
+  durationMs: number;
+}
+
+/** Who the report judges, in one line: the client's command, else the target's URL. */
+export function subjectLine(report: Pick<ConformanceReport, 'subject' | 'target'>): string {
+  if (report.subject) return `client: ${report.subject.command} (against the embedded reference mock)`;
+  return `${report.target.url ?? 'no target'}${report.target.embeddedMock ? ' (embedded reference mock)' : ''}`;
+}
+
 export interface ConformanceReport {
   $schema: string;
   reportVersion: number;
@@ -158,6 +188,10 @@ export interface ConformanceReport {
   errors: string[];
   /** The per-model matrix (--models): one row per chosen model; omitted without a matrix. */
   models?: ModelResult[];
+  /** What was judged, when it is not a server at `target` (`chatconform client`: the client's command; the target is then the embedded mock). */
+  subject?: ReportSubject;
+  /** `chatconform client`: one row per scenario (what the client sent, what it reported, what was expected). */
+  scenarios?: ScenarioRow[];
 }
 
 export interface ReportInput {

@@ -4,7 +4,7 @@
 // never writes escape sequences to the certifier's terminal.
 import path from 'node:path';
 import { escapeControls } from './control-chars.ts';
-import { headline, rerunSentence, type ConformanceReport } from './json.ts';
+import { headline, rerunSentence, subjectLine, type ConformanceReport } from './json.ts';
 import { firstLine, oneLine, type SectionCounts } from './results.ts';
 import { CLASSIFICATION_TEXT, referenceRunText, trialsText } from './columns.ts';
 import { modelsSentence, type ModelResult } from './models.ts';
@@ -74,7 +74,7 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
   const colour = gate.word === 'PASS' ? paint.green : gate.word === 'FAIL' ? paint.red : paint.yellow;
   const head = `${colour(paint.bold(gate.word))}${gate.why ? ` ${colour(`(${gate.why})`)}` : ''}`;
   out.push(`${paint.bold('chatconform conformance')}: ${head} — ${escapeControls(headline(report))}`);
-  out.push(paint.dim(`target ${report.target.url ?? '(none)'}${report.target.embeddedMock ? ' (embedded mock)' : ''}`));
+  out.push(paint.dim(report.subject ? subjectLine(report) : `target ${report.target.url ?? '(none)'}${report.target.embeddedMock ? ' (embedded mock)' : ''}`));
   const blame = blameLine(report);
   if (blame) out.push(paint.bold(`  ${blame}`));
   if (report.run.rerunOf) out.push(paint.bold(`  ${rerunSentence(report.run.rerunOf)}`));
