@@ -3,6 +3,7 @@
 // the reporter turns into per-requirement results. A finding is data, not an exception: a test fails in Playwright
 // only where the kit itself could not do its work (an exception outside the checks, a timeout). A failed test ends
 // its worker, so throwing per finding made a broken target cost a fresh worker per test.
+import { rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { test as base, type TestInfo } from '@playwright/test';
 import { Checker, EVIDENCE_ATTACHMENT, failureSummary } from '../../judge/checker.ts';
@@ -84,7 +85,12 @@ const suiteTest = base.extend<{ target: Target; check: Checker; discovery: Disco
     else if (testInfo.errors.length > 0) checker.markUnjudged(`the kit could not judge it: the test stopped on ${testInfo.errors[0]?.message?.split('\n')[0]?.slice(0, 200) ?? 'an error'}`, 'error');
     else checker.markUnjudged('not judged: the test found nothing to judge it on in this run');
     const evidence: Evidence = { checks: checker.records, exchanges: target.exchanges };
-    await testInfo.attach(EVIDENCE_ATTACHMENT, { body: JSON.stringify(evidence), contentType: 'application/json' });
+    // Attached as a file: the runner keeps its path, not its bytes, until the reporter reads it (a --models run
+    // records some 16,000 tests).
+    const file = testInfo.outputPath(`${EVIDENCE_ATTACHMENT}.json`);
+    await writeFile(file, JSON.stringify(evidence));
+    await testInfo.attach(EVIDENCE_ATTACHMENT, { path: file, contentType: 'application/json' });
+    await rm(file, { force: true });
     // Whoever runs the suite with Playwright's own reporters still sees each finding (the verdict stays the reporter's).
     testInfo.annotations.push(...findingAnnotations(checker.records));
     if (findingsFailTests && checker.failures.length > 0) throw new Error(failureSummary(checker.records));
