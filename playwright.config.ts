@@ -17,8 +17,8 @@ import { defineConfig } from '@playwright/test';
  * files whose tests are whole-suite runs against special targets (a third-party server, hostile and slow targets,
  * a 200 MB body, proxies in between, an echoed key, targets with one deviation each, baselines in defect modes,
  * the evidence of every suite area in a defect of its own, three shards of the whole suite merged, two shards of a
- * run with trials and a reference merged, a target beside its reference and repeated trials, a per-model matrix, a
- * run and its reruns), each one to several minutes of the two cores.
+ * run with trials and a reference merged, a target beside its reference and repeated trials, a per-model matrix (and
+ * its shards merged and rerun), a run and its reruns), each one to several minutes of the two cores.
  */
 export const SLOW_FILES = [
   'packaging.spec.ts',
@@ -38,6 +38,7 @@ export const SLOW_FILES = [
   'shards-features.spec.ts',
   'reference-and-trials.spec.ts',
   'model-matrix.spec.ts',
+  'model-matrix-shards-rerun.spec.ts',
   'rerun-failed.spec.ts',
 ].map((f) => `**/${f}`);
 export const MATRIX_FILES = ['**/defect-matrix-full.spec.ts'];
