@@ -17,9 +17,9 @@ import { defineConfig } from '@playwright/test';
  * files whose tests are whole-suite runs against special targets (a third-party server, hostile and slow targets,
  * a 200 MB body, proxies in between, an echoed key, targets with one deviation each, baselines in defect modes,
  * the evidence of every suite area in a defect of its own, three shards of the whole suite merged, two shards of a
- * run with trials and a reference merged, a target beside its reference and repeated trials, a per-model matrix, a
- * run and its reruns, the four reference client adapters under every client scenario), each one to several minutes
- * of the two cores; and the container image, built and run with podman.
+ * run with trials and a reference merged, a target beside its reference and repeated trials, a per-model matrix (and
+ * its shards merged and rerun), a run and its reruns, the four reference client adapters under every client scenario),
+ * each one to several minutes of the two cores; and the container image, built and run with podman.
  */
 export const SLOW_FILES = [
   'packaging.spec.ts',
@@ -39,6 +39,7 @@ export const SLOW_FILES = [
   'shards-features.spec.ts',
   'reference-and-trials.spec.ts',
   'model-matrix.spec.ts',
+  'model-matrix-shards-rerun.spec.ts',
   'rerun-failed.spec.ts',
   'client-adapters.spec.ts',
   'container.spec.ts',

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { startMockServer } from '../mock/server.ts';
 import { loadCatalogFile } from '../mock/fixture-files.ts';
 import { fileURLToPath } from 'node:url';
-import { treeRss } from './process-tree.ts';
+import { treeProcesses } from './process-tree.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -42,9 +42,13 @@ async function main(): Promise<void> {
   process.stderr.write(`bench: chatconform run --models ${models} against the mock with ${catalog.entries.length} models (fuzz runs ${fuzzRuns}, ${workers} workers)\n`);
   const started = Date.now();
   const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, CI: '1', FORCE_COLOR: '0' } });
+  // The whole tree's peak, and each process's own (the runner's, the workers'): where the memory goes.
   let peak = 0;
+  const own = new Map<number, { rss: number; command: string }>();
   const poll = setInterval(() => {
-    peak = Math.max(peak, treeRss(child.pid!));
+    const tree = treeProcesses(child.pid!);
+    peak = Math.max(peak, tree.reduce((sum, p) => sum + p.rss, 0));
+    for (const p of tree) if (p.rss > (own.get(p.pid)?.rss ?? -1)) own.set(p.pid, { rss: p.rss, command: p.command });
   }, 250);
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   clearInterval(poll);
@@ -65,6 +69,7 @@ async function main(): Promise<void> {
     `per model       median ${perModel[Math.floor(perModel.length / 2)] ?? 0}, max ${perModel.at(-1) ?? 0} requests`,
     `budget          ${budgetSkips ? 'EXHAUSTED: some tests were skipped for budget' : 'within the budget (no test skipped for it)'}`,
     `peak RSS        ${mb(peak)} (runner and workers together, sampled every 250 ms)`,
+    `processes       ${own.size} in the tree over the run; the largest peaks: ${[...own.values()].sort((a, b) => b.rss - a.rss).slice(0, 3).map((p) => `${mb(p.rss)} (${p.command})`).join(', ')}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -4,6 +4,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 /** Resident memory of `pid` and every process below it, in bytes (a process that ended meanwhile counts 0). */
 export function treeRss(pid: number): number {
+  return treeProcesses(pid).reduce((sum, p) => sum + p.rss, 0);
+}
+
+/** `pid` and every process below it, each with its resident memory in bytes and its command line's first words. */
+export function treeProcesses(pid: number): { pid: number; rss: number; command: string }[] {
   const children = new Map<number, number[]>();
   const rss = new Map<number, number>();
   for (const name of readdirSync('/proc')) {
@@ -18,12 +23,18 @@ export function treeRss(pid: number): number {
       // Gone meanwhile.
     }
   }
-  let total = 0;
+  const out: { pid: number; rss: number; command: string }[] = [];
   const stack = [pid];
   while (stack.length > 0) {
     const p = stack.pop()!;
-    total += rss.get(p) ?? 0;
+    let command = '';
+    try {
+      command = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').filter(Boolean).map((a) => a.split('/').at(-1)).slice(0, 6).join(' ');
+    } catch {
+      // Gone meanwhile.
+    }
+    out.push({ pid: p, rss: rss.get(p) ?? 0, command });
     stack.push(...(children.get(p) ?? []));
   }
-  return total;
+  return out;
 }

@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ENV, reportDirOf } from '../run/config.ts';
-import { RERUN_ENV, RERUN_TEST_LIST, rerunOfReport, rerunReportDir, testListOf, type RerunOf } from '../run/rerun.ts';
+import { declaredTitleOf, RERUN_ENV, RERUN_TEST_LIST, rerunOfReport, rerunReportDir, testListOf, type RerunOf } from '../run/rerun.ts';
 import { SELECTION_ENV } from '../run/selection.ts';
 import { loadReport, ReportFileError } from '../report/load.ts';
 import type { ConformanceReport } from '../report/json.ts';
@@ -53,6 +53,9 @@ export function prepareRerun(env: NodeJS.ProcessEnv, flags: RerunFlags): Rerun |
   // The same property cases: a random seed would draw others.
   if (!env[ENV.seed] && of.seed !== undefined) env[ENV.seed] = String(of.seed);
   if (!env[ENV.fuzzRuns] && report.run.fuzzRuns !== undefined) env[ENV.fuzzRuns] = String(report.run.fuzzRuns);
+  // A per-model matrix's tests are declared per model: the rerun's matrix is the models they failed under, unless given.
+  const models = [...new Set(of.tests.flatMap((t) => (t.model !== undefined ? [t.model] : [])))];
+  if (!env[ENV.modelMatrix] && models.length > 0) env[ENV.modelMatrix] = models.join(',');
   const dir = rerunReportDir(reportDirOf(env), file);
   env[ENV.reportDir] = dir;
   env[RERUN_ENV] = JSON.stringify(of);
@@ -71,8 +74,8 @@ export function prepareRerun(env: NodeJS.ProcessEnv, flags: RerunFlags): Rerun |
 export function checkRerunListing(rerun: Rerun, listed: readonly ListedTest[]): void {
   const suites = path.dirname(CONFORMANCE_CONFIG);
   const found = new Set(listed.map((t) => `${t.file}\n${t.title}`));
-  const missing = rerun.of.tests.filter((t) => !found.has(`${path.relative(suites, path.resolve(KIT_ROOT, t.file)).split(path.sep).join('/')}\n${t.title}`));
-  const hint = rerun.of.tests.some((t) => t.model !== undefined) ? '; that report is of a per-model matrix: give its --models again' : '';
+  const missing = rerun.of.tests.filter((t) => !found.has(`${path.relative(suites, path.resolve(KIT_ROOT, t.file)).split(path.sep).join('/')}\n${declaredTitleOf(t)}`));
+  const hint = rerun.of.tests.some((t) => t.model !== undefined) ? '; that report is of a per-model matrix: are its models still in the catalog?' : '';
   if (missing.length === rerun.of.tests.length) throw new ConfigError(`rerun: none of ${rerun.describe} is in the suite now (changed since that report?)${hint}`);
   for (const t of missing) process.stderr.write(`chatconform: note: not rerun, the suite has no test ${t.file} › ${t.title} now\n`);
 }

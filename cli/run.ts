@@ -165,7 +165,7 @@ export function validate(env: NodeJS.ProcessEnv, flags: RunFlags): void {
   if (sharded && !env[ENV.seed]) throw new UsageError('--shard: give --seed too (the same for every shard of the run; `chatconform report merge` refuses shards of different seeds)');
   if (sharded && flags.certify) throw new UsageError('--certify judges the whole suite in one run; a shard is a partial run');
   validateReference(env);
-  // Both build the run's Playwright projects (one per model; the repeated tests): not combined yet.
+  // Both repeat the model-dependent tests (once per model; once per trial): not combined yet.
   if (env[ENV.modelMatrix] && env[TRIALS_ENV.trials]) throw new UsageError(TRIALS_WITH_MATRIX);
   try {
     headersOfText(env[ENV.headers]);
@@ -370,7 +370,7 @@ export async function run(flags: RunFlags): Promise<number> {
       // The reference beside the target in one run: the same runner, workers, seed and selection serve both.
       runEnv[TARGETS_FILE_ENV] = writeReferencePair(plan, env);
     } else if (env[REFERENCE_ENV.url]) {
-      // With a per-model matrix (a project per model) the reference runs first, as a run of its own; so it does in a
+      // With a per-model matrix (its tests declared per model, not per target) the reference runs first, as a run of its own; so it does in a
       // shard, which must hold the reference's part of the suite beside the target's (Playwright would split the
       // two targets' repetitions of a test between shards).
       const file = await runReference({ ...env, ...secrets }, plan, grep, output, plans);

@@ -31,16 +31,18 @@ export function writeReports(report: ConformanceReport, dir: string, secrets: re
     throw new Error(`the conformance report does not match spec/schemas/conformance-report.schema.json (a bug of the kit):\n${formatReportIssues(issues)}`);
   }
   rmSync(path.join(dir, 'conformance.invalid.json'), { force: true });
-  const contents: Record<(typeof REPORT_FILES)[number], string> = {
-    'conformance.json': serializeReport(report),
-    'junit.xml': renderJunit(report),
-    'conformance.html': renderHtml(report),
-    'badge.svg': renderBadge(report),
+  // One file at a time: a matrix run's report is large (a line per test and model), and holding the four texts at
+  // once made writing them the run's peak of memory.
+  const render: Record<(typeof REPORT_FILES)[number], () => string> = {
+    'conformance.json': () => serializeReport(report),
+    'junit.xml': () => renderJunit(report),
+    'conformance.html': () => renderHtml(report),
+    'badge.svg': () => renderBadge(report),
   };
   const written: string[] = [];
   for (const name of REPORT_FILES) {
     // The report is redacted already (as data); this pass guards the writers themselves, against known secrets only.
-    const { text, leaked } = maskKnownSecrets(contents[name], secrets);
+    const { text, leaked } = maskKnownSecrets(render[name](), secrets);
     if (leaked) onLeak(name);
     const file = path.join(dir, name);
     writeFileSync(file, text);

@@ -42,8 +42,18 @@ export interface RerunTest {
   line: number;
   /** Describe titles and the test's, joined with " › " (without a matrix's model). */
   title: string;
-  /** In a per-model matrix: the model (the Playwright project) it failed under. */
+  /** In a per-model matrix: the model it failed under. */
   model?: string;
+}
+
+/**
+ * The test's full title as Playwright declares it: in a per-model matrix, a test is declared once per model inside
+ * a describe block named by the model, directly around the test (suites/lib/test-fixtures.ts).
+ */
+export function declaredTitleOf(t: Pick<RerunTest, 'title' | 'model'>): string {
+  if (t.model === undefined) return t.title;
+  const titles = t.title.split(' › ');
+  return [...titles.slice(0, -1), t.model, titles.at(-1)!].join(' › ');
 }
 
 /** What a rerun's report records of the run it reran (conformance.json run.rerunOf). */
@@ -94,13 +104,13 @@ export function rerunOfReport(source: RerunSource, reportFile: string): RerunOf 
 }
 
 /**
- * The tests as Playwright's --test-list: `[model] › file › describe › title`, the file relative to the suite's
+ * The tests as Playwright's --test-list: `file › describe › [model ›] title`, the file relative to the suite's
  * folder (`suitesDir`), reports giving it relative to the kit's root (`kitRoot`).
  */
 export function testListOf(tests: readonly RerunTest[], kitRoot: string, suitesDir: string): string {
   const lines = tests.map((t) => {
     const file = path.relative(suitesDir, path.resolve(kitRoot, t.file)).split(path.sep).join('/');
-    return `${t.model !== undefined ? `[${t.model}] › ` : ''}${file} › ${t.title}`;
+    return `${file} › ${declaredTitleOf(t)}`;
   });
   return `# chatconform rerun: the tests to run again (playwright test --test-list)\n${lines.join('\n')}\n`;
 }

@@ -9,7 +9,7 @@ import { reportDirOf } from '../run/config.ts';
 import { shardOf } from '../run/shard.ts';
 import { BLOB_DIR, MERGE_CONTEXT_ENV } from '../report/merge.ts';
 import { TRIALS_WITH_MATRIX, trialProjects, trialsOf } from '../run/trials.ts';
-import { matrixProjects, resolveModelMatrix } from './lib/discovery-matrix.ts';
+import { resolveModelMatrix } from './lib/discovery-matrix.ts';
 import { TARGETS_FILE_ENV, targetsOf } from '../run/targets.ts';
 
 // The run's plan (run/plan.ts): the one `chatconform run` wrote (CONFORMANCE_PLAN), else resolved here once from
@@ -33,14 +33,15 @@ const reporters: ReporterDescription[] = process.env[MERGE_CONTEXT_ENV]
   : // The blob reporter before the conformance reporter: Playwright ends reporters in order, so the blob is whole when
     // the shard's conformance.json records its digest (the merge replays only that blob).
     [[progress], ...(shard ? [['blob', { outputDir: path.join(reportDirOf(), BLOB_DIR) }] as ReporterDescription] : []), [`./reporter${ext}`]];
-// --models: one project per chosen model (the model-dependent files and tests), one for the model-independent files.
-const models = await resolveModelMatrix();
+// --models: the chosen models, resolved once here and written beside the plan; a model-dependent test is declared
+// once per model in the same project (suites/lib/discovery-matrix.ts), so the same workers serve every model.
+const models = await resolveModelMatrix(plan);
 // A profile's modelMatrix with --trials (the CLI refuses the flags together before this).
 if (models && trialsOf()) throw new Error(TRIALS_WITH_MATRIX);
 // Many targets in one run (run/targets.ts): every test once per target, in the same workers; with --trials, a
 // model-dependent test once per target and trial.
 const targets = targetsOf();
-if (targets && models) throw new Error(`${TARGETS_FILE_ENV}: not with --models (each model is a project of its own)`);
+if (targets && models) throw new Error(`${TARGETS_FILE_ENV}: not with --models (a model-dependent test is declared once per model, not once per target)`);
 const trialRuns = trialProjects(selectionGrep(selectionOf()));
 if (targets) for (const p of trialRuns.projects ?? []) p.repeatEach = (p.repeatEach ?? 1) * targets.length;
 
@@ -67,6 +68,5 @@ export default defineConfig({
   // No browser, no Playwright request context: the suite's own transport (run/http.ts) sends everything,
   // with its user-agent. Nothing that could hold a credential is kept as an artefact.
   use: { trace: 'off', screenshot: 'off', video: 'off' },
-  ...(models ? { projects: matrixProjects(models, ext, selectionGrep(selectionOf())) } : {}),
   ...(targets ? { repeatEach: targets.length } : {}),
 });

@@ -73,7 +73,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     await stopMock?.();
     throw new TargetUnreachable(problem);
   }
-  const matrix = (await resolveModelMatrix(env)) ?? [];
+  const matrix = (await resolveModelMatrix(plan)) ?? [];
   if (matrix.length > 0) process.stderr.write(`chatconform: per-model matrix of ${matrix.length} model(s)\n`);
   saveDiscovery(config.runDir, await discover(target, config.profile, budgetOf(config.profile).maxSearchProbes, config.models, matrix), secrets(config));
   return async () => {

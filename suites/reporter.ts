@@ -35,7 +35,7 @@ import { collectRunInfo, type RunInfo } from '../report/run-info.ts';
 import { paintFor, renderSummary } from '../report/terminal.ts';
 import { referenceOf, referenceSecrets } from '../report/reference-run.ts';
 import { TRIALS_PROJECT, trialsOf } from '../run/trials.ts';
-import { modelOfTest, modelsOfRun } from './reporter/models.ts';
+import { modelOfTest, modelsOfRun, titlesOf } from './reporter/models.ts';
 import { slotOf, testsByTarget, writeReferenceReports, writeTargetReports } from './reporter/targets.ts';
 import { referencePair, runTargets, type RunTarget } from '../run/targets.ts';
 
@@ -46,9 +46,7 @@ function clean(text: string): string {
 }
 
 function titleOf(test: TestCase): string {
-  const titles = [test.title];
-  for (let s: Suite | undefined = test.parent; s && s.type === 'describe'; s = s.parent) titles.unshift(s.title);
-  return titles.join(' › ');
+  return titlesOf(test).join(' › ');
 }
 
 function errorText(e: TestError | undefined): string | undefined {
@@ -161,7 +159,7 @@ export function stopReasonOf(status: RunStatus, errors: readonly string[]): Stop
   return errors.length > 0 ? 'failed-to-run' : 'completed';
 }
 
-/** A test as the fold reads it: its outcome, and the model whose project ran it. */
+/** A test as the fold reads it: its outcome, and the model it judged. */
 function recordedCase(test: TestCase): RecordedCase {
   const model = modelOfTest(test);
   return { ...outcomeOf(test), ...(model !== undefined ? { model } : {}) };
@@ -256,7 +254,7 @@ export default class ConformanceReporter implements Reporter {
             errors: this.errors,
           })
         : referenceOf();
-      const models = modelsOfRun(this.root);
+      const models = modelsOfRun();
       info.secrets = [...info.secrets, ...referenceSecrets()];
       const report = foldReport(
         cases,

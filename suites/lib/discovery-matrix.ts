@@ -1,55 +1,70 @@
-// The per-model matrix on Playwright: one project per chosen model runs the model-dependent spec files, and every
-// test tagged model-dependent wherever it is (run/trials.ts MODEL_DEPENDENT_TAG), with its model (project metadata
-// `model`); one project runs the rest of the model-independent files once. Projects are fixed when the
-// config loads, before the global setup: the runner's process resolves the selection against the catalog then
-// (the embedded mock's own catalog, or GET /v1/models through the target client) and hands the result to its
-// workers in CONFORMANCE_MODEL_MATRIX_RESOLVED, so every process runs the same projects.
+// The per-model matrix on Playwright: a chosen model is a repetition, not a project. Every test that runs per model
+// (any test of a model-dependent file, and any test tagged model-dependent wherever it is: run/trials.ts
+// MODEL_DEPENDENT_TAG) is declared once per model, inside a describe block named by the model and with the model in
+// an annotation (MODEL_ANNOTATION); the model-independent tests are declared once. All of them share one project
+// and one set of worker fixtures, so the same workers serve every model: Playwright starts a worker per project and
+// per repetition index (repeatEach), never per test. The runner's process resolves the selection against the
+// catalog when the config loads (the embedded mock's own catalog, or GET /v1/models through the target client) and
+// writes the chosen ids beside the run's plan (run/plan.ts): every process of the run reads them there.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Catalog } from '../../mock/core/catalog.ts';
 import { defaultCatalog } from '../../mock/core/fixture-data.ts';
-import { ENV, freshRunConfig, profilePathOf } from '../../run/config.ts';
-import { chooseModels, matrixProblem, modelSelectionOf, needsCatalog } from '../../run/model-matrix.ts';
-import { loadProfile, type Profile } from '../../run/profile.ts';
+import { freshRunConfig } from '../../run/config.ts';
+import { chooseModels, matrixProblem, needsCatalog } from '../../run/model-matrix.ts';
+import type { Profile } from '../../run/profile.ts';
+import { currentPlan, PLAN_ENV, type RunPlan } from '../../run/plan.ts';
 import { Target } from '../../run/target.ts';
-import { both, either, MODEL_DEPENDENT_GREP } from '../../run/trials.ts';
+import { MODEL_DEPENDENT_TAG } from '../../run/trials.ts';
 import type { Discovery } from './discovery.ts';
 import { MODEL_SKIP_PREFIX } from '../../report/models.ts';
 
-/** The file of the matrix's chosen model ids (JSON), set by the runner's process for its workers; not meant to be set by people. */
-export const MATRIX_RESOLVED_ENV = 'CONFORMANCE_MODEL_MATRIX_RESOLVED';
+/** The file of the matrix's chosen model ids (JSON), in the run's scratch folder beside plan.json. */
+export const MATRIX_MODELS_FILE = 'matrix-models.json';
 
 /** Spec files judged once per run, whatever the model: the catalog, authentication, errors, limits, routing. */
 export const MODEL_INDEPENDENT_SPECS = ['catalog', 'auth', 'errors', 'limits', 'routing'] as const;
 
-/** The project of the model-independent files. */
-export const SHARED_PROJECT = 'model-independent';
+/** The annotation naming the model a test of the matrix judges (its describe block bears the same name). */
+export const MODEL_ANNOTATION = 'model';
 
 // Every skip reason of a model the run cannot judge starts so (the report's fold tells a skipped model by it).
 export { MODEL_SKIP_PREFIX };
 
 /**
- * The chosen models, or undefined when the run has no matrix. The runner's process resolves them once and hands
- * them to its workers in a file (CONFORMANCE_MODEL_MATRIX_RESOLVED names it): a catalog's ids never travel in a
- * variable or on a command line. Too many models, or an id too long, ends the run with one line.
+ * The chosen models, or undefined when the run has no matrix (or no plan: a merge replays a finished run). The
+ * runner's process resolves them once and writes them to the run's folder; the workers (and the global setup, the
+ * reporter) read that file: a catalog's ids never travel in a variable or on a command line. Too many models, or an
+ * id too long, ends the run with one line.
  */
-export async function resolveModelMatrix(env: NodeJS.ProcessEnv = process.env): Promise<string[] | undefined> {
-  const resolved = env[MATRIX_RESOLVED_ENV];
-  if (resolved) return JSON.parse(readFileSync(resolved, 'utf8')) as string[];
-  const profilePath = env[ENV.profile] ? profilePathOf(env[ENV.profile]!) : undefined;
-  const patterns = modelSelectionOf(env[ENV.modelMatrix], (profilePath ? loadProfile(profilePath) : {}).modelMatrix);
-  if (!patterns) return undefined;
+export async function resolveModelMatrix(plan: RunPlan | undefined): Promise<string[] | undefined> {
+  const written = plan ? matrixModelsOf(plan) : undefined;
+  if (written || !plan) return written;
+  const patterns = plan.settings.modelMatrix;
+  if (!patterns || patterns.length === 0) return undefined;
   if (needsCatalog(patterns)) process.stderr.write(`chatconform: reading the catalog to choose the models of --models ${patterns.join(',')}\n`);
-  const listed = needsCatalog(patterns) ? await listedIds(env) : [];
+  const listed = needsCatalog(patterns) ? await listedIds(plan) : [];
   const chosen = chooseModels(patterns, listed);
   const problem = matrixProblem(chosen, patterns);
   if (problem !== undefined) throw new MatrixRefused(problem);
-  const dir = env[ENV.runDir] && existsSync(env[ENV.runDir]!) ? env[ENV.runDir]! : mkdtempSync(path.join(os.tmpdir(), 'chatconform-matrix-'));
-  const file = path.join(dir, 'matrix-models.json');
-  writeFileSync(file, JSON.stringify(chosen));
-  env[MATRIX_RESOLVED_ENV] = file;
+  writeFileSync(path.join(plan.runDir, MATRIX_MODELS_FILE), JSON.stringify(chosen));
   return chosen;
+}
+
+/** The models the run's plan chose (written by the runner's process when its config loaded), or undefined. */
+export function matrixModelsOf(plan: RunPlan | undefined): string[] | undefined {
+  const file = plan?.runDir ? path.join(plan.runDir, MATRIX_MODELS_FILE) : undefined;
+  return file && existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as string[]) : undefined;
+}
+
+let chosenInThisProcess: { plan: string | undefined; models: string[] | undefined } | undefined;
+/** The chosen models as this process sees them, read once (every test declaration asks). */
+export function matrixModels(env: NodeJS.ProcessEnv = process.env): string[] | undefined {
+  const planFile = env[PLAN_ENV];
+  if (!chosenInThisProcess || chosenInThisProcess.plan !== planFile) chosenInThisProcess = { plan: planFile, models: matrixModelsOf(currentPlan(env)) };
+  return chosenInThisProcess.models;
 }
 
 /** A matrix the run will not make (too many models, an id too long): said in one line, without a stack. */
@@ -62,9 +77,9 @@ export class MatrixRefused extends Error {
 }
 
 /** The ids the target lists; [] (with a note) when the catalog cannot be read: the global setup then says why. */
-async function listedIds(env: NodeJS.ProcessEnv): Promise<string[]> {
-  if (!env[ENV.baseUrl]) return new Catalog(defaultCatalog()).listedEntries.map((e) => e.id);
-  // The run's scratch folder does not exist yet: this one request is budgeted in a folder of its own.
+async function listedIds(plan: RunPlan): Promise<string[]> {
+  if (plan.embeddedMock) return new Catalog(defaultCatalog()).listedEntries.map((e) => e.id);
+  // This one request is budgeted in a folder of its own: the run's requests are its tests' and its discovery's.
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'chatconform-matrix-'));
   try {
     const res = await new Target({ ...freshRunConfig(), runDir: scratch }).get('/v1/models');
@@ -77,35 +92,22 @@ async function listedIds(env: NodeJS.ProcessEnv): Promise<string[]> {
   }
 }
 
-/** Matches a test of a model-independent file (Playwright greps "project file titles tags": the file is one word). */
-function inFiles(stems: readonly string[]): RegExp {
-  return new RegExp(`\\s(?:${stems.join('|')})\\.spec\\.[jt]s(?=\\s)`);
-}
-
 /**
- * The projects of a matrix run: the model-independent files once, then the others once per model. A test tagged
- * model-dependent runs per model wherever it is declared. A project's grep replaces the config's, so the run's
- * selection (`filter`, run/selection.ts) is kept inside each project.
+ * Whether a test runs once per model: every test of a model-dependent file, and a test tagged model-dependent in a
+ * model-independent one. `file` is the spec file's path, `tags` the test's.
  */
-export function matrixProjects(
-  models: readonly string[],
-  ext: string,
-  filter: { grep?: RegExp; grepInvert?: RegExp } = {},
-): { name: string; testMatch?: string[]; testIgnore?: string[]; grep?: RegExp; grepInvert?: RegExp; metadata?: { model: string } }[] {
-  const shared = MODEL_INDEPENDENT_SPECS.map((name) => `**/${name}.spec${ext}`);
-  const sharedFile = inFiles(MODEL_INDEPENDENT_SPECS);
-  // Not in a shared file, or tagged: a lookahead that fails on a shared file's tests unless they carry the tag.
-  const perModel = new RegExp(`^(?![\\s\\S]*${sharedFile.source})|${MODEL_DEPENDENT_GREP.source}`);
-  return [
-    { name: SHARED_PROJECT, testMatch: shared, ...(filter.grep ? { grep: filter.grep } : {}), grepInvert: either(filter.grepInvert, MODEL_DEPENDENT_GREP) },
-    ...models.map((model) => ({ name: model, testIgnore: ['kit/**'], grep: both(filter.grep, perModel), ...(filter.grepInvert ? { grepInvert: filter.grepInvert } : {}), metadata: { model } })),
-  ];
+export function runsPerModel(file: string, tags: readonly string[]): boolean {
+  if (tags.includes(MODEL_DEPENDENT_TAG)) return true;
+  const own = path.relative(SUITES_DIR, file).split(path.sep).join('/').replace(/\.spec\.[cm]?[jt]s$/, '');
+  return !(MODEL_INDEPENDENT_SPECS as readonly string[]).includes(own);
 }
 
-/** The model a project judges (its metadata), or undefined for the shared project and a run without a matrix. */
-export function projectModel(project: { metadata?: unknown } | undefined): string | undefined {
-  const model = (project?.metadata as { model?: unknown } | undefined)?.model;
-  return typeof model === 'string' ? model : undefined;
+/** The suite's folder (the spec files of MODEL_INDEPENDENT_SPECS are at its top). */
+const SUITES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The model a test judges (its MODEL_ANNOTATION), or undefined for a model-independent test and a run without a matrix. */
+export function modelOfAnnotations(annotations: readonly { type: string; description?: string }[]): string | undefined {
+  return annotations.find((a) => a.type === MODEL_ANNOTATION)?.description;
 }
 
 /** Why the run cannot judge `model` (not listed, the key may not use it, the profile says it cannot serve), or undefined. */

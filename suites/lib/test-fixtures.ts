@@ -3,6 +3,8 @@
 // the reporter turns into per-requirement results. A finding is data, not an exception: a test fails in Playwright
 // only where the kit itself could not do its work (an exception outside the checks, a timeout). A failed test ends
 // its worker, so throwing per finding made a broken target cost a fresh worker per test.
+import { rm, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { test as base, type TestInfo } from '@playwright/test';
 import { Checker, EVIDENCE_ATTACHMENT, failureSummary } from '../../judge/checker.ts';
 import { findingAnnotations } from './findings.ts';
@@ -11,7 +13,7 @@ import { repoRoot, runConfig, type RunConfig } from '../../run/config.ts';
 import { OUTSIDE_TARGET_ANNOTATION, runTargets, targetConfig, targetRunsFile, targetSlot, type RunTarget } from '../../run/targets.ts';
 import { TRIALS_PROJECT, trialsOf } from '../../run/trials.ts';
 import { loadDiscovery, type Discovery } from './discovery.ts';
-import { discoveryFor, modelSkipReason, projectModel } from './discovery-matrix.ts';
+import { discoveryFor, matrixModels, MODEL_ANNOTATION, modelOfAnnotations, modelSkipReason, runsPerModel } from './discovery-matrix.ts';
 import { Target } from '../../run/target.ts';
 import { playwrightHooks } from './runner-hooks.ts';
 
@@ -38,7 +40,7 @@ export interface SuiteOptions {
   findingsFailTests: boolean;
 }
 
-export const test = base.extend<{ target: Target; check: Checker; discovery: Discovery; config: RunConfig; runTarget: RunTarget | undefined } & SuiteOptions>({
+const suiteTest = base.extend<{ target: Target; check: Checker; discovery: Discovery; config: RunConfig; runTarget: RunTarget | undefined } & SuiteOptions>({
   // The kit's checks of itself (suites/kit.config.ts) judge the kit, not a target: there a failed MUST is the kit's
   // own failure and fails its Playwright test.
   findingsFailTests: [false, { option: true }],
@@ -57,9 +59,9 @@ export const test = base.extend<{ target: Target; check: Checker; discovery: Dis
     },
     { auto: true },
   ],
-  // In a per-model matrix the project's model is the run's for this test: its requests count in its own budget.
+  // In a per-model matrix the test's model (its annotation) is the run's for this test: its requests count in its own budget.
   config: async ({ runTarget }, use, testInfo) => {
-    const model = projectModel(testInfo.project);
+    const model = modelOfAnnotations(testInfo.annotations);
     const run = runTarget ? configOfTarget(runTarget, targetIndexOf(testInfo)) : runConfig();
     await use(model === undefined ? run : { ...run, matrixModel: model });
   },
@@ -83,7 +85,12 @@ export const test = base.extend<{ target: Target; check: Checker; discovery: Dis
     else if (testInfo.errors.length > 0) checker.markUnjudged(`the kit could not judge it: the test stopped on ${testInfo.errors[0]?.message?.split('\n')[0]?.slice(0, 200) ?? 'an error'}`, 'error');
     else checker.markUnjudged('not judged: the test found nothing to judge it on in this run');
     const evidence: Evidence = { checks: checker.records, exchanges: target.exchanges };
-    await testInfo.attach(EVIDENCE_ATTACHMENT, { body: JSON.stringify(evidence), contentType: 'application/json' });
+    // Attached as a file: the runner keeps its path, not its bytes, until the reporter reads it (a --models run
+    // records some 16,000 tests).
+    const file = testInfo.outputPath(`${EVIDENCE_ATTACHMENT}.json`);
+    await writeFile(file, JSON.stringify(evidence));
+    await testInfo.attach(EVIDENCE_ATTACHMENT, { path: file, contentType: 'application/json' });
+    await rm(file, { force: true });
     // Whoever runs the suite with Playwright's own reporters still sees each finding (the verdict stays the reporter's).
     testInfo.annotations.push(...findingAnnotations(checker.records));
     if (findingsFailTests && checker.failures.length > 0) throw new Error(failureSummary(checker.records));
@@ -97,6 +104,60 @@ export const test = base.extend<{ target: Target; check: Checker; discovery: Dis
     await use(discoveryFor(d, model));
   },
 });
+
+type SuiteTest = typeof suiteTest;
+type Details = { tag?: string | string[]; annotation?: { type: string; description?: string } | { type: string; description?: string }[] };
+type Location = { file: string; line: number; column: number };
+
+const here = fileURLToPath(import.meta.url);
+
+/** Where the spec file called `test(...)`: the first frame outside this module (source-mapped, as Playwright's own). */
+function callerLocation(): Location {
+  const holder: { stack?: string } = {};
+  Error.captureStackTrace(holder);
+  for (const frame of (holder.stack ?? '').split('\n').slice(1)) {
+    const m = /(?:\(|at )((?:file:\/\/)?[^()\s][^()]*):(\d+):(\d+)\)?\s*$/.exec(frame);
+    if (!m) continue;
+    const file = m[1]!.startsWith('file://') ? fileURLToPath(m[1]!) : m[1]!;
+    if (file !== here) return { file, line: Number(m[2]), column: Number(m[3]) };
+  }
+  throw new Error('a per-model test: its declaration has no location');
+}
+
+/** Playwright's declaration methods behind `test` and `test.describe`, given the location they record. */
+interface Declarer {
+  _createTest(type: 'default', location: Location, title: string, details: Details, body: unknown): void;
+  _describe(type: 'default', location: Location, title: string, body: () => void): void;
+}
+
+/**
+ * `test` of a per-model matrix: a test that runs per model (runsPerModel) is declared once per chosen model, in a
+ * describe block named by the model and annotated with it, at the spec file's own location; any other test once.
+ * Every declaration is the same project's with the same fixtures, so one worker serves all models (a project, or a
+ * repetition of repeatEach, would each take a worker of their own). Playwright's public `test()` takes its location
+ * from its immediate caller: the declarations go through the methods it wraps, given the caller's location.
+ */
+function perModel(t: SuiteTest, models: readonly string[]): SuiteTest {
+  const symbol = Object.getOwnPropertySymbols(t).find((s) => s.description === 'testType');
+  const declarer = symbol ? ((t as unknown as Record<symbol, Partial<Declarer>>)[symbol]) : undefined;
+  if (typeof declarer?._createTest !== 'function' || typeof declarer._describe !== 'function') throw new Error('--models: this version of Playwright declares tests in a way the kit does not know');
+  const d = declarer as Declarer;
+  return new Proxy(t, {
+    apply(_target, _this, args: unknown[]) {
+      const location = callerLocation();
+      const [title, second, third] = args as [string, Details | unknown, unknown];
+      const details: Details = typeof second === 'function' ? {} : ((second as Details | undefined) ?? {});
+      const body = typeof second === 'function' ? second : third;
+      const tags = [details.tag ?? []].flat();
+      if (!runsPerModel(location.file, tags)) return d._createTest('default', location, title, details, body);
+      const annotations = [details.annotation ?? []].flat();
+      for (const model of models) d._describe('default', location, model, () => d._createTest('default', location, title, { ...details, annotation: [...annotations, { type: MODEL_ANNOTATION, description: model }] }, body));
+    },
+  });
+}
+
+const chosen = matrixModels();
+export const test: SuiteTest = chosen ? perModel(suiteTest, chosen) : suiteTest;
 
 export { expect } from '@playwright/test';
 export { req } from './declare.ts';

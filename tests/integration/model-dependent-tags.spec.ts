@@ -2,9 +2,11 @@
 // @model-dependent), and --trials and the per-model matrix pick them by that tag, never by title: Playwright's own
 // listing of the suite with the trials project (and with a matrix) holds exactly the tagged tests.
 import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { repoRoot } from '../../run/config.ts';
 import { expect, test } from '@playwright/test';
 import { CONFORMANCE_CONFIG, playwrightCli } from '../../cli/kit-files.ts';
-import { matrixProjects, SHARED_PROJECT } from '../../suites/lib/discovery-matrix.ts';
+import { MODEL_ANNOTATION, MODEL_INDEPENDENT_SPECS, runsPerModel } from '../../suites/lib/discovery-matrix.ts';
 import { MODEL_DEPENDENT_GREP, MODEL_DEPENDENT_REQUIREMENTS, MODEL_DEPENDENT_TAG, TRIALS_PROJECT, trialProjects } from '../../run/trials.ts';
 import { req } from '../../suites/lib/declare.ts';
 
@@ -22,14 +24,17 @@ interface Suite {
 }
 
 /** Every test of the suite as `playwright test --list` gives it under `env`: its location, full title, tags and projects. */
-function listing(env: Record<string, string>): { key: string; tags: string[]; projects: string[]; ids: string[] }[] {
+function listing(env: Record<string, string>): { key: string; file: string; tags: string[]; projects: string[]; ids: string[]; models: string[] }[] {
   const { CONFORMANCE_TRIALS: _t, CONFORMANCE_MODEL_MATRIX: _m, ...base } = process.env;
   const out = execFileSync(process.execPath, [playwrightCli(), 'test', '-c', CONFORMANCE_CONFIG, '--list', '--reporter=json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...base, ...env, FORCE_COLOR: '0' } });
-  const rows: { key: string; tags: string[]; projects: string[]; ids: string[] }[] = [];
+  const rows: { key: string; file: string; tags: string[]; projects: string[]; ids: string[]; models: string[] }[] = [];
   const walk = (s: Suite, titles: string[]) => {
     for (const spec of s.specs ?? []) {
       const ids = spec.tests.flatMap((t) => (t.annotations ?? []).filter((a) => a.type === 'requirement').map((a) => a.description ?? ''));
-      rows.push({ key: `${spec.file}:${spec.line} ${[...titles, spec.title].join(' › ')}`, tags: spec.tags.map((t) => `@${t}`), projects: spec.tests.map((t) => t.projectName), ids });
+      const models = spec.tests.flatMap((t) => (t.annotations ?? []).filter((a) => a.type === MODEL_ANNOTATION).map((a) => a.description ?? ''));
+      // The model's describe block (directly around the test) left out: the key is the test's wherever it runs.
+      const own = models.length > 0 && titles.at(-1) === models[0] ? titles.slice(0, -1) : titles;
+      rows.push({ key: `${spec.file}:${spec.line} ${[...own, spec.title].join(' › ')}`, file: spec.file, tags: spec.tags.map((t) => `@${t}`), projects: spec.tests.map((t) => t.projectName), ids, models });
     }
     for (const child of s.suites ?? []) walk(child, [...titles, child.title]);
   };
@@ -49,10 +54,20 @@ test('--trials repeats exactly the tests tagged model-dependent, each of which c
   for (const r of tagged) expect(r.ids.some((id) => MODEL_DEPENDENT_REQUIREMENTS.has(id)), r.key).toBe(true);
 });
 
-test('a per-model matrix runs every tagged test once per model, and the model-independent rest once', () => {
+test('a per-model matrix declares every tagged test and every test of a model-dependent file once per model, the rest once, all in one project', () => {
+  const plain = listing({});
   const rows = listing({ CONFORMANCE_MODEL_MATRIX: 'acme/chat-small,tiny-thinker' });
-  for (const r of rows.filter((x) => x.tags.includes(MODEL_DEPENDENT_TAG))) expect(r.projects.sort(), r.key).toEqual(['acme/chat-small', 'tiny-thinker']);
-  expect(rows.some((r) => r.projects.includes(SHARED_PROJECT))).toBe(true);
+  const byKey = new Map<string, string[]>();
+  for (const r of rows) byKey.set(r.key, [...(byKey.get(r.key) ?? []), ...r.models]);
+  const shared = (file: string) => (MODEL_INDEPENDENT_SPECS as readonly string[]).includes(file.replace(/\.spec\.ts$/, ''));
+  // The same tests as a run without the matrix, each at its own location in its spec file.
+  expect([...byKey.keys()].sort()).toEqual(plain.map((r) => r.key).sort());
+  for (const r of plain) {
+    const perModel = r.tags.includes(MODEL_DEPENDENT_TAG) || !shared(r.file);
+    expect(byKey.get(r.key)!.sort(), r.key).toEqual(perModel ? ['acme/chat-small', 'tiny-thinker'] : []);
+  }
+  // One project (no project per model): the same workers serve every model.
+  expect(new Set(rows.flatMap((r) => r.projects))).toEqual(new Set(['']));
 });
 
 test('selection is by tag: a renamed tagged test keeps its trials and its per-model runs; an untagged one with the old title gets neither', () => {
@@ -68,10 +83,10 @@ test('selection is by tag: a renamed tagged test keeps its trials and its per-mo
   expect(repeated!.grep!.test(oldTitleUntagged)).toBe(false);
   expect(MODEL_DEPENDENT_GREP.test(`${oldTitleUntagged} @model-dependent-x`), 'a longer tag is another tag').toBe(false);
   // In a shared (model-independent) file, the tag still makes the test run per model, and never once-only.
-  const [shared, model] = matrixProjects(['m'], '.ts');
-  const inCatalog = ' m catalog.spec.ts GET /v1/models a renamed sampled test @CAT-001 @model-dependent';
-  expect(model!.grep!.test(inCatalog)).toBe(true);
-  expect(shared!.grepInvert!.test(inCatalog)).toBe(true);
-  expect(model!.grep!.test(' m catalog.spec.ts GET /v1/models answers with the run credential @CAT-001')).toBe(false);
-  expect(model!.grep!.test(' m chat.spec.ts a plain completion @CHAT-001')).toBe(true);
+  const suites = path.resolve(repoRoot, 'suites');
+  expect(runsPerModel(path.join(suites, 'catalog.spec.ts'), details.tag)).toBe(true);
+  expect(runsPerModel(path.join(suites, 'catalog.spec.ts'), ['@CAT-001'])).toBe(false);
+  expect(runsPerModel(path.join(suites, 'chat.spec.ts'), ['@CHAT-001'])).toBe(true);
+  // A model-independent file is one of the suite's top folder: another folder's file of that name is not.
+  expect(runsPerModel(path.join(suites, 'properties', 'errors.spec.ts'), [])).toBe(true);
 });

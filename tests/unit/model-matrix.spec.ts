@@ -9,7 +9,8 @@ import { chooseModels, modelSelectionOf, needsCatalog, matrixProblem, MAX_MATRIX
 import { configFileEnv } from '../../run/config-file.ts';
 import { environmentFor } from '../../cli/run.ts';
 import { BudgetExhausted, Ledger, modelRequests } from '../../run/ledger.ts';
-import { discoveryFor, matrixProjects, modelSkipReason, MODEL_INDEPENDENT_SPECS, SHARED_PROJECT } from '../../suites/lib/discovery-matrix.ts';
+import { discoveryFor, modelSkipReason, MODEL_INDEPENDENT_SPECS, runsPerModel } from '../../suites/lib/discovery-matrix.ts';
+import { repoRoot } from '../../run/config.ts';
 import type { Discovery } from '../../suites/lib/discovery.ts';
 import { modelResultOf, type ModelResult } from '../../report/models.ts';
 import { buildReport, validateReport } from '../../report/json.ts';
@@ -50,13 +51,14 @@ test('--models, CONFORMANCE_MODEL_MATRIX, the config file and the profile name t
 });
 
 test('a matrix runs the model-independent files once and the others once per model', () => {
-  const projects = matrixProjects(['acme/a', 'b'], '.ts');
-  expect(projects.map((p) => p.name)).toEqual([SHARED_PROJECT, 'acme/a', 'b']);
-  expect(projects[0]!.testMatch).toEqual(MODEL_INDEPENDENT_SPECS.map((n) => `**/${n}.spec.ts`));
-  expect(projects[1]).toMatchObject({ metadata: { model: 'acme/a' } });
-  // A model's project leaves the shared files out by grep (their tests tagged model-dependent stay in).
-  for (const file of ['catalog', 'auth', 'errors', 'limits', 'routing']) expect(projects[1]!.grep!.test(` acme/a ${file}.spec.ts a title @CAT-001`), file).toBe(false);
-  expect(projects[1]!.grep!.test(' acme/a chat.spec.ts a title @CHAT-001')).toBe(true);
+  const suites = path.join(repoRoot, 'suites');
+  expect([...MODEL_INDEPENDENT_SPECS]).toEqual(['catalog', 'auth', 'errors', 'limits', 'routing']);
+  // A shared file's tests run once (those tagged model-dependent per model); every other file's per model.
+  for (const file of MODEL_INDEPENDENT_SPECS) {
+    expect(runsPerModel(path.join(suites, `${file}.spec.ts`), ['@CAT-001']), file).toBe(false);
+    expect(runsPerModel(path.join(suites, `${file}.spec.js`), ['@CAT-001', '@model-dependent']), file).toBe(true);
+  }
+  for (const file of ['chat', 'streaming', 'tools', 'reasoning', 'web-search', 'images', 'properties/streaming']) expect(runsPerModel(path.join(suites, `${file}.spec.ts`), ['@CHAT-001']), file).toBe(true);
 });
 
 test("a model the run's key may not use, or the catalog does not list, is skipped with the reason; a usable one is pinned", () => {

@@ -39,7 +39,7 @@ test('the tests where a requirement failed or could not be judged, not those dec
   });
 });
 
-test('evidence cut short: the failed tests charged with it and its tests that failed are taken too; a matrix model is the project', () => {
+test('evidence cut short: the failed tests charged with it and its tests that failed are taken too; a matrix model is the describe block around the test', () => {
   const source: RerunSource = {
     run: { startedAt: '2026-01-02T03:04:05.000Z' },
     models: [{ id: 'acme/a' }],
@@ -60,9 +60,10 @@ test('evidence cut short: the failed tests charged with it and its tests that fa
   const of = rerunOfReport(source, '/r/conformance.json');
   expect(of.tests.map((t) => `${t.model} ${t.line} ${t.title}`)).toEqual(['acme/a 1 tools › one', 'acme/a 2 tools › two', 'acme/a 3 tools › crashed']);
   expect(testListOf(of.tests, '/kit', '/kit/suites').split('\n').filter((l) => !l.startsWith('#') && l !== '')).toEqual([
-    '[acme/a] › tools.spec.ts › tools › one',
-    '[acme/a] › tools.spec.ts › tools › two',
-    '[acme/a] › tools.spec.ts › tools › crashed',
+    // The model's describe block directly around the test (suites/lib/test-fixtures.ts declares it so).
+    'tools.spec.ts › tools › acme/a › one',
+    'tools.spec.ts › tools › acme/a › two',
+    'tools.spec.ts › tools › acme/a › crashed',
   ]);
 });
 
