@@ -21,6 +21,7 @@ import { CONFORMANCE_CONFIG, KIT_ROOT, playwrightCli } from './kit-files.ts';
 import { formatListing, listSuite } from './selection.ts';
 import { collectList, ConfigError, EXIT, EXIT_CODES_TEXT, integerFrom, positiveNumber, UsageError } from './usage.ts';
 import { checkRerunListing, prepareRerun } from './rerun.ts';
+import { testListForTargets } from '../run/rerun.ts';
 import { REFERENCE_ENV, referenceEnv, referenceReportDir } from '../run/reference.ts';
 import { TARGETS_FILE_ENV, type RunTarget } from '../run/targets.ts';
 import { preflight } from '../run/reachability.ts';
@@ -247,9 +248,12 @@ async function runReference(env: NodeJS.ProcessEnv, target: RunPlan, grep: strin
  * The targets of a run of the target beside its reference: the reference (its URL, key variable, profile, model;
  * nothing of the target's own settings) and the run's own target. The file lives in the run's scratch folder.
  */
+/** The two targets of a run beside its reference: their names (and describe blocks). */
+const PAIR_NAMES = ['reference', 'target'] as const;
+
 function writeReferencePair(plan: RunPlan, env: NodeJS.ProcessEnv): string {
   const reference: RunTarget = {
-    name: 'reference',
+    name: PAIR_NAMES[0],
     reference: true,
     baseUrl: env[REFERENCE_ENV.url]!,
     apiKeyEnv: REFERENCE_ENV.apiKey,
@@ -257,7 +261,7 @@ function writeReferencePair(plan: RunPlan, env: NodeJS.ProcessEnv): string {
     ...(env[REFERENCE_ENV.model] ? { models: [env[REFERENCE_ENV.model]!] } : {}),
   };
   const file = path.join(plan.runDir, 'targets.json');
-  writeFileSync(file, JSON.stringify([reference, { name: 'target', self: true }]));
+  writeFileSync(file, JSON.stringify([reference, { name: PAIR_NAMES[1], self: true }]));
   process.stdout.write(`chatconform: the target beside its reference ${env[REFERENCE_ENV.url]} in one run (the reference's reports in ${referenceReportDir(reportDirOf(env))})\n`);
   return file;
 }
@@ -369,6 +373,11 @@ export async function run(flags: RunFlags): Promise<number> {
     if (env[REFERENCE_ENV.url] && !plan.settings.modelMatrix && !plan.settings.shard) {
       // The reference beside the target in one run: the same runner, workers, seed and selection serve both.
       runEnv[TARGETS_FILE_ENV] = writeReferencePair(plan, env);
+      // A rerun's tests are declared once per target: its list names each target's.
+      if (rerun) {
+        const list = rerun.args[rerun.args.indexOf('--test-list') + 1]!;
+        writeFileSync(list, testListForTargets(readFileSync(list, 'utf8'), PAIR_NAMES));
+      }
     } else if (env[REFERENCE_ENV.url]) {
       // With a per-model matrix (its tests declared per model, not per target) the reference runs first, as a run of its own; so it does in a
       // shard, which must hold the reference's part of the suite beside the target's (Playwright would split the

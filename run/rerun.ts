@@ -115,6 +115,21 @@ export function testListOf(tests: readonly RerunTest[], kitRoot: string, suitesD
   return `# chatconform rerun: the tests to run again (playwright test --test-list)\n${lines.join('\n')}\n`;
 }
 
+/**
+ * A test list for a run of many targets: each line once per target, the target's describe block (the one directly
+ * around the test, suites/lib/test-fixtures.ts) in its title.
+ */
+export function testListForTargets(list: string, names: readonly string[]): string {
+  return list
+    .split('\n')
+    .flatMap((line) => {
+      if (line === '' || line.startsWith('#')) return [line];
+      const parts = line.split(' › ');
+      return names.map((name) => [...parts.slice(0, -1), name, parts.at(-1)!].join(' › '));
+    })
+    .join('\n');
+}
+
 /** Where the rerun writes its reports: `rerun/` of the report dir, or one level deeper when it reruns a report of that folder. */
 export function rerunReportDir(reportDir: string, reportFile: string): string {
   const dir = path.resolve(reportDir, RERUN_DIR);

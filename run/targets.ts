@@ -1,8 +1,10 @@
 // Many targets in one run. A target (its URL, key, profile, seed, and the spec files it runs) is a test-scoped
-// option of the suite, not a process: the runner repeats every test once per target (Playwright's repeatEach), the
-// same workers serve them all, and each target keeps its own scratch folder (discovery, ledger, budget) and its own
-// reports. A new target costs its tests, never a runner, a global setup or a worker; a target that hangs or floods
-// holds only its own tests (their own timeouts and budget).
+// option of the suite, not a process: every test is declared once per target whose files hold it, in a describe
+// block named by the target and annotated with it (suites/lib/test-fixtures.ts), all in one project, so the same
+// runner and the same workers serve every target (a repetition of repeatEach, like a project, would start workers of
+// its own). Each target keeps its own scratch folder (discovery, ledger, budget) and its own reports. A new target
+// costs its tests, never a runner, a global setup or a worker; a target that hangs or floods holds only its own
+// tests (their own timeouts and budget).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadProfile } from './profile.ts';
@@ -84,8 +86,16 @@ export function runTargets(env: NodeJS.ProcessEnv = process.env): RunTarget[] | 
   return read.targets;
 }
 
-/** The annotation of a test left out for a target: the target does not run its file (the reporter drops it). */
-export const OUTSIDE_TARGET_ANNOTATION = 'outside-target';
+/** The annotation naming the target a test is declared for. */
+export const TARGET_ANNOTATION = 'target';
+
+/** The index of the target a test is declared for, from its annotations; 0 when it names none (a run of one target). */
+export function targetIndexOfAnnotations(annotations: readonly { type: string; description?: string }[], targets: readonly RunTarget[]): number {
+  const name = annotations.find((a) => a.type === TARGET_ANNOTATION)?.description;
+  if (name === undefined) return 0;
+  const i = targets.findIndex((t) => t.name === name);
+  return i < 0 ? -1 : i;
+}
 
 /** A target's scratch folder inside the run's. */
 export function targetRunDir(runDir: string, index: number): string {
@@ -128,15 +138,6 @@ export function targetConfig(run: RunConfig, target: RunTarget, index: number, e
     seed: target.seed ?? run.seed,
     embeddedMock: false,
   };
-}
-
-/**
- * Which target, and which trial, a repetition of a test is: Playwright repeats a test `targets` times (once per
- * target), and a model-dependent test of the trials project `targets × k` times (target-major).
- */
-export function targetSlot(repeatEachIndex: number, trials: number | undefined): { target: number; trial: number } {
-  const k = trials && trials > 1 ? trials : 1;
-  return { target: Math.floor(repeatEachIndex / k), trial: repeatEachIndex % k };
 }
 
 /** A run of the run's own target beside a reference (`chatconform run --reference`): their indexes, else undefined. */

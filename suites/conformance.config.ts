@@ -38,12 +38,11 @@ const reporters: ReporterDescription[] = process.env[MERGE_CONTEXT_ENV]
 const models = await resolveModelMatrix(plan);
 // A profile's modelMatrix with --trials (the CLI refuses the flags together before this).
 if (models && trialsOf()) throw new Error(TRIALS_WITH_MATRIX);
-// Many targets in one run (run/targets.ts): every test once per target, in the same workers; with --trials, a
-// model-dependent test once per target and trial.
+// Many targets in one run (run/targets.ts): every test is declared once per target (suites/lib/test-fixtures.ts),
+// in the same project and workers; with --trials, a model-dependent test repeats per trial within each target.
 const targets = targetsOf();
 if (targets && models) throw new Error(`${TARGETS_FILE_ENV}: not with --models (a model-dependent test is declared once per model, not once per target)`);
 const trialRuns = trialProjects(selectionGrep(selectionOf()));
-if (targets) for (const p of trialRuns.projects ?? []) p.repeatEach = (p.repeatEach ?? 1) * targets.length;
 
 export default defineConfig({
   testDir: '.',
@@ -68,5 +67,4 @@ export default defineConfig({
   // No browser, no Playwright request context: the suite's own transport (run/http.ts) sends everything,
   // with its user-agent. Nothing that could hold a credential is kept as an artefact.
   use: { trace: 'off', screenshot: 'off', video: 'off' },
-  ...(targets ? { repeatEach: targets.length } : {}),
 });

@@ -10,16 +10,15 @@ import { Checker, EVIDENCE_ATTACHMENT, failureSummary } from '../../judge/checke
 import { findingAnnotations } from './findings.ts';
 import { declaredRequirements } from './declare.ts';
 import { repoRoot, runConfig, type RunConfig } from '../../run/config.ts';
-import { OUTSIDE_TARGET_ANNOTATION, runTargets, targetConfig, targetRunsFile, targetSlot, type RunTarget } from '../../run/targets.ts';
-import { TRIALS_PROJECT, trialsOf } from '../../run/trials.ts';
+import { runTargets, TARGET_ANNOTATION, targetConfig, targetIndexOfAnnotations, targetRunsFile, type RunTarget } from '../../run/targets.ts';
 import { loadDiscovery, type Discovery } from './discovery.ts';
 import { discoveryFor, matrixModels, MODEL_ANNOTATION, modelOfAnnotations, modelSkipReason, runsPerModel } from './discovery-matrix.ts';
 import { Target } from '../../run/target.ts';
 import { playwrightHooks } from './runner-hooks.ts';
 
-/** The target a repetition of a test is for (with --trials, a model-dependent test repeats per target and trial). */
+/** The target a test is declared for (its TARGET_ANNOTATION): its index in the run's targets. */
 function targetIndexOf(testInfo: TestInfo): number {
-  return targetSlot(testInfo.repeatEachIndex, testInfo.project.name === TRIALS_PROJECT ? trialsOf()?.k : undefined).target;
+  return targetIndexOfAnnotations(testInfo.annotations, runTargets() ?? []);
 }
 
 /** Each target's configuration, made once per worker (its profile is read from disk). */
@@ -44,17 +43,13 @@ const suiteTest = base.extend<{ target: Target; check: Checker; discovery: Disco
   // The kit's checks of itself (suites/kit.config.ts) judge the kit, not a target: there a failed MUST is the kit's
   // own failure and fails its Playwright test.
   findingsFailTests: [false, { option: true }],
-  // A run of many targets repeats every test once per target: the repetition's index names the target. A test
-  // of a file the target does not run is left out before anything else is set up (the reporter drops it).
+  // A run of many targets declares every test once per target whose files hold it (see perSlot below): the test's
+  // target annotation names its target.
   runTarget: [
     async ({}, use, testInfo) => {
       const targets = runTargets();
       const t = targets?.[targetIndexOf(testInfo)];
-      if (targets && !t) throw new Error(`no target for repetition ${testInfo.repeatEachIndex} of ${targets.length}`);
-      if (t && !targetRunsFile(t, testInfo.file, repoRoot)) {
-        testInfo.annotations.push({ type: OUTSIDE_TARGET_ANNOTATION, description: t.name });
-        testInfo.skip(true, `not a file target ${t.name} runs`);
-      }
+      if (targets && !t) throw new Error(`no target for the test ${testInfo.titlePath.join(' › ')} among the run's ${targets.length}`);
       await use(t);
     },
     { auto: true },
@@ -130,17 +125,29 @@ interface Declarer {
   _describe(type: 'default', location: Location, title: string, body: () => void): void;
 }
 
+/** One repetition of a test, declared in a describe block of its own: a model of the matrix, or a target of the run. */
+interface Slot {
+  /** The describe block's title (the model's id, the target's name). */
+  title: string;
+  annotation: { type: string; description: string };
+  /** Whether a test of this file, with these tags, is declared in this slot (else once, outside any slot). */
+  runs(file: string, tags: readonly string[]): boolean;
+  /** A test of this file, with these tags, that runs in no slot is not declared at all (a target does not run its file). */
+  exclusive: boolean;
+}
+
 /**
- * `test` of a per-model matrix: a test that runs per model (runsPerModel) is declared once per chosen model, in a
- * describe block named by the model and annotated with it, at the spec file's own location; any other test once.
- * Every declaration is the same project's with the same fixtures, so one worker serves all models (a project, or a
- * repetition of repeatEach, would each take a worker of their own). Playwright's public `test()` takes its location
- * from its immediate caller: the declarations go through the methods it wraps, given the caller's location.
+ * `test` of a run with slots (a per-model matrix, or many targets): a test is declared once per slot that runs it,
+ * in a describe block named by the slot and annotated with it, at the spec file's own location; a test no slot takes
+ * is declared once (the matrix's model-independent tests), or not at all (a file no target runs). Every declaration
+ * is the same project's with the same fixtures, so one worker serves every slot: a project, or a repetition of
+ * repeatEach, would each take workers of their own. Playwright's public `test()` takes its location from its
+ * immediate caller: the declarations go through the methods it wraps, given the caller's location.
  */
-function perModel(t: SuiteTest, models: readonly string[]): SuiteTest {
+function perSlot(t: SuiteTest, slots: readonly Slot[]): SuiteTest {
   const symbol = Object.getOwnPropertySymbols(t).find((s) => s.description === 'testType');
   const declarer = symbol ? ((t as unknown as Record<symbol, Partial<Declarer>>)[symbol]) : undefined;
-  if (typeof declarer?._createTest !== 'function' || typeof declarer._describe !== 'function') throw new Error('--models: this version of Playwright declares tests in a way the kit does not know');
+  if (typeof declarer?._createTest !== 'function' || typeof declarer._describe !== 'function') throw new Error('this version of Playwright declares tests in a way the kit does not know (a run of several models or targets needs it)');
   const d = declarer as Declarer;
   return new Proxy(t, {
     apply(_target, _this, args: unknown[]) {
@@ -149,15 +156,23 @@ function perModel(t: SuiteTest, models: readonly string[]): SuiteTest {
       const details: Details = typeof second === 'function' ? {} : ((second as Details | undefined) ?? {});
       const body = typeof second === 'function' ? second : third;
       const tags = [details.tag ?? []].flat();
-      if (!runsPerModel(location.file, tags)) return d._createTest('default', location, title, details, body);
+      const mine = slots.filter((slot) => slot.runs(location.file, tags));
+      if (mine.length === 0) {
+        if (!slots.some((slot) => slot.exclusive)) d._createTest('default', location, title, details, body);
+        return;
+      }
       const annotations = [details.annotation ?? []].flat();
-      for (const model of models) d._describe('default', location, model, () => d._createTest('default', location, title, { ...details, annotation: [...annotations, { type: MODEL_ANNOTATION, description: model }] }, body));
+      for (const slot of mine) d._describe('default', location, slot.title, () => d._createTest('default', location, title, { ...details, annotation: [...annotations, slot.annotation] }, body));
     },
   });
 }
 
 const chosen = matrixModels();
-export const test: SuiteTest = chosen ? perModel(suiteTest, chosen) : suiteTest;
+const targets = runTargets();
+const slots: Slot[] | undefined = chosen
+  ? chosen.map((model) => ({ title: model, annotation: { type: MODEL_ANNOTATION, description: model }, runs: runsPerModel, exclusive: false }))
+  : targets?.map((target) => ({ title: target.name, annotation: { type: TARGET_ANNOTATION, description: target.name }, runs: (file) => targetRunsFile(target, file, repoRoot), exclusive: true }));
+export const test: SuiteTest = slots ? perSlot(suiteTest, slots) : suiteTest;
 
 export { expect } from '@playwright/test';
 export { req } from './declare.ts';

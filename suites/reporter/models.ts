@@ -8,6 +8,7 @@ import { modelRequests } from '../../run/ledger.ts';
 import { currentPlan } from '../../run/plan.ts';
 import type { ModelsInput } from '../../report/fold.ts';
 import { matrixModelsOf, modelOfAnnotations } from '../lib/discovery-matrix.ts';
+import { isTargetBlock } from './targets.ts';
 
 /** The model `test` judged, or undefined (a model-independent test, a run without a matrix). */
 export function modelOfTest(test: TestCase): string | undefined {
@@ -15,7 +16,7 @@ export function modelOfTest(test: TestCase): string | undefined {
 }
 
 /**
- * The test's describe titles and its own, the model's describe block left out: the model leads the report's title
+ * The test's describe titles and its own, the model's (or the target's) describe block left out: the model leads the report's title
  * instead (`${model} › ${title}`), as it did when each model was a project of its own.
  */
 export function titlesOf(test: TestCase): string[] {
@@ -24,6 +25,8 @@ export function titlesOf(test: TestCase): string[] {
   let s: Suite | undefined = test.parent;
   // The model's block is the one directly around the test (suites/lib/test-fixtures.ts declares it so).
   if (model !== undefined && s?.type === 'describe' && s.title === model) s = s.parent;
+  // So is a target's, in a run of many targets: each target's report speaks of its own tests.
+  if (isTargetBlock(test, s)) s = s?.parent;
   for (; s && s.type === 'describe'; s = s.parent) titles.unshift(s.title);
   return titles;
 }

@@ -1,5 +1,5 @@
-// The reporter's side of a run of many targets (run/targets.ts): the tests are grouped by target (the repetition
-// index), the tests a target does not run are dropped, and each target gets its own four reports in
+// The reporter's side of a run of many targets (run/targets.ts): the tests are grouped by target (the target each
+// is declared for, its annotation), and each target gets its own four reports in
 // `<report dir>/targets/<name>/`, folded exactly as a run of that target alone would be. The run's exit code is the
 // worst of its targets'.
 import path from 'node:path';
@@ -11,7 +11,7 @@ import type { TestOutcome } from '../../report/results.ts';
 import { collectRunInfo } from '../../report/run-info.ts';
 import { writeReports } from '../../report/write.ts';
 import { runConfig } from '../../run/config.ts';
-import { OUTSIDE_TARGET_ANNOTATION, runTargets, targetConfig, targetSlot, type RunTarget } from '../../run/targets.ts';
+import { runTargets, TARGET_ANNOTATION, targetConfig, targetIndexOfAnnotations, type RunTarget } from '../../run/targets.ts';
 import { TRIALS_PROJECT, trialsOf } from '../../run/trials.ts';
 
 export interface TargetsRun {
@@ -29,23 +29,24 @@ export interface TargetLine {
   line: string;
 }
 
-/** Which target (and trial) a test case ran for. */
+/** Which target (its annotation) and which trial (with --trials, the repetition) a test case ran for. */
 export function slotOf(test: TestCase): { target: number; trial: number } {
-  const trials = test.parent.project()?.name === TRIALS_PROJECT;
-  // A run of one target (and a merge of shards, whose replay knows no trials setting): a repetition is a trial.
-  if (!runTargets()) return { target: 0, trial: trials ? test.repeatEachIndex : 0 };
-  return targetSlot(test.repeatEachIndex, trials ? trialsOf()?.k : undefined);
+  const trial = test.parent.project()?.name === TRIALS_PROJECT ? test.repeatEachIndex : 0;
+  const targets = runTargets();
+  return { target: targets ? targetIndexOfAnnotations(test.annotations, targets) : 0, trial };
 }
 
-/** Each target's cases, in one pass over the run's tests: its repetitions, less those of files it does not run. */
+/** Each target's cases, in one pass over the run's tests. */
 export function testsByTarget(root: Suite | undefined, count: number): TestCase[][] {
   const by = Array.from({ length: count }, () => [] as TestCase[]);
-  for (const t of root?.allTests() ?? []) if (!outsideTarget(t)) by[slotOf(t).target]?.push(t);
+  for (const t of root?.allTests() ?? []) by[slotOf(t).target]?.push(t);
   return by;
 }
 
-function outsideTarget(test: TestCase): boolean {
-  return [...test.annotations, ...(test.results.at(-1)?.annotations ?? [])].some((a) => a.type === OUTSIDE_TARGET_ANNOTATION);
+/** The target's describe block (the one directly around a test of a run of many targets), left out of its titles. */
+export function isTargetBlock(test: TestCase, s: Suite | undefined): boolean {
+  const name = test.annotations.find((a) => a.type === TARGET_ANNOTATION)?.description;
+  return name !== undefined && s?.type === 'describe' && s.title === name && s === test.parent;
 }
 
 /** Writes every target's reports; returns a line per target. */

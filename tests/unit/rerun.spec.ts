@@ -3,7 +3,7 @@
 // reports go, never over the report it reruns. The end-to-end rerun is tests/integration/rerun-failed.spec.ts.
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { RERUN_ENV, rerunOfEnv, rerunOfReport, rerunReportDir, testListOf, type RerunSource } from '../../run/rerun.ts';
+import { RERUN_ENV, rerunOfEnv, rerunOfReport, rerunReportDir, testListForTargets, testListOf, type RerunSource } from '../../run/rerun.ts';
 import { buildReport, validateReport } from '../../report/json.ts';
 import { aggregate, type TestOutcome } from '../../report/results.ts';
 import { sampleInfo } from '../support/reports.ts';
@@ -91,4 +91,11 @@ test("the rerun's report says which run it reran, relative to its own folder, an
   expect(report.run.rerunOf).toMatchObject({ report: '../conformance.json', startedAt: '2026-01-02T03:04:05.000Z', seed: 3, requirements: ['STREAM-004'] });
   expect(report.verdict.result).toBe('partial');
   expect(report.verdict.summary).toContain('a rerun of the 1 test where STREAM-004 failed or could not be judged in the run of 2026-01-02T03:04:05.000Z (seed 3), whose report ../conformance.json is kept');
+});
+
+test('a rerun beside a reference: each test once per target, the target\'s block directly around the test', () => {
+  const list = '# chatconform rerun\nchat.spec.ts › non-streamed › an answer\ntools.spec.ts › a call\n';
+  expect(testListForTargets(list, ['reference', 'target'])).toBe(
+    '# chatconform rerun\nchat.spec.ts › non-streamed › reference › an answer\nchat.spec.ts › non-streamed › target › an answer\ntools.spec.ts › reference › a call\ntools.spec.ts › target › a call\n',
+  );
 });
