@@ -139,10 +139,12 @@ export const modelsStep: FoldStep<ModelsInput, ModelsInput> = {
   fold: (f, m, cases) => {
     const models: ModelResult[] = m.ids.map((id) => {
       const outcomes = cases.filter((c) => c.model === id);
-      // A model the run could not use: every one of its tests skipped with the same reason naming it.
+      // A model the run could not use: its tests skipped with one reason naming it (a test that needs no model of
+      // the catalog, one judging the request it sends, may still pass beside them; the row says skipped, with why,
+      // when no MUST requirement was judged on the model).
       const prefix = `${MODEL_SKIP_PREFIX}${id}: `;
-      const reasons = new Set(outcomes.map((t) => (t.status === 'skipped' && t.skipReason?.startsWith(prefix) ? t.skipReason.slice(prefix.length) : '')));
-      const skipReason = outcomes.length > 0 && reasons.size === 1 && !reasons.has('') ? [...reasons][0]! : undefined;
+      const reasons = new Set(outcomes.filter((t) => t.status === 'skipped' && t.skipReason?.startsWith(prefix)).map((t) => t.skipReason!.slice(prefix.length)));
+      const skipReason = reasons.size === 1 ? [...reasons][0]! : undefined;
       return modelResultOf({ id, outcomes, requests: m.requests[id] ?? 0, ...(skipReason !== undefined ? { skipReason } : {}) });
     });
     const shared = cases.filter((c) => c.model === undefined);

@@ -33,7 +33,7 @@ export interface ModelOutcomes {
   id: string;
   outcomes: readonly TestOutcome[];
   requests?: number;
-  /** Set when the run could not use the model at all (every test skipped with it). */
+  /** Set when the run could not use the model (its tests skipped with this reason). */
   skipReason?: string;
 }
 
@@ -55,7 +55,7 @@ export function modelResultOf(m: ModelOutcomes): ModelResult {
     const was = worst.get(r.section);
     if (was === undefined || STATUSES.indexOf(r.status) < STATUSES.indexOf(was)) worst.set(r.section, r.status);
   }
-  const verdict: ModelVerdict = mustFailed.length > 0 ? 'fail' : m.skipReason !== undefined ? 'skipped' : coverage.mustJudged === 0 ? 'incomplete' : 'pass';
+  const verdict: ModelVerdict = mustFailed.length > 0 ? 'fail' : coverage.mustJudged > 0 ? 'pass' : m.skipReason !== undefined ? 'skipped' : 'incomplete';
   const out: ModelResult = {
     id: m.id,
     verdict,

@@ -135,3 +135,17 @@ test('the stop reason speaks the engine\'s words; the proxy\'s report has one an
   const setupFailed = foldReport([], facts({ stopReason: 'failed-to-run', errors: ['global setup: boom'] }));
   expect(setupFailed.verdict).toMatchObject({ result: 'incomplete', exitCode: 3 });
 });
+
+test('a model the run cannot use is skipped with why, even beside a test that passed without judging a MUST on it', () => {
+  const skipped = (title: string) => recorded(title, [], { model: 'busy', status: 'skipped', declared: ['CHAT-004'], skipReason: `${MODEL_SKIP_PREFIX}busy: the profile names it unavailable`, evidence: { checks: [], exchanges: [] } });
+  const cases: RecordedCase[] = [
+    skipped('busy › chat › a'),
+    skipped('busy › chat › b'),
+    // A test that sends the model's name without needing it served (a request rule judged before any model is used).
+    recorded('busy › chat › request', [{ id: 'OBS-001', status: 'pass' }], { model: 'busy' }),
+    recorded('ok › chat › a', [{ id: 'CHAT-004', status: 'pass' }], { model: 'ok' }),
+  ];
+  const report = foldReport(cases, facts(), { models: { ids: ['busy', 'ok'], requests: { busy: 1, ok: 3 }, maxFailingModels: 0 } });
+  expect(report.models?.find((m) => m.id === 'busy')).toMatchObject({ verdict: 'skipped', reason: 'the profile names it unavailable' });
+  expect(report.models?.find((m) => m.id === 'ok')).toMatchObject({ verdict: 'pass' });
+});
