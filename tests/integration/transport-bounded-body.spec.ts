@@ -1,6 +1,6 @@
 // A target whose catalog is intact but which answers every other request with a 200 MB body: every test finds
 // its models and sends its requests, the suite reads at most its body cap (16 MB) of each answer, fails with
-// "response larger than N bytes" (the target's answer, judged), and no process of the run grows past 512 MB.
+// "response larger than N bytes" (the target's answer, judged), and no process of the run grows past 640 MB.
 // The peak resident set (VmHWM) of every process of the run is sampled from /proc while it runs.
 import { readdirSync, readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
@@ -8,7 +8,9 @@ import { giganticAnswersTarget } from './support/hostile-targets.ts';
 import { cleanup, crashes, runSuite } from './support/suite-runner.ts';
 
 const BODY_BYTES = 200 * 1024 * 1024;
-const RSS_BOUND_MB = 512;
+// A worker of the suite idles near 255 MB and collects lazily: the peaks measured here are 470-540 MB, before and after
+// the evidence went to files. Reading one 200 MB answer whole (its bytes, then its text) would pass 640 MB on its own.
+const RSS_BOUND_MB = 640;
 const RUN_BOUND_MS = 300_000;
 const CAP = 16 * 1024 * 1024;
 
@@ -39,7 +41,7 @@ function sampleGroup(pgid: number, peaks: Map<number, Peak>): void {
   }
 }
 
-test('a target answering 200 MB bodies: bounded failures, and every process of the run stays under 512 MB', async () => {
+test('a target answering 200 MB bodies: bounded failures, and every process of the run stays under 640 MB', async () => {
   test.setTimeout(RUN_BOUND_MS + 60_000);
   const target = await giganticAnswersTarget(BODY_BYTES);
   const peaks = new Map<number, Peak>();

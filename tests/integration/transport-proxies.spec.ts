@@ -12,7 +12,7 @@ import { startMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
 import type { Exchange } from '../../judge/exchange.ts';
 import { closesKeptAliveTarget, rateLimitingTarget } from './support/hostile-targets.ts';
-import { cleanup, crashes, pool, runSuite, type SuiteRun } from './support/suite-runner.ts';
+import { cleanup, crashes, pool, runSuite, type ReportView, type SuiteRun } from './support/suite-runner.ts';
 
 const RUN_BOUND_MS = 300_000;
 const EVIDENCE = 'chatconform-evidence';
@@ -22,7 +22,7 @@ interface PwJson {
 }
 interface PwSuite {
   suites?: PwSuite[];
-  specs?: { tests: { results: { attachments: { name: string; body?: string }[] }[] }[] }[];
+  specs?: { tests: { results: { attachments: { name: string; body?: string; path?: string }[] }[] }[] }[];
 }
 
 /** Every exchange of the run, from the evidence attachments in Playwright's JSON report. */
@@ -33,8 +33,10 @@ function exchangesOf(file: string): Exchange[] {
       for (const t of spec.tests)
         for (const r of t.results)
           for (const a of r.attachments) {
-            if (a.name !== EVIDENCE || !a.body) continue;
-            out.push(...(JSON.parse(Buffer.from(a.body, 'base64').toString('utf8')) as { exchanges: Exchange[] }).exchanges);
+            if (a.name !== EVIDENCE) continue;
+            // Attached as a file (the runner keeps its path, not its bytes): read from the run's output folder.
+            const text = a.body ? Buffer.from(a.body, 'base64').toString('utf8') : a.path ? readFileSync(a.path, 'utf8') : undefined;
+            if (text !== undefined) out.push(...(JSON.parse(text) as { exchanges: Exchange[] }).exchanges);
           }
     for (const child of s.suites ?? []) visit(child);
   };
@@ -76,7 +78,9 @@ test('behind a transport that closes kept-alive connections, or a rate limit tha
     );
     const exchanges = exchangesOf(behind!.jsonFile);
     const retried = exchanges.filter((e) => e.transportEvents?.some((t) => t.kind === 'retried'));
-    const unanswered = exchanges.filter((e) => e.status === 0);
+    // The oversized uploads aside: the mock refuses them before the body, and the closing transport's reset can beat
+    // that early answer to the client (the race LIMIT-002 leaves unjudged, above).
+    const unanswered = exchanges.filter((e) => e.status === 0 && (e.requestBytes ?? 0) <= 10_000_000);
     const limitedExchanges = exchangesOf(limited!.jsonFile);
     const rateRetries = limitedExchanges.flatMap((e) => (e.transportEvents ?? []).filter((t) => t.kind === 'rate-limited'));
     console.log(
@@ -106,10 +110,24 @@ test('behind a transport that closes kept-alive connections, or a rate limit tha
       expect(run.report!.verdict.mustFailed, where).toEqual([]);
       expect(run.report!.verdict.result, where).toBe('pass');
     }
-    // The same status for every requirement, with and without the closing transport.
-    const statuses = (run: SuiteRun) => Object.fromEntries(run.report!.requirements.map((r) => [r.id, r.status]));
-    expect(statuses(behind!)).toEqual(statuses(direct!));
-    expect(statuses(limited!)).toEqual(statuses(direct!));
+    // The same status for every requirement, with and without the closing transport. One exception, by design:
+    // the oversized uploads. The mock refuses them early (413 from the Content-Length); a proxy that closes after
+    // each response then resets the connection while the upload is still arriving, so the client can see a reset
+    // where the mock answered. A close beside a refusal is that race, and LIMIT-002 is left unjudged (skipped with
+    // the reason), never charged; both uploads reset is what a client of this chain meets, LIMIT-007's warning
+    // (a SHOULD: no answer where one was possible), never a failure.
+    const RACE = /a close beside a refusal is the connection's race/;
+    const raceOf = (r: ReportView['requirements'][number]) =>
+      (r.id === 'LIMIT-002' && r.status === 'skip' && (r.skipReasons ?? [r.reason ?? '']).some((s) => RACE.test(s))) || (r.id === 'LIMIT-007' && r.status === 'warn');
+    const statuses = (run: SuiteRun, direct?: SuiteRun) =>
+      Object.fromEntries(
+        run.report!.requirements.map((r) => {
+          const raced = direct && raceOf(r);
+          return [r.id, raced ? direct.report!.requirements.find((d) => d.id === r.id)!.status : r.status];
+        }),
+      );
+    expect(statuses(behind!, direct!)).toEqual(statuses(direct!));
+    expect(statuses(limited!, direct!)).toEqual(statuses(direct!));
     // The closes did bite, and every request they killed was sent again and answered.
     expect(closing.stats.dropped).toBeGreaterThan(0);
     // The retries the tests recorded need not match the proxy's drops one for one: discovery's requests (in the
