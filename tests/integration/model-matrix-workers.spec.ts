@@ -4,19 +4,10 @@
 // run once.
 import { expect, test } from '@playwright/test';
 import { cleanup, runSuite } from './support/suite-runner.ts';
+import { testsOfJsonReport } from './support/playwright-json.ts';
 import { useMock } from './support/use-mock.ts';
 
 const mock = useMock(test);
-
-interface JsonTest {
-  annotations: { type: string; description?: string }[];
-  results: { status: string; workerIndex: number }[];
-}
-interface JsonSuite {
-  title: string;
-  specs?: { title: string; tests: JsonTest[] }[];
-  suites?: JsonSuite[];
-}
 
 const MODELS = ['acme/chat-small', 'reason-pro', 'tiny-thinker'];
 
@@ -33,17 +24,7 @@ test('one worker serves every model of a --models run; each model still gets its
     keepChars: 64 * 1024 * 1024,
   });
   try {
-    const out = run.stdout;
-    const json = JSON.parse(out.slice(out.indexOf('{'), out.lastIndexOf('}') + 1)) as { suites: JsonSuite[] };
-    const ran: { file: string; model: string | undefined; workerIndex: number; status: string }[] = [];
-    const walk = (s: JsonSuite, file: string) => {
-      for (const spec of s.specs ?? []) for (const t of spec.tests) {
-        const last = t.results.at(-1)!;
-        ran.push({ file, model: t.annotations.find((a) => a.type === 'model')?.description, workerIndex: last.workerIndex, status: last.status });
-      }
-      for (const child of s.suites ?? []) walk(child, file);
-    };
-    for (const f of json.suites) walk(f, f.title);
+    const ran = testsOfJsonReport(run.stdout).map((t) => ({ ...t, model: t.annotations.find((a) => a.type === 'model')?.description }));
     // One worker asked for, one worker for the whole run: no worker per model.
     expect(new Set(ran.map((r) => r.workerIndex)), 'the worker of every test, every model').toEqual(new Set([0]));
     const reasoning = ran.filter((r) => r.file === 'reasoning.spec.ts');

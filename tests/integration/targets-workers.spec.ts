@@ -5,16 +5,7 @@ import { expect, test } from '@playwright/test';
 import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
 import { cleanup, runTargets } from './support/suite-runner.ts';
-
-interface JsonTest {
-  annotations: { type: string; description?: string }[];
-  results: { status: string; workerIndex: number }[];
-}
-interface JsonSuite {
-  title: string;
-  specs?: { title: string; tests: JsonTest[] }[];
-  suites?: JsonSuite[];
-}
+import { testsOfJsonReport } from './support/playwright-json.ts';
 
 test('three targets of one run are served by one worker, each with its own tests and report', async () => {
   test.setTimeout(240_000);
@@ -37,14 +28,7 @@ test('three targets of one run are served by one worker, each with its own tests
       },
     );
     try {
-      const out = run.stdout;
-      const json = JSON.parse(out.slice(out.indexOf('{'), out.lastIndexOf('}') + 1)) as { suites: JsonSuite[] };
-      const ran: { file: string; target: string | undefined; workerIndex: number }[] = [];
-      const walk = (s: JsonSuite, file: string) => {
-        for (const spec of s.specs ?? []) for (const t of spec.tests) ran.push({ file, target: t.annotations.find((a) => a.type === 'target')?.description, workerIndex: t.results.at(-1)!.workerIndex });
-        for (const child of s.suites ?? []) walk(child, file);
-      };
-      for (const f of json.suites) walk(f, f.title);
+      const ran = testsOfJsonReport(run.stdout).map((t) => ({ ...t, target: t.annotations.find((a) => a.type === 'target')?.description }));
       // One worker asked for, one worker for every test of every target.
       expect(new Set(ran.map((r) => r.workerIndex)), 'the worker of every test, every target').toEqual(new Set([0]));
       const count = (target: string, file: string) => ran.filter((r) => r.target === target && r.file === file).length;
