@@ -4,6 +4,7 @@
 // headline never says FAIL over a green build or PASS over a red one.
 import type { ConformanceReport } from './json.ts';
 import type { RootCause } from './root-causes.ts';
+import { plural } from './plural.ts';
 
 export type GateWord = 'PASS' | 'FAIL' | 'INCOMPLETE' | 'PARTIAL';
 
@@ -17,10 +18,6 @@ export interface GateResult {
 }
 
 const VERDICT_WORD: Record<ConformanceReport['verdict']['result'], GateWord> = { pass: 'PASS', fail: 'FAIL', incomplete: 'INCOMPLETE', partial: 'PARTIAL' };
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
 
 /** The MUST failures the gate did not count (shared with the reference, of tolerated models). */
 function notGated(report: ConformanceReport): string[] {

@@ -20,6 +20,7 @@ import {
   type TestStatus,
 } from './results.ts';
 import { redactDeep } from '../spec/redact.ts';
+import { plural } from './plural.ts';
 import type { RunInfo } from './run-info.ts';
 import { staleLines, type BaselineOutcome } from './baseline.ts';
 import { targetOnlyFailures, type ReferenceRun } from './differential.ts';
@@ -249,10 +250,6 @@ interface GateInput {
 /** What the target's results alone do to the gate: a MUST failure, a stale baseline entry, a warning with fail-on warn. */
 function gateFails(mustFailedCount: number, more: GateInput): boolean {
   return mustFailedCount > 0 || (more.stale ?? 0) > 0 || (more.failOn === 'warn' && (more.warnings ?? 0) > 0);
-}
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
 }
 
 /** The IDs a failed test's failure is charged to: its fail records only (an unrecorded ID is never charged). */

@@ -2,6 +2,7 @@
 // resets, refused connections...) or met a transport event on the way (a retry on a fresh connection). The
 // report says so beside the verdict, which rests on the exchanges that did get an answer.
 import type { TestOutcome } from './results.ts';
+import { plural } from './plural.ts';
 
 export interface TransportSummary {
   /** Every exchange the run's tests recorded. */
@@ -30,10 +31,6 @@ export function transportSummary(outcomes: readonly TestOutcome[]): TransportSum
     }
   }
   return out;
-}
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
 }
 
 /** One sentence for the verdict, or undefined when the transport was clean. */
