@@ -168,7 +168,8 @@ export function readPlan(file: string, env: NodeJS.ProcessEnv = process.env): Ru
   return plan;
 }
 
-// Plans this process has read, by file: the selection, the shard and the trials are asked for by every test.
+// Plans this process has read, by file (writePlan forgets them): the selection, the shard and the trials are asked
+// for by every test.
 const readPlans = new Map<string, RunPlan>();
 
 /**
@@ -176,21 +177,20 @@ const readPlans = new Map<string, RunPlan>();
  * table (a caller before the plan is written: the CLI's own checks, a unit test), else undefined.
  */
 export function runSetting<N extends SettingName>(name: N, env: NodeJS.ProcessEnv = process.env): SettingValues[N] | undefined {
-  const file = env[PLAN_ENV];
-  if (file) {
-    let plan = readPlans.get(file);
-    if (!plan) readPlans.set(file, (plan = readPlan(file, env)));
-    return (plan.settings as SettingValues)[name];
-  }
+  const plan = currentPlan(env);
+  if (plan) return (plan.settings as SettingValues)[name];
   const s = setting(name);
   const raw = env[s.env];
   return raw === undefined || raw === '' ? undefined : (parseSetting(s, raw) as SettingValues[N]);
 }
 
-/** The plan this process runs by: the one CONFORMANCE_PLAN names, else undefined. */
+/** The plan this process runs by: the one CONFORMANCE_PLAN names (read once), else undefined. */
 export function currentPlan(env: NodeJS.ProcessEnv = process.env): RunPlan | undefined {
   const file = env[PLAN_ENV];
-  return file ? readPlan(file, env) : undefined;
+  if (!file) return undefined;
+  let plan = readPlans.get(file);
+  if (!plan) readPlans.set(file, (plan = readPlan(file, env)));
+  return plan;
 }
 
 /**
