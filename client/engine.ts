@@ -7,7 +7,7 @@ import type { CheckRecord } from '../judge/checker.ts';
 import { judgeConsumer, restOnBase, type ConsumerRequest } from '../judge/checks/consumer.ts';
 import { createMockService, MOCK_KEYS, startMockServer, type JournalEntry } from '../mock/index.ts';
 import { CLIENT_ENV, parseReport, type ClientReport } from './protocol.ts';
-import { DEFAULT_BOUNDS, runClient, runProblem, type ClientCommand, type ClientRun, type RunBounds } from './runner.ts';
+import { DEFAULT_BOUNDS, leftoverNote, runClient, runProblem, type ClientCommand, type ClientRun, type RunBounds } from './runner.ts';
 import { SCENARIOS, type Scenario } from './scenarios.ts';
 
 /** The kit's own requests to a scenario's mock (the catalog it lists) carry this test id, and are left out of the judgement. */
@@ -91,7 +91,7 @@ export async function runScenario(scenario: Scenario, driver: ClientDriver, boun
     const problem = runProblem(run, bounds.timeoutMs);
     const parsed = problem === undefined ? parseReport(run.stdout) : undefined;
     if (parsed === undefined || 'problem' in parsed) {
-      const why = problem ?? (parsed as { problem: string }).problem;
+      const why = problem ?? `${(parsed as { problem: string }).problem}${leftoverNote(run)}`;
       // The kit could not judge: an error per requirement, the client's stderr tail in the message.
       const tail = problem === undefined && run.stderrTail.trim() !== '' ? `; stderr ends: ${JSON.stringify(run.stderrTail.trim().split('\n').slice(-5).join('\n'))}` : '';
       return { scenario, baseUrl, run, problem: `${why}${tail}`, journal, records: scenario.requirements.map((id) => ({ id, status: 'error', message: `${why}${tail}` })) };
