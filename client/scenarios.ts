@@ -53,6 +53,8 @@ export interface Scenario {
   after?: readonly string[];
   /** The judgement: gates and checks, in the order the client meets them. */
   steps: readonly ConsumerStep[];
+  /** Takes seconds whatever the client (a paced stream, a retry-after): started first when scenarios run at once. */
+  slow?: true;
 }
 
 type ScenarioSpec = Omit<Scenario, 'requirements'>;
@@ -245,9 +247,14 @@ export const SCENARIOS: readonly Scenario[] = [
   streamScenario('stream-no-final-blank', 'STREAM-011', 'The final event ([DONE]) lacks its terminating blank line', { fault: 'framing=no-final-blank' }, 'a stream whose last event has no blank line'),
   // A millisecond before each byte: the client reads the bytes apart (without it they pile up in the socket and
   // arrive in a few large chunks), and a short text keeps the stream to about two seconds.
-  streamScenario('stream-bytewise', 'STREAM-014', 'One byte per network write, a millisecond apart: UTF-8 characters split across chunks', { fault: ['framing=bytewise', 'write-delay=1ms'] }, 'a stream written one byte at a time', SPLIT_TEXT),
+  { ...streamScenario('stream-bytewise', 'STREAM-014', 'One byte per network write, a millisecond apart: UTF-8 characters split across chunks', { fault: ['framing=bytewise', 'write-delay=1ms'] }, 'a stream written one byte at a time', SPLIT_TEXT), slow: true },
   streamScenario('stream-no-space', 'RESP-032', 'Every data: line without the optional space after the colon', { fault: 'framing=no-space' }, 'a legal stream whose data: lines have no space after the colon (6 rule 1: "a line starting with data:")'),
   streamScenario('stream-extra', 'RESP-032', 'Chunks, deltas and choices carry fields the contract does not list (system_fingerprint, vendor extras)', { variant: 'extra-fields' }, 'a legal stream whose chunks carry fields the contract does not list (system_fingerprint, x_vendor_extra: 1, the widely used shape)'),
+  // The catalog of this instance omits its optional fields too (the variant's): this builds on catalog-optional.
+  scenario({
+    ...streamScenario('stream-omitted', 'RESP-032', 'A stream whose chunks never report finish_reason (omitted when not reported)', { variant: 'optional-omitted' }, 'a legal stream whose chunks omit choices[].finish_reason (2.9: "Omitted when not reported")'),
+    after: ['stream-plain', 'catalog-optional'],
+  }),
   usageScenario(false),
   usageScenario(true),
   scenario({
@@ -356,6 +363,7 @@ export const SCENARIOS: readonly Scenario[] = [
     instruction: { kind: 'chat', model: 'busy-chat', messages: WEATHER },
     expected: 'retries of busy-chat only (at least two requests), then an error reported; never another model',
     after: ['chat-plain'],
+    slow: true,
     steps: [actedAtAll, judged(retriedSameModel('busy-chat'))],
   }),
 ];
