@@ -117,3 +117,11 @@ test('a report of the wrong shape is failed where it is read, never a crash of t
     ['CAT-003', 'fail'],
   ]);
 });
+
+test('scenarios run at once give the same verdict as one after the other (--jobs 1)', async () => {
+  // A flaw whose records pass, fail and skip on a base: the fold over bases is the same in any order of ending.
+  const one = records(await runClientScenarios({ driver: inProcess('requires-owned-by'), jobs: 1 }));
+  const many = records(await runClientScenarios({ driver: inProcess('requires-owned-by'), jobs: 6 }));
+  expect(new Set(one.map((x) => x.status))).toEqual(new Set(['pass', 'fail', 'skip']));
+  expect(many).toEqual(one);
+});
