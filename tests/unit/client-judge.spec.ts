@@ -5,7 +5,8 @@
 import { expect, test } from '@playwright/test';
 import type { CheckRecord } from '../../judge/checker.ts';
 import { runClientScenarios, type ClientDriver, type ScenarioResult } from '../../client/engine.ts';
-import { SCENARIOS } from '../../client/scenarios.ts';
+import { CLIENT_REQUIREMENTS, SCENARIOS } from '../../client/scenarios.ts';
+import { CONSUMER_IDS } from '../../judge/checks/consumer.ts';
 import { answer } from '../fixtures/clients/flawed.mjs';
 
 const inProcess =
@@ -49,6 +50,10 @@ const FLAWS: Record<string, { fail?: string; warn?: string }> = {
 const NOTHING_SENT: Record<string, string[]> = { 'refuse-images': ['image-gate'] };
 
 test.describe.configure({ timeout: 60_000 });
+
+test('the consumer checks declare the IDs they can record: exactly the ones the scenarios judge', () => {
+  expect([...CLIENT_REQUIREMENTS].sort()).toEqual([...CONSUMER_IDS].sort());
+});
 
 test('the clean client passes every requirement of every scenario', async () => {
   const all = records(await runClientScenarios({ driver: inProcess('none'), parallel: true }));
