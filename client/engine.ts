@@ -118,7 +118,12 @@ export function settleOnBases(results: readonly ScenarioResult[]): void {
       // A base that was not selected is not run: the scenario is judged on its own.
       if (!base) continue;
       settle(base);
-      r.records = restOnBase(r.records, { id, records: base.records });
+      const rested = restOnBase(r.records, { id, records: base.records });
+      // The first base the client did not pass is the cause named.
+      if (rested) {
+        r.records = rested;
+        return;
+      }
     }
   };
   results.forEach(settle);

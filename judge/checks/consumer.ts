@@ -123,11 +123,11 @@ function assess(c: ConsumerCheck, e: ConsumerEvidence): CheckRecord {
 /**
  * When the scenario a scenario builds on did not pass (failed, errored, or was itself skipped), none of this one's
  * records stands, a pass included: each becomes a skip whose cause is the base's root cause (one deviation, one
- * finding; no pass resting on a client that could not do the base).
+ * finding; no pass resting on a client that could not do the base). Undefined when the client passed the base.
  */
-export function restOnBase(records: readonly CheckRecord[], base: { id: string; records: readonly CheckRecord[] }): CheckRecord[] {
+export function restOnBase(records: readonly CheckRecord[], base: { id: string; records: readonly CheckRecord[] }): CheckRecord[] | undefined {
   const bad = base.records.find((x) => x.status === 'fail' || x.status === 'error') ?? base.records.find((x) => x.status === 'skip');
-  if (bad === undefined) return [...records];
+  if (bad === undefined) return undefined;
   const root = bad.status === 'fail' ? bad.id : bad.status === 'skip' ? bad.cause?.id : undefined;
   const what = bad.status === 'fail' ? `${bad.id} failed` : bad.status === 'error' ? `${bad.id} could not be judged` : `${bad.id} was not judged`;
   const cause: RootCause = { ...(root ? { id: root } : {}), message: `not judged: the client did not pass the scenario ${base.id} this one builds on (${what}: ${oneLine(bad.status === 'skip' ? (bad.cause?.message ?? bad.message ?? '') : (bad.message ?? ''))})` };
