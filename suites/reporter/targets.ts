@@ -5,7 +5,7 @@ import { cpSync, existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Suite, TestCase } from '@playwright/test/reporter';
 import type { RunStatus, StopReason } from '../../report/json.ts';
-import { foldReport, type ReferenceInput, type RunFacts } from '../../report/fold.ts';
+import { foldReport, type RecordedCase, type ReferenceInput, type RunFacts } from '../../report/fold.ts';
 import { BLOB_DIR } from '../../report/merge.ts';
 import { referenceReportDir } from '../../run/reference.ts';
 import type { TestOutcome } from '../../report/results.ts';
@@ -16,7 +16,7 @@ import { shardOf } from '../../run/shard.ts';
 import { slotOfAnnotations } from '../../run/slots.ts';
 import { runTargets, targetConfig, type RunTarget } from '../../run/targets.ts';
 import { trialsOf } from '../../run/trials.ts';
-import { modelsOfRun } from './models.ts';
+import { modelOfTest, modelsOfRun } from './models.ts';
 
 export interface TargetsRun {
   startedAt: Date;
@@ -56,6 +56,12 @@ export function casesOfTarget(tests: readonly TestCase[], name: string): TestCas
   return slotted.length === 0 ? [...tests] : slotted.filter((t) => slotOfAnnotations(t.annotations).target === name);
 }
 
+/** A case as a target's fold reads it: its outcome, and the model it judged. */
+function recorded(test: TestCase, outcomeOf: (t: TestCase) => TestOutcome): RecordedCase {
+  const model = modelOfTest(test);
+  return { ...outcomeOf(test), ...(model !== undefined ? { model } : {}) };
+}
+
 /** The run's trials and matrix for one target's fold: its requests are counted in its own scratch folder. */
 function featuresOf(runDir: string) {
   const trials = trialsOf();
@@ -65,7 +71,7 @@ function featuresOf(runDir: string) {
 
 /** Writes every target's reports; returns a line per target. */
 export function writeTargetReports(root: Suite | undefined, outcomeOf: (t: TestCase) => TestOutcome, targets: readonly RunTarget[], run: TargetsRun): TargetLine[] {
-  const byTarget = testsByTarget(root, targets.length).map((tests) => tests.map(outcomeOf));
+  const byTarget = testsByTarget(root, targets.length).map((tests) => tests.map((t) => recorded(t, outcomeOf)));
   const base = runConfig();
   return targets.map((target, i) => {
     const config = targetConfig(base, target, i);
@@ -111,7 +117,7 @@ export function writeReferenceReports(
   const info = { ...collectRunInfo(config), reportDir };
   if (shardOf()) copyBlob(path.join(base.reportDir, BLOB_DIR), path.join(reportDir, BLOB_DIR));
   const report = foldReport(
-    cases.map(outcomeOf),
+    cases.map((t) => recorded(t, outcomeOf)),
     { info, ...facts(reportDir), startedAt: run.startedAt, durationMs: run.durationMs, playwrightStatus: run.playwrightStatus, stopReason: run.stopReason, errors: run.errors },
     featuresOf(config.runDir),
   );
