@@ -3,9 +3,9 @@
 // it is: run/trials.ts MODEL_DEPENDENT_TAG) is declared once per model, inside its slot's describe block, with the
 // model in an annotation (MODEL_ANNOTATION); the model-independent tests are declared once. All of them share one
 // project and one set of worker fixtures, so the same workers serve every model: Playwright starts a worker per
-// project and per repetition index (repeatEach), never per test. The runner's process resolves the selection against the
-// catalog when the config loads (the embedded mock's own catalog, or GET /v1/models through the target client) and
-// writes the chosen ids beside the run's plan (run/plan.ts): every process of the run reads them there.
+// project and per repetition index (repeatEach), never per test option. The runner's process resolves the selection
+// against the catalog when the config loads (the embedded mock's own catalog, or GET /v1/models through the target
+// client) and writes the chosen ids beside the run's plan (run/plan.ts): every process of the run reads them there.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,10 +1,10 @@
-// The installed kit is the tested kit: the package built as `npm run build` builds it (into a folder of its own,
-// beside a link to this repository's node_modules), whose compiled CLI lists a run of several models, trials and a
+// The installed kit is the tested kit: the package built as `npm run build` builds it (into a folder of its own, with
+// the package's package.json and a link to this repository's node_modules), whose compiled CLI lists a run of several models, trials and a
 // reference exactly as the sources do: every test at its own spec file and line, the model-independent ones once.
 // The slots are declared by each spec file with Playwright's public API (suites/lib/slots.ts), so nothing depends on
 // how the compiled code's stack frames read.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -23,7 +23,9 @@ test.beforeAll(() => {
   test.setTimeout(300_000);
   work = mkdtempSync(path.join(os.tmpdir(), 'chatconform-compiled-'));
   build(path.join(work, 'dist'));
-  // The compiled kit resolves its dependencies as an installed one does: from a node_modules above it.
+  // Laid out as an install: the package's package.json (ESM, its version) above dist/, its dependencies in a
+  // node_modules above it.
+  copyFileSync(path.join(repoRoot, 'package.json'), path.join(work, 'package.json'));
   symlinkSync(path.join(repoRoot, 'node_modules'), path.join(work, 'node_modules'), 'dir');
 });
 
