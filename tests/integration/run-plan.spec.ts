@@ -1,7 +1,6 @@
 // The run's plan (run/plan.ts): `chatconform run --reference URL` without --seed fixes one seed before anything
 // runs, and the reference and the target (two targets of one run) both record it; the plan holds no credential.
-// Kept short: one test of the suite, the embedded mock as target, a
-// mock as reference.
+// Kept short: one test of the suite, the embedded mock as target, a mock as reference.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
