@@ -280,7 +280,8 @@ export async function run(flags: RunFlags): Promise<number> {
   // Resolved once (the config file was applied above): the seed is fixed here, and the reference, targets and trials
   // are the plan's (the run's slots: run/slots.ts).
   const { plan, secrets } = planOf(env, false);
-  const slots = { ...(targetsOfPlan(plan) ? { targets: targetsOfPlan(plan)!.map((t) => t.name) } : {}), ...(plan.settings.trials ? { trials: plan.settings.trials } : {}) };
+  const targets = targetsOfPlan(plan);
+  const slots = { ...(targets ? { targets: targets.map((t) => t.name) } : {}), ...(plan.settings.trials ? { trials: plan.settings.trials } : {}) };
   // A rerun's tests are named under every slot of this run they may be declared in.
   if (rerun) writeTestList(rerun, slots);
   if (flags.certify) checkCertifiable(env, plan, flags);
