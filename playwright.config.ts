@@ -41,6 +41,8 @@ export const SLOW_FILES = [
   'model-matrix.spec.ts',
   'model-matrix-shards-rerun.spec.ts',
   'rerun-failed.spec.ts',
+  'slots-one-run.spec.ts',
+  'slots-compiled.spec.ts',
   'client-adapters.spec.ts',
   'container.spec.ts',
 ].map((f) => `**/${f}`);

@@ -43,7 +43,8 @@ export function listSuite(env: NodeJS.ProcessEnv = process.env, filters: readonl
       const ids = [...new Set(spec.tests.flatMap((t) => (t.annotations ?? []).filter((a) => a.type === REQUIREMENT_ANNOTATION && a.description).map((a) => a.description!)))];
       tests.push({ file: spec.file, line: spec.line, title: [...describe, spec.title].join(' › '), ids });
     }
-    for (const child of suite.suites ?? []) walk(child, [...describe, child.title ?? '']);
+    // An anonymous block (the slot of a run of one target: run/slots.ts) is no part of a title.
+    for (const child of suite.suites ?? []) walk(child, child.title ? [...describe, child.title] : describe);
   };
   // The top-level suites are the files; the ones below them are describe blocks, part of a test's full title.
   for (const file of report.suites ?? []) walk(file, []);

@@ -41,6 +41,8 @@ export interface MergeContext {
   features: KeptFeatures;
   /** With a reference: the merged reference run's conformance.json (its shards merged first). */
   referenceReport?: string;
+  /** In a run of several targets (the target beside its reference): the target whose cases this merge folds. */
+  slotTarget?: string;
   startedAt: string;
   durationMs: number;
   playwrightStatus: RunStatus;

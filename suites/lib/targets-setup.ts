@@ -12,7 +12,8 @@ import { discover, saveDiscovery } from './discovery.ts';
 /** Discoveries under way at once: enough to hide each target's latency, few enough to stay polite. */
 const AT_ONCE = 4;
 
-export async function discoverTargets(targets: readonly RunTarget[]): Promise<void> {
+/** Sets up every target but the run's own; `matrix` holds the per-model matrix's models (each target is asked about them). */
+export async function discoverTargets(targets: readonly RunTarget[], matrix: readonly string[] = []): Promise<void> {
   const run = runConfig();
   let next = 0;
   const lane = async () => {
@@ -25,7 +26,7 @@ export async function discoverTargets(targets: readonly RunTarget[]): Promise<vo
       const problem = await reachTarget(() => target.get('/v1/models', { timeoutMs: REACH_TIMEOUT_MS }), config.baseUrl, { waitSeconds: config.waitForTargetSeconds ?? 0, onWait: () => {} });
       // The reference of `chatconform run --reference` is what the run's target is read against: without it, no run.
       if (problem !== undefined && targets[i]!.reference) throw new TargetUnreachable(`the reference ${config.baseUrl}: ${problem}`);
-      const found = problem !== undefined ? { catalogError: `the target cannot be judged: ${problem}`, models: [], searchProbes: [] } : await discover(target, config.profile, budgetOf(config.profile).maxSearchProbes, config.models);
+      const found = problem !== undefined ? { catalogError: `the target cannot be judged: ${problem}`, models: [], searchProbes: [] } : await discover(target, config.profile, budgetOf(config.profile).maxSearchProbes, config.models, matrix);
       saveDiscovery(config.runDir, found, secrets(config));
     }
   };

@@ -144,7 +144,6 @@ test('bad input: one line on stderr, exit 2, nothing run', async () => {
     [['run', '--reference-model', 'm'], /^error: CONFORMANCE_REFERENCE_MODEL sets the reference run: give --reference too$/],
     [['run', '--trials', '0'], /--trials <k>.*expected an integer of at least 1/],
     [['run', '--trials', '3', '--min-pass-rate', '1.5'], /--min-pass-rate <R>.*expected a number from 0 to 1/],
-    [['run', '--models', 'all', '--trials', '3'], /^error: --trials with --models is not supported yet: pin the run to a model/],
     [['run', '--max-rps', '0'], /^error: option '--max-rps <n>' argument '0' is invalid\. expected a number above 0$/],
     [['run', '--certify', '--requirement', 'STREAM-004'], /^error: --certify: a certification judges the whole suite; this run selects requirement STREAM-004; a certification needs a target profile/],
     [['run', '--grep', '('], /^error: --grep: Invalid regular expression/],
