@@ -6,7 +6,8 @@
 // (spec/requirements/contract.json), the kit's name and version from its own package.json.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { ENV, kitPackage, normaliseBaseUrl, profilePathOf, repoRoot, reportDirOf, runConfig, secrets, type RunConfig } from '../run/config.ts';
+import { ENV, kitPackage, normaliseBaseUrl, profilePathOf, repoRoot, reportDirOf, runConfig, type RunConfig } from '../run/config.ts';
+import { runSecrets } from '../run/run-secrets.ts';
 import { Ledger } from '../run/ledger.ts';
 import { loadProfile, type Profile } from '../run/profile.ts';
 import { displayPath } from '../run/display-path.ts';
@@ -116,8 +117,8 @@ export function collectRunInfo(given?: RunConfig): RunInfo {
     spec: specInfo(),
     target: { embeddedMock: config?.embeddedMock ?? env[ENV.embeddedMock] === '1' },
     reportDir,
-    // secrets(runConfig()): the key, every key of the profile, its `secrets`; from the environment when setup failed.
-    secrets: secrets(config ?? ({ apiKey, profile } as RunConfig)),
+    // Every secret of the run (run/run-secrets.ts): this target's, every other target's and the reference's.
+    secrets: runSecrets(config ?? ({ apiKey, profile } as RunConfig)),
     sectionTitles: new Map(Object.entries(CONTRACT.sections)),
     problems,
   };

@@ -401,3 +401,35 @@ export async function echoesKeyTarget(key: string): Promise<HostileTarget> {
   });
   return listen(server, () => mock.close());
 }
+
+/** `{"x":{"x":…1…}}`, `depth` objects deep, as text (JSON.stringify of such a value would overflow the stack). */
+export function nestedJsonText(depth: number): string {
+  return `${'{"x":'.repeat(depth)}1${'}'.repeat(depth)}`;
+}
+
+/**
+ * The reference mock behind a proxy that adds one field, `depth` objects deep, to every JSON answer (the catalog, a
+ * model, a completion, an error) and every streamed chunk: a run against it must judge (or refuse in one line), never
+ * crash on the depth.
+ */
+export async function nestsAnswersTarget(depth: number): Promise<HostileTarget> {
+  const mock = await startMockServer({ port: 0 });
+  const deep = nestedJsonText(depth);
+  // Spliced in as text before the closing brace of each JSON object answered.
+  const withDeep = (json: string): string => (/^\s*\{[^]*\}\s*$/.test(json) ? `${json.replace(/\}\s*$/, '')}${/^\s*\{\s*\}\s*$/.test(json) ? '' : ','}"deep":${deep}}` : json);
+  const server = http.createServer((req, res) => {
+    void forward(mock, req).then(
+      ({ status, headers, body }) => {
+        let text = body.toString('utf8');
+        const type = headers['content-type'] ?? '';
+        if (type.includes('text/event-stream')) text = text.replace(/^data: ?(\{.*\})\r?$/gm, (_line, json: string) => `data: ${withDeep(json)}`);
+        else if (type.includes('json')) text = withDeep(text);
+        const out = Buffer.from(text, 'utf8');
+        res.writeHead(status, { ...headers, 'content-length': String(out.length) });
+        res.end(out);
+      },
+      () => res.destroy(),
+    );
+  });
+  return { ...(await listen(server, () => mock.close())), apiKey: MOCK_KEYS.full };
+}
