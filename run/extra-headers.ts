@@ -19,7 +19,8 @@ export const REFUSED_HEADERS: readonly string[] = ['content-length', 'transfer-e
 /** `Name: value` as a header; a clear error for anything HTTP could not carry, or that the transport owns. */
 export function parseHeaderLine(raw: string): [name: string, value: string] {
   const colon = raw.indexOf(':');
-  if (colon <= 0) throw new Error(`"${raw}" is not a header: write it as 'Name: value'`);
+  // Not echoed: a line without a colon may be a bare key.
+  if (colon <= 0) throw new Error(`a line of ${raw.length} characters (not shown) is not a header: write it as 'Name: value'`);
   const name = raw.slice(0, colon).trim();
   const value = raw.slice(colon + 1).trim();
   if (!TOKEN.test(name)) throw new Error(`"${name}" is not a header name`);
