@@ -357,18 +357,19 @@ export async function closesKeptAliveTarget(): Promise<HostileTarget & { stats: 
 
 /**
  * The reference mock behind a proxy that takes `key` (a credential the mock does not know) in place of the
- * mock's own, and echoes it into every answer: a response header, a top-level field of every JSON body, every
- * catalog entry's name, and every streamed chunk. A run against it must leave `key` nowhere on disk.
+ * mock's own, and echoes `echoed` (by default the same key; another target's, for a run of many) into every answer:
+ * a response header, a top-level field of every JSON body, every catalog entry's name, and every streamed chunk. A
+ * run against it must leave `echoed` nowhere on disk.
  */
-export async function echoesKeyTarget(key: string): Promise<HostileTarget> {
+export async function echoesKeyTarget(key: string, echoed = key): Promise<HostileTarget> {
   const mock = await startMockServer({ port: 0 });
   const echoJson = (value: unknown): unknown => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-    const o: Record<string, unknown> = { ...(value as Record<string, unknown>), echo: `Authorization: Bearer ${key}` };
+    const o: Record<string, unknown> = { ...(value as Record<string, unknown>), echo: `Authorization: Bearer ${echoed}` };
     if (o.object === 'list' && Array.isArray(o.data)) {
-      o.data = o.data.map((m: unknown) => (typeof m === 'object' && m !== null && typeof (m as { name?: unknown }).name === 'string' ? { ...m, name: `${(m as { name: string }).name} ${key}` } : m));
+      o.data = o.data.map((m: unknown) => (typeof m === 'object' && m !== null && typeof (m as { name?: unknown }).name === 'string' ? { ...m, name: `${(m as { name: string }).name} ${echoed}` } : m));
     }
-    if (o.object === 'model' && typeof o.name === 'string') o.name = `${o.name} ${key}`;
+    if (o.object === 'model' && typeof o.name === 'string') o.name = `${o.name} ${echoed}`;
     return o;
   };
   const server = http.createServer((req, res) => {
@@ -393,7 +394,7 @@ export async function echoesKeyTarget(key: string): Promise<HostileTarget> {
           }
         }
         const out = Buffer.from(text, 'utf8');
-        res.writeHead(status, { ...headers, 'content-length': String(out.length), 'x-echo': key });
+        res.writeHead(status, { ...headers, 'content-length': String(out.length), 'x-echo': echoed });
         res.end(out);
       },
       () => res.destroy(),
