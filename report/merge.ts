@@ -113,6 +113,8 @@ const SAME: { what: string; of: (r: ConformanceReport) => unknown }[] = [
   { what: 'the selection', of: (r) => r.run.shard?.selection ?? '(whole suite)' },
   { what: 'the gate (fail on)', of: (r) => r.verdict.failOn ?? 'must' },
   { what: 'the kit version', of: (r) => r.kit.version },
+  // Two builds of one version judge differently; a shard from a kit that did not record its build is not this one's.
+  { what: 'the kit build', of: (r) => r.kit.build ?? '(not recorded)' },
   { what: 'the contract', of: (r) => r.spec.sha256 ?? r.spec.file },
   // Every feature the fold folds: a merge keeps it, so the shards must agree on it (trials, reference, matrix).
   ...FOLD_STEPS.map((step) => ({

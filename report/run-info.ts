@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ENV, kitPackage, normaliseBaseUrl, profilePathOf, repoRoot, reportDirOf, runConfig, type RunConfig } from '../run/config.ts';
 import { runSecrets } from '../run/run-secrets.ts';
+import { kitBuild } from '../run/kit-build.ts';
 import { Ledger } from '../run/ledger.ts';
 import { loadProfile, type Profile } from '../run/profile.ts';
 import { displayPath } from '../run/display-path.ts';
@@ -16,7 +17,7 @@ import { targetRequirements } from './results.ts';
 import { rerunOfEnv, type RerunOf } from '../run/rerun.ts';
 
 export interface RunInfo {
-  kit: { name: string; version: string };
+  kit: { name: string; version: string; build?: string };
   /** Counts of the catalog records the target is judged on; `kitOnly` mock-only records (about the kit) are left out. */
   spec: { file: string; sha256?: string; catalogRecords: number; requirements: number; observations: number; kitOnly?: number };
   target: { url?: string; embeddedMock: boolean; profile?: { name?: string; path?: string } };
@@ -36,7 +37,8 @@ export interface RunInfo {
 
 export function kitInfo(): RunInfo['kit'] {
   const pkg = kitPackage();
-  return { name: pkg.name, version: pkg.version };
+  // The build (a content digest of the kit): shards of two builds of one version are not one run (report/merge.ts).
+  return { name: pkg.name, version: pkg.version, build: kitBuild() };
 }
 
 /** The contract and the catalog records a target is judged on (`kitOnly`: the records about the kit itself). */
