@@ -27,11 +27,11 @@ export interface ZipBounds {
 /**
  * The bounds of a blob report. A shard of the whole suite against the embedded mock inflates to about 3 MB (1 MB of
  * events in report.jsonl, 2 MB of evidence) at a ratio near 10. merge-reports holds one entry whole, and a
- * report.jsonl's events parsed (about five times its size): 32 MiB per entry keeps a merge under 300 MB of memory
- * whatever the blob holds (bench/hostile-merge.ts), room for some 3,500 tests' events per shard (a larger run takes
+ * report.jsonl's events parsed (about five times its size): 24 MiB per entry keeps a merge under 300 MB of memory
+ * with a shard's own events grown to the bound (294 MB, bench/hostile-merge.ts), room for some 2,500 tests' events per shard (a larger run takes
  * more shards); the total bounds the disk merge-reports writes.
  */
-export const BLOB_BOUNDS: ZipBounds = { maxEntries: 10_000, maxTotalBytes: 256 * 1024 * 1024, maxEntryBytes: 32 * 1024 * 1024, maxRatio: 200, ratioFloorBytes: 1024 * 1024 };
+export const BLOB_BOUNDS: ZipBounds = { maxEntries: 10_000, maxTotalBytes: 256 * 1024 * 1024, maxEntryBytes: 24 * 1024 * 1024, maxRatio: 200, ratioFloorBytes: 1024 * 1024 };
 
 /** The zip is refused: why, in one line. */
 export class ZipRefused extends Error {}

@@ -84,7 +84,7 @@ test('an entry within the ratio and the total but past the bound of one entry is
   const file = zipFile([{ name: 'report.jsonl', data: events }]);
   expect(events.length / statSync(file).size).toBeLessThan(BLOB_BOUNDS.maxRatio);
   expect(events.length).toBeLessThan(BLOB_BOUNDS.maxTotalBytes);
-  await expect(checkZip(file)).rejects.toThrow(/^the entry report\.jsonl inflates to 3[34] MiB, more than the 32 MiB one entry of a blob report may \(a shard of fewer tests: run more shards\)$/);
+  await expect(checkZip(file)).rejects.toThrow(/^the entry report\.jsonl inflates to 3[34] MiB, more than the 24 MiB one entry of a blob report may \(a shard of fewer tests: run more shards\)$/);
 });
 
 test('a blob that is a FIFO or a device is refused without blocking or reading it', async () => {
