@@ -43,6 +43,7 @@ export const SLOW_FILES = [
   'rerun-failed.spec.ts',
   'client-adapters.spec.ts',
   'container.spec.ts',
+  'listing-large.spec.ts',
 ].map((f) => `**/${f}`);
 export const MATRIX_FILES = ['**/defect-matrix-full.spec.ts'];
 
