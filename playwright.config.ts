@@ -44,6 +44,7 @@ export const SLOW_FILES = [
   'client-adapters.spec.ts',
   'container.spec.ts',
   'listing-large.spec.ts',
+  'deep-nesting.spec.ts',
 ].map((f) => `**/${f}`);
 export const MATRIX_FILES = ['**/defect-matrix-full.spec.ts'];
 
