@@ -409,15 +409,20 @@ export function nestedJsonText(depth: number): string {
 }
 
 /**
- * The reference mock behind a proxy that adds one field, `depth` objects deep, to every JSON answer (the catalog, a
- * model, a completion, an error) and every streamed chunk: a run against it must judge (or refuse in one line), never
+ * The reference mock behind a proxy that adds one field, `depth` objects deep, to every JSON answer (the catalog and
+ * each of its entries, a model, a completion and its message, an error) and every streamed chunk and its delta: a run against it must judge (or refuse in one line), never
  * crash on the depth.
  */
 export async function nestsAnswersTarget(depth: number): Promise<HostileTarget> {
   const mock = await startMockServer({ port: 0 });
   const deep = nestedJsonText(depth);
-  // Spliced in as text before the closing brace of each JSON object answered.
-  const withDeep = (json: string): string => (/^\s*\{[^]*\}\s*$/.test(json) ? `${json.replace(/\}\s*$/, '')}${/^\s*\{\s*\}\s*$/.test(json) ? '' : ','}"deep":${deep}}` : json);
+  // Spliced in as text (JSON.stringify of such a value would overflow the stack): into every catalog entry, message
+  // and delta, and before the closing brace of each JSON object answered.
+  const withDeep = (json: string): string => {
+    if (!/^\s*\{[^]*\}\s*$/.test(json)) return json;
+    const inner = json.replace(/"object":"model"/g, `"object":"model","deep":${deep}`).replace(/"(message|delta)":\{/g, `"$1":{"deep":${deep},`);
+    return `${inner.replace(/\}\s*$/, '')}${/^\s*\{\s*\}\s*$/.test(inner) ? '' : ','}"deep":${deep}}`;
+  };
   const server = http.createServer((req, res) => {
     void forward(mock, req).then(
       ({ status, headers, body }) => {
