@@ -6,8 +6,8 @@ import { formatReportIssues, validateReport, type ConformanceReport } from './js
 /** The file cannot be used as a report: unreadable, not JSON, or not a conformance report. */
 export class ReportFileError extends Error {}
 
-/** A conformance.json is read within this bound (verify's bound of a report: report/bundle.ts). */
-const REPORT_FILE: ReadBounds = { maxBytes: 64 * 1024 * 1024, timeoutMs: 60_000 };
+/** A conformance.json is read within this bound (a per-model matrix's report is tens of MB). */
+const REPORT_FILE: ReadBounds = { maxBytes: 256 * 1024 * 1024, timeoutMs: 120_000 };
 
 /** A conformance.json, validated against its schema; ReportFileError when it cannot be read or is not one. */
 export function loadReport(file: string): ConformanceReport {

@@ -200,10 +200,6 @@ export function profileSecrets(p: Profile): string[] {
   return out;
 }
 
-export function readJsonFile<T>(file: string): T {
-  return JSON.parse(readFileSync(file, 'utf8')) as T;
-}
-
 /**
  * The configuration read now, outside the cache: for the runner's process before its global setup (the per-model
  * matrix reads the catalog while the config loads), which must not fix what the global setup fills in later.
