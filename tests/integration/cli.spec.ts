@@ -66,8 +66,11 @@ test('the command a bundle records: every flag as given, the key only as the var
   const line = commandLine({ baseUrl: 'https://api.example.com', apiKey: 'sk-live-secret-0123456789', profile: 'acme.json', model: ['a/b', 'c'], seed: 7, certify: true });
   expect(line).toBe('chatconform run --base-url "https://api.example.com" --api-key "$CONFORMANCE_API_KEY" --profile "acme.json" --seed "7" --model "a/b,c" --certify');
   expect(line).not.toContain('sk-live');
-  // Headers: by the long flag, one per header, a credential's value masked.
-  expect(commandLine({ header: ['X-Gateway-Key: gw-secret-123456', 'X-Tenant: acme, eu'] })).toBe('chatconform run --header "X-Gateway-Key: ***REDACTED***" --header "X-Tenant: acme, eu"');
+  // Headers: by the long flag, one per header, every value masked but a public header's (a credential's always).
+  expect(commandLine({ header: ['X-Gateway-Key: gw-secret-123456', 'X-Tenant: acme, eu'] })).toBe('chatconform run --header "X-Gateway-Key: ***REDACTED***" --header "X-Tenant: ***REDACTED***"');
+  expect(commandLine({ header: ['X-Gateway-Key: gw-secret-123456', 'X-Tenant: acme, eu'], publicHeader: ['x-tenant', 'X-Gateway-Key'] })).toBe(
+    'chatconform run --header "X-Gateway-Key: ***REDACTED***" --header "X-Tenant: acme, eu" --public-header "x-tenant,X-Gateway-Key"',
+  );
 });
 
 test('gating flags write their variables: lists joined, paths resolved', () => {
@@ -94,9 +97,9 @@ test('a file, a port or recordings the command cannot use: one line on stderr, e
   const cases: [string[], RegExp][] = [
     [['verify', path.join(dir, 'no-bundle')], /^error: .*no-bundle: no such bundle$/],
     [['mock', '--port', '0', '--script', huge], new RegExp(`^error: --script .*huge\\.json: ${RECORDING_FILE_LIMIT + 1} bytes; a script holds at most ${RECORDING_FILE_LIMIT}$`)],
-    [['baseline', absent], /^error: cannot read .*absent\.json/],
-    [['report', 'compare', absent, absent], /^error: cannot read .*absent\.json/],
-    [['report', 'summary', absent], /^error: cannot read .*absent\.json/],
+    [['baseline', absent], /^error: .*absent\.json: no such file$/],
+    [['report', 'compare', absent, absent], /^error: .*absent\.json: no such file$/],
+    [['report', 'summary', absent], /^error: .*absent\.json: no such file$/],
     [['mock', '--port', '0', '--catalog', absent], /^error: --catalog .*absent\.json: no such file$/],
     [['mock', '--port', '0', '--replay', path.join(dir, 'nowhere')], /^error: --replay .*no such directory/],
     [['mock', '--port', port], new RegExp(`^error: port ${port} is in use; pick another with --port \\(0 picks a free one\\)$`)],
