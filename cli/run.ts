@@ -11,7 +11,7 @@ import { ENV, gateOf, normaliseBaseUrl, profilePathOf, reportDirOf } from '../ru
 import { applyConfigFile } from '../run/config-file.ts';
 import { headersOfText, isPublicHeader, parseHeaderLine } from '../run/extra-headers.ts';
 import { REDACTION_MASK } from '../spec/redact.ts';
-import { runSecrets } from '../run/run-secrets.ts';
+import { OTHER_SECRETS_ENV, runSecrets } from '../run/run-secrets.ts';
 import { loadProfile } from '../run/profile.ts';
 import { parseShard, shardLabel, shardOf } from '../run/shard.ts';
 import { describeSelection, SELECTION_ENV, selectionOf, selectionStatements, selectionTakesTests } from '../run/selection.ts';
@@ -27,7 +27,7 @@ import { REFERENCE_ENV, referenceEnv, referenceReportDir } from '../run/referenc
 import { TARGETS_FILE_ENV, type RunTarget } from '../run/targets.ts';
 import { preflight } from '../run/reachability.ts';
 import { TRIALS_ENV, TRIALS_WITH_MATRIX, trialsOf } from '../run/trials.ts';
-import { disposeRunDir, planVariables, resolvePlan, writePlanInNewRunDir, type RunPlan } from '../run/plan.ts';
+import { disposeRunDir, PLAN_ENV, PLAN_FILE, planVariables, resolvePlan, writePlanInNewRunDir, type RunPlan } from '../run/plan.ts';
 import { attributeOf, longFlagOf, SettingError, SETTINGS, type Setting, type SettingKind } from '../run/settings.ts';
 
 /** A rate from 0 to 1 (--min-pass-rate). */
@@ -234,6 +234,8 @@ async function runReference(env: NodeJS.ProcessEnv, target: RunPlan, grep: strin
   const dir = referenceReportDir(reportDirOf(env));
   // The target's settings were resolved once (config file included): the reference's plan starts from them.
   const refEnv = referenceEnv({ ...env, [ENV.seed]: String(target.seed) }, dir);
+  // The reference's outputs mask the target's credentials too (its server may echo them): one redaction per run.
+  refEnv[OTHER_SECRETS_ENV] = runSecrets(undefined, { ...env, [PLAN_ENV]: path.join(target.runDir, PLAN_FILE) }).join('\n');
   const plan = planOf(refEnv, false).plan;
   writePlanInNewRunDir(plan);
   plans.push(plan);

@@ -10,6 +10,12 @@ import { loadProfile } from './profile.ts';
 import { REFERENCE_ENV } from './reference.ts';
 import { runTargets, TARGETS_FILE_ENV, type RunTarget } from './targets.ts';
 
+/**
+ * Credentials of a run a process is part of but does not configure itself, one per line: set by `chatconform run` for
+ * the reference run it starts first (a process of its own, whose environment holds none of the target's settings).
+ */
+export const OTHER_SECRETS_ENV = 'CHATCONFORM_OTHER_SECRETS';
+
 /** The run's secrets that do not come from the configuration at hand, read once per process (by targets file). */
 let others: { key: string; values: string[] } | undefined;
 
@@ -26,9 +32,9 @@ function profileFileSecrets(file: string | undefined, publicHeaders: readonly st
 
 /** Every credential of the run besides `config`'s: the run's own, every target's, the reference's. */
 function otherSecrets(env: NodeJS.ProcessEnv): string[] {
-  const key = [env[TARGETS_FILE_ENV], env[ENV.apiKey], env[REFERENCE_ENV.apiKey], env[REFERENCE_ENV.profile], env[PLAN_ENV]].join('\u0000');
+  const key = [env[TARGETS_FILE_ENV], env[ENV.apiKey], env[REFERENCE_ENV.apiKey], env[REFERENCE_ENV.profile], env[PLAN_ENV], env[OTHER_SECRETS_ENV]].join('\u0000');
   if (others?.key === key) return others.values;
-  const out: string[] = [env[ENV.apiKey] ?? '', env[REFERENCE_ENV.apiKey] ?? ''];
+  const out: string[] = [env[ENV.apiKey] ?? '', env[REFERENCE_ENV.apiKey] ?? '', ...(env[OTHER_SECRETS_ENV] ?? '').split('\n')];
   const plan = currentPlan(env);
   const publicHeaders = plan?.settings.publicHeaders ?? [];
   if (plan) {

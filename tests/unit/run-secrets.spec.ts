@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { runSecrets } from '../../run/run-secrets.ts';
+import { OTHER_SECRETS_ENV, runSecrets } from '../../run/run-secrets.ts';
 import { targetConfig, TARGETS_FILE_ENV } from '../../run/targets.ts';
 import { unitRunConfig } from '../support/run-config.ts';
 
@@ -33,4 +33,10 @@ test("one target's secrets are every target's, the reference's and the run's own
   }
   // Longest first: a key that contains another is masked whole.
   expect([...secrets].sort((x, y) => y.length - x.length)).toEqual(secrets);
+});
+
+test("a reference run of its own (a process of its own) masks the target's credentials it is handed", () => {
+  const run = unitRunConfig({ baseUrl: 'http://127.0.0.1:9', apiKey: 'sk-reference-own-0', folders });
+  const secrets = runSecrets(run, { [OTHER_SECRETS_ENV]: 'sk-target-key-00000\nx-tenant-value-00' });
+  expect(secrets).toEqual(expect.arrayContaining(['sk-reference-own-0', 'sk-target-key-00000', 'x-tenant-value-00']));
 });
