@@ -15,7 +15,8 @@ export function loadReport(file: string): ConformanceReport {
   try {
     data = readJsonFile(file, 'the report', REPORT_FILE);
   } catch (err) {
-    throw new ReportFileError((err as Error).message);
+    // The reader names the file; the refusal keeps its own words ("cannot read FILE: no such file").
+    throw new ReportFileError(`cannot read ${file}: ${(err as Error).message.slice(`the report ${file}: `.length)}`);
   }
   const issues = validateReport(data);
   if (issues.length > 0) {
