@@ -2,13 +2,14 @@
 // file, a size bound, a time bound), and a value it refuses is never echoed. A chatconform.config.yaml found by
 // discovery that links to /dev/zero, or is a FIFO, or is 50 MB, ends `chatconform run` in one line (exit 3) in
 // seconds, before any request; a key pasted into `seed` (the config file, the variable, the flag) is refused without
-// being shown.
+// being shown. A blob report that is a FIFO or a device is refused by the merge's zip check without blocking.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { repoRoot } from '../../run/config.ts';
+import { checkZip } from '../../report/blob-zip.ts';
 import { runProcess } from './support/cli-process.ts';
 
 /** A key-shaped value that must never be echoed. */
@@ -89,4 +90,13 @@ test('a key pasted into seed is refused without being echoed: from the config fi
     expect(r.stderr).not.toContain(KEY.slice(0, 12));
     expect(r.stdout).not.toContain(KEY.slice(0, 12));
   }
+});
+
+test('a blob that is a FIFO or a device is refused without blocking or reading it', async () => {
+  const fifo = path.join(folder('blob'), 'fifo.zip');
+  execFileSync('mkfifo', [fifo]);
+  await expect(checkZip(fifo)).rejects.toThrow(/^cannot read it: a FIFO \(named pipe\), not a regular file: refused$/);
+  const zero = path.join(folder('blob'), 'zero.zip');
+  symlinkSync('/dev/zero', zero);
+  await expect(checkZip(zero)).rejects.toThrow(/^cannot read it: a character device/);
 });
