@@ -45,6 +45,8 @@ export const SLOW_FILES = [
   'slots-compiled.spec.ts',
   'client-adapters.spec.ts',
   'container.spec.ts',
+  'listing-large.spec.ts',
+  'deep-nesting.spec.ts',
 ].map((f) => `**/${f}`);
 export const MATRIX_FILES = ['**/defect-matrix-full.spec.ts'];
 

@@ -9,8 +9,9 @@ import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ENV, gateOf, normaliseBaseUrl, profilePathOf, reportDirOf } from '../run/config.ts';
 import { applyConfigFile } from '../run/config-file.ts';
-import { headersOfText, parseHeaderLine } from '../run/extra-headers.ts';
-import { redactHeaders } from '../spec/redact.ts';
+import { headersOfText, isPublicHeader, parseHeaderLine } from '../run/extra-headers.ts';
+import { REDACTION_MASK } from '../spec/redact.ts';
+import { runSecrets } from '../run/run-secrets.ts';
 import { loadProfile } from '../run/profile.ts';
 import { parseShard, shardLabel, shardOf } from '../run/shard.ts';
 import { describeSelection, SELECTION_ENV, selectionOf, selectionStatements, selectionTakesTests } from '../run/selection.ts';
@@ -56,10 +57,10 @@ function shardArgument(raw: string): string {
   }
 }
 
-/** A header as the bundle's command records it: a credential's value masked (spec/redact.ts, as every output). */
-function maskedHeaderLine(line: string): string {
+/** A header as the bundle's command records it: its value masked unless declared public (as in every output). */
+function maskedHeaderLine(line: string, publicNames: readonly string[]): string {
   const [name, value] = parseHeaderLine(line);
-  return `${name}: ${redactHeaders({ [name]: value }, [])[name]}`;
+  return `${name}: ${isPublicHeader(name, publicNames) ? value : REDACTION_MASK}`;
 }
 
 /** How commander reads a flag of each kind (run/settings.ts); the kinds without one take the text as given. */
@@ -254,7 +255,7 @@ export function commandLine(flags: RunFlags): string {
     // The long name: a flag with a short alias (`-H, --header`) is recorded by its long one.
     const name = longFlagOf(s);
     if (s.name === 'apiKey') parts.push(name, '"$CONFORMANCE_API_KEY"');
-    else if (s.kind === 'headers') for (const line of value as string[]) parts.push(name, JSON.stringify(maskedHeaderLine(line)));
+    else if (s.kind === 'headers') for (const line of value as string[]) parts.push(name, JSON.stringify(maskedHeaderLine(line, (flags.publicHeader as string[] | undefined) ?? [])));
     else if (value === true) parts.push(name);
     else parts.push(name, JSON.stringify(Array.isArray(value) ? value.join(',') : String(value)));
   }
@@ -347,7 +348,7 @@ export async function run(flags: RunFlags): Promise<number> {
       bundleDir: path.resolve(flags.bundleDir ?? 'chatconform-bundle'),
       report,
       profile: loadProfile(profilePath),
-      secrets: [env[ENV.apiKey] ?? ''].filter((s) => s.length >= 4),
+      secrets: runSecrets(undefined, env),
       command: commandLine(flags),
       catalogText: readFileSync(path.join(KIT_ROOT, 'spec/requirements/requirements.json'), 'utf8'),
       ...commitOf(KIT_ROOT),

@@ -15,6 +15,7 @@ import * as tar from 'tar';
 import type { Profile } from '../run/profile.ts';
 import { DEFAULT_BUDGET } from '../run/profile.ts';
 import { redact } from '../spec/redact.ts';
+import { readBoundedBytes } from '../spec/file-reader.ts';
 import { REPORT_FILES } from './write.ts';
 import { renderHtml } from './html.ts';
 import type { ConformanceReport } from './json.ts';
@@ -40,11 +41,15 @@ export interface BundleInfo {
   signature?: { algorithm: 'ed25519'; file: string; publicKeySha256: string };
 }
 
+/** A PEM key file is a few hundred bytes. */
+const KEY_FILE = { maxBytes: 64 * 1024, timeoutMs: 10_000 };
+
 /** An ed25519 private key from a PEM file (`--sign-key`); throws a one-line reason otherwise. */
 export function loadSigningKey(file: string): KeyObject {
   let key: KeyObject;
   try {
-    key = createPrivateKey(readFileSync(file));
+    // The kit's one reader: a regular file of a key's size, never a FIFO or a device.
+    key = createPrivateKey(readBoundedBytes(file, 'the key', KEY_FILE));
   } catch (err) {
     throw new Error(`${file}: not a readable PEM private key (${(err as Error).message.split('\n')[0]})`);
   }
@@ -60,7 +65,7 @@ export function loadSigningKey(file: string): KeyObject {
 export function loadVerifyKey(file: string): KeyObject {
   let pem: Buffer;
   try {
-    pem = readFileSync(file);
+    pem = readBoundedBytes(file, 'the key', KEY_FILE);
   } catch (err) {
     throw new Error(`${file}: not a readable PEM public key (${(err as Error).message.split('\n')[0]})`);
   }

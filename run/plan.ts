@@ -8,8 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { applyConfigFile } from './config-file.ts';
 import { BUILTIN_PROFILES, defaultReportDir, ENV, profilePathOf } from './config.ts';
-import { isCredentialHeader } from '../spec/redact.ts';
-import { headersOfText, headersText } from './extra-headers.ts';
+import { headersOfText, headersText, isPublicHeader } from './extra-headers.ts';
 import { loadProfile, type Profile } from './profile.ts';
 import { REFERENCE_ENV } from './reference.ts';
 import { parseSetting, setting, SettingError, SETTINGS, settingText, type Setting, type SettingName, type SettingValues } from './settings.ts';
@@ -39,7 +38,7 @@ export interface RunPlan {
   /** The targets of a run of several (CONFORMANCE_TARGETS_FILE, read once here): every process of the run reads them here. */
   targets?: RunTarget[];
   /**
-   * Headers whose value is a credential (spec/redact.ts): plan.json holds their names only, the values stay where
+   * Headers whose value is a secret (every one not declared public): plan.json holds their names only, the values stay where
    * they were given (CONFORMANCE_HEADERS in the environment, or the profile).
    */
   heldApartHeaders?: string[];
@@ -146,7 +145,8 @@ export function writePlan(plan: RunPlan): string {
   readPlans.clear();
   const file = path.join(plan.runDir, PLAN_FILE);
   const headers = plan.settings.headers ?? {};
-  const heldApart = Object.keys(headers).filter(isCredentialHeader);
+  // Every header not declared public is a secret of the run (run/extra-headers.ts).
+  const heldApart = Object.keys(headers).filter((n) => !isPublicHeader(n, plan.settings.publicHeaders));
   const written: RunPlan = heldApart.length === 0 ? plan : { ...plan, settings: { ...plan.settings, headers: Object.fromEntries(Object.entries(headers).filter(([n]) => !heldApart.includes(n))) }, heldApartHeaders: heldApart };
   writeFileSync(file, `${JSON.stringify(written, null, 2)}\n`, { mode: 0o600 });
   return file;

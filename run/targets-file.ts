@@ -1,7 +1,7 @@
 // The targets file (CONFORMANCE_TARGETS_FILE): a JSON list of the targets one run judges, read once when the run is
 // planned (run/plan.ts keeps them in the plan, where every process of the run reads them) and checked before anything
 // runs. What a target's tests see of it is run/targets.ts.
-import { readFileSync } from 'node:fs';
+import { readJsonFile } from '../spec/file-reader.ts';
 
 /** The file that lists a run's targets (JSON, an array of RunTarget): the user's; the kit reads it into the plan. */
 export const TARGETS_FILE_ENV = 'CONFORMANCE_TARGETS_FILE';
@@ -38,23 +38,34 @@ export interface RunTarget {
   files?: string[];
 }
 
+/**
+ * Whether a target's name is a plain folder name: it names the target's report folder (`<report dir>/targets/<name>/`),
+ * so `.`, `..` (the report folder itself, or its parent, where a one-target run's report is read) and any hidden name
+ * are refused, as is anything but letters, digits, '.', '_' and '-'.
+ */
+export function isTargetName(name: unknown): name is string {
+  return typeof name === 'string' && /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$/.test(name);
+}
+
 /** The targets file's targets, or undefined when none is given (a run of one target, configured by CONFORMANCE_BASE_URL). */
 export function targetsOf(env: NodeJS.ProcessEnv = process.env): RunTarget[] | undefined {
   const file = env[TARGETS_FILE_ENV];
   if (!file) return undefined;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
+    parsed = readJsonFile(file, TARGETS_FILE_ENV);
   } catch (err) {
-    throw new Error(`${TARGETS_FILE_ENV}: ${file} cannot be read as JSON: ${(err as Error).message.split('\n')[0]}`);
+    // The kit's one reader: a regular file within its bound, never echoed.
+    throw new Error(`${TARGETS_FILE_ENV}: ${file} cannot be read as JSON: ${(err as Error).message.slice(`${TARGETS_FILE_ENV} ${file}: `.length)}`);
   }
   if (!Array.isArray(parsed) || parsed.length === 0) throw new Error(`${TARGETS_FILE_ENV}: ${file} must hold a non-empty array of targets`);
   const names = new Set<string>();
   return parsed.map((t: unknown, i) => {
     const o = (t ?? {}) as Partial<RunTarget>;
-    if (typeof o.name !== 'string' || !/^[A-Za-z0-9._-]{1,100}$/.test(o.name)) throw new Error(`${TARGETS_FILE_ENV}: target ${i} needs a name of letters, digits, '.', '_' or '-'`);
-    if (names.has(o.name)) throw new Error(`${TARGETS_FILE_ENV}: two targets are named ${o.name}`);
-    names.add(o.name);
+    if (!isTargetName(o.name)) throw new Error(`${TARGETS_FILE_ENV}: target ${i} needs a name of letters, digits, '.', '_' or '-' that is a plain folder name (not '.' or '..', not starting with '.')`);
+    // Case apart: two names one folder on a case-insensitive disk.
+    if (names.has(o.name.toLowerCase())) throw new Error(`${TARGETS_FILE_ENV}: two targets are named ${o.name}`);
+    names.add(o.name.toLowerCase());
     if (o.self === true) {
       if (Object.keys(o).some((k) => k !== 'name' && k !== 'self')) throw new Error(`${TARGETS_FILE_ENV}: target ${o.name} is the run's own (self): it takes the run's settings and no other field`);
       return o as RunTarget;

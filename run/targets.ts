@@ -13,7 +13,7 @@ import { REFERENCE_ENV } from './reference.ts';
 import { SLOT_ANNOTATION } from './slots.ts';
 import type { RunTarget } from './targets-file.ts';
 
-export { TARGETS_FILE_ENV, targetsOf, type RunTarget } from './targets-file.ts';
+export { isTargetName, TARGETS_FILE_ENV, targetsOf, type RunTarget } from './targets-file.ts';
 
 /** The names of the two targets of a run beside its reference (`chatconform run --reference`): their blocks' titles. */
 export const REFERENCE_PAIR = { reference: 'reference', self: 'target' } as const;

@@ -7,7 +7,8 @@
 // ends, after the reporters (which read the ledger); CONFORMANCE_KEEP_SCRATCH=1 keeps it.
 import path from 'node:path';
 import { startMockServer } from '../mock/server.ts';
-import { forgetRunConfig, gateOf, runConfig, secrets } from '../run/config.ts';
+import { forgetRunConfig, gateOf, runConfig } from '../run/config.ts';
+import { runSecrets } from '../run/run-secrets.ts';
 import { planOfThisRun, planVariables, writePlan } from '../run/plan.ts';
 import { loadBaseline } from '../report/baseline.ts';
 import { discover, saveDiscovery } from './lib/discovery.ts';
@@ -77,7 +78,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     throw new TargetUnreachable(problem);
   }
   if (matrix.length > 0) process.stderr.write(`chatconform: per-model matrix of ${matrix.length} model(s)\n`);
-  saveDiscovery(config.runDir, await discover(target, config.profile, budgetOf(config.profile).maxSearchProbes, config.models, matrix), secrets(config));
+  saveDiscovery(config.runDir, await discover(target, config.profile, budgetOf(config.profile).maxSearchProbes, config.models, matrix), runSecrets(config));
   return async () => {
     closeIdleConnections();
     await stopMock?.();

@@ -3,7 +3,7 @@
 // reasoning, finish reason) inside the `complete` stage: the core still counts usage, applies the output cap,
 // builds the JSON or the stream, so a scripted answer keeps the contract. A rule's fault is a runtime fault
 // (faults.ts) that fires whenever the rule answers.
-import { readFileSync, statSync } from 'node:fs';
+import { FileReadError, readBoundedText } from '../../spec/file-reader.ts';
 import { RE2JS } from 're2js';
 import { parse as parseYaml } from 'yaml';
 import { formatIssues, validate } from '../../spec/validator.ts';
@@ -134,15 +134,10 @@ export function compileScript(data: unknown, where: string): Script {
 export function loadScriptFile(file: string): Script {
   let text: string;
   try {
-    // Checked before the file is read, as a recording is: a huge file is refused rather than loaded.
-    const stat = statSync(file);
-    if (!stat.isFile()) throw new ScriptError(`--script ${file}: not a regular file`);
-    if (stat.size > RECORDING_FILE_LIMIT) throw new ScriptError(`--script ${file}: ${stat.size} bytes; a script holds at most ${RECORDING_FILE_LIMIT}`);
-    text = readFileSync(file, 'utf8');
+    // The kit's one reader, as a recording's: a regular file within its bound, checked as it is read.
+    text = readBoundedText(file, '--script', { maxBytes: RECORDING_FILE_LIMIT, timeoutMs: 30_000 });
   } catch (err) {
-    if (err instanceof ScriptError) throw err;
-    const e = err as NodeJS.ErrnoException;
-    throw new ScriptError(`--script ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
+    throw new ScriptError(err instanceof FileReadError ? err.message : `--script ${file}: cannot be read`);
   }
   let data: unknown;
   const yaml = /\.ya?ml$/i.test(file);

@@ -2,7 +2,8 @@
 // discovery, a few at a time. A target that cannot be reached does not end the run: its discovery says why, and its
 // tests skip with that reason, while the other targets are judged.
 import { mkdirSync } from 'node:fs';
-import { runConfig, secrets } from '../../run/config.ts';
+import { runConfig } from '../../run/config.ts';
+import { runSecrets } from '../../run/run-secrets.ts';
 import { budgetOf } from '../../run/profile.ts';
 import { reachTarget, REACH_TIMEOUT_MS, TargetUnreachable } from '../../run/reachability.ts';
 import { Target } from '../../run/target.ts';
@@ -27,7 +28,7 @@ export async function discoverTargets(targets: readonly RunTarget[], matrix: rea
       // The reference of `chatconform run --reference` is what the run's target is read against: without it, no run.
       if (problem !== undefined && targets[i]!.reference) throw new TargetUnreachable(`the reference ${config.baseUrl}: ${problem}`);
       const found = problem !== undefined ? { catalogError: `the target cannot be judged: ${problem}`, models: [], searchProbes: [] } : await discover(target, config.profile, budgetOf(config.profile).maxSearchProbes, config.models, matrix);
-      saveDiscovery(config.runDir, found, secrets(config));
+      saveDiscovery(config.runDir, found, runSecrets(config));
     }
   };
   await Promise.all(Array.from({ length: Math.min(AT_ONCE, targets.length) }, lane));

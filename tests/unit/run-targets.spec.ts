@@ -37,6 +37,15 @@ test('a targets file that is not a list of named targets with a URL is refused w
   expect(targetsOf(targetsFile([{ name: 'a', baseUrl: 'http://x' }, { name: 'b.2', baseUrl: 'http://y', files: ['suites/chat.spec.ts'] }]))!.map((t) => t.name)).toEqual(['a', 'b.2']);
 });
 
+test('target names are plain folder names: ., .., a hidden name and a case twin are refused (issue 51, item 11)', () => {
+  // `..` put a target's reports at the top of the report folder, where a one-target run's report is read.
+  for (const name of ['.', '..', '...', '.hidden', 'a/b', 'a\\b', '', 'x'.repeat(101)]) {
+    expect(() => targetsOf(targetsFile([{ name, baseUrl: 'http://127.0.0.1:1' }])), JSON.stringify(name)).toThrow(/needs a name of letters, digits, '\.', '_' or '-' that is a plain folder name/);
+  }
+  expect(() => targetsOf(targetsFile([{ name: 'Acme', baseUrl: 'http://x' }, { name: 'acme', baseUrl: 'http://y' }]))).toThrow(/two targets are named acme/);
+  expect(targetsOf(targetsFile([{ name: 'a..b', baseUrl: 'http://x' }, { name: '-_1.0', baseUrl: 'http://y' }]))!.map((t) => t.name)).toEqual(['a..b', '-_1.0']);
+});
+
 test("a target's tests see its own URL, key (from its variable first), profile, seed, scratch and reports folders", () => {
   const run = unitRunConfig({ baseUrl: 'http://127.0.0.1:1', apiKey: 'sk-run-key-000000', folders }, { seed: 7, models: ['run/pinned'], profilePath: '/nowhere.json' });
   const profile = path.join(repoRoot, 'fixtures/profiles/mock.json');
