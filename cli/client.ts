@@ -10,6 +10,7 @@ import { SCENARIOS, type Scenario } from '../client/scenarios.ts';
 import { loadBaseline, type Baseline } from '../report/baseline.ts';
 import { paintFor, renderSummary } from '../report/terminal.ts';
 import { reportDirOf } from '../run/config.ts';
+import { appendEvent, eventsFile } from '../run/events.ts';
 import { redact } from '../spec/redact.ts';
 import { isKnownRequirement } from '../spec/requirements/index.ts';
 import type { Done } from './program.ts';
@@ -75,13 +76,19 @@ export function clientCommand(done: Done): Command {
       const reportDir = flags.reportDir ? path.resolve(flags.reportDir) : reportDirOf();
       const command = flags.command ?? argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
       const started = new Date();
+      // A watcher (`chatconform ui`) follows the scenarios as they end (run/events.ts).
+      const events = eventsFile();
+      if (events) appendEvent(events, { type: 'begin', at: Date.now(), total: scenarios.length, declared: [...new Set(scenarios.flatMap((s) => s.requirements))] });
       const results = await runClientScenarios({
         driver: commandDriver(flags.command !== undefined ? { shell: flags.command } : { argv }),
         scenarios,
         bounds: { timeoutMs: flags.timeoutMs },
         seed: flags.seed,
         jobs: flags.jobs,
-        onScenario: (r) => process.stderr.write(`  ${r.scenario.id} (${r.run.durationMs} ms)${r.run.leftovers ? ` ${leftoverNote(r.run).replace(/^[;,] /, '')}` : ''}\n`),
+        onScenario: (r) => {
+          if (events) appendEvent(events, { type: 'scenario', at: Date.now(), id: r.scenario.id, status: scenarioStatus(r), durationMs: r.run.durationMs, total: scenarios.length });
+          process.stderr.write(`  ${r.scenario.id} (${r.run.durationMs} ms)${r.run.leftovers ? ` ${leftoverNote(r.run).replace(/^[;,] /, '')}` : ''}\n`);
+        },
       });
       // A key written into the command line (OPENAI_API_KEY=sk-... node x) is masked by its shape.
       process.stdout.write(`client: ${redact(command, [])}\n`);

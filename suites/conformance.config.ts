@@ -10,6 +10,7 @@ import { shardOf } from '../run/shard.ts';
 import { BLOB_DIR, MERGE_CONTEXT_ENV } from '../report/merge.ts';
 import { resolveModelMatrix } from './lib/discovery-matrix.ts';
 import { SLOT_GREP_INVERT } from '../run/slots.ts';
+import { eventsFile } from '../run/events.ts';
 
 // The run's plan (run/plan.ts): the one `chatconform run` wrote (CONFORMANCE_PLAN), else resolved here once from
 // the CONFORMANCE_* variables and the config file, with the seed fixed; the workers inherit its path and read it.
@@ -26,12 +27,14 @@ const progress = process.stdout.isTTY && !process.env.CI ? 'list' : 'line';
 // One shard of the run (CONFORMANCE_SHARD, `chatconform run --shard i/n`): Playwright's sharding, and its blob
 // report beside the shard's partial conformance.json for `chatconform report merge`.
 const shard = shardOf();
+// A watcher of the run (`chatconform ui`): each finished case appended to its events file (suites/reporter/events.ts).
+const events: ReporterDescription[] = eventsFile() ? [[`./reporter/events${ext}`]] : [];
 const reporters: ReporterDescription[] = process.env[MERGE_CONTEXT_ENV]
   ? // `playwright merge-reports` (chatconform report merge): only the conformance reporter, fed the shards' tests.
     [[`./reporter${ext}`]]
   : // The blob reporter before the conformance reporter: Playwright ends reporters in order, so the blob is whole when
     // the shard's conformance.json records its digest (the merge replays only that blob).
-    [[progress], ...(shard ? [['blob', { outputDir: path.join(reportDirOf(), BLOB_DIR) }] as ReporterDescription] : []), [`./reporter${ext}`]];
+    [[progress], ...(shard ? [['blob', { outputDir: path.join(reportDirOf(), BLOB_DIR) }] as ReporterDescription] : []), [`./reporter${ext}`], ...events];
 // --models: the chosen models, resolved once here and written beside the plan. Targets (a targets file, the reference),
 // models and trials are the run's slots (run/slots.ts): each spec file declares its tests once per slot that holds
 // them (suites/lib/slots.ts), all in this one project, so the same workers serve every slot.
