@@ -47,6 +47,7 @@ export const SLOW_FILES = [
   'container.spec.ts',
   'listing-large.spec.ts',
   'deep-nesting.spec.ts',
+  'ui-browser.spec.ts',
 ].map((f) => `**/${f}`);
 export const MATRIX_FILES = ['**/defect-matrix-full.spec.ts'];
 
