@@ -109,7 +109,7 @@ export class RunView {
     for (const c of causes) {
       const card = h(
         'div',
-        { class: `cause s-${c.status}`, 'data-id': c.id },
+        { class: `cause c-${c.status}`, 'data-id': c.id },
         h('div', {}, h('b', {}, `#${c.rank} `), pill(c.status), ' ', h('b', {}, c.id), ` ${c.level}`),
         h('p', {}, c.deviation),
         h('p', { class: 'muted' }, `${c.occurrences} finding(s) in ${c.tests} test(s)${c.requirements.length > 1 ? `; breaks ${c.requirements.join(', ')}` : ''}${c.blocked.length ? `; left unjudged: ${c.blocked.join(', ')}` : ''}`),
