@@ -138,7 +138,10 @@ export interface RunsOptions {
 export class Runs {
   private readonly active = new Map<string, Active>();
   private readonly ended: RunRecord[] = [];
-  /** The live fold of ended runs, kept for their evidence until their report is read. */
+  /** Ended runs' output, for the page's output pane (their secrets were masked as it came). */
+  private readonly outputs = new Map<string, string>();
+  /** Runs that just ended: their last delta is sent once by the next poll. */
+  private readonly endedLive = new Map<string, LiveRun>();
   private count = 0;
 
   constructor(private readonly opts: RunsOptions) {}
@@ -163,8 +166,6 @@ export class Runs {
     if (a) return a.output;
     return this.outputs.get(id);
   }
-
-  private readonly outputs = new Map<string, string>();
 
   private checkIdle(): void {
     if (this.active.size > 0) throw new BusyError('a run is going: stop it or wait for its end');
@@ -314,13 +315,10 @@ export class Runs {
     a.secrets.length = 0;
     this.active.delete(r.id);
     this.ended.push(r);
-    this.endedLive.set(r.id, { live: a.live, key: r.key });
+    this.endedLive.set(r.id, a.live);
     this.opts.say(`run ${r.id} ended: ${r.verdict ? `${r.verdict.toUpperCase()} (exit ${code}), reports in ${path.join(this.opts.reportDir, r.key)}` : `no report (${r.refusal?.split('\n').at(-1)})`}`);
     this.opts.onChange(r);
   }
-
-  /** The last live delta of ended runs, sent once after they end. */
-  private readonly endedLive = new Map<string, { live: LiveRun; key: string }>();
 
   /** Stops a run as Ctrl-C would: the runner stops and writes the reports of what it judged. */
   stop(id: string): RunRecord {
@@ -348,7 +346,7 @@ export class Runs {
   poll(): { id: string; delta: LiveDelta }[] {
     const out: { id: string; delta: LiveDelta }[] = [];
     for (const [id, a] of this.active) if (a.live.apply(a.reader.read())) out.push({ id, delta: a.live.delta() });
-    for (const [id, e] of this.endedLive) out.push({ id, delta: e.live.delta() });
+    for (const [id, live] of this.endedLive) out.push({ id, delta: live.delta() });
     this.endedLive.clear();
     return out;
   }

@@ -14,7 +14,7 @@ import { compareSections, CONTRACT, requirements } from '../spec/requirements/in
 import { targetRequirements } from '../report/results.ts';
 import { checkRequest, isLoopback, SECURITY_HEADERS } from './guard.ts';
 import { History } from './history.ts';
-import { BusyError, RequestError, Runs, type RunRecord } from './runs.ts';
+import { BusyError, RequestError, Runs } from './runs.ts';
 import { appFile } from './static-files.ts';
 import { evidenceView, reportView } from './view.ts';
 
@@ -221,5 +221,3 @@ export async function startUiServer(opts: UiServerOptions): Promise<UiServer> {
     },
   };
 }
-
-export type { RunRecord };

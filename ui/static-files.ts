@@ -1,7 +1,7 @@
 // The page's own files, served from the package (no CDN): index.html and app.css as written (ui/static/), and the
 // app's modules (ui/app/). The installed kit serves the JavaScript tsc compiled into dist/ui/app/; a checkout, which
 // runs from its TypeScript sources, has them transpiled by TypeScript (a devDependency there) when first asked for.
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -61,9 +61,8 @@ function withType(ext: string, body: string | undefined): AppFile | undefined {
   return body === undefined ? undefined : { body, type: TYPES[ext]! };
 }
 
-/** Every file the page loads, as served: for the size the bundle measures (ui/README's figure, the tests' bound). */
+/** Every file the page loads, as served (the bundle whose gzipped size tests/integration/ui-server.spec.ts bounds). */
 export async function bundleFiles(): Promise<{ name: string; body: string }[]> {
-  const { readdirSync } = await import('node:fs');
   const names = readdirSync(path.join(here, 'app')).filter((f) => f.endsWith(EXT) && !f.endsWith('.d.ts')).map((f) => f.slice(0, -EXT.length));
   const out: { name: string; body: string }[] = [];
   for (const p of ['/', '/app.css', ...names.map((n) => `/app/${n}.js`)]) {

@@ -183,6 +183,19 @@ test('section 6 against stream-no-done: STREAM-004 fails live, its evidence and 
   await expect(page.locator('#history tr')).toHaveCount(2);
   await shoot(testInfo, page, 'ui-7-history');
 
+  // The defect run opened from the history, its failed tests rerun (`--rerun` of its report) against the clean mock:
+  // the tools test where STREAM-004 failed passes now; the rerun's reports are in its rerun/ folder.
+  await page.locator('#history tr').last().locator('button').click();
+  await expect(page.locator('tr[data-id="STREAM-004"]')).toHaveAttribute('data-status', 'fail');
+  await page.click('#rerun-failed');
+  await expect(page.locator('#run-head')).toContainText('--rerun=');
+  await expect(page.locator('#verdict')).not.toBeEmpty({ timeout: 240_000 });
+  await expect(page.locator('tr[data-id="STREAM-004"]')).toHaveAttribute('data-status', 'pass');
+  await expect(page.locator('#verdict')).toContainText(/a rerun of the \d+ test/);
+  await page.click('button[data-tab=history]');
+  await expect(page.locator('#history tr')).toHaveCount(3);
+  await expect(page.locator('#history tr').first()).toHaveAttribute('data-key', /^ui\/[\d-]+\/rerun$/);
+
   // Nothing from elsewhere, nothing against the CSP, nothing in the browser's storage.
   expect(problems).toEqual([]);
   const origin = new URL(ui.url).origin;
@@ -191,13 +204,36 @@ test('section 6 against stream-no-done: STREAM-004 fails live, its evidence and 
   expect((await context.cookies(origin)).length).toBe(0);
   // The key typed in: in no report, no scratch file (the server's and the runs'), not in the server's output nor the runs'.
   const runs = (await (await page.request.get(`${ui.url}api/runs`)).json()) as { id: string }[];
-  expect(runs.length).toBe(2);
+  expect(runs.length).toBe(3);
   for (const r of runs) expect(await (await page.request.get(`${ui.url}api/runs/${r.id}/output`)).text()).not.toContain(TYPED_KEY);
   expect(filesHolding(folder.reports, TYPED_KEY)).toEqual([]);
   expect(filesHolding(folder.scratch, TYPED_KEY)).toEqual([]);
   expect(ui.output()).not.toContain(TYPED_KEY);
   // The run did use it: the reports name the requests it authorised, masked.
   expect(filesHolding(folder.reports, 'REDACTED').length).toBeGreaterThan(0);
+  await context.close();
+});
+
+test('Stop ends a run of the whole suite against the embedded mock and keeps what it judged', async ({}, testInfo) => {
+  const { context, page, problems } = await open();
+  await page.check('input[name=key-from][value=none]');
+  await expect(page.locator('#selection-summary')).toHaveText('the whole suite');
+  await page.click('#run');
+  await page.locator('#rows tr:not([data-status="pending"])').first().waitFor({ timeout: 180_000 });
+  await page.click('#stop');
+  await expect(page.locator('#stop')).toBeDisabled();
+  await expect(page.locator('#verdict')).not.toBeEmpty({ timeout: 120_000 });
+  await shoot(testInfo, page, 'ui-stopped');
+  const [stopped] = (await (await page.request.get(`${ui.url}api/runs`)).json()) as { key: string; exitCode: number; verdict: string }[];
+  const report = JSON.parse(readFileSync(path.join(folder.reports, stopped!.key, 'conformance.json'), 'utf8')) as { run: { stopReason: string; tests: { total: number; passed: number } }; requirements: { id: string; status: string }[] };
+  expect(report.run.stopReason).toBe('interrupted');
+  expect(stopped!.exitCode).toBe(3);
+  // What it judged before the stop is kept, in the report and on the page.
+  expect(report.run.tests.passed).toBeGreaterThan(0);
+  const passed = report.requirements.filter((r) => r.status === 'pass').map((r) => r.id);
+  expect(passed.length).toBeGreaterThan(0);
+  await expect(page.locator(`tr[data-id="${passed[0]}"]`)).toHaveAttribute('data-status', 'pass');
+  expect(problems).toEqual([]);
   await context.close();
 });
 
