@@ -56,7 +56,8 @@ function splitCommand(line: readonly string[]): [string, string[]] {
   return [line[0]!, line.slice(1)];
 }
 
-async function shoot(testInfo: TestInfo, page: Page, name: string): Promise<void> {
+/** A screenshot attached to the test; with `docs` (the main states), also copied to CHATCONFORM_UI_SCREENSHOTS. */
+async function shoot(testInfo: TestInfo, page: Page, name: string, docs = true): Promise<void> {
   const file = testInfo.outputPath(`${name}.png`);
   // From the top of the page and of the setup column; the evidence panel from its own top.
   await page.evaluate(() => {
@@ -65,10 +66,10 @@ async function shoot(testInfo: TestInfo, page: Page, name: string): Promise<void
   });
   await page.screenshot({ path: file });
   await testInfo.attach(name, { path: file, contentType: 'image/png' });
-  const docs = process.env.CHATCONFORM_UI_SCREENSHOTS;
-  if (docs) {
-    mkdirSync(docs, { recursive: true });
-    copyFileSync(file, path.join(docs, `${name}.png`));
+  const folder = process.env.CHATCONFORM_UI_SCREENSHOTS;
+  if (docs && folder) {
+    mkdirSync(folder, { recursive: true });
+    copyFileSync(file, path.join(folder, `${name}.png`));
   }
 }
 
@@ -94,7 +95,8 @@ async function open(): Promise<Opened> {
   const started = Date.now();
   await page.goto(ui.url);
   await page.locator('body[data-ready="1"]').waitFor();
-  test.info().annotations.push({ type: 'page ready', description: `${Date.now() - started} ms from navigation to the page wired to its API` });
+  const paint = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime);
+  test.info().annotations.push({ type: 'page ready', description: `first contentful paint ${Math.round(paint ?? -1)} ms; ${Date.now() - started} ms from navigation to the page wired to its API` });
   return { context, page, problems, requests };
 }
 
@@ -223,7 +225,7 @@ test('Stop ends a run of the whole suite against the embedded mock and keeps wha
   await page.click('#stop');
   await expect(page.locator('#stop')).toBeDisabled();
   await expect(page.locator('#verdict')).not.toBeEmpty({ timeout: 120_000 });
-  await shoot(testInfo, page, 'ui-stopped');
+  await shoot(testInfo, page, 'ui-9-stopped');
   const [stopped] = (await (await page.request.get(`${ui.url}api/runs`)).json()) as { key: string; exitCode: number; verdict: string }[];
   const report = JSON.parse(readFileSync(path.join(folder.reports, stopped!.key, 'conformance.json'), 'utf8')) as { run: { stopReason: string; tests: { total: number; passed: number } }; requirements: { id: string; status: string }[] };
   expect(report.run.stopReason).toBe('interrupted');
@@ -291,7 +293,7 @@ test('a request without the token, from another site, or under another host name
     const r = await p.goto(ui.url.replace('127.0.0.1', 'rebind.attacker.test'));
     expect(r!.status()).toBe(403);
     await expect(p.locator('body')).toContainText('answers only requests addressed to it');
-    await shoot(testInfo, p, 'ui-refused-rebinding');
+    await shoot(testInfo, p, 'ui-refused-rebinding', false);
   } finally {
     await rebinding.close();
   }
