@@ -10,6 +10,7 @@ import path from 'node:path';
 import { ENV, normaliseBaseUrl } from '../run/config.ts';
 import { EVENTS_ENV, EventsReader } from '../run/events.ts';
 import { headersOfText, headerSecrets } from '../run/extra-headers.ts';
+import { REFERENCE_ENV } from '../run/reference.ts';
 import { redact } from '../spec/redact.ts';
 import { History } from './history.ts';
 import { kitCommand } from './kit-command.ts';
@@ -254,10 +255,13 @@ export class Runs {
     return this.start('client', args, this.baseEnv(), [], { embeddedMock: true, client: true });
   }
 
-  /** This server's environment without its CONFORMANCE_* settings: the page's fields are the run's whole configuration. */
+  /**
+   * This server's environment without its CONFORMANCE_* settings: the page's fields are the run's whole configuration.
+   * The reference's key stays (the page has no field for it: --reference takes it from the environment, as the CLI does).
+   */
   private baseEnv(): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = {};
-    for (const [name, value] of Object.entries(this.opts.env ?? process.env)) if (!name.startsWith('CONFORMANCE_')) env[name] = value;
+    for (const [name, value] of Object.entries(this.opts.env ?? process.env)) if (!name.startsWith('CONFORMANCE_') || name === REFERENCE_ENV.apiKey) env[name] = value;
     env.FORCE_COLOR = '0';
     return env;
   }
