@@ -118,6 +118,12 @@ function whole(value: unknown, what: string, min: number, max: number): number |
   return n;
 }
 
+function object<T>(value: unknown, what: string): Partial<T> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) throw new RequestError(`${what}: expected an object`);
+  return value as Partial<T>;
+}
+
 /** A run's id: when it started, and a counter for two in one second. */
 function runId(n: number, at = new Date()): string {
   const p = (x: number) => String(x).padStart(2, '0');
@@ -175,8 +181,8 @@ export class Runs {
   /** `chatconform run` with the target and selection of the page. */
   startServer(req: ServerRunRequest): RunRecord {
     this.checkIdle();
-    const t = req.target ?? {};
-    const s = req.selection ?? {};
+    const t = object<TargetInput>(req.target, 'target');
+    const s = object<SelectionInput>(req.selection, 'selection');
     const args: string[] = ['run'];
     const env = this.baseEnv();
     const secrets: string[] = [];
@@ -208,7 +214,8 @@ export class Runs {
     } else if (key.from !== 'none') {
       throw new RequestError('key: expected none, env or typed');
     }
-    const headers = text(t.headers?.replace(/\r?\n/g, '\u0001'), 'headers', 16_384)?.replace(/\u0001/g, '\n');
+    // One header per line: the lines are kept apart through the check for control characters.
+    const headers = text(typeof t.headers === 'string' ? t.headers.replace(/\r?\n/g, '\u0001') : t.headers, 'headers', 16_384)?.replace(/\u0001/g, '\n');
     if (headers !== undefined) {
       try {
         secrets.push(...headerSecrets(headersOfText(headers)));

@@ -75,11 +75,14 @@ async function bodyOf(req: http.IncomingMessage): Promise<unknown> {
     if (size > MAX_BODY) throw new HttpError(413, `a request body is at most ${MAX_BODY} bytes`);
     chunks.push(c);
   }
+  let body: unknown;
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+    body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
   } catch {
     throw new HttpError(400, 'the body is not JSON');
   }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'the body is not a JSON object');
+  return body;
 }
 
 /** The catalog as the page's tree reads it: sections with their titles, the records a target is judged on. */

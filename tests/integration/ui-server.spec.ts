@@ -158,6 +158,9 @@ test('a run request the page got wrong is refused in one line, never echoing a k
   expect((await post({ selection: { sections: ['6; rm -rf /'] } })).status).toBe(400);
   expect((await post({ target: { headers: `X-Tenant: ${key}\nno colon` } })).error).not.toContain(key);
   expect((await post({ rerunFailedOf: '../../etc' })).status).toBe(400);
+  for (const body of [null, [], 'run', { target: 'x' }, { target: { headers: ['X-A: 1'] } }, { target: { key: 'typed' } }, { selection: { trials: 'many' } }]) {
+    expect((await post(body)).status, JSON.stringify(body)).toBe(400);
+  }
   expect(JSON.parse((await raw('GET', at('/api/runs'))).text)).toEqual([]);
   expect(said).toEqual([]);
 });

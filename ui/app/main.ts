@@ -17,6 +17,7 @@ interface State {
   kit: { name: string; version: string };
   reportDir: string;
   runs: RunRecord[];
+  keyVariable: { name: string; set: boolean };
 }
 
 type ReportAnswer = ({ live: false } & ReportView) | { live: true; key: string; snapshot: LiveDelta };
@@ -205,6 +206,8 @@ async function main(): Promise<void> {
   };
   input('key-env').addEventListener('change', () => void keyState());
   input('key-typed').addEventListener('input', () => ((document.querySelector('input[name=key-from][value=typed]') as HTMLInputElement).checked = true));
+  // The key from the variable when it is set, else none: the embedded mock needs no key, one click runs it.
+  if (!state.keyVariable.set) (document.querySelector('input[name=key-from][value=none]') as HTMLInputElement).checked = true;
   void keyState();
   byId('run').addEventListener('click', () => void start({ target: targetInput(), selection: selectionInput(tree) }));
   byId('stop').addEventListener('click', () => shown && void post(`runs/${shown.id}/stop`));
