@@ -13,7 +13,7 @@ import { defineConfig } from '@playwright/test';
 
 /**
  * Integration files out of the contributor's path; each still runs in .ci/run (npm run test:slow): the packaging
- * test (a build, an install from the registry), the HTML report in a real browser, the bench ladder, and the
+ * test (a build, an install from the registry), the HTML report and `chatconform ui` in a real browser, the bench ladder, and the
  * files whose tests are whole-suite runs against special targets (a third-party server, hostile and slow targets,
  * a 200 MB body, proxies in between, an echoed key, targets with one deviation each, baselines in defect modes,
  * the evidence of every suite area in a defect of its own, three shards of the whole suite merged, two shards of a
