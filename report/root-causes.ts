@@ -7,15 +7,14 @@
 import type { CheckRecord } from '../judge/checker.ts';
 import { primaryOf, requirements as catalog, type Requirement } from '../spec/requirements/index.ts';
 import { causeContext, causeOfFinding, type CauseKind } from './causes.ts';
-import { entriesOf, evidenceItem, oneLine, targetRequirements, type Entry, type ReportExchange, type TestOutcome } from './results.ts';
+import { entriesOf, evidenceItem, location, oneLine, targetRequirements, whereOf, type CaseWhere, type Entry, type ReportExchange, type TestOutcome } from './results.ts';
 
 /** Where a requirement sits for a certifier: the service's core, its guard rails, or an optional extension. */
 export type ImpactTier = 'core' | 'auth-errors-limits' | 'extension';
 
-export interface RootCauseTest {
+/** A case a cause touched: its title and where it is (a test's file and line, an exchange, a scenario). */
+export interface RootCauseTest extends CaseWhere {
   title: string;
-  file: string;
-  line: number;
 }
 
 export interface RootCause {
@@ -99,9 +98,12 @@ const compareKeys = (a: number[], b: number[]) => {
   return 0;
 };
 
-/** The distinct root causes of the run's failures and warnings, ranked by impact. */
-export function rootCauses(outcomes: readonly TestOutcome[], requirements: readonly Requirement[] = catalog): RootCause[] {
-  const scope = targetRequirements(requirements);
+/**
+ * The distinct root causes of the run's failures and warnings, ranked by impact: of the records `judged` names (the
+ * same scope as aggregate's: a client run judges consumer rules the target's scope leaves out), by default the target's.
+ */
+export function rootCauses(outcomes: readonly TestOutcome[], requirements: readonly Requirement[] = catalog, judged?: readonly Requirement[]): RootCause[] {
+  const scope = judged ?? targetRequirements(requirements);
   const known = new Map(scope.map((r) => [r.id, r]));
   const all = outcomes.flatMap((t) => entriesOf(t, known));
   const ctx = causeContext(outcomes);
@@ -129,7 +131,7 @@ export function rootCauses(outcomes: readonly TestOutcome[], requirements: reado
     const r = known.get(ids[0]!)!;
     const first = g.entries.find((e) => e.record.id === r.id)!;
     const tests = new Map<string, RootCauseTest>();
-    for (const e of g.entries) tests.set(`${e.test.file}:${e.test.line}:${e.test.title}`, { title: e.test.title, file: e.test.file, line: e.test.line });
+    for (const e of g.entries) tests.set(`${location(e.test)}:${e.test.title}`, { title: e.test.title, ...whereOf(e.test) });
     const withExchange = [first, ...g.entries].find((e) => evidenceItem(e).exchange !== undefined);
     // A failed SHOULD or observation only warns (as in the requirement's own status).
     const fails = (e: Entry) => e.record.status === 'fail' && known.get(e.record.id)!.level === 'MUST' && known.get(e.record.id)!.kind === 'requirement';

@@ -4,8 +4,8 @@
 // worst of its targets'.
 import path from 'node:path';
 import type { Suite, TestCase } from '@playwright/test/reporter';
-import type { RunStatus, StopReason } from '../../report/json.ts';
-import { foldReport, type ReferenceInput } from '../../report/fold.ts';
+import type { StopReason } from '../../report/json.ts';
+import { foldReport, referencePlan, targetPlan, type ReferenceInput, type VerdictPlan } from '../../report/fold.ts';
 import { referenceReportDir } from '../../run/reference.ts';
 import type { TestOutcome } from '../../report/results.ts';
 import { collectRunInfo } from '../../report/run-info.ts';
@@ -17,9 +17,10 @@ import { TRIALS_PROJECT, trialsOf } from '../../run/trials.ts';
 export interface TargetsRun {
   startedAt: Date;
   durationMs: number;
-  playwrightStatus: RunStatus;
   stopReason: StopReason;
   errors: string[];
+  /** The run's plan (report/fold.ts): every target is folded with it, as that target run alone would be. */
+  plan: VerdictPlan;
 }
 
 /** One line per target: its name, verdict and exit code, and where its reports are. */
@@ -57,16 +58,8 @@ export function writeTargetReports(root: Suite | undefined, outcomeOf: (t: TestC
     const config = targetConfig(base, target, i);
     const info = collectRunInfo(config);
     const outcomes = byTarget[i]!;
-    // Folded as a run of that target alone would be (report/fold.ts).
-    const report = foldReport(outcomes, {
-      info,
-      ...(target.files ? { selection: `the spec files ${target.files.map((f) => path.basename(f)).join(', ')}` } : {}),
-      startedAt: run.startedAt,
-      durationMs: run.durationMs,
-      playwrightStatus: run.playwrightStatus,
-      stopReason: run.stopReason,
-      errors: run.errors,
-    });
+    // Folded as a run of that target alone would be, with the same plan (report/fold.ts).
+    const report = foldReport(outcomes, { info, startedAt: run.startedAt, durationMs: run.durationMs, stopReason: run.stopReason, errors: run.errors }, targetPlan(run.plan, target.files));
     writeReports(report, info.reportDir, info.secrets);
     return { name: target.name, exitCode: report.verdict.exitCode, line: `${target.name}: ${report.verdict.result} (exit ${report.verdict.exitCode}), ${outcomes.length} tests: ${info.reportDir}` };
   });
@@ -82,12 +75,7 @@ export function writeReferenceReports(cases: readonly TestCase[], outcomeOf: (t:
   const config = targetConfig(base, target, index);
   const reportDir = referenceReportDir(base.reportDir);
   const info = { ...collectRunInfo(config), reportDir };
-  const trials = trialsOf();
-  const report = foldReport(
-    cases.map(outcomeOf),
-    { info, startedAt: run.startedAt, durationMs: run.durationMs, playwrightStatus: run.playwrightStatus, stopReason: run.stopReason, errors: run.errors },
-    trials ? { trials } : {},
-  );
+  const report = foldReport(cases.map(outcomeOf), { info, startedAt: run.startedAt, durationMs: run.durationMs, stopReason: run.stopReason, errors: run.errors }, referencePlan(run.plan));
   writeReports(report, reportDir, info.secrets);
   return { report, url: config.baseUrl, reportDir };
 }
