@@ -21,8 +21,9 @@ const plan = process.env[MERGE_CONTEXT_ENV] ? undefined : planOfThisRun();
 // it names the suite's own files with its own extension.
 const ext = path.extname(fileURLToPath(import.meta.url));
 
-// Progress: one line per test on a terminal; one updating line in CI and logs, where a line per test is noise.
-const progress = process.stdout.isTTY && !process.env.CI ? 'list' : 'line';
+// Progress: the kit's own line (tests done, requirements judged by mark, MUST failures, time), rewritten in place on a
+// terminal, a short line every few seconds in CI; then the verdict. Never Playwright's pass count beside a FAIL.
+const progress = `./reporter/progress${ext}`;
 
 // One shard of the run (CONFORMANCE_SHARD, `chatconform run --shard i/n`): Playwright's sharding, and its blob
 // report beside the shard's partial conformance.json for `chatconform report merge`.
