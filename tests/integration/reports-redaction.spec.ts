@@ -89,7 +89,7 @@ test('against the embedded mock, two spec files: four files, a valid report, no 
   expect(report.run.tests.total).toBeGreaterThan(0);
   expect(report.spec.catalogRecords).toBe(report.requirements.length);
   expect(run.code).toBe(report.verdict.mustFailed.length === 0 ? 0 : 1);
-  expect(report.verdict.exitStatus).toBe(run.code === 0 ? 'passed' : 'failed');
+  expect(report.verdict.exitCode).toBe(run.code);
   // The reference mock passes what these two files check …
   expect(report.verdict.mustFailed).toEqual([]);
   expect(report.rootCauses).toEqual([]);
@@ -139,7 +139,7 @@ test('against a broken target that echoes the key, as a shard: MUST failures, ex
     expectNoKey(reportDir);
 
     expect(run.code).toBe(1);
-    expect(report.verdict).toMatchObject({ result: 'fail', exitStatus: 'failed' });
+    expect(report.verdict).toMatchObject({ result: 'fail', exitCode: 1 });
     expect(report.target).toMatchObject({ url: target.url, embeddedMock: false });
     expect(report.verdict.mustFailed).toContain('CAT-027');
     const nulls = report.requirements.find((r) => r.id === 'CAT-027')!;
