@@ -321,7 +321,7 @@ const TIER_LABEL: Record<ImpactTier, string> = { core: 'core', 'auth-errors-limi
 
 function rootCauseHtml(c: RootCause, known: ReadonlySet<string>, report: ConformanceReport): string {
   const link = (id: string) => (known.has(id) ? `<a href="#${esc(anchor(id))}" class="jump"><code>${esc(id)}</code></a>` : `<code>${esc(id)}</code>`);
-  const tests = `<ul class="tests">${c.tests.map((t) => `<li><span class="test-title">${esc(t.title)}</span> <span class="loc">${esc(`${t.file}:${t.line}`)}</span></li>`).join('')}</ul>`;
+  const tests = `<ul class="tests">${c.tests.map((t) => `<li><span class="test-title">${esc(t.title)}</span> <span class="loc">${esc(location(t))}</span></li>`).join('')}</ul>`;
   const reach = `${c.occurrences} occurrence${c.occurrences === 1 ? '' : 's'} in ${c.tests.length} test${c.tests.length === 1 ? '' : 's'}`;
   const blocked = c.blocked.length > 0 ? `<p class="blocked">Left unjudged because of it (${c.blocked.length}): ${c.blocked.map(link).join(' ')}</p>` : '';
   // The deviation the card stands for, and every requirement it breaks (one cause, one card).
