@@ -117,12 +117,20 @@ export function rootCauses(outcomes: readonly TestOutcome[], requirements: reado
     groups.set(cause.key, g);
     keyOfEntry.set(e, cause.key);
   }
-  // Link each unjudged record to the failure its cause names: the same test's record on the same exchange first.
+  // Link each unjudged record to the failure its cause names: the same test's record on the same exchange first, else
+  // the run's first finding of it (indexed: a --models run has thousands of each).
+  const findingsOf = new Map<TestOutcome, Entry[]>();
+  const firstOf = new Map<string, Entry>();
+  for (const e of keyOfEntry.keys()) {
+    const list = findingsOf.get(e.test);
+    if (list) list.push(e);
+    else findingsOf.set(e.test, [e]);
+    if (!firstOf.has(e.record.id)) firstOf.set(e.record.id, e);
+  }
   for (const e of all) {
     const cause = e.record.cause;
     if ((e.record.status !== 'skip' && e.record.status !== 'error') || !cause?.id) continue;
-    const failing = (x: Entry) => x.record.id === cause.id && finding(x.record);
-    const same = all.find((x) => x.test === e.test && failing(x) && (cause.exchange === undefined || x.record.exchange === cause.exchange)) ?? all.find(failing);
+    const same = findingsOf.get(e.test)?.find((x) => x.record.id === cause.id && (cause.exchange === undefined || x.record.exchange === cause.exchange)) ?? firstOf.get(cause.id);
     if (same) groups.get(keyOfEntry.get(same)!)!.blocked.add(e.record.id);
   }
   const causes = [...groups.entries()].map(([key, g]) => {
