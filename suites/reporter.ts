@@ -234,6 +234,26 @@ function mergedInfo(ctx: MergeContext): RunInfo {
 }
 
 /**
+ * An interrupted run still writes the reports of what it judged, marked interrupted. Playwright stops gracefully on
+ * SIGINT only (its reporters' onEnd then runs, with the status "interrupted"); a SIGTERM (a CI job cancelled, a
+ * container stopped, `chatconform run` passing one on) would end the runner at once, with no report. So a SIGTERM
+ * is turned into Playwright's SIGINT, and either signal is said once on stderr.
+ */
+function stopOnSignals(): void {
+  let said = false;
+  const say = (signal: NodeJS.Signals) => {
+    if (said) return;
+    said = true;
+    process.stderr.write(`\nchatconform: ${signal}: the run stops; the reports of what it judged are written, marked interrupted\n`);
+  };
+  process.on('SIGINT', () => say('SIGINT'));
+  process.on('SIGTERM', () => {
+    say('SIGTERM');
+    process.kill(process.pid, 'SIGINT');
+  });
+}
+
+/**
  * Makes `code` the process's exit code. Playwright ends its run with process.exit(0, 1 or 130) after the reporters;
  * Node runs the 'exit' listeners inside process.exit and then exits with process.exitCode as they left it, so a
  * listener is the one place a reporter's code survives.
@@ -255,6 +275,7 @@ export default class ConformanceReporter implements Reporter {
   onBegin(config: FullConfig, suite: Suite): void {
     this.root = suite;
     this.shard = config.shard;
+    if (!process.env[MERGE_CONTEXT_ENV]) stopOnSignals();
   }
 
   onTestEnd(test: TestCase): void {
