@@ -2,7 +2,6 @@
 // is declared for, its annotation), and each target gets its own four reports in
 // `<report dir>/targets/<name>/`, folded exactly as a run of that target alone would be. The run's exit code is the
 // worst of its targets'.
-import path from 'node:path';
 import type { Suite, TestCase } from '@playwright/test/reporter';
 import type { StopReason } from '../../report/json.ts';
 import { foldReport, referencePlan, targetPlan, type ReferenceInput, type VerdictPlan } from '../../report/fold.ts';
@@ -12,7 +11,7 @@ import { collectRunInfo } from '../../report/run-info.ts';
 import { writeReports } from '../../report/write.ts';
 import { runConfig } from '../../run/config.ts';
 import { runTargets, TARGET_ANNOTATION, targetConfig, targetIndexOfAnnotations, type RunTarget } from '../../run/targets.ts';
-import { TRIALS_PROJECT, trialsOf } from '../../run/trials.ts';
+import { TRIALS_PROJECT } from '../../run/trials.ts';
 
 export interface TargetsRun {
   startedAt: Date;
