@@ -1,6 +1,7 @@
 // `npm run conformance` (and `chatconform run`): the suite against CONFORMANCE_BASE_URL, or the embedded mock
 // when it is unset.
 import path from 'node:path';
+import v8 from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { selectionGrep, selectionOf } from '../run/selection.ts';
@@ -16,6 +17,11 @@ import { TARGETS_FILE_ENV, targetsOf } from '../run/targets.ts';
 // the CONFORMANCE_* variables and the config file, with the seed fixed; the workers inherit its path and read it.
 // `playwright merge-reports` replays a finished run: it plans nothing.
 const plan = process.env[MERGE_CONTEXT_ENV] ? undefined : planOfThisRun();
+
+// The runner and every worker load this file: their heaps grow by 20 % of what a full collection keeps, not up to 4x
+// (a worker's tests leave garbage, not state: a --models run's workers held ~450 MB each, ~270 MB so; cli/mock.ts).
+v8.setFlagsFromString('--heap-growing-percent=20');
+v8.setFlagsFromString('--no-allocation-site-pretenuring');
 
 // The same config serves the TypeScript sources (the repository) and the compiled package (dist/, JavaScript):
 // it names the suite's own files with its own extension.
