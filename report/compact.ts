@@ -40,8 +40,46 @@ function light(x: Exchange): Exchange {
   };
 }
 
-/** The evidence with every 2xx exchange no shown record points at reduced to what the fold reads of it. */
-export function compactEvidence(e: Evidence): Evidence {
+/**
+ * One copy of each string the run's cases repeat: JSON.parse makes a new string of every value, and 20,000 cases
+ * repeat the same requirement IDs, statuses, skip reasons, routes and URLs some 800,000 times (half the records'
+ * memory; the owner, e.g. a run's reporter, keeps one pool for the run).
+ */
+export class StringPool {
+  private readonly seen = new Map<string, string>();
+
+  of<T extends string | undefined>(s: T): T {
+    if (s === undefined) return s;
+    const kept = this.seen.get(s);
+    if (kept !== undefined) return kept as T;
+    this.seen.set(s, s);
+    return s;
+  }
+}
+
+function pooledRecord(r: CheckRecord, pool: StringPool): CheckRecord {
+  const out: CheckRecord = { ...r, id: pool.of(r.id), status: pool.of(r.status) };
+  if (r.message !== undefined) out.message = pool.of(r.message);
+  if (r.cause) out.cause = { ...r.cause, ...(r.cause.message !== undefined ? { message: pool.of(r.cause.message) } : {}), ...(r.cause.id !== undefined ? { id: pool.of(r.cause.id) } : {}) };
+  return out;
+}
+
+/**
+ * The evidence with every 2xx exchange no shown record points at reduced to what the fold reads of it, and the
+ * strings its records and reduced exchanges repeat taken from `pool`.
+ */
+export function compactEvidence(e: Evidence, pool: StringPool = new StringPool()): Evidence {
   const shown = new Set(e.checks.filter((r) => SHOWN.has(r.status) && r.exchange !== undefined).map((r) => r.exchange!));
-  return { checks: e.checks, exchanges: e.exchanges.map((x, i) => (shown.has(i) || !success(x) ? x : light(x))) };
+  return {
+    checks: e.checks.map((r) => pooledRecord(r, pool)),
+    exchanges: e.exchanges.map((x, i) => {
+      if (shown.has(i) || !success(x)) return x;
+      const l = light(x);
+      l.method = pool.of(l.method);
+      l.path = pool.of(l.path);
+      l.url = pool.of(l.url);
+      for (const k of Object.keys(l.requestHeaders)) l.requestHeaders[k] = pool.of(l.requestHeaders[k]!);
+      return l;
+    }),
+  };
 }

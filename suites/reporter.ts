@@ -25,7 +25,7 @@ import { describeSelection, runnerFilters, selectedIds, selectionOf } from '../r
 import { publishToCi } from '../report/ci-summary.ts';
 import type { ConformanceReport, ShardInfo, StopReason } from '../report/json.ts';
 import { foldReport, type RecordedCase, type RunFacts, type VerdictPlan } from '../report/fold.ts';
-import { compactEvidence } from '../report/compact.ts';
+import { compactEvidence, StringPool } from '../report/compact.ts';
 import { loadReport } from '../report/load.ts';
 import { BLOB_DIR, MERGE_CONTEXT_ENV, MergeRefused, type MergeContext } from '../report/merge.ts';
 import { CONTRACT } from '../spec/requirements/index.ts';
@@ -80,11 +80,14 @@ function caseStatusOf(result: TestResult | undefined, errors: readonly string[])
   }
 }
 
+/** The strings the run's cases repeat, one copy each (report/compact.ts): the reporter runs once per process. */
+const pool = new StringPool();
+
 /** One test as the fold sees it: its case, with the exchanges the fold will not read again reduced (report/compact.ts). */
 export function outcomeOf(test: TestCase): TestOutcome {
   const last = test.results.at(-1);
   const annotations = [...test.annotations, ...(last?.annotations ?? [])];
-  const declared = [...new Set(annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION && a.description).map((a) => a.description!))];
+  const declared = [...new Set(annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION && a.description).map((a) => pool.of(a.description!)))];
   const evidence = evidenceOf(last);
   const thrown = (last?.errors ?? []).map(errorText).filter((e): e is string => e !== undefined);
   const first = errorText(last?.error ?? last?.errors[0]);
@@ -95,7 +98,7 @@ export function outcomeOf(test: TestCase): TestOutcome {
   const model = modelOfTest(test);
   const outcome: TestOutcome = {
     title: model === undefined ? titleOf(test) : `${model} › ${titleOf(test)}`,
-    file: path.relative(repoRoot, test.location.file) || test.location.file,
+    file: pool.of(path.relative(repoRoot, test.location.file) || test.location.file),
     line: test.location.line,
     ...ended,
     declared,
@@ -111,8 +114,8 @@ export function outcomeOf(test: TestCase): TestOutcome {
     outcome.errors = errors;
   }
   const skip = annotations.find((a) => (a.type === 'skip' || a.type === 'fixme') && a.description);
-  if (skip?.description) outcome.skipReason = skip.description;
-  if (evidence) outcome.evidence = compactEvidence(evidence);
+  if (skip?.description) outcome.skipReason = pool.of(skip.description);
+  if (evidence) outcome.evidence = compactEvidence(evidence, pool);
   // --trials: a repeated test's trial index, so the reporter folds its trials per requirement.
   if (test.parent.project()?.name === TRIALS_PROJECT) outcome.trial = slotOf(test).trial;
   return outcome;
