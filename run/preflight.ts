@@ -143,15 +143,16 @@ export async function preflight(p: PreflightInput): Promise<PreflightResult> {
   if (answer.status === 404 && chat.status === 404) throw setupError('notFound', { baseUrl: p.baseUrl });
   const body = answer.body.toString('utf8');
   if (refused(answer.status)) throw keyRefusal({ key: p.key, what: `GET ${p.baseUrl}/v1/models`, status: answer.status, ...codeOf(body) });
+  // The command line's mistakes first (exit 2): a catalog the kit cannot read is the suite's to judge; only a
+  // readable one can show a selection empty or a pinned model missing.
+  const listed = answer.status >= 200 && answer.status < 300 ? listedIds(body) : undefined;
+  if (listed !== undefined) {
+    const selection = p.modelSelection;
+    if (selection && selection.length > 0 && needsCatalog(selection) && chooseModels(selection, listed).length === 0) throw setupError('modelsMatchNone', { selection: [...selection], listed: listed.length });
+    const missing = (p.models ?? []).filter((id) => !listed.includes(id));
+    if (missing.length > 0) throw setupError('modelNotListed', { missing, listed });
+  }
   if (refused(chat.status)) throw keyRefusal({ key: p.key, what: `POST ${p.baseUrl}/v1/chat/completions`, status: chat.status, ...codeOf(chat.body.toString('utf8')) });
-  if (answer.status < 200 || answer.status >= 300) return { waited };
-  // A catalog the kit cannot read is the suite's to judge; only a readable one can show a selection empty.
-  const listed = listedIds(body);
-  if (listed === undefined) return { waited };
-  const selection = p.modelSelection;
-  if (selection && selection.length > 0 && needsCatalog(selection) && chooseModels(selection, listed).length === 0) throw setupError('modelsMatchNone', { selection: [...selection], listed: listed.length });
-  const missing = (p.models ?? []).filter((id) => !listed.includes(id));
-  if (missing.length > 0) throw setupError('modelNotListed', { missing, listed });
   return { waited };
 }
 

@@ -225,7 +225,7 @@ export function troubleshootingPage(): string {
     '',
   ];
   for (const m of Object.values(SETUP_MESSAGES) as SetupMessage<unknown>[]) {
-    out.push(`## ${m.title}`, '', '```', `error: ${lineOf(m, m.example)}`, '```', '', `Exit code ${m.exit}. **Cause:** ${m.cause}`, '', `**Fix:** ${m.fix}`, '');
+    out.push(`## ${m.title}`, '', '```text', `error: ${lineOf(m, m.example)}`, '```', '', `Exit code ${m.exit}. **Cause:** ${m.cause}`, '', `**Fix:** ${m.fix}`, '');
   }
   return `${out.join('\n').trimEnd()}\n`;
 }
