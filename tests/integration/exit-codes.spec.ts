@@ -7,13 +7,15 @@
 // before the suite starts.
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { repoRoot } from '../../run/config.ts';
 import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
-import { closedPort } from '../support/listen.ts';
+import { closedPort, listen } from '../support/listen.ts';
+import { forwarder } from './support/hostile-targets.ts';
 
 interface Ran {
   code: number;
@@ -36,27 +38,26 @@ function runIn(command: string, args: string[], env: Record<string, string>, rep
 }
 
 /**
- * Starts a command as a terminal starts a job (the leader of its own process group), waits until its output shows
- * `when`, then sends SIGINT to the whole group, as Ctrl-C does; resolves with how it ended and what it printed.
+ * Starts a command as a terminal starts a job (the leader of its own process group), waits until `ready()` holds
+ * (polled), then sends SIGINT to the whole group, as Ctrl-C does; resolves with how it ended and what it printed.
  */
-function interrupt(command: string, args: string[], env: Record<string, string>, when: RegExp): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
+function interrupt(command: string, args: string[], env: Record<string, string>, ready: (output: string) => boolean): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: repoRoot, env: { ...base(), ...env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    let sent = false;
     const bound = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 240_000);
-    const read = (d: Buffer) => {
-      output += d.toString('utf8');
-      if (!sent && when.test(output)) {
-        sent = true;
-        process.kill(-child.pid!, 'SIGINT');
-      }
-    };
+    const poll = setInterval(() => {
+      if (!ready(output)) return;
+      clearInterval(poll);
+      process.kill(-child.pid!, 'SIGINT');
+    }, 100);
+    const read = (d: Buffer) => void (output += d.toString('utf8'));
     child.stdout.on('data', read);
     child.stderr.on('data', read);
     child.once('error', reject);
     child.once('close', (code, signal) => {
       clearTimeout(bound);
+      clearInterval(poll);
       resolve({ code, signal, output: output.slice(-3000) });
     });
   });
@@ -111,20 +112,32 @@ test('a live mock: npm run conformance and chatconform run both exit 0, as the r
 test('Ctrl-C is exit 3 however the suite is started: directly, through npm run conformance, and before the suite starts', async () => {
   test.setTimeout(600_000);
   const dir = path.join(scratch, 'interrupted');
-  // The embedded mock, the whole suite: Ctrl-C once the runner says it is running.
-  const running = /Running \d+ tests? using/;
-  const npm = await interrupt('npm', ['run', '--silent', 'conformance'], { CONFORMANCE_REPORT_DIR: `${dir}-npm`, CONFORMANCE_WORKERS: '1' }, running);
-  expect({ code: npm.code, signal: npm.signal }, npm.output).toEqual({ code: 3, signal: null });
-  const direct = await interrupt(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'cli/main.ts'), 'run', '--workers', '1'], { CONFORMANCE_REPORT_DIR: `${dir}-direct` }, running);
-  expect({ code: direct.code, signal: direct.signal }, direct.output).toEqual({ code: 3, signal: null });
-  for (const d of [`${dir}-npm`, `${dir}-direct`]) {
-    const report = JSON.parse(readFileSync(path.join(d, 'conformance.json'), 'utf8'));
-    expect(report.verdict.exitCode).toBe(3);
-    expect(report.run.stopReason).toBe('interrupted');
+  // The mock behind a counter: Ctrl-C once the tests are under way (discovery sends a few dozen requests first).
+  const mock = await startMockServer({ host: '127.0.0.1', port: 0 });
+  const forward = forwarder(new URL(mock.url), new http.Agent({ keepAlive: true }));
+  let served = 0;
+  const counted = await listen(http.createServer((req, res) => void (served++, forward(req, res))));
+  try {
+    const under = (start: number) => () => served >= start + 80;
+    const target = { CONFORMANCE_BASE_URL: counted.url, CONFORMANCE_PROFILE: 'mock', CONFORMANCE_WORKERS: '1' };
+    let start = served;
+    const npm = await interrupt('npm', ['run', '--silent', 'conformance'], { ...target, CONFORMANCE_REPORT_DIR: `${dir}-npm` }, under(start));
+    expect({ code: npm.code, signal: npm.signal }, npm.output).toEqual({ code: 3, signal: null });
+    start = served;
+    const direct = await interrupt(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'cli/main.ts'), 'run'], { ...target, CONFORMANCE_REPORT_DIR: `${dir}-direct` }, under(start));
+    expect({ code: direct.code, signal: direct.signal }, direct.output).toEqual({ code: 3, signal: null });
+    for (const d of [`${dir}-npm`, `${dir}-direct`]) {
+      const report = JSON.parse(readFileSync(path.join(d, 'conformance.json'), 'utf8'));
+      expect(report.verdict.exitCode).toBe(3);
+      expect(report.run.stopReason).toBe('interrupted');
+    }
+  } finally {
+    await counted.close();
+    await mock.close();
   }
   // While it waits for a target that is not there yet: nothing ran, one line, exit 3.
   const port = await closedPort();
-  const waiting = await interrupt(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'cli/main.ts'), 'run', '--base-url', `http://127.0.0.1:${port}`, '--wait-for-target', '120', '--report-dir', `${dir}-waiting`], {}, /waiting up to 120 s for the target/);
+  const waiting = await interrupt(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'cli/main.ts'), 'run', '--base-url', `http://127.0.0.1:${port}`, '--wait-for-target', '120', '--report-dir', `${dir}-waiting`], {}, (out) => /waiting up to 120 s for the target/.test(out));
   expect({ code: waiting.code, signal: waiting.signal }, waiting.output).toEqual({ code: 3, signal: null });
   expect(waiting.output).toMatch(/chatconform: interrupted \(SIGINT\) before the suite started; nothing was judged/);
 });
