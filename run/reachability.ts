@@ -6,8 +6,6 @@
 import type { Exchange } from '../judge/exchange.ts';
 import { setupError, type SetupError } from './setup-messages.ts';
 
-export { UNREACHABLE_PREFIX } from './setup-messages.ts';
-
 /** What the check reads of an answer (a TargetResponse has it, and so does a transport result wrapped). */
 export interface ReachAnswer {
   exchange: Pick<Exchange, 'status' | 'error' | 'errorKind' | 'responseHeaders' | 'responseBody'>;
