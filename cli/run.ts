@@ -23,7 +23,7 @@ import { disposeRunDir, planInput, planOfInput, runEnvironment, writePlan, write
 import { attributeOf, SettingError, SETTINGS, type Setting, type SettingKind } from '../run/settings.ts';
 import { validate } from './run-input.ts';
 import { prepareCertification, writeCertification } from './certify.ts';
-import { interruptsEndTheCommand, runSuite } from './suite-process.ts';
+import { interruptsEndTheCommand, runSuite, type Interrupts } from './suite-process.ts';
 
 /** A rate from 0 to 1 (--min-pass-rate). */
 function rate(raw: string): number {
@@ -137,13 +137,13 @@ export async function run(flags: RunFlags): Promise<number> {
   // Ctrl-C before the suite starts (a wait for the target, the preflight) ends the command with exit 3 too.
   const interrupts = interruptsEndTheCommand();
   try {
-    return await planAndRun(flags, interrupts.release);
+    return await planAndRun(flags, interrupts);
   } finally {
     interrupts.release();
   }
 }
 
-async function planAndRun(flags: RunFlags, suiteStarts: () => void): Promise<number> {
+async function planAndRun(flags: RunFlags, interrupts: Interrupts): Promise<number> {
   let input: PlanInput;
   try {
     input = planInput(process.env, { flags: flagTexts(flags) });
@@ -168,6 +168,7 @@ async function planAndRun(flags: RunFlags, suiteStarts: () => void): Promise<num
   const takes = sel && grep.length === 0 ? selectionTakesTests(sel) : undefined;
   if (takes === false && !flags.list) throw new UsageError(noTestChecks(describeSelection(sel!)));
   const planFile = writePlanInNewRunDir(plan);
+  interrupts.before(() => disposeRunDir(plan));
   try {
     if (flags.list || (sel && takes === undefined) || grep.length > 0) {
       // The filter is checked against the whole suite: a shard may hold none of its tests and still be one of n.
@@ -197,7 +198,7 @@ async function planAndRun(flags: RunFlags, suiteStarts: () => void): Promise<num
     // The reference beside the target in one run: the same runner, workers, seed and selection serve both.
     if (plan.settings.reference) process.stdout.write(`chatconform: the target beside its reference ${plan.settings.reference} in one run (the reference's reports in ${referenceReportDir(reportDir)})\n`);
     const started = Date.now();
-    suiteStarts();
+    interrupts.release();
     await runSuite(grep, runEnvironment(planFile, secrets));
     const report = readReport(reportDir, started);
     // No report of this run: the kit could not even judge (a crash before the reporter): a runtime error.

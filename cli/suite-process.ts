@@ -9,9 +9,18 @@ import path from 'node:path';
 import { CONFORMANCE_CONFIG, playwrightCli } from './kit-files.ts';
 import { EXIT } from './usage.ts';
 
+/** What ends the command at an interrupt before the suite starts: `release()` when the suite starts, `before(fn)` to clean up. */
+export interface Interrupts {
+  release: () => void;
+  /** Runs `fn` (removing the run's scratch folder, say) before the command exits on an interrupt. */
+  before: (fn: () => void) => void;
+}
+
 /** Until `release()`, SIGINT and SIGTERM end the command with exit 3 and one line. */
-export function interruptsEndTheCommand(): { release: () => void } {
+export function interruptsEndTheCommand(): Interrupts {
+  const cleanups: (() => void)[] = [];
   const stop = (signal: NodeJS.Signals) => {
+    for (const fn of cleanups) fn();
     process.stderr.write(`chatconform: interrupted (${signal}) before the suite started; nothing was judged\n`);
     process.exit(EXIT.config);
   };
@@ -22,6 +31,7 @@ export function interruptsEndTheCommand(): { release: () => void } {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
     },
+    before: (fn) => void cleanups.push(fn),
   };
 }
 
