@@ -9,9 +9,6 @@
 import path from 'node:path';
 import { slotTitlesFor, type SlotSpace } from './slots.ts';
 
-/** The rerun's facts for its reporter (JSON of RerunOf, set by `chatconform run`; not meant to be set by hand). */
-export const RERUN_ENV = 'CONFORMANCE_RERUN_OF';
-
 /** The folder of the report dir a rerun writes to. */
 export const RERUN_DIR = 'rerun';
 
@@ -58,7 +55,7 @@ export function declaredTitlesOf(t: Pick<RerunTest, 'title' | 'model'>, space: P
 
 /** What a rerun's report records of the run it reran (conformance.json run.rerunOf). */
 export interface RerunOf {
-  /** The report it reran: an absolute path in RERUN_ENV, relative to the rerun's own report dir in the report. */
+  /** The report it reran: an absolute path in the run's plan, relative to the rerun's own report dir in the report. */
   report: string;
   startedAt: string;
   seed?: number;
@@ -120,15 +117,4 @@ export function testListOf(tests: readonly RerunTest[], kitRoot: string, suitesD
 export function rerunReportDir(reportDir: string, reportFile: string): string {
   const dir = path.resolve(reportDir, RERUN_DIR);
   return path.dirname(path.resolve(reportFile)) === dir ? path.join(dir, RERUN_DIR) : dir;
-}
-
-/** The rerun's facts (RERUN_ENV), or undefined for a run that is no rerun. */
-export function rerunOfEnv(env: NodeJS.ProcessEnv = process.env): RerunOf | undefined {
-  const raw = env[RERUN_ENV];
-  if (!raw) return undefined;
-  try {
-    return JSON.parse(raw) as RerunOf;
-  } catch {
-    return undefined;
-  }
 }

@@ -23,7 +23,6 @@ import {
 } from './lib/requests/chat.ts';
 import { pickModel, usableModels } from './lib/discovery.ts';
 import { NO_CALL_CAME_BACK } from './lib/requests/tools.ts';
-import { generateText, streamText } from 'ai';
 import { slotsOf } from './lib/slots.ts';
 
 /** How many models the "answered by the requested model" test asks (cheapest first). */
@@ -381,7 +380,7 @@ test.describe('section 1: the widely used shape', () => {
     const sent = (): number | null => (target.exchanges.length > from ? target.exchanges.length - 1 : null);
     const next = () => void (from = target.exchanges.length);
 
-    const openai = openaiClient(target);
+    const openai = await openaiClient(target);
     try {
       const c = await openai.chat.completions.create({ model: model.id, messages, max_completion_tokens: TINY });
       check.that('CHAT-001', Array.isArray(c.choices) && c.choices.length > 0, 'openai-node: chat.completions.create returned no choices', sent());
@@ -398,7 +397,8 @@ test.describe('section 1: the widely used shape', () => {
       check.that('CHAT-001', false, `openai-node: iterating a streamed completion failed: ${failure(err)}`, sent());
     }
 
-    const provider = aiSdkProvider(target);
+    const provider = await aiSdkProvider(target);
+    const { generateText, streamText } = await import('ai');
     next();
     try {
       const r = await generateText({ model: provider.chatModel(model.id), prompt: SHORT_PROMPT, maxOutputTokens: TINY, maxRetries: 0 });

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { selectionGrep, selectionOf } from '../run/selection.ts';
 import { planOfThisRun } from '../run/plan.ts';
-import { reportDirOf } from '../run/config.ts';
+import { defaultReportDir } from '../run/config.ts';
 import { shardOf } from '../run/shard.ts';
 import { BLOB_DIR, MERGE_CONTEXT_ENV } from '../report/merge.ts';
 import { resolveModelMatrix } from './lib/discovery-matrix.ts';
@@ -31,7 +31,7 @@ const reporters: ReporterDescription[] = process.env[MERGE_CONTEXT_ENV]
     [[`./reporter${ext}`]]
   : // The blob reporter before the conformance reporter: Playwright ends reporters in order, so the blob is whole when
     // the shard's conformance.json records its digest (the merge replays only that blob).
-    [[progress], ...(shard ? [['blob', { outputDir: path.join(reportDirOf(), BLOB_DIR) }] as ReporterDescription] : []), [`./reporter${ext}`]];
+    [[progress], ...(shard ? [['blob', { outputDir: path.join(plan?.settings.reportDir ?? defaultReportDir(), BLOB_DIR) }] as ReporterDescription] : []), [`./reporter${ext}`]];
 // --models: the chosen models, resolved once here and written beside the plan. Targets (a targets file, the reference),
 // models and trials are the run's slots (run/slots.ts): each spec file declares its tests once per slot that holds
 // them (suites/lib/slots.ts), all in this one project, so the same workers serve every slot.

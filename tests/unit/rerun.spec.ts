@@ -3,7 +3,7 @@
 // reports go, never over the report it reruns. The end-to-end rerun is tests/integration/rerun-failed.spec.ts.
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { RERUN_ENV, rerunOfEnv, rerunOfReport, rerunReportDir, testListOf, type RerunSource } from '../../run/rerun.ts';
+import { rerunOfReport, rerunReportDir, testListOf, type RerunSource } from '../../run/rerun.ts';
 import { buildReport, validateReport } from '../../report/json.ts';
 import { aggregate, type TestOutcome } from '../../report/results.ts';
 import { sampleInfo } from '../support/reports.ts';
@@ -76,8 +76,6 @@ test("the rerun's reports go to rerun/ of the report dir, never over the report 
 test("the rerun's report says which run it reran, relative to its own folder, and is partial even when all passes", () => {
   const outcome: TestOutcome = { title: 'streaming › ends', file: 'suites/streaming.spec.ts', line: 1, status: 'passed', declared: ['STREAM-004'], durationMs: 1, evidence: { checks: [{ id: 'STREAM-004', status: 'pass' }], exchanges: [] } };
   const of = rerunOfReport({ run: { startedAt: '2026-01-02T03:04:05.000Z', seed: 3 }, requirements: [requirement('STREAM-004', 'fail', [{ status: 'fail', test: 'streaming › ends', location: 'suites/streaming.spec.ts:1' }])] }, '/r/conformance.json');
-  expect(rerunOfEnv({ [RERUN_ENV]: JSON.stringify(of) })).toEqual(of);
-  expect(rerunOfEnv({})).toBeUndefined();
   const report = buildReport({
     info: { ...sampleInfo(), rerunOf: { ...of, report: '../conformance.json' } },
     results: aggregate([outcome]),
