@@ -48,21 +48,21 @@ export function trialsOf(env: NodeJS.ProcessEnv = process.env): TrialSettings | 
 /** Matches a model-dependent test by its tag (Playwright greps "project file titles tags"). */
 export const MODEL_DEPENDENT_GREP = new RegExp(`(?:^|\\s)${MODEL_DEPENDENT_TAG}(?![\\w-])`);
 
-/** Both patterns (a project's grep replaces the config's: the selection must still hold inside the trials project). */
-export function both(a: RegExp | undefined, b: RegExp): RegExp {
-  return a ? new RegExp(`^(?=[\\s\\S]*(?:${a.source}))(?=[\\s\\S]*(?:${b.source}))`) : b;
+/** Both: each of the patterns with `b` (a project's grep replaces the config's: the selection must still hold inside the trials project). */
+export function both(a: readonly RegExp[] | undefined, b: RegExp): RegExp[] {
+  return a ? a.map((x) => new RegExp(`^(?=[\\s\\S]*(?:${x.source}))(?=[\\s\\S]*(?:${b.source}))`)) : [b];
 }
 
-/** Either pattern (a project's grepInvert replaces the config's too). */
-export function either(a: RegExp | undefined, b: RegExp): RegExp {
-  return a ? new RegExp(`(?:${a.source})|(?:${b.source})`) : b;
+/** Either: the patterns and `b` (a project's grepInvert replaces the config's too). */
+export function either(a: readonly RegExp[] | undefined, b: RegExp): RegExp[] {
+  return [...(a ?? []), b];
 }
 
 /**
  * The config's projects with --trials: the suite without the model-dependent tests, once; those tests, k times.
  * Without trials, nothing (the config's single implicit project).
  */
-export function trialProjects(filter: { grep?: RegExp; grepInvert?: RegExp }, env: NodeJS.ProcessEnv = process.env): { projects?: { name: string; grep?: RegExp; grepInvert?: RegExp; repeatEach?: number }[] } {
+export function trialProjects(filter: { grep?: RegExp[]; grepInvert?: RegExp[] }, env: NodeJS.ProcessEnv = process.env): { projects?: { name: string; grep?: RegExp[]; grepInvert?: RegExp[]; repeatEach?: number }[] } {
   const trials = trialsOf(env);
   if (!trials) return {};
   return {

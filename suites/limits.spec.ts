@@ -1,6 +1,6 @@
 // Limits of POST /v1/chat/completions (sections 4.3 rule 1 and 8): the 10 MB body limit, applied before
 // parsing; per-model output and context limits from the catalog; rate limits and quotas (gaps: observed).
-import { req, test } from './lib/test-fixtures.ts';
+import { judges, req, test } from './lib/test-fixtures.ts';
 
 import { chatModel, completionTokensOf, LONG_ANSWER_PROMPT, errorFieldsOf, limitHeaders, noModelReason, outcomeOf, SHORT_PROMPT, usageOf, userMessage } from './lib/requests/chat.ts';
 import { judgeCompletion } from '../judge/judge-response.ts';
@@ -35,7 +35,7 @@ test.describe('section 8: request body size', () => {
   test(
     'a body over 10 MB is refused before it is parsed',
     // CHAT-006 and CHAT-007 (4.3 rule 1) restate LIMIT-001 and LIMIT-002 (section 8): judged once, here.
-    req('LIMIT-001', 'LIMIT-002', 'LIMIT-007', 'OBS-026'),
+    req('LIMIT-001', 'LIMIT-002', 'LIMIT-007', 'OBS-026', judges(judgeRefusalAnswered, judgeRefusedBeforeParsing)),
     async ({ target, check, discovery, config }) => {
       const timeoutMs = Math.max(config.requestTimeoutMs, BIG_REQUEST_TIMEOUT_MS);
       test.setTimeout(2 * timeoutMs + 30_000);
@@ -74,7 +74,7 @@ test.describe('section 8: request body size', () => {
 
   test(
     'a body just under 10 MB is not refused for its size',
-    req('LIMIT-003', 'REQ-013'),
+    req('LIMIT-003', 'REQ-013', judges(judgeCompletion)),
     async ({ target, check, discovery, config }) => {
       const timeoutMs = Math.max(config.requestTimeoutMs, BIG_REQUEST_TIMEOUT_MS);
       test.setTimeout(timeoutMs + 30_000);
@@ -94,7 +94,7 @@ test.describe('section 8: request body size', () => {
 test.describe('section 8: per-model limits', () => {
   test(
     'a response stays within the entry\'s published max_tokens, also when a larger cap is asked',
-    req('LIMIT-005'),
+    req('LIMIT-005', judges(judgeCompletion)),
     async ({ target, check, discovery, config }) => {
       // Judged only where the cap sent can exceed the entry's max_tokens: a cap at or below it would make the
       // rule follow from the cap itself (REQ-010), a pass with nothing behind it.

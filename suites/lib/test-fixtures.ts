@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { test as base, type TestInfo } from '@playwright/test';
 import { Checker, EVIDENCE_ATTACHMENT, failureSummary } from '../../judge/checker.ts';
 import { findingAnnotations } from './findings.ts';
-import { declaredRequirements } from './declare.ts';
+import { declaredRequirements, indexedRequirements } from './declare.ts';
 import { repoRoot, runConfig, type RunConfig } from '../../run/config.ts';
 import { runTargets, TARGET_ANNOTATION, targetConfig, targetIndexOfAnnotations, targetRunsFile, type RunTarget } from '../../run/targets.ts';
 import { loadDiscovery, type Discovery } from './discovery.ts';
@@ -66,6 +66,8 @@ const suiteTest = base.extend<{ target: Target; check: Checker; discovery: Disco
   check: async ({ target, findingsFailTests }, use, testInfo) => {
     const checker: Checker = new Checker(target, {
       declared: () => declaredRequirements(testInfo),
+      // What the test may record: the suite's index of it (a partial run selects by the same).
+      index: () => indexedRequirements(testInfo),
       onSkip: (reason) => {
         checker.markSkipped(reason);
         testInfo.skip(true, reason);
@@ -175,4 +177,4 @@ const slots: Slot[] | undefined = chosen
 export const test: SuiteTest = slots ? perSlot(suiteTest, slots) : suiteTest;
 
 export { expect } from '@playwright/test';
-export { req } from './declare.ts';
+export { judges, req } from './declare.ts';
