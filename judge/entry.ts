@@ -13,6 +13,8 @@ export interface JudgeEntry {
   readonly name: string;
   /** Every requirement ID (primary) the function can record, whatever the exchange. */
   readonly ids: readonly string[];
+  /** The IDs it records itself (the rest, through the entry points it calls). */
+  readonly own: readonly string[];
 }
 
 /** A judge function with its IDs. */
@@ -42,6 +44,8 @@ export function idsOf(...sources: readonly IdSource[]): string[] {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any function: its own signature is kept as it is
 export function entryPoint<F extends (...args: any[]) => any>(ids: IdSource, fn: F): Judge<F> {
   if (!fn.name) throw new Error('a judge entry point is a named function');
+  const own = (s: IdSource): string[] => (typeof s === 'string' ? [s] : Array.isArray(s) ? (s as readonly IdSource[]).flatMap(own) : []);
+  Object.defineProperty(fn, 'own', { value: Object.freeze(idsOf(own(ids))), enumerable: true });
   return Object.defineProperty(fn, 'ids', { value: Object.freeze(idsOf(ids)), enumerable: true }) as Judge<F>;
 }
 
