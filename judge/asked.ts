@@ -54,7 +54,7 @@ function bodyOf(x: Exchange): Json | undefined {
 
 /** What the chat request answered by `res` asked; undefined when its body cannot be read back as a JSON object. */
 export function askedOf(res: TargetResponse): Asked | undefined {
-  const body = bodyOf(res.exchange);
+  const body = isObject(res.sent) ? res.sent : bodyOf(res.exchange);
   return body === undefined ? undefined : askedOfBody(body);
 }
 

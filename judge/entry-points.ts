@@ -6,12 +6,13 @@ import * as acceptance from './acceptance.ts';
 import * as answers from './answers.ts';
 import * as comparisons from './comparisons.ts';
 import * as judgeResponse from './judge-response.ts';
+import * as limits from './limits.ts';
 import * as routing from './routing.ts';
 import * as search from './search.ts';
 import * as tokenCaps from './token-caps.ts';
 import { isJudgeEntry, type JudgeEntry } from './entry.ts';
 
-const MODULES = { 'judge/acceptance.ts': acceptance, 'judge/answers.ts': answers, 'judge/comparisons.ts': comparisons, 'judge/judge-response.ts': judgeResponse, 'judge/routing.ts': routing, 'judge/search.ts': search, 'judge/token-caps.ts': tokenCaps } as const;
+const MODULES = { 'judge/acceptance.ts': acceptance, 'judge/answers.ts': answers, 'judge/comparisons.ts': comparisons, 'judge/judge-response.ts': judgeResponse, 'judge/limits.ts': limits, 'judge/routing.ts': routing, 'judge/search.ts': search, 'judge/token-caps.ts': tokenCaps } as const;
 
 /** An entry point and the module that exports it. */
 export interface ListedEntry {

@@ -4,6 +4,7 @@ import { judges, req, test } from './lib/test-fixtures.ts';
 
 import { chatModel, completionTokensOf, LONG_ANSWER_PROMPT, errorFieldsOf, limitHeaders, noModelReason, outcomeOf, SHORT_PROMPT, usageOf, userMessage } from './lib/requests/chat.ts';
 import { judgeCompletion } from '../judge/judge-response.ts';
+import { judgeOversizedRefused } from '../judge/limits.ts';
 import { judgeRefusalAnswered, judgeRefusedBeforeParsing, uploadOutcome, type UploadOutcome } from '../judge/comparisons.ts';
 import { usableModels } from './lib/discovery.ts';
 
@@ -35,7 +36,7 @@ test.describe('section 8: request body size', () => {
   test(
     'a body over 10 MB is refused before it is parsed',
     // CHAT-006 and CHAT-007 (4.3 rule 1) restate LIMIT-001 and LIMIT-002 (section 8): judged once, here.
-    req('LIMIT-001', 'LIMIT-002', 'LIMIT-007', 'OBS-026', judges(judgeRefusalAnswered, judgeRefusedBeforeParsing)),
+    req('LIMIT-001', 'LIMIT-002', 'LIMIT-007', 'OBS-026', judges(judgeOversizedRefused, judgeRefusalAnswered, judgeRefusedBeforeParsing)),
     async ({ target, check, discovery, config }) => {
       const timeoutMs = Math.max(config.requestTimeoutMs, BIG_REQUEST_TIMEOUT_MS);
       test.setTimeout(2 * timeoutMs + 30_000);
@@ -59,11 +60,9 @@ test.describe('section 8: request body size', () => {
       if (g.kind === 'closed' && v.kind === 'status') g = uploadOutcome((garbage = await target.postRaw('/v1/chat/completions', oversizedGarbage(OVERSIZED_BYTES), upload)));
       // Both closed: the valid one once more, so that a close charged as no answer (LIMIT-007) reproduces.
       else if (v.kind === 'closed') v = uploadOutcome((valid = await target.postRaw('/v1/chat/completions', paddedRequest(model.id, OVERSIZED_BYTES), upload)));
-      // Rejected: a non-200 status, or the connection closed on the upload (a proxy may cut an oversized body short).
-      const rejected = (r: UploadOutcome) => (r.kind === 'status' && r.status !== 200) || r.kind === 'closed';
       // Each finding on its own upload: the evidence of the valid-JSON one is the valid-JSON request.
-      check.that('LIMIT-001', rejected(v), () => `a valid JSON request of ${OVERSIZED_BYTES} bytes was not refused: ${valid.describe()}`, valid);
-      check.that('LIMIT-001', rejected(g), () => `a body of ${OVERSIZED_BYTES} bytes that is not JSON was not refused: ${garbage.describe()}`, garbage);
+      judgeOversizedRefused(check, valid, OVERSIZED_BYTES, 'a valid JSON request');
+      judgeOversizedRefused(check, garbage, OVERSIZED_BYTES, 'a body that is not JSON');
       // Rejected before parsing: whether the bytes are JSON cannot change the refusal.
       judgeRefusedBeforeParsing(check, valid, garbage, OVERSIZED_BYTES);
       // Refused, but by a closed connection both times: no answer where one was possible (a warning).
