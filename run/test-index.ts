@@ -56,14 +56,14 @@ const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * A pattern for Playwright's grep that matches one test: Playwright matches "project file describe… title tags" (each
- * part joined by a space; a describe's tags follow its title). The file, then any titles (a run's slot, a
- * target's or a model's block, sits between the file and the test's own describes), then the test's title path,
- * then its tags only. A compiled kit's file ends in .js.
+ * part joined by a space; a describe's tags follow its title). The file, then the test's title path in order, then
+ * its tags only; a run's slot blocks (a target's, a model's, a trial's describe block) may sit anywhere between the
+ * file and the test's own title. A compiled kit's file ends in .js.
  */
 export function grepOf(test: Pick<IndexedTest, 'file' | 'titles'>): RegExp {
   const file = escape(test.file.replace(/\.[jt]s$/, '')) + '\\.[jt]s';
-  const tags = '(?:\\s@\\S+)*';
-  return new RegExp(`(?:^|\\s)${file}\\s(?:.*\\s)?${test.titles.map(escape).join(`${tags}\\s`)}${tags}$`);
+  const between = '\\s(?:.*\\s)?';
+  return new RegExp(`(?:^|\\s)${file}${between}${test.titles.map(escape).join(between)}(?:\\s@\\S+)*$`);
 }
 
 /** A key of a test that names it whatever runs it: its file and title path. */

@@ -81,8 +81,10 @@ test('the grep takes every test that can record a selected ID: declared, or reco
   expect(matches(stream, line('tools.spec.ts', ['streamed tool calls', 'deltas assemble']))).toBe(true);
   expect(matches(stream, line('properties/streaming.spec.js', ['property: streamed completions', 'generated prompts'], ['@model-dependent']))).toBe(true);
   expect(matches(stream, line('auth.spec.ts', ['keys', 'a restricted key']))).toBe(false);
-  // A slot's describe block (a target, a model, a trial) between the file and the test's titles still matches.
+  // A slot's describe block (a target, a model, a trial) between the file and the test's titles, or directly around
+  // the test, still matches.
   expect(matches(stream, line('tools.spec.ts', ['defect-stream-no-done', 'streamed tool calls', 'deltas assemble']))).toBe(true);
+  expect(matches(stream, line('tools.spec.ts', ['streamed tool calls', 'acme/chat-small', 'deltas assemble']))).toBe(true);
   // Another test whose title ends the same, or another file of the same name in another folder, does not.
   expect(matches(stream, line('tools.spec.ts', ['streamed tool calls', 'deltas assemble again']))).toBe(false);
   expect(matches(stream, line('streaming.spec.ts', ['property: streamed completions', 'generated prompts']))).toBe(false);

@@ -5,6 +5,9 @@
 // mode of a plan (it must fail, and its failed MUST IDs must include the requirement the defect breaks), in the
 // legal variants (it must pass: failing one is a false alarm) and clean (the control). Prints the score table.
 //
+// Every run's report is held to the suite's index (tests/support/index-truth.ts): a test that recorded an ID its
+// index does not hold fails the job, so a partial run never leaves out a test the whole run judges an ID on.
+//
 // One run for the whole plan: every job is a target of one conformance run (run/targets.ts), each with its own mock
 // in this process on a free port, its own seed, profile and scratch folder, and its own reports; the same two
 // workers serve every target, so a job costs its tests, never a runner, a global setup or a worker. A defect target
@@ -24,17 +27,18 @@ import { getRequirement, primaryOf } from '../../../spec/requirements/index.ts';
 import { requirementLinks, specFilesOf } from '../../../scripts/requirement-links.ts';
 import { VARIANTS, type VariantName } from '../../../mock/variants.ts';
 import { testSeed } from '../../support/seed.ts';
+import { indexMisses } from '../../support/index-truth.ts';
 import type { RunTarget } from '../../../run/targets.ts';
 import { cleanup, crashes, MOCK_PROFILE, runTargets, type SuiteRun } from './suite-runner.ts';
 
 /** The run's workers (default 2: the machine has two cores). */
-const WORKERS = Math.max(1, Number(process.env.CHATCONFORM_MATRIX_WORKERS) || 2);
+export const WORKERS = Math.max(1, Number(process.env.CHATCONFORM_MATRIX_WORKERS) || 2);
 const SEED = 20261122;
 /**
  * The black-box tier's seed: fixed (CHATCONFORM_MATRIX_SEED replays another); random under `npm run test:explore`
  * and printed with the table, so a miss can be replayed.
  */
-const BLACK_BOX_SEED = Number(process.env.CHATCONFORM_MATRIX_SEED) || testSeed(20261125, 'defect matrix, black-box tier');
+export const BLACK_BOX_SEED = Number(process.env.CHATCONFORM_MATRIX_SEED) || testSeed(20261125, 'defect matrix, black-box tier');
 
 const LINKS = requirementLinks();
 
@@ -43,7 +47,7 @@ const LINKS = requirementLinks();
  * declaring it and, for a rule judged on every answer of a kind, the files sending that kind), derived from the
  * sources by scripts/requirement-links.ts, as spec/REQUIREMENTS.md shows them.
  */
-function filesFor(d: DefectSpec): string[] {
+export function filesFor(d: DefectSpec): string[] {
   const files = specFilesOf(LINKS.get(d.breaks)!);
   if (files.length === 0) throw new Error(`no spec file can show ${d.name}: nothing declares ${d.breaks} or sends the answers its checks judge`);
   return files;
@@ -55,7 +59,7 @@ export function blackBoxBlindSpot(d: DefectSpec): string | undefined {
   const r = getRequirement(d.breaks);
   return r.check === 'black-box' ? undefined : `${d.breaks} is checked only with cooperation (${r.check}): the profile's keys, models or scenario headers`;
 }
-const FUZZ_RUNS = 3;
+export const FUZZ_RUNS = 3;
 /**
  * The bound on one run of a plan's targets: for a hang, not a slow machine. A target is a few seconds of tests; the
  * bound gives each target of the plan half a minute on top of a quarter of an hour.
@@ -93,6 +97,11 @@ function judge(job: Job, run: SuiteRun): Outcome {
   if (crashed.length > 0 || r.errors.length > 0) {
     const what = [...crashed.map((c) => `${c.title}: ${c.error}`), ...r.errors].slice(0, 3).join(' | ');
     return { ...base, ok: false, result: `the suite crashed: ${what}` };
+  }
+  // The suite's index holds every test that recorded a requirement here: a partial run of it would run that test.
+  const misses = indexMisses(r);
+  if (misses.outside.length > 0 || misses.unknownTests.length > 0) {
+    return { ...base, ok: false, result: `INDEX: tests recorded requirements outside their index: ${[...misses.outside, ...misses.unknownTests.map((t) => `${t} (not in the index)`)].slice(0, 5).join('; ')}` };
   }
   const verdict = `${r.verdict.result}, exit ${run.code}`;
   if (job.kind === 'defect') {
