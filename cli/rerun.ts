@@ -6,6 +6,7 @@ import path from 'node:path';
 import { ENV, reportDirOf } from '../run/config.ts';
 import { declaredTitleOf, RERUN_ENV, RERUN_TEST_LIST, rerunOfReport, rerunReportDir, testListOf, type RerunOf } from '../run/rerun.ts';
 import { SELECTION_ENV } from '../run/selection.ts';
+import { testIndex } from '../run/test-index.ts';
 import { loadReport, ReportFileError } from '../report/load.ts';
 import type { ConformanceReport } from '../report/json.ts';
 import { CONFORMANCE_CONFIG, KIT_ROOT } from './kit-files.ts';
@@ -44,7 +45,7 @@ export function prepareRerun(env: NodeJS.ProcessEnv, flags: RerunFlags): Rerun |
     if (err instanceof ReportFileError) throw new ConfigError(`${flags.lastFailed ? '--last-failed: no report to rerun from: ' : '--rerun: '}${err.message}`);
     throw err;
   }
-  const of = rerunOfReport(report, file);
+  const of = rerunOfReport(report, file, testIndex());
   if (of.requirements.length === 0) {
     process.stderr.write(`chatconform: nothing to rerun: no requirement failed in ${file}\n`);
     return undefined;
@@ -62,7 +63,7 @@ export function prepareRerun(env: NodeJS.ProcessEnv, flags: RerunFlags): Rerun |
   mkdirSync(dir, { recursive: true });
   const list = path.join(dir, RERUN_TEST_LIST);
   writeFileSync(list, testListOf(of.tests, KIT_ROOT, path.dirname(CONFORMANCE_CONFIG)));
-  const describe = `the ${of.tests.length} test(s) where ${of.requirements.join(', ')} failed or could not be judged in ${file}`;
+  const describe = `the ${of.tests.length} test(s) that can record ${of.requirements.join(', ')}, which failed or could not be judged in ${file}`;
   process.stderr.write(`chatconform: rerunning ${describe} (seed ${env[ENV.seed] ?? 'random'}; reports in ${dir})\n`);
   return { of, args: ['--test-list', list], describe };
 }

@@ -59,8 +59,8 @@ export default defineConfig({
   retries: 0,
   reporter: reporters,
   ...(shard ? { shard: { current: shard.index, total: shard.total } } : {}),
-  // A partial run (CONFORMANCE_REQUIREMENTS, _SECTIONS, _LEVELS, _EXCLUDE_REQUIREMENTS): the tests tagged with the
-  // selected requirement IDs. The reporter reads the same variables and calls the verdict partial.
+  // A partial run (CONFORMANCE_REQUIREMENTS, _SECTIONS, _LEVELS, _EXCLUDE_REQUIREMENTS): the tests the suite's index
+  // says can record a selected ID (grep and grepInvert are arrays of patterns). The reporter calls the verdict partial.
   ...selectionGrep(selectionOf()),
   // --trials k (CONFORMANCE_TRIALS): the model-dependent tests in a project of their own, repeated k times.
   ...trialRuns,
