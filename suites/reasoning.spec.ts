@@ -9,6 +9,7 @@ import { pickModel, usableModels, type ModelEntry, noUsableReason } from './lib/
 import { firstMessage, isObject, probeCap } from './lib/requests/features.ts';
 import { judgeAccepted, judgeStreamAccepted, refusedForAccess, skipIfUnavailable } from '../judge/acceptance.ts';
 import { judgeStream } from '../judge/judge-response.ts';
+import { judgeReasoningOnlyWhereExposed } from '../judge/answers.ts';
 
 /** An effort value no entry's set contains. */
 const INVALID_EFFORT = 'chatconform-invalid-effort';
@@ -94,14 +95,13 @@ test.describe('reasoning', () => {
     }
   });
 
-  test('reasoning_content comes only from an entry that exposes reasoning', req('RSN-002', 'RSN-008', judges(judgeAccepted)), async ({ target, check, discovery, config }) => {
+  test('reasoning_content comes only from an entry that exposes reasoning', req('RSN-002', 'RSN-008', judges(judgeAccepted, judgeReasoningOnlyWhereExposed)), async ({ target, check, discovery, config }) => {
     const model = pickModel(discovery, config.profile, { reasoning: false });
     if (!model) return check.skip(noUsableReason(discovery, 'usable model with supports_reasoning false'));
     const res = await target.chat({ model: model.id, messages: QUESTION, include_reasoning: true, max_completion_tokens: probeCap(target.maxTokens) });
     const body = judgeAccepted(check, 'RSN-002', res, model.id, `include_reasoning true, to ${model.id} (supports_reasoning false)`);
     if (!body) return;
-    const message = firstMessage(body);
-    check.that('RSN-008', message === undefined || !('reasoning_content' in message), () => `${model.id} has supports_reasoning false, yet its message carries reasoning_content ${JSON.stringify(message?.reasoning_content).slice(0, 200)}`, res);
+    judgeReasoningOnlyWhereExposed(check, res, { ...model });
   });
 
   test('a request message carrying reasoning_content is accepted', req('RSN-009', judges(judgeAccepted)), async ({ target, check, discovery, config }) => {
