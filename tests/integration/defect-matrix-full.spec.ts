@@ -2,12 +2,12 @@
 // extended, with full cooperation and (the MUST ones) again as a black box, the clean mock, and the legal variants
 // in one combined run (bisected into one run per variant if it fails; CHATCONFORM_MATRIX_VARIANTS=alone runs each
 // variant alone; CHATCONFORM_MATRIX_ROWS=NAME,... runs only the rows named). About a hundred whole-suite runs: minutes, not for the contributor's path (npm test runs a sample,
-// defect-matrix.spec.ts). Machinery: support/defect-matrix.ts. Then the two parities of one judge: the proxy's
-// verdict on the suite's traffic (support/proxy-parity.ts) and a requirement's own selection (support/subset-parity.ts).
+// defect-matrix.spec.ts). Machinery: support/defect-matrix.ts. Each cooperative defect runs its requirement's own
+// selection (`run --requirement R`): the MUST defects caught are the subset parity count. Then the proxy's parity:
+// its verdict on the suite's traffic (support/proxy-parity.ts).
 import { expect, test } from '@playwright/test';
 import { DEFECTS, type DefectName, type DefectSpec } from '../../mock/defects.ts';
 import { NOT_VISIBLE_FROM_TRAFFIC, parityDefects, runProxyParity } from './support/proxy-parity.ts';
-import { mustDefects, runSubsetParity } from './support/subset-parity.ts';
 import { ALL_VARIANT_NAMES, combinedVariantsJob, defectJob, runMatrix, selectedRows, timeoutFor, type Job } from './support/defect-matrix.ts';
 
 test('defect matrix: every defect is caught with its requirement ID, every legal variant and the clean mock pass', async ({}, testInfo) => {
@@ -39,11 +39,4 @@ test('proxy parity: the whole suite through chatconform proxy against every blac
   expect(rows.filter((r) => r.outcome === 'missed').map((r) => `${r.defect.name} (${r.defect.breaks}): the proxy says ${r.proxyStatus}`), 'defects the proxy misses though the exchange shows them').toEqual([]);
   // The list of what traffic cannot show is kept true: a defect on it that the proxy does see leaves it.
   expect(rows.filter((r) => r.outcome === 'seen' && NOT_VISIBLE_FROM_TRAFFIC[r.defect.name as DefectName] !== undefined).map((r) => r.defect.name), 'listed as not visible, yet seen').toEqual([]);
-});
-
-test('subset parity: for every MUST defect mode D breaking R, the selection of R against the mock in mode D fails R, as the whole run does', async ({}, testInfo) => {
-  const defects = rowsOf(mustDefects());
-  test.setTimeout(900_000 + defects.length * 30_000);
-  const { rows } = await runSubsetParity(testInfo, defects);
-  expect(rows.filter((r) => !r.failsR).map((r) => `${r.defect.name} (${r.defect.breaks}): failed ${r.mustFailed.join(', ') || 'nothing'}`), 'MUST defect modes whose requirement selection does not fail it').toEqual([]);
 });

@@ -10,14 +10,16 @@
 //
 // One run for the whole plan: every job is a target of one conformance run (run/targets.ts), each with its own mock
 // in this process on a free port, its own seed, profile and scratch folder, and its own reports; the same two
-// workers serve every target, so a job costs its tests, never a runner, a global setup or a worker. A defect target
-// runs the spec files that can show it (those declaring the requirement it breaks and, for a rule judged on every
-// answer of a kind, those sending that kind: spec/REQUIREMENTS.md's Tests column); the clean and variant targets run
-// the whole suite. Two tiers of cooperation: with full cooperation (the mock's own profile, a fixed seed), every
-// defect must be caught under the requirement it breaks; as a black box (no profile, only a key), every defect of a
-// black-box requirement must still be caught. A defect a black box cannot see (its provocation needs a profile) is
-// not run as a black box: such a run could not fail; the table says why it is blind.
-import { writeFileSync } from 'node:fs';
+// workers serve every target, so a job costs its tests, never a runner, a global setup or a worker. A cooperative
+// defect target runs its requirement's selection, exactly what `run --requirement R` runs (the tests the suite's index
+// says can record R), so every MUST defect caught is one whose subset run fails R (issue 47's subset parity); a
+// black-box defect target runs the spec files holding those tests (a black box may see it under another ID); the
+// clean and variant targets run the whole suite. Two tiers of cooperation: with full cooperation (the mock's own
+// profile, a fixed seed), every defect must be caught under the requirement it breaks; as a black box (no profile,
+// only a key), every defect of a black-box requirement must still be caught. A defect a black box cannot see (its
+// provocation needs a profile) is not run as a black box: such a run could not fail; the table says why it is blind.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect, type TestInfo } from '@playwright/test';
 import { DEFECTS, type DefectName, type DefectSpec } from '../../../mock/defects.ts';
@@ -29,6 +31,10 @@ import { VARIANTS, type VariantName } from '../../../mock/variants.ts';
 import { testSeed } from '../../support/seed.ts';
 import { indexMisses } from '../../support/index-truth.ts';
 import type { RunTarget } from '../../../run/targets.ts';
+import { selectedTests } from '../../../run/selection.ts';
+import { testIndex, type IndexedTest } from '../../../run/test-index.ts';
+import { testListForTargets, testListOf } from '../../../run/rerun.ts';
+import { repoRoot } from '../../../run/config.ts';
 import { cleanup, crashes, MOCK_PROFILE, runTargets, type SuiteRun } from './suite-runner.ts';
 
 /** The run's workers (default 2: the machine has two cores). */
@@ -43,9 +49,8 @@ export const BLACK_BOX_SEED = Number(process.env.CHATCONFORM_MATRIX_SEED) || tes
 const LINKS = requirementLinks();
 
 /**
- * The spec files a defect run runs: those that can show a deviation from the requirement it breaks (the files
- * declaring it and, for a rule judged on every answer of a kind, the files sending that kind), derived from the
- * sources by scripts/requirement-links.ts, as spec/REQUIREMENTS.md shows them.
+ * The spec files that can show a deviation from the requirement a defect breaks: those holding a test whose index
+ * holds it (scripts/requirement-links.ts, as spec/REQUIREMENTS.md shows them).
  */
 export function filesFor(d: DefectSpec): string[] {
   const files = specFilesOf(LINKS.get(d.breaks)!);
@@ -128,15 +133,38 @@ function judge(job: Job, run: SuiteRun): Outcome {
   return { ...base, ok, result: ok ? 'pass' : `FALSE ALARM: verdict ${verdict}` };
 }
 
-/** The target of a job: its mock's URL, seed, profile or key, and (a defect) the files that can show it. */
+/** The target of a job: its mock's URL, seed, profile or key, and (a black-box defect) the files that can show it. */
 function targetOf(job: Job, url: string): RunTarget {
   const blackBox = job.kind === 'defect' && job.blackBox === true;
   return {
     name: job.label,
     baseUrl: url,
     ...(blackBox ? { apiKey: MOCK_KEYS.full, seed: BLACK_BOX_SEED } : { profile: MOCK_PROFILE, seed: SEED }),
-    ...(job.kind === 'defect' ? { files: filesFor(job.defect) } : {}),
+    ...(job.kind === 'defect' && job.blackBox ? { files: filesFor(job.defect) } : {}),
   };
+}
+
+/**
+ * The tests a job's target runs. A cooperative defect: its requirement's selection, exactly what `run --requirement
+ * R` runs (run/selection.ts selectedTests, from the suite's index), so "caught" is the subset parity of issue 47: the
+ * requirement's own selection fails it (a test outside the selection cannot record R: the Checker refuses it, so the
+ * whole suite could not fail R anywhere else). A black-box defect: every test of the files that can show it (a black
+ * box may see it under another requirement). The clean mock and the variants: the whole suite.
+ */
+export function testsOfJob(job: Job): IndexedTest[] {
+  if (job.kind !== 'defect') return testIndex().tests;
+  if (!job.blackBox) return selectedTests({ requirements: [primaryOf(job.defect.breaks)], sections: [], levels: [], exclude: [] });
+  const files = new Set(filesFor(job.defect));
+  return testIndex().tests.filter((t) => files.has(`suites/${t.file}`));
+}
+
+/** Playwright's --test-list of a run of jobs: each job's tests inside its target's block (as a rerun lists them). */
+function testListOfJobs(jobs: readonly Job[]): string {
+  const lines = jobs.flatMap((job) => {
+    const tests = testsOfJob(job).map((t) => ({ file: `suites/${t.file}`, line: 0, title: t.titles.join(' › ') }));
+    return testListForTargets(testListOf(tests, repoRoot, path.join(repoRoot, 'suites')), [job.label]).split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+  });
+  return `# the defect matrix: each job's tests in its target's block\n${lines.join('\n')}\n`;
 }
 
 /** Every job as a target of one conformance run; each job's outcome judged from its target's reports. */
@@ -150,10 +178,13 @@ async function runJobs(jobs: readonly Job[], label: string): Promise<{ outcomes:
       }),
     ),
   );
+  const listDir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-matrix-list-'));
+  const list = path.join(listDir, 'tests.txt');
+  writeFileSync(list, testListOfJobs(jobs));
   try {
     const run = await runTargets(
       jobs.map((job, i) => targetOf(job, mocks[i]!.url)),
-      { seed: SEED, fuzzRuns: FUZZ_RUNS, workers: WORKERS, boundMs: runBoundMs(jobs.length), label },
+      { seed: SEED, fuzzRuns: FUZZ_RUNS, workers: WORKERS, boundMs: runBoundMs(jobs.length), label, extraArgs: ['--test-list', list] },
     );
     const outcomes = jobs.map((job) => {
       const report = run.reportOf(job.label);
@@ -165,6 +196,7 @@ async function runJobs(jobs: readonly Job[], label: string): Promise<{ outcomes:
     return { outcomes, run };
   } finally {
     await Promise.all(mocks.map((m) => m.close()));
+    rmSync(listDir, { recursive: true, force: true });
   }
 }
 
@@ -192,7 +224,7 @@ function table(plan: MatrixPlan, outcomes: Outcome[], runs: readonly SuiteRun[],
   const lines: string[] = [];
   lines.push(`defect matrix: the whole suite against the mock (seed ${SEED}, ${FUZZ_RUNS} fuzz runs; every job a target of one run, ${WORKERS} workers; ${plan.name})`);
   lines.push('');
-  lines.push(`  ${'defect'.padEnd(w)}  ${'breaks'.padEnd(10)}  ${'section'.padEnd(14)}  ${'result'.padEnd(10)}  ${'tests'.padStart(5)}  failed MUST IDs`);
+  lines.push(`  ${'defect'.padEnd(w)}  ${'breaks'.padEnd(10)}  ${'section'.padEnd(14)}  ${'result'.padEnd(10)}  ${'tests'.padStart(5)}  failed MUST IDs   (each run: the selection of the requirement it breaks)`);
   for (const o of defects) {
     const d = o.job.defect;
     lines.push(`  ${d.name.padEnd(w)}  ${d.breaks.padEnd(10)}  ${d.section.padEnd(14)}  ${(o.ok ? (d.expect === 'warn' ? 'warned' : 'caught') : 'MISSED').padEnd(10)}  ${testsOf(o).padStart(5)}  ${o.mustFailed.join(', ') || '-'}${o.ok ? '' : `   (${o.result})`}`);
@@ -209,7 +241,7 @@ function table(plan: MatrixPlan, outcomes: Outcome[], runs: readonly SuiteRun[],
     lines.push(`  ${label}: ${o.result} (${testsOf(o)} tests)${o.ok ? '' : `; failed MUST IDs: ${o.mustFailed.join(', ') || '-'}; log ${o.run?.logFile ?? '-'}`}`);
   }
   lines.push('');
-  lines.push(`  defects caught: ${musts.filter((o) => o.ok).length}/${musts.length} (MUST)   SHOULD defects warned: ${shoulds.filter((o) => o.ok).length}/${shoulds.length}`);
+  lines.push(`  defects caught: ${musts.filter((o) => o.ok).length}/${musts.length} (MUST), each by its requirement's own selection (run --requirement R: subset parity)   SHOULD defects warned: ${shoulds.filter((o) => o.ok).length}/${shoulds.length}`);
   const blind = blackBox.filter((o) => o.result.startsWith('not visible'));
   lines.push(`  black box: ${blackBox.filter((o) => o.ok && !o.result.startsWith('not visible')).length}/${blackBox.length} caught, ${blind.length} not visible without cooperation (${blind.map((o) => o.job.defect.name).join(', ') || 'none'}), ${blackBox.filter((o) => !o.ok).length} missed`);
   if (variantRuns.length === 0) lines.push(`  variants: not run   clean mock: ${clean ? (clean.ok ? 'pass' : 'FAIL') : 'not run'}`);
