@@ -67,14 +67,15 @@ export function requirementLinks(index: TestIndex = testIndex()): Map<string, Re
   for (const c of ALL_CHECKS) if (c.name === 'schemaRule' && links.get(c.id)?.checks.length === 0) add(c.id, 'checks', 'schema fallback (judge/checks/registry.ts)');
 
   // Tests, from the suite's index: those that declare the ID, and, by file, those whose judge entry points record it.
+  // A restatement's tests are its primary's (a rule stated twice is judged once, under the primary).
   for (const t of index.tests) {
     const where = `suites/${t.file} › ${t.titles.join(' › ')}`;
-    const declared = new Set(t.declared.map(primaryOf));
-    for (const id of declared) add(id, 'tests', where);
+    for (const id of new Set(t.declared.flatMap((d) => [d, primaryOf(d)]))) add(id, 'tests', where);
   }
   for (const id of links.keys()) {
     const byFile = new Map<string, number>();
-    for (const t of index.tests) if (t.ids.includes(id) && !t.declared.some((d) => primaryOf(d) === id)) byFile.set(t.file, (byFile.get(t.file) ?? 0) + 1);
+    const primary = primaryOf(id);
+    for (const t of index.tests) if (t.ids.includes(primary) && !t.declared.some((d) => primaryOf(d) === primary)) byFile.set(t.file, (byFile.get(t.file) ?? 0) + 1);
     for (const [file, n] of [...byFile].sort()) add(id, 'throughJudges', `suites/${file} (${n})`);
   }
   // The mock code that honours a rule names it in a marker; the modes (mock/modes/) break rules, never honour them.

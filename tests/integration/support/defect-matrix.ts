@@ -153,19 +153,22 @@ function targetOf(job: Job, url: string): RunTarget {
  */
 export function testsOfJob(job: Job): IndexedTest[] {
   if (job.kind !== 'defect') return testIndex().tests;
-  if (!job.blackBox) return selectedTests({ requirements: [primaryOf(job.defect.breaks)], sections: [], levels: [], exclude: [] });
+  if (!job.blackBox) return selectionOfRequirement(job.defect.breaks);
   const files = new Set(filesFor(job.defect));
   return testIndex().tests.filter((t) => files.has(`suites/${t.file}`));
 }
 
-/** Playwright's --test-list of a run of jobs: each job's tests inside its target's block (as a rerun lists them). */
-function testListOfJobs(jobs: readonly Job[]): string {
-  const lines = jobs.flatMap((job) => {
-    const tests = testsOfJob(job).map((t) => ({ file: `suites/${t.file}`, line: 0, title: t.titles.join(' › ') }));
-    return testListForTargets(testListOf(tests, repoRoot, path.join(repoRoot, 'suites')), [job.label]).split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+/** Playwright's --test-list of a run of many targets: each target's tests inside its target's block (as a rerun lists them). */
+export function targetsTestList(entries: readonly { target: string; tests: readonly IndexedTest[] }[]): string {
+  const lines = entries.flatMap(({ target, tests }) => {
+    const listed = tests.map((t) => ({ file: `suites/${t.file}`, line: 0, title: t.titles.join(' › ') }));
+    return testListForTargets(testListOf(listed, repoRoot, path.join(repoRoot, 'suites')), [target]).split('\n').filter((l) => l !== '' && !l.startsWith('#'));
   });
-  return `# the defect matrix: each job's tests in its target's block\n${lines.join('\n')}\n`;
+  return `# each target's tests, in its target's block\n${lines.join('\n')}\n`;
 }
+
+/** The tests of a requirement's selection: what `run --requirement ID` runs. */
+export const selectionOfRequirement = (id: string): IndexedTest[] => selectedTests({ requirements: [primaryOf(id)], sections: [], levels: [], exclude: [] });
 
 /** Every job as a target of one conformance run; each job's outcome judged from its target's reports. */
 async function runJobs(jobs: readonly Job[], label: string): Promise<{ outcomes: Outcome[]; run: SuiteRun }> {
@@ -180,7 +183,7 @@ async function runJobs(jobs: readonly Job[], label: string): Promise<{ outcomes:
   );
   const listDir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-matrix-list-'));
   const list = path.join(listDir, 'tests.txt');
-  writeFileSync(list, testListOfJobs(jobs));
+  writeFileSync(list, targetsTestList(jobs.map((job) => ({ target: job.label, tests: testsOfJob(job) }))));
   try {
     const run = await runTargets(
       jobs.map((job, i) => targetOf(job, mocks[i]!.url)),

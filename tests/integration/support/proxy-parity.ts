@@ -1,6 +1,7 @@
-// Proxy parity (the matrix tier): the whole suite run *through* `chatconform proxy` (started in-process, as the CLI
-// starts it: startTrafficProxy) against every black-box defect mode of the matrix, and the proxy's own verdict on
-// the traffic it relayed. Wherever the exchange shows the defect, the proxy fails the defect's requirement by the
+// Proxy parity (the matrix tier): the suite run *through* `chatconform proxy` (started in-process, as the CLI starts
+// it: startTrafficProxy) against every black-box defect mode of the matrix, and the proxy's own verdict on the traffic
+// it relayed. Each defect's run is the tests that can judge the requirement it breaks (its selection, what `run
+// --requirement R` runs: the traffic the suite itself judges R on), as a black box (only a key). Wherever the exchange shows the defect, the proxy fails the defect's requirement by the
 // same judge the suite uses (judge/answers.ts and the rest). A defect a proxy cannot see from traffic alone is listed
 // below with the reason, as data; one neither seen nor listed is missed, and the test fails on it.
 //
@@ -16,7 +17,7 @@ import { startMockServer } from '../../../mock/server.ts';
 import { startTrafficProxy } from '../../../proxy/index.ts';
 import { primaryOf } from '../../../spec/requirements/index.ts';
 import type { ConformanceReport } from '../../../report/json.ts';
-import { BLACK_BOX_SEED, blackBoxBlindSpot, filesFor, FUZZ_RUNS, WORKERS } from './defect-matrix.ts';
+import { BLACK_BOX_SEED, blackBoxBlindSpot, FUZZ_RUNS, selectionOfRequirement, targetsTestList, WORKERS } from './defect-matrix.ts';
 import { cleanup, runTargets, type SuiteRun } from './suite-runner.ts';
 
 /**
@@ -59,10 +60,12 @@ async function runBatch(defects: readonly DefectSpec[], label: string): Promise<
   const proxies = await Promise.all(mocks.map((m, i) => startTrafficProxy({ upstream: m.url, port: 0, reportDir: path.join(reportRoot, defects[i]!.name), onViolation: () => undefined, log: () => undefined })));
   let run: SuiteRun & { reportOf: (name: string) => { verdict: { mustFailed: string[] } } | undefined };
   const reports: ConformanceReport[] = [];
+  const list = path.join(reportRoot, 'tests.txt');
+  writeFileSync(list, targetsTestList(defects.map((d) => ({ target: `proxied-${d.name}`, tests: selectionOfRequirement(d.breaks) }))));
   try {
     run = await runTargets(
-      defects.map((d, i) => ({ name: `proxied-${d.name}`, baseUrl: proxies[i]!.url, apiKey: MOCK_KEYS.full, seed: BLACK_BOX_SEED, files: filesFor(d) })),
-      { seed: BLACK_BOX_SEED, fuzzRuns: FUZZ_RUNS, workers: WORKERS, boundMs: 900_000 + defects.length * 30_000, label },
+      defects.map((d, i) => ({ name: `proxied-${d.name}`, baseUrl: proxies[i]!.url, apiKey: MOCK_KEYS.full, seed: BLACK_BOX_SEED })),
+      { seed: BLACK_BOX_SEED, fuzzRuns: FUZZ_RUNS, workers: WORKERS, boundMs: 900_000 + defects.length * 30_000, label, extraArgs: ['--test-list', list] },
     );
   } finally {
     for (const p of proxies) reports.push((await p.stop()).report);
