@@ -87,7 +87,7 @@ async function runBatch(defects: readonly DefectSpec[], label: string): Promise<
 /** The parity table: seen from traffic, not visible from traffic alone (why), missed. */
 export function parityTable(rows: readonly ParityRow[]): string {
   const w = Math.max(...rows.map((r) => r.defect.name.length), 10);
-  const lines = [`proxy parity: the whole suite through chatconform proxy against every black-box defect (seed ${BLACK_BOX_SEED})`, ''];
+  const lines = [`proxy parity: the suite (each defect's requirement selection) through chatconform proxy against every black-box defect, as a black box (seed ${BLACK_BOX_SEED})`, ''];
   lines.push(`  ${'defect'.padEnd(w)}  ${'breaks'.padEnd(10)}  ${'proxy'.padEnd(8)}  ${'outcome'.padEnd(12)}  suite failed (through the proxy)`);
   for (const r of rows) lines.push(`  ${r.defect.name.padEnd(w)}  ${r.defect.breaks.padEnd(10)}  ${r.proxyStatus.padEnd(8)}  ${r.outcome.padEnd(12)}  ${r.suiteFailed.join(', ') || '-'}${r.outcome === 'missed' ? `   (proxy failed: ${r.proxyFailed.join(', ') || 'none'})` : ''}`);
   const by = (o: ParityRow['outcome']) => rows.filter((r) => r.outcome === o);
