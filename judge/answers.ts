@@ -105,8 +105,9 @@ export const judgeEventStreamAnswer = entryPoint([], function judgeEventStreamAn
 export const judgeAnsweredByRequested = entryPoint('CHAT-010', function judgeAnsweredByRequested(check: Checker, res: TargetResponse): boolean | undefined {
   const a = asked(res);
   if (!a?.model) return undefined;
-  const others = [...new Set(namedModels(answerOf(res, a)).filter((m) => m !== a.model))];
-  if (namedModels(answerOf(res, a)).length === 0) return undefined;
+  const named = namedModels(answerOf(res, a));
+  if (named.length === 0) return undefined;
+  const others = [...new Set(named.filter((m) => m !== a.model))];
   return check.that('CHAT-010', others.length === 0, () => `requested ${JSON.stringify(a.model)}, answered by ${others.map((m) => JSON.stringify(m)).join(', ')}: a request is never silently answered by another model`, res);
 });
 

@@ -170,7 +170,7 @@ export function judgeExchange(x: CapturedExchange, decoded: Buffer | undefined, 
   if (x.responseBytes > ctx.captureLimit) return { ...judged, note: `the answer is over ${ctx.captureLimit} bytes: forwarded whole, not judged` };
   if (decoded === undefined) return { ...judged, note: `the answer's content-encoding ${x.responseHeaders['content-encoding']} could not be undone: not judged` };
   const res = new TargetResponse(exchange, decoded, request?.body);
-  const check = new Checker({ exchanges: [exchange], scrub: ctx.scrub }, { declared: () => SERVER_INDEX, index: () => SERVER_INDEX });
+  const check = new Checker({ exchanges: [exchange], scrub: ctx.scrub }, { index: () => SERVER_INDEX });
   const errorBody = (): void => {
     check.apply(ERROR_CHECKS, { res, body: res.json() }, 0);
     check.apply(ERROR_SCHEMA_CHECKS, { values: [{ label: `error body of HTTP ${res.status}`, data: res.json() }] }, 0);
