@@ -12,7 +12,7 @@ import { judgeCallsAgainstTools, judgeForcedFunction, judgeModelKept, type Argum
 import { streamUsage, type ChatStream } from './decoding/chat-stream.ts';
 import { entryPoint, type JudgeEntry } from './entry.ts';
 import type { TargetResponse } from './exchange.ts';
-import { judgeCompletion, judgeStream } from './judge-response.ts';
+import { judgeCompletion, judgeRefusal, judgeStream } from './judge-response.ts';
 import { judgeActionUrls, judgeProvenancePlacement, judgeStreamProvenance, searchReport } from './search.ts';
 import { judgeCapInForce } from './token-caps.ts';
 import { askedOf, type Asked } from './asked.ts';
@@ -173,6 +173,39 @@ export const judgeAnswerOfKind = entryPoint([judgeCompletion, judgeStream], func
   if (!a) return;
   if (a.stream) judgeStream(check, res, a.model ?? '');
   else judgeCompletion(check, res, a.model ?? '');
+});
+
+/** The text a stream's deltas carried, over every choice. */
+const streamedText = (s: ChatStream): string => [...s.choices.values()].map((c) => c.content).join('');
+
+/**
+ * ERR-005: a request that fails before its stream opens (one a server must refuse: no credential, invalid options)
+ * is refused with a non-200 JSON error, also with stream true; a 200 event stream holding only an error event is
+ * that failure sent after opening. An answer that is no refusal at all breaks the rule of the case, which its own
+ * judgement charges: not this one. `refusal`: also judge the refusal's body (judgeRefusal, under ERR-005).
+ */
+export const judgeRefusedBeforeStream = entryPoint(['ERR-005', judgeRefusal], function judgeRefusedBeforeStream(check: Checker, res: TargetResponse, what: string, refusal = true): void {
+  if (res.exchange.status === 200) {
+    const stream = isEventStream(res) ? res.stream() : undefined;
+    if (stream?.outcome === 'error' && streamedText(stream) === '') {
+      check.that('ERR-005', false, () => `${what}: the failure came as a 200 event stream ending on an error event (${JSON.stringify(stream.errorEvent).slice(0, 200)}), not as a non-200 JSON error before the stream opened`, res);
+      return;
+    }
+    check.cannotJudge(['ERR-005'], { message: `${what}: the target did not refuse (HTTP 200), so there is no failure before the stream to judge`, on: res });
+    return;
+  }
+  if (refusal) judgeRefusal(check, res, { id: 'ERR-005', status: (s) => s !== 200, statusText: `${what}: status` });
+  if (res.exchange.status !== 0) check.that('ERR-005', !isEventStream(res), () => `${what}: a refusal before the stream opens is JSON, not an event stream (content-type ${JSON.stringify(res.headers['content-type'])})`, res);
+});
+
+/**
+ * AUTH-006 where the status alone tells: a catalog read with a credential answered with a server error (5xx but a
+ * 503, which says "not now") failed to serve the catalog; that is no refusal of the key. Other answers are judged by
+ * judgeModelList and judgeModelEntry.
+ */
+export const judgeCatalogReadServed = entryPoint('AUTH-006', function judgeCatalogReadServed(check: Checker, res: TargetResponse): boolean | undefined {
+  if (res.status < 500 || res.status === 503) return undefined;
+  return check.that('AUTH-006', false, () => `a catalog read with a credential was answered with a server error, not the catalog: ${res.describe()}`, res);
 });
 
 /** A judgement of an answer by what its request asked, with its precondition. */

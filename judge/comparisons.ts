@@ -32,7 +32,7 @@ export const judgeDeactivatedUnlisted = entryPoint('CAT-039', function judgeDeac
  * not say it is a first page (`has_more: true`), and every model in `readBack` that GET /v1/models/{id} served
  * (200) with the same credential is in it. Recorded on the list, the answer that left them out.
  */
-export const judgeListWhole = entryPoint('CAT-045', function judgeListWhole(check: Checker, list: TargetResponse, ids: readonly unknown[], readBack: readonly { id: string; res: TargetResponse }[]): boolean {
+export const judgeListWhole = entryPoint('CAT-045', function judgeListWhole(check: Checker, list: TargetResponse, ids: readonly unknown[], readBack: readonly { id: string; res: Pick<TargetResponse, 'status'> }[]): boolean {
   const body = list.json();
   const paged = isObject(body) && body.has_more === true;
   const missing = readBack.filter((r) => r.res.status === 200 && !ids.includes(r.id)).map((r) => r.id);
@@ -200,4 +200,12 @@ export const judgeProvokedFailure = entryPoint(['STREAM-017', 'STREAM-020'], fun
 export const judgeCallsAgainstTools = entryPoint([judgeCallsNameDeclared, judgeCallArguments], function judgeCallsAgainstTools(check: Checker, res: TargetResponse, calls: readonly ArgumentedCall[], tools: readonly DeclaredFunction[], where: string): void {
   judgeCallsNameDeclared(check, res, calls, tools.map((t) => t.name), where);
   judgeCallArguments(check, res, calls, tools, where);
+});
+
+/**
+ * CAT-036 where only the answer's status can be read against the list: GET /v1/models/{id} for an id the list gave
+ * the same credential is answered 200 (the entry itself is judgeModelEntry's).
+ */
+export const judgeListedIdServed = entryPoint('CAT-036', function judgeListedIdServed(check: Checker, res: TargetResponse, id: string): boolean {
+  return check.status('CAT-036', res, 200, `GET /v1/models/${encodeURIComponent(id)}, an id the list gave the same credential, status`);
 });

@@ -11,9 +11,9 @@ import { Checker, type CheckRecord } from '../judge/checker.ts';
 import { isObject, type Check, type Json } from '../judge/checks/check.ts';
 import { ERROR_CHECKS } from '../judge/checks/errors.ts';
 import { judgeModelEntry, judgeModelList, judgeRefusal } from '../judge/judge-response.ts';
-import { ANSWER_RULES } from '../judge/answers.ts';
+import { ANSWER_RULES, judgeCatalogReadServed, judgeRefusedBeforeStream } from '../judge/answers.ts';
 import { askedOfBody } from '../judge/asked.ts';
-import { judgeEntryReadBack } from '../judge/comparisons.ts';
+import { judgeEntryReadBack, judgeListedIdServed, judgeListWhole } from '../judge/comparisons.ts';
 import { idsOf } from '../judge/entry.ts';
 import { judgeOversizedRefused, judgeSizeNotRefused, overBodyLimit, underBodyLimitButLarge } from '../judge/limits.ts';
 import { ERROR_SCHEMA_CHECKS } from '../judge/checks/registry.ts';
@@ -33,6 +33,8 @@ export interface JudgeContext {
   entryOf: (id: string) => Json | undefined;
   /** The entry of `id` as the model list last gave it to the same credential (an Authorization value, or none). */
   listedEntry?: (id: string, authorization: string | undefined) => Json | undefined;
+  /** The ids GET /v1/models/{id} has served (200) to the same credential so far. */
+  servedEntries?: (authorization: string | undefined) => readonly string[];
   /** Bytes of a body the checks read (the contract's 10 MB limit). */
   captureLimit: number;
 }
@@ -51,7 +53,7 @@ export interface JudgedExchange {
  */
 const SERVER_INDEX: readonly string[] = idsOf(
   ANSWER_RULES.map((r) => r.judge),
-  [judgeModelList, judgeModelEntry, judgeRefusal, judgeEntryReadBack, judgeOversizedRefused, judgeSizeNotRefused],
+  [judgeModelList, judgeModelEntry, judgeRefusal, judgeEntryReadBack, judgeListWhole, judgeListedIdServed, judgeCatalogReadServed, judgeRefusedBeforeStream, judgeOversizedRefused, judgeSizeNotRefused],
   ['CHAT-004', 'CHAT-005', 'AUTH-002', 'AUTH-005', 'AUTH-006', 'CAT-036', 'TOOL-012', 'TOOL-013', 'IMG-006', 'SEARCH-046', 'SEARCH-047', 'SEARCH-048', 'SEARCH-049', 'REQ-002', 'REQ-004', 'REQ-016'],
   ERROR_CHECKS.map((c) => c.id),
   ERROR_SCHEMA_CHECKS.map((c) => c.id),
@@ -176,17 +178,21 @@ export function judgeExchange(x: CapturedExchange, decoded: Buffer | undefined, 
     check.apply(ERROR_SCHEMA_CHECKS, { values: [{ label: `error body of HTTP ${res.status}`, data: res.json() }] }, 0);
   };
   const credential = x.requestHeaders.authorization !== undefined;
+  // The body's size as the client declared it (an answer may come before the whole upload was forwarded).
+  const bytes = Math.max(x.requestBytes, Number(x.requestHeaders['content-length']) || 0);
   if (route.route === 'chat') {
     const body = request && isObject(request.body) ? request.body : undefined;
     const broken = new Set(records.filter((r) => r.status === 'fail').map((r) => r.id));
     const owed = request ? owedRefusals(request, broken) : [];
     // 5: a chat request without a credential is not served (a non-200 with a section 7 error body).
     if (!credential) owed.push({ id: 'AUTH-002' });
-    if (overBodyLimit(x.requestBytes)) {
+    if (overBodyLimit(bytes)) {
       // 4.3 rule 1, 8: over the limit, whichever reading of 10 MB: refused, whatever the body holds.
-      judgeOversizedRefused(check, res, x.requestBytes, 'a request');
+      judgeOversizedRefused(check, res, bytes, 'a request');
     } else if (owed.length > 0) {
       for (const o of owed) judgeRefusal(check, res, { id: o.id, ...(o.status ? { status: o.status } : {}), ...(o.code ? { code: o.code } : {}), ...(o.message ? { message: o.message } : {}) });
+      // 7: with stream true, the refusal still comes before a stream opens (its body is judged just above).
+      if (body?.stream === true) judgeRefusedBeforeStream(check, res, `a streamed request owed a refusal (${owed.map((o) => o.id).join(', ')})`, false);
       // 4.3 rule 3: refused as the client's error, never blamed on an upstream.
       if (broken.has('TOOL-012')) check.that('TOOL-013', res.status < 500, () => `tool calls without declared tools were answered ${res.describe()}, a server error, not a client error`, res);
     } else if (res.status === 200 && body) {
@@ -195,19 +201,27 @@ export function judgeExchange(x: CapturedExchange, decoded: Buffer | undefined, 
       const entry = asked.model !== undefined ? ctx.entryOf(asked.model) : undefined;
       for (const rule of ANSWER_RULES) if (rule.when(asked, entry)) rule.run(check, res, entry);
     } else if (res.status !== 200) errorBody();
-    if (underBodyLimitButLarge(x.requestBytes)) judgeSizeNotRefused(check, res, x.requestBytes);
+    if (underBodyLimitButLarge(bytes)) judgeSizeNotRefused(check, res, bytes);
   } else if (route.route === 'models' || route.route === 'model') {
     if (res.status === 200) {
-      if (route.route === 'models') judgeModelList(check, res, credential ? 'AUTH-006' : 'AUTH-005');
-      else {
+      if (route.route === 'models') {
+        const entries = judgeModelList(check, res, credential ? 'AUTH-006' : 'AUTH-005');
+        // The whole catalog: no further page, and every entry GET /v1/models/{id} served this credential is listed.
+        const served = ctx.servedEntries?.(x.requestHeaders.authorization) ?? [];
+        if (isObject(res.json())) judgeListWhole(check, res, entries.map((e) => e.id), served.map((id) => ({ id, res: { status: 200 } })));
+      } else {
         const entry = judgeModelEntry(check, res, route.id, 'GET /v1/models/{model_id}');
         // The same entry as the list gave to the same credential (CAT-037), when the proxy has seen that list.
         const listed = ctx.listedEntry?.(route.id, x.requestHeaders.authorization);
         if (entry && listed) judgeEntryReadBack(check, res, entry, listed, `GET ${x.path.split('?')[0]}`);
       }
     } else {
-      // 5: the catalog answers without a credential; with one, a refusal (a key it does not know) is its right.
+      // 5: the catalog answers without a credential; with one, a refusal (a key it does not know) is its right, a
+      // server error is not.
       if (!credential && res.status !== 404) check.status('AUTH-005', res, 200, 'for the catalog read without a credential, status');
+      if (credential) judgeCatalogReadServed(check, res);
+      // An id the list gave this credential is served (CAT-036).
+      if (route.route === 'model' && ctx.listedEntry?.(route.id, x.requestHeaders.authorization)) judgeListedIdServed(check, res, route.id);
       errorBody();
     }
   }

@@ -37,6 +37,11 @@ export class LocalJudge {
 
   listedEntry = (id: string, authorization: string | undefined): Json | undefined => this.lists.get(authorization ?? '')?.get(id);
 
+  /** The ids GET /v1/models/{id} served (200) to each credential (kept in memory only). */
+  private readonly served = new Map<string, Set<string>>();
+
+  servedEntries = (authorization: string | undefined): readonly string[] => [...(this.served.get(authorization ?? '') ?? [])];
+
   /** The entries of a model list the upstream answered, for the request checks (IMG-007) and the entries read back (CAT-037). */
   private learnCatalog(body: unknown, authorization: string | undefined): void {
     if (!isObject(body) || !Array.isArray(body.data)) return;
@@ -61,7 +66,12 @@ export class LocalJudge {
         // Not a list: the checks say so.
       }
     }
-    const judged = judgeExchange(x, decoded, { upstream, scrub: this.scrub, secrets: [...secrets], entryOf: this.entryOf, listedEntry: this.listedEntry, captureLimit });
+    const judged = judgeExchange(x, decoded, { upstream, scrub: this.scrub, secrets: [...secrets], entryOf: this.entryOf, listedEntry: this.listedEntry, servedEntries: this.servedEntries, captureLimit });
+    const route = routeOf(x.method, x.path);
+    if (route?.route === 'model' && x.status === 200) {
+      const key = x.requestHeaders.authorization ?? '';
+      this.served.set(key, (this.served.get(key) ?? new Set()).add(route.id));
+    }
     if (this.recorder && decoded) this.recorder.record(x, decoded, this.scrub);
     return judged;
   }

@@ -8,7 +8,7 @@ import { judgeProvokedFailure } from '../judge/comparisons.ts';
 import { pickModel, searchModels, usableModels, type Discovery, type ModelEntry, noUsableReason } from './lib/discovery.ts';
 import type { Profile } from '../run/profile.ts';
 import { judgeStreamProvenance } from '../judge/search.ts';
-import { judgeCapOfAnswer, judgeNoEventStream, judgeStreamOptionsIgnored } from '../judge/answers.ts';
+import { judgeCapOfAnswer, judgeNoEventStream, judgeRefusedBeforeStream, judgeStreamOptionsIgnored } from '../judge/answers.ts';
 import { validate, formatIssues } from '../spec/validator.ts';
 import { getRequirement } from '../spec/requirements/index.ts';
 import type { TargetResponse } from '../judge/exchange.ts';
@@ -22,11 +22,6 @@ function chatModel(d: Discovery, p: Profile): ModelEntry | undefined {
   return pickModel(d, p, { reasoning: false }) ?? pickModel(d, p);
 }
 
-/** The text a chunk's first choice adds, if any. */
-const deltaText = (chunk: unknown): string => {
-  const c = (chunk as { choices?: { delta?: { content?: unknown } }[] } | null)?.choices?.[0]?.delta?.content;
-  return typeof c === 'string' ? c : '';
-};
 const isEventStream = (res: TargetResponse) => /text\/event-stream/i.test(res.headers['content-type'] ?? '');
 
 test.describe('stream true', () => {
@@ -115,7 +110,7 @@ test.describe('stream absent or false', () => {
 });
 
 test.describe('failures', () => {
-  test('a failure before a stream opens is a non-200 JSON error, also with stream true', req('ERR-005', judges(judgeRefusal)), async ({ target, check, discovery, config }) => {
+  test('a failure before a stream opens is a non-200 JSON error, also with stream true', req('ERR-005', judges(judgeRefusedBeforeStream)), async ({ target, check, discovery, config }) => {
     const model = chatModel(discovery, config.profile);
     if (!model) return check.skip(noUsableReason(discovery));
     const cases: { what: string; send: () => Promise<TargetResponse> }[] = [
@@ -129,23 +124,9 @@ test.describe('failures', () => {
     if (config.profile.scenarioHeaders) {
       cases.push({ what: 'x-mock-status: 503', send: () => target.chat({ model: model.id, messages: HELLO, stream: true }, { headers: { 'x-mock-status': '503' }, subjectStatus: 503 }) });
     }
-    for (const c of cases) {
-      const res = await c.send();
-      if (res.exchange.status === 200) {
-        // A refusal sent as a 200 stream holding an error event is this rule broken: the failure came after opening.
-        const stream = isEventStream(res) ? res.stream() : undefined;
-        if (stream?.outcome === 'error' && stream.chunks.every((ch) => !deltaText(ch))) {
-          check.that('ERR-005', false, () => `${c.what}: the failure came as a 200 event stream ending on an error event (${JSON.stringify(stream.errorEvent).slice(0, 200)}), not as a non-200 JSON error before the stream opened`, res);
-          continue;
-        }
-        // ERR-005 is about the shape of a refusal. A target that did not refuse at all broke the rule of the case
-        // (a credential is required, search_context_size is validated), which its own test judges: not this one.
-        check.cannotJudge(['ERR-005'], { message: `${c.what}: the target did not refuse (HTTP 200), so there is no failure before the stream to judge`, on: res });
-        continue;
-      }
-      judgeRefusal(check, res, { id: 'ERR-005', status: (s) => s !== 200, statusText: `${c.what}: status` });
-      if (res.exchange.status !== 0) check.that('ERR-005', !isEventStream(res), () => `${c.what}: a refusal before the stream opens is JSON, not an event stream (content-type ${JSON.stringify(res.headers['content-type'])})`, res);
-    }
+    // A target that did not refuse at all broke the rule of the case (a credential is required, search_context_size
+    // is validated), which its own test judges: judgeRefusedBeforeStream leaves ERR-005 unjudged there.
+    for (const c of cases) judgeRefusedBeforeStream(check, await c.send(), c.what);
   });
 
   test('an error after the stream opened is an error event, and the consumer reports a failure', req('STREAM-017', 'STREAM-019', 'STREAM-020', 'ERR-010', 'OBS-020', judges(judgeStream, judgeProvokedFailure)), async ({ target, check, discovery, config }) => {
