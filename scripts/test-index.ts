@@ -44,8 +44,9 @@ export function indexOf(tests: readonly ListedTest[]): TestIndex {
   };
 }
 
+/** One test a line: a change to a test shows as a change to its line. */
 export function renderIndex(index: TestIndex): string {
-  return `${JSON.stringify(index, null, 1)}\n`;
+  return `{\n "note": ${JSON.stringify(index.note)},\n "tests": [\n${index.tests.map((t) => `  ${JSON.stringify(t)}`).join(',\n')}\n ]\n}\n`;
 }
 
 function main(argv: readonly string[]): number {
