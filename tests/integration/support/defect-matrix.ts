@@ -145,15 +145,17 @@ function targetOf(job: Job, url: string): RunTarget {
 }
 
 /**
- * The tests a job's target runs. A cooperative defect: its requirement's selection, exactly what `run --requirement
+ * The tests a job's target runs. A cooperative MUST defect: its requirement's selection, exactly what `run --requirement
  * R` runs (run/selection.ts selectedTests, from the suite's index), so "caught" is the subset parity of issue 47: the
  * requirement's own selection fails it (a test outside the selection cannot record R: the Checker refuses it, so the
- * whole suite could not fail R anywhere else). A black-box defect: every test of the files that can show it (a black
- * box may see it under another requirement). The clean mock and the variants: the whole suite.
+ * whole suite could not fail R anywhere else). A black-box defect, and a SHOULD one: every test of the files that can
+ * show it (a black box may see it under another requirement). The clean mock and the variants: the whole suite.
  */
 export function testsOfJob(job: Job): IndexedTest[] {
   if (job.kind !== 'defect') return testIndex().tests;
-  if (!job.blackBox) return selectionOfRequirement(job.defect.breaks);
+  // A SHOULD defect's run runs its files: the one test of LIMIT-007, every exchange reset by design, is a run whose
+  // target never answered (exit 3), where the warning must show in a run that otherwise passes.
+  if (!job.blackBox && job.defect.expect !== 'warn') return selectionOfRequirement(job.defect.breaks);
   const files = new Set(filesFor(job.defect));
   return testIndex().tests.filter((t) => files.has(`suites/${t.file}`));
 }
