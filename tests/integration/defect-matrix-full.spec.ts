@@ -32,7 +32,7 @@ function rowsOf<T extends DefectSpec>(defects: readonly T[]): T[] {
   return names ? defects.filter((d) => names.includes(d.name)) : [...defects];
 }
 
-test('proxy parity: the whole suite through chatconform proxy against every black-box defect; the proxy fails the defect\'s requirement wherever the exchange shows it', async ({}, testInfo) => {
+test('proxy parity: the suite through chatconform proxy against every black-box defect (its requirement selection) and the clean mock (the whole suite); the proxy fails the defect\'s requirement wherever the exchange shows it, and never the clean mock', async ({}, testInfo) => {
   const defects = rowsOf(parityDefects());
   test.setTimeout(2 * 900_000 + defects.length * 60_000);
   const { rows, cleanFailures } = await runProxyParity(testInfo, defects);
