@@ -7,6 +7,7 @@ import { ENV, reportDirOf } from '../run/config.ts';
 import { declaredTitlesOf, RERUN_TEST_LIST, rerunOfReport, rerunReportDir, testListOf, type RerunOf } from '../run/rerun.ts';
 import type { SlotSpace } from '../run/slots.ts';
 import { SELECTION_ENV } from '../run/selection.ts';
+import { testIndex } from '../run/test-index.ts';
 import { loadReport, ReportFileError } from '../report/load.ts';
 import type { ConformanceReport } from '../report/json.ts';
 import { CONFORMANCE_CONFIG, KIT_ROOT } from './kit-files.ts';
@@ -48,7 +49,7 @@ export function prepareRerun(env: NodeJS.ProcessEnv, flags: RerunFlags): Rerun |
     if (err instanceof ReportFileError) throw new ConfigError(`${flags.lastFailed ? '--last-failed: no report to rerun from: ' : '--rerun: '}${err.message}`);
     throw err;
   }
-  const of = rerunOfReport(report, file);
+  const of = rerunOfReport(report, file, testIndex());
   if (of.requirements.length === 0) {
     process.stderr.write(`chatconform: nothing to rerun: no requirement failed in ${file}\n`);
     return undefined;
@@ -64,7 +65,7 @@ export function prepareRerun(env: NodeJS.ProcessEnv, flags: RerunFlags): Rerun |
   env[ENV.reportDir] = dir;
   mkdirSync(dir, { recursive: true });
   const list = path.join(dir, RERUN_TEST_LIST);
-  const describe = `the ${of.tests.length} test(s) where ${of.requirements.join(', ')} failed or could not be judged in ${file}`;
+  const describe = `the ${of.tests.length} test(s) that can record ${of.requirements.join(', ')}, which failed or could not be judged in ${file}`;
   process.stderr.write(`chatconform: rerunning ${describe} (seed ${env[ENV.seed] ?? 'random'}; reports in ${dir})\n`);
   return { of, args: ['--test-list', list], list, describe };
 }

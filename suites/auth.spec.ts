@@ -1,6 +1,6 @@
 // Authentication of POST /v1/chat/completions (sections 4 and 5): the credential is required; a key limited
 // to a list of models, and a key below an entry's min_tier, are refused rather than rerouted.
-import { req, test } from './lib/test-fixtures.ts';
+import { judges, req, test } from './lib/test-fixtures.ts';
 import { judgeRefusal } from '../judge/judge-response.ts';
 import { answeredBy, chatModel, errorFieldsOf, invalidKey, noModelReason, notARefusal, SHORT_PROMPT, userMessage } from './lib/requests/chat.ts';
 import { judgeCompletion } from '../judge/judge-response.ts';
@@ -13,7 +13,7 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
 test.describe('POST /v1/chat/completions: the credential', () => {
   test(
     'creates a completion with the credential and refuses without one',
-    req('AUTH-002', 'AUTH-004', 'OBS-018'),
+    req('AUTH-002', 'AUTH-004', 'OBS-018', judges(judgeCompletion, judgeRefusal)),
     async ({ target, check, discovery, config }) => {
       const model = chatModel(discovery, config.profile);
       if (!model) return check.skip(noModelReason(discovery));
@@ -29,7 +29,7 @@ test.describe('POST /v1/chat/completions: the credential', () => {
     },
   );
 
-  test('an invalid key is refused', req('AUTH-003', 'OBS-019'), async ({ target, check, discovery, config }) => {
+  test('an invalid key is refused', req('AUTH-003', 'OBS-019', judges(judgeRefusal)), async ({ target, check, discovery, config }) => {
     const model = chatModel(discovery, config.profile);
     if (!model) return check.skip(noModelReason(discovery));
     const res = await target.chat({ model: model.id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAP }, { key: invalidKey(), keyVar: 'INVALID_KEY' });
@@ -55,7 +55,7 @@ test.describe('POST /v1/chat/completions: the credential', () => {
 test.describe('POST /v1/chat/completions: keys limited by model list and by tier', () => {
   test(
     'a key limited to a list of models is refused for a model outside it, never rerouted',
-    req('AUTH-008', 'ERR-006', 'CHAT-011', 'CHAT-012'),
+    req('AUTH-008', 'ERR-006', 'CHAT-011', 'CHAT-012', judges(judgeRefusal)),
     async ({ target, check, discovery, config }) => {
       const restricted = config.profile.restrictedKey;
       if (!restricted) return check.skip('the profile names no restricted key (restrictedKey)');
@@ -76,7 +76,7 @@ test.describe('POST /v1/chat/completions: keys limited by model list and by tier
 
   test(
     'a key below an entry\'s min_tier cannot use it',
-    req('AUTH-010', 'CHAT-012'),
+    req('AUTH-010', 'CHAT-012', judges(judgeRefusal)),
     async ({ target, check, discovery, config }) => {
       const low = config.profile.lowTierKey;
       if (!low) return check.skip('the profile names no low-tier key (lowTierKey)');

@@ -1,7 +1,7 @@
 // The model catalog: GET /v1/models and GET /v1/models/{model_id} (sections 2.10, 2.11, 4.1, 4.2, 5, 9).
 import { isDeepStrictEqual } from 'node:util';
 import { noUsableReason } from './lib/discovery.ts';
-import { req, test } from './lib/test-fixtures.ts';
+import { judges, req, test } from './lib/test-fixtures.ts';
 import { judgeModelEntry, judgeModelList } from '../judge/judge-response.ts';
 import { judgeDeactivatedUnlisted, judgeEntryReadBack, judgeListWhole } from '../judge/comparisons.ts';
 import type { Profile } from '../run/profile.ts';
@@ -31,14 +31,14 @@ function profileModels(p: Profile): string[] {
 
 for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => { test.use({ slot });
 test.describe('GET /v1/models', () => {
-  test('answers without a credential with the model list', req('AUTH-005', 'VER-001'), async ({ target, check }) => {
+  test('answers without a credential with the model list', req('AUTH-005', 'VER-001', judges(judgeModelList)), async ({ target, check }) => {
     const res = await target.get('/v1/models', { key: null });
     // The /v1 prefix is shown by the route answering at all: a 401 here is AUTH-005's failure, not VER-001's.
     check.status('VER-001', res, (s) => s !== 404 && s !== 405, 'under the /v1 prefix, a status that shows the route exists (not 404 or 405)');
     judgeModelList(check, res, 'AUTH-005');
   });
 
-  test('answers with the run credential', req('AUTH-006', 'AUTH-001', 'CAT-031'), async ({ target, check }) => {
+  test('answers with the run credential', req('AUTH-006', 'AUTH-001', 'CAT-031', judges(judgeModelList)), async ({ target, check }) => {
     const res = await target.get('/v1/models');
     check.status('AUTH-001', res, 200, 'with Authorization: Bearer <key>, status');
     check.status('CAT-031', res, 200, 'for a bare GET (no body, no parameters), status');
@@ -66,7 +66,7 @@ test.describe('GET /v1/models', () => {
     check.observe('OBS-034', Object.fromEntries(signals.filter(([k]) => /version/i.test(k))), 'version headers on GET /v1/models', res);
   });
 
-  test('the list is the whole catalog: no further page, every model the profile names is listed', req('CAT-045'), async ({ target, check, config }) => {
+  test('the list is the whole catalog: no further page, every model the profile names is listed', req('CAT-045', judges(judgeListWhole)), async ({ target, check, config }) => {
     const list = await target.get('/v1/models');
     if (!check.status('CAT-045', list, (s) => s !== 0)) return;
     if (list.status !== 200) return check.skip(`the catalog could not be read: ${list.describe()}`);
@@ -91,7 +91,7 @@ test.describe('GET /v1/models', () => {
     check.that('AUTH-007', missing.length === 0, () => `allowed models missing from the restricted key's list: ${missing.join(', ')}`, res);
   });
 
-  test('a deactivated model is not listed', req('CAT-039'), async ({ target, check, config }) => {
+  test('a deactivated model is not listed', req('CAT-039', judges(judgeDeactivatedUnlisted)), async ({ target, check, config }) => {
     const deactivated = config.profile.deactivatedModel;
     if (!deactivated) return check.skip('the profile names no deactivated model (deactivatedModel)');
     const list = await target.get('/v1/models');
@@ -121,7 +121,7 @@ test.describe('GET /v1/models', () => {
 });
 
 test.describe('GET /v1/models/{model_id}', () => {
-  test('each listed entry reads back identically, with and without a credential', req('CAT-036', 'CAT-037', 'AUTH-005', 'AUTH-006'), async ({ target, check }) => {
+  test('each listed entry reads back identically, with and without a credential', req('CAT-036', 'CAT-037', 'AUTH-005', 'AUTH-006', judges(judgeModelEntry, judgeEntryReadBack)), async ({ target, check }) => {
     const list = await target.get('/v1/models');
     check.status('AUTH-006', list, 200, 'GET /v1/models with a credential, status');
     const entries = entriesOf(list);

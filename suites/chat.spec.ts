@@ -1,8 +1,9 @@
 // POST /v1/chat/completions: the request fields (2.1, 2.2), the non-streamed response (2.9), token caps
 // (2.1, 4.3 rule 2), and what a standard client needs (section 1).
-import { req, test } from './lib/test-fixtures.ts';
+import { judges, req, test } from './lib/test-fixtures.ts';
 import { judgeCompletion, judgeStream } from '../judge/judge-response.ts';
 import { judgeCapInForce } from '../judge/token-caps.ts';
+import { judgeAnsweredByRequested, judgeEventStreamAnswer, judgeStreamOptionsIgnored } from '../judge/answers.ts';
 import { ACCEPT_ANY_CODING } from '../run/http.ts';
 
 import { aiSdkProvider, openaiClient } from './lib/clients/sdk-clients.ts';
@@ -36,7 +37,7 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
 test.describe('POST /v1/chat/completions: the request', () => {
   test(
     'a minimal request naming a catalog entry is answered by that entry',
-    req('REQ-001', 'REQ-003', 'REQ-015', 'REQ-017', 'CHAT-003', 'CHAT-010', 'OBS-001', 'OBS-002'),
+    req('REQ-001', 'REQ-003', 'REQ-015', 'REQ-017', 'CHAT-003', 'CHAT-010', 'OBS-001', 'OBS-002', judges(judgeCompletion, judgeAnsweredByRequested)),
     async ({ target, check, discovery, config }) => {
       test.setTimeout(timeFor(MODELS_ASKED, config));
       // Cheapest first, preferring ones without reasoning; a few distinct entries, so a server that answers every
@@ -55,7 +56,7 @@ test.describe('POST /v1/chat/completions: the request', () => {
         check.status('CHAT-003', res, 200, `for ${what} sent as application/json, status`);
         const body = judgeCompletion(check, res, m.id);
         if (!body) continue;
-        check.that('CHAT-010', body.model === m.id, () => `requested ${JSON.stringify(m.id)}, answered by ${JSON.stringify(body.model)}: a request is never silently answered by another model`, res);
+        judgeAnsweredByRequested(check, res);
         finishReasons.push(...finishReasonsOf(body));
         objects.push(body.object);
       }
@@ -66,7 +67,7 @@ test.describe('POST /v1/chat/completions: the request', () => {
 
   test(
     'a conversation of several messages, array content of text parts, and a message name are accepted',
-    req('REQ-003', 'REQ-018', 'REQ-020'),
+    req('REQ-003', 'REQ-018', 'REQ-020', judges(judgeCompletion)),
     async ({ target, check, discovery, config }) => {
       const model = chatModel(discovery, config.profile);
       if (!model) return check.skip(noModelReason(discovery));
@@ -88,7 +89,7 @@ test.describe('POST /v1/chat/completions: the request', () => {
     },
   );
 
-  test('numeric temperature and top_p are accepted', req('REQ-006', 'REQ-007'), async ({ target, check, discovery, config }) => {
+  test('numeric temperature and top_p are accepted', req('REQ-006', 'REQ-007', judges(judgeCompletion)), async ({ target, check, discovery, config }) => {
     const model = chatModel(discovery, config.profile);
     if (!model) return check.skip(noModelReason(discovery));
     // Sent apart: some models take only one sampling parameter at a time; each is accepted alone.
@@ -102,7 +103,7 @@ test.describe('POST /v1/chat/completions: the request', () => {
 
   test(
     'fields not listed for the request or its nested objects are not read',
-    req('REQ-013', 'REQ-014'),
+    req('REQ-013', 'REQ-014', judges(judgeCompletion)),
     async ({ target, check, discovery, config }) => {
       test.setTimeout(timeFor(3, config));
       const model = chatModel(discovery, config.profile);
@@ -183,7 +184,7 @@ test.describe('POST /v1/chat/completions: token caps', () => {
   /** The small and the large cap, within the budget. */
   const caps = (maxTokens: number) => ({ small: Math.max(1, Math.min(SMALL_CAP, Math.floor(maxTokens / 4))), large: maxTokens });
 
-  test('max_tokens sent alone caps the generated tokens', req('REQ-008', 'OBS-001'), async ({ target, check, discovery, config }) => {
+  test('max_tokens sent alone caps the generated tokens', req('REQ-008', 'OBS-001', judges(judgeCompletion, judgeCapInForce)), async ({ target, check, discovery, config }) => {
     const model = chatModel(discovery, config.profile);
     if (!model) return check.skip(noModelReason(discovery));
     const { small } = caps(target.maxTokens);
@@ -193,10 +194,10 @@ test.describe('POST /v1/chat/completions: token caps', () => {
     const used = completionTokensOf(body);
     check.observe('OBS-001', { max_tokens: small, completion_tokens: used, finish_reason: finishReasonsOf(body) }, 'finish_reason of an answer stopped by max_tokens', res);
     if (used === undefined) return check.skip('the response carries no usage.completion_tokens, so the cap cannot be observed');
-    check.that('REQ-008', used <= small, () => `max_tokens ${small} sent alone; usage.completion_tokens is ${used}`, res);
+    judgeCapInForce(check, res, used); // REQ-008: max_tokens sent alone
   });
 
-  test('max_completion_tokens sent alone caps the generated tokens', req('REQ-010', 'OBS-001'), async ({ target, check, discovery, config }) => {
+  test('max_completion_tokens sent alone caps the generated tokens', req('REQ-010', 'OBS-001', judges(judgeCompletion, judgeCapInForce)), async ({ target, check, discovery, config }) => {
     const model = chatModel(discovery, config.profile);
     if (!model) return check.skip(noModelReason(discovery));
     const { small } = caps(target.maxTokens);
@@ -211,7 +212,7 @@ test.describe('POST /v1/chat/completions: token caps', () => {
 
   test(
     'max_completion_tokens wins over a larger max_tokens',
-    req('REQ-011', 'CHAT-008'),
+    req('REQ-011', 'CHAT-008', judges(judgeCompletion, judgeCapInForce)),
     async ({ target, check, discovery, config }) => {
       const model = chatModel(discovery, config.profile);
       if (!model) return check.skip(noModelReason(discovery));
@@ -228,7 +229,7 @@ test.describe('POST /v1/chat/completions: token caps', () => {
 
   test(
     'max_tokens has no effect when max_completion_tokens is present',
-    req('REQ-009', 'REQ-011'),
+    req('REQ-009', 'REQ-011', judges(judgeCompletion, judgeCapInForce)),
     async ({ target, check, discovery, config }) => {
       const model = chatModel(discovery, config.profile);
       if (!model) return check.skip(noModelReason(discovery));
@@ -252,16 +253,10 @@ test.describe('POST /v1/chat/completions: token caps', () => {
 });
 
 test.describe('POST /v1/chat/completions: stream and stream_options', () => {
-  test('stream true answers with a server-sent-event stream, with and without include_usage', req('REQ-005', 'CHAT-005', 'REQ-021'), async ({ target, check, discovery, config }) => {
+  test('stream true answers with a server-sent-event stream, with and without include_usage', req('REQ-005', 'CHAT-005', 'REQ-021', judges(judgeEventStreamAnswer)), async ({ target, check, discovery, config }) => {
     const model = chatModel(discovery, config.profile);
     if (!model) return check.skip(noModelReason(discovery));
-    const judge = (id: string, res: Awaited<ReturnType<typeof target.chat>>, what: string) => {
-      if (!check.status(id, res, 200, `for ${what}, status`)) return;
-      const ct = res.headers['content-type'] ?? '';
-      check.that(id, /^text\/event-stream\b/i.test(ct.trim()), () => `for ${what}, content-type is ${JSON.stringify(ct)}; a stream is text/event-stream`, res);
-      const s = res.stream();
-      check.that(id, s.chunks.length > 0 && s.outcome === 'complete', () => `for ${what}, the body is not a complete event stream (${s.chunks.length} chunks, outcome ${s.outcome}): ${res.describe()}`, res);
-    };
+    const judge = (id: string, res: Awaited<ReturnType<typeof target.chat>>, what: string) => judgeEventStreamAnswer(check, id, res, what);
     const plain = await target.chat({ model: model.id, messages: [userMessage(SHORT_PROMPT)], stream: true, max_completion_tokens: TINY });
     judge('REQ-005', plain, 'stream true');
     judge('CHAT-005', plain, 'stream true');
@@ -269,7 +264,7 @@ test.describe('POST /v1/chat/completions: stream and stream_options', () => {
     judge('REQ-021', withUsage, 'stream true with stream_options.include_usage true');
   });
 
-  test('stream_options has no effect unless stream is true', req('REQ-012'), async ({ target, check, discovery, config }) => {
+  test('stream_options has no effect unless stream is true', req('REQ-012', judges(judgeCompletion, judgeStreamOptionsIgnored)), async ({ target, check, discovery, config }) => {
     const model = chatModel(discovery, config.profile);
     if (!model) return check.skip(noModelReason(discovery));
     for (const [what, extra] of [
@@ -277,8 +272,7 @@ test.describe('POST /v1/chat/completions: stream and stream_options', () => {
       ['stream false', { stream: false }],
     ] as const) {
       const res = await target.chat({ model: model.id, messages: [userMessage(SHORT_PROMPT)], stream_options: { include_usage: true }, max_completion_tokens: TINY, ...extra });
-      const ct = res.headers['content-type'] ?? '';
-      check.that('REQ-012', res.status === 200 && /json/i.test(ct) && res.isJson, () => `stream_options.include_usage true with ${what}: expected a plain JSON completion; received content-type ${JSON.stringify(ct)} and ${res.describe()}`, res);
+      judgeStreamOptionsIgnored(check, res, `stream_options.include_usage true with ${what}`);
       judgeCompletion(check, res, model.id);
     }
   });
@@ -287,7 +281,7 @@ test.describe('POST /v1/chat/completions: stream and stream_options', () => {
 test.describe('POST /v1/chat/completions: compressed answers', () => {
   test(
     'an answer compressed as the client allowed (accept-encoding: gzip, deflate, br) is judged, decoded, like any other',
-    req('CHAT-004', 'CHAT-005'),
+    req('CHAT-004', 'CHAT-005', judges(judgeCompletion, judgeStream)),
     async ({ target, check, discovery, config }) => {
       const model = chatModel(discovery, config.profile);
       if (!model) return check.skip(noModelReason(discovery));
@@ -305,7 +299,7 @@ test.describe('POST /v1/chat/completions: compressed answers', () => {
 test.describe('POST /v1/chat/completions: the response', () => {
   test(
     'the assistant message\'s tool calls are well-formed',
-    req('RESP-014'),
+    req('RESP-014', judges(judgeCompletion)),
     async ({ target, check, discovery, config }) => {
       const model = chatModel(discovery, config.profile);
       if (!model) return check.skip(noModelReason(discovery));
@@ -331,7 +325,7 @@ test.describe('POST /v1/chat/completions: the response', () => {
 
   test(
     'prompt caching: cached and written tokens are reported as positive counts within the prompt',
-    req('RESP-024', 'RESP-025', 'RESP-026'),
+    req('RESP-024', 'RESP-025', 'RESP-026', judges(judgeCompletion)),
     async ({ target, check, discovery, config }) => {
       const model = pickModel(discovery, config.profile, { caching: true });
       if (!model) return check.skip(noModelReason(discovery, 'usable model with supports_caching true'));

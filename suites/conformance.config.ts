@@ -53,12 +53,12 @@ export default defineConfig({
   retries: 0,
   reporter: reporters,
   ...(shard ? { shard: { current: shard.index, total: shard.total } } : {}),
-  // A partial run (CONFORMANCE_REQUIREMENTS, _SECTIONS, _LEVELS, _EXCLUDE_REQUIREMENTS): the tests tagged with the
-  // selected requirement IDs. The reporter reads the same variables and calls the verdict partial.
+  // A partial run (CONFORMANCE_REQUIREMENTS, _SECTIONS, _LEVELS, _EXCLUDE_REQUIREMENTS): the tests the suite's index
+  // says can record a selected ID (arrays of patterns). The reporter calls the verdict partial.
   ...(selection.grep ? { grep: selection.grep } : {}),
   // Besides the selection's exclusions, each slot leaves out the tests it does not hold (a later trial and a model's
   // block of a model-independent file hold only the model-dependent tests).
-  grepInvert: [...(selection.grepInvert ? [selection.grepInvert] : []), ...SLOT_GREP_INVERT],
+  grepInvert: [...(selection.grepInvert ?? []), ...SLOT_GREP_INVERT],
   // No browser, no Playwright request context: the suite's own transport (run/http.ts) sends everything,
   // with its user-agent. Nothing that could hold a credential is kept as an artefact.
   use: { trace: 'off', screenshot: 'off', video: 'off' },

@@ -1,6 +1,6 @@
 // Refusals of POST /v1/chat/completions (sections 4.3 and 7): the error body, refusals before a stream
 // opens, requests missing required fields, and the model refusals (deactivated, unavailable, unknown).
-import { req, test } from './lib/test-fixtures.ts';
+import { judges, req, test } from './lib/test-fixtures.ts';
 import { judgeRefusal } from '../judge/judge-response.ts';
 import { answeredBy, chatModel, errorFieldsOf, isObject, limitHeaders, noModelReason, notARefusal, outcomeOf, SHORT_PROMPT, timeFor, unknownModelId, userMessage, type Json } from './lib/requests/chat.ts';
 import type { TargetResponse } from '../judge/exchange.ts';
@@ -25,7 +25,7 @@ test.describe('POST /v1/chat/completions: requests missing a required field', ()
     { id: 'REQ-019', what: 'whose user message has no content', body: (m: string) => ({ model: m, messages: [{ role: 'user' }], max_completion_tokens: CAP }) },
   ] as const;
   for (const c of cases) {
-    test(`a request ${c.what} is a client error`, req(c.id), async ({ target, check, discovery, config }) => {
+    test(`a request ${c.what} is a client error`, req(c.id, judges(judgeRefusal)), async ({ target, check, discovery, config }) => {
       const model = chatModel(discovery, config.profile);
       if (!model) return check.skip(noModelReason(discovery));
       const res = await target.chat(c.body(model.id));
@@ -37,7 +37,7 @@ test.describe('POST /v1/chat/completions: requests missing a required field', ()
 test.describe('section 7: error bodies', () => {
   test(
     'refusals carry the section 7 error object; records their statuses, codes and types',
-    req('OBS-024', 'OBS-028'),
+    req('OBS-024', 'OBS-028', judges(judgeRefusal)),
     async ({ target, check, discovery, config }) => {
       test.setTimeout(timeFor(5, config));
       const model = chatModel(discovery, config.profile);
@@ -77,7 +77,7 @@ test.describe('section 7: error bodies', () => {
 
   test(
     'a deactivated model is refused with 403 model_not_found, also with stream true',
-    req('ERR-007'),
+    req('ERR-007', judges(judgeRefusal)),
     async ({ target, check, config }) => {
       const deactivated = config.profile.deactivatedModel;
       if (!deactivated) return check.skip('the profile names no deactivated model (deactivatedModel)');
@@ -90,7 +90,7 @@ test.describe('section 7: error bodies', () => {
 test.describe('section 7: refusals of the requested model', () => {
   test(
     'an unknown model id is refused, never answered by another model',
-    req('CHAT-010', 'CHAT-012', 'OBS-027'),
+    req('CHAT-010', 'CHAT-012', 'OBS-027', judges(judgeRefusal)),
     async ({ target, check, discovery }) => {
       if (discovery.catalogError) return check.skip(discovery.catalogError);
       const id = unknownModelId(discovery);
@@ -107,7 +107,7 @@ test.describe('section 7: refusals of the requested model', () => {
 
   test(
     'a deactivated model is refused with 403 model_not_found',
-    req('ERR-007', 'CHAT-012', 'OBS-008'),
+    req('ERR-007', 'CHAT-012', 'OBS-008', judges(judgeRefusal)),
     async ({ target, check, discovery, config }) => {
       const id = config.profile.deactivatedModel;
       if (!id) return check.skip('the profile names no deactivated model (deactivatedModel)');
@@ -122,7 +122,7 @@ test.describe('section 7: refusals of the requested model', () => {
 
   test(
     'a model that cannot currently be served is refused with 503 model_unavailable',
-    req('ERR-008', 'CHAT-012', 'OBS-008', 'OBS-029'),
+    req('ERR-008', 'CHAT-012', 'OBS-008', 'OBS-029', judges(judgeRefusal)),
     async ({ target, check, discovery, config }) => {
       const id = config.profile.unavailableModel;
       if (!id) return check.skip('the profile names no unavailable model (unavailableModel)');
@@ -141,7 +141,7 @@ test.describe('a request without a body', () => {
   /** How long a POST with no body may wait for its answer: a server that waits for a body never sends one. */
   const PROBE_WAIT_MS = 10_000;
 
-  test('a POST with no body and no Content-Length is answered with an error, not left waiting', req('CHAT-013'), async ({ target, check, config }) => {
+  test('a POST with no body and no Content-Length is answered with an error, not left waiting', req('CHAT-013', judges(judgeRefusal)), async ({ target, check, config }) => {
     const timeoutMs = Math.min(config.requestTimeoutMs, PROBE_WAIT_MS);
     const res = await target.send('POST', '/v1/chat/completions', undefined, { headers: { 'content-type': 'application/json' }, timeoutMs, noLengthHeaders: true });
     // A timeout here is the deviation itself (the server waits for a body HTTP says is empty), not the kit's limit,

@@ -1,9 +1,10 @@
 // Limits of POST /v1/chat/completions (sections 4.3 rule 1 and 8): the 10 MB body limit, applied before
 // parsing; per-model output and context limits from the catalog; rate limits and quotas (gaps: observed).
-import { req, test } from './lib/test-fixtures.ts';
+import { judges, req, test } from './lib/test-fixtures.ts';
 
 import { chatModel, completionTokensOf, LONG_ANSWER_PROMPT, errorFieldsOf, limitHeaders, noModelReason, outcomeOf, SHORT_PROMPT, usageOf, userMessage } from './lib/requests/chat.ts';
 import { judgeCompletion } from '../judge/judge-response.ts';
+import { judgeOversizedRefused } from '../judge/limits.ts';
 import { judgeRefusalAnswered, judgeRefusedBeforeParsing, uploadOutcome, type UploadOutcome } from '../judge/comparisons.ts';
 import { usableModels } from './lib/discovery.ts';
 import { slotsOf } from './lib/slots.ts';
@@ -37,7 +38,7 @@ test.describe('section 8: request body size', () => {
   test(
     'a body over 10 MB is refused before it is parsed',
     // CHAT-006 and CHAT-007 (4.3 rule 1) restate LIMIT-001 and LIMIT-002 (section 8): judged once, here.
-    req('LIMIT-001', 'LIMIT-002', 'LIMIT-007', 'OBS-026'),
+    req('LIMIT-001', 'LIMIT-002', 'LIMIT-007', 'OBS-026', judges(judgeOversizedRefused, judgeRefusalAnswered, judgeRefusedBeforeParsing)),
     async ({ target, check, discovery, config }) => {
       const timeoutMs = Math.max(config.requestTimeoutMs, BIG_REQUEST_TIMEOUT_MS);
       test.setTimeout(2 * timeoutMs + 30_000);
@@ -61,11 +62,9 @@ test.describe('section 8: request body size', () => {
       if (g.kind === 'closed' && v.kind === 'status') g = uploadOutcome((garbage = await target.postRaw('/v1/chat/completions', oversizedGarbage(OVERSIZED_BYTES), upload)));
       // Both closed: the valid one once more, so that a close charged as no answer (LIMIT-007) reproduces.
       else if (v.kind === 'closed') v = uploadOutcome((valid = await target.postRaw('/v1/chat/completions', paddedRequest(model.id, OVERSIZED_BYTES), upload)));
-      // Rejected: a non-200 status, or the connection closed on the upload (a proxy may cut an oversized body short).
-      const rejected = (r: UploadOutcome) => (r.kind === 'status' && r.status !== 200) || r.kind === 'closed';
       // Each finding on its own upload: the evidence of the valid-JSON one is the valid-JSON request.
-      check.that('LIMIT-001', rejected(v), () => `a valid JSON request of ${OVERSIZED_BYTES} bytes was not refused: ${valid.describe()}`, valid);
-      check.that('LIMIT-001', rejected(g), () => `a body of ${OVERSIZED_BYTES} bytes that is not JSON was not refused: ${garbage.describe()}`, garbage);
+      judgeOversizedRefused(check, valid, OVERSIZED_BYTES, 'a valid JSON request');
+      judgeOversizedRefused(check, garbage, OVERSIZED_BYTES, 'a body that is not JSON');
       // Rejected before parsing: whether the bytes are JSON cannot change the refusal.
       judgeRefusedBeforeParsing(check, valid, garbage, OVERSIZED_BYTES);
       // Refused, but by a closed connection both times: no answer where one was possible (a warning).
@@ -76,7 +75,7 @@ test.describe('section 8: request body size', () => {
 
   test(
     'a body just under 10 MB is not refused for its size',
-    req('LIMIT-003', 'REQ-013'),
+    req('LIMIT-003', 'REQ-013', judges(judgeCompletion)),
     async ({ target, check, discovery, config }) => {
       const timeoutMs = Math.max(config.requestTimeoutMs, BIG_REQUEST_TIMEOUT_MS);
       test.setTimeout(timeoutMs + 30_000);
@@ -96,7 +95,7 @@ test.describe('section 8: request body size', () => {
 test.describe('section 8: per-model limits', () => {
   test(
     'a response stays within the entry\'s published max_tokens, also when a larger cap is asked',
-    req('LIMIT-005'),
+    req('LIMIT-005', judges(judgeCompletion)),
     async ({ target, check, discovery, config }) => {
       // Judged only where the cap sent can exceed the entry's max_tokens: a cap at or below it would make the
       // rule follow from the cap itself (REQ-010), a pass with nothing behind it.

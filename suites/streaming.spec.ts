@@ -1,13 +1,14 @@
 // Streamed completions: section 6 (events), 4.3 (stream true vs false, failures before a stream opens),
 // 2.1/2.6 (stream, stream_options). Every stream is decoded by the reference consumer and judged by
 // lib/stream-checks.ts; the framing variants prove the suite accepts what section 6 allows.
-import { req, test } from './lib/test-fixtures.ts';
+import { judges, req, test } from './lib/test-fixtures.ts';
 import { judgeCompletion, judgeRefusal, judgeStream } from '../judge/judge-response.ts';
-import { streamedAnswer, streamUsage, type ChatStream } from '../judge/decoding/chat-stream.ts';
+import { streamedAnswer, type ChatStream } from '../judge/decoding/chat-stream.ts';
 import { judgeProvokedFailure } from '../judge/comparisons.ts';
 import { pickModel, searchModels, usableModels, type Discovery, type ModelEntry, noUsableReason } from './lib/discovery.ts';
 import type { Profile } from '../run/profile.ts';
-import { checkStreamProvenance } from './lib/requests/search.ts';
+import { judgeStreamProvenance } from '../judge/search.ts';
+import { judgeCapOfAnswer, judgeNoEventStream, judgeRefusedBeforeStream, judgeStreamOptionsIgnored } from '../judge/answers.ts';
 import { validate, formatIssues } from '../spec/validator.ts';
 import { getRequirement } from '../spec/requirements/index.ts';
 import type { TargetResponse } from '../judge/exchange.ts';
@@ -22,17 +23,11 @@ function chatModel(d: Discovery, p: Profile): ModelEntry | undefined {
   return pickModel(d, p, { reasoning: false }) ?? pickModel(d, p);
 }
 
-/** The text a chunk's first choice adds, if any. */
-const deltaText = (chunk: unknown): string => {
-  const c = (chunk as { choices?: { delta?: { content?: unknown } }[] } | null)?.choices?.[0]?.delta?.content;
-  return typeof c === 'string' ? c : '';
-};
 const isEventStream = (res: TargetResponse) => /text\/event-stream/i.test(res.headers['content-type'] ?? '');
-const looksLikeSse = (res: TargetResponse) => /^\s*(data|event|id|:)/m.test(res.text.slice(0, 200)) && !res.isJson;
 
 for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => { test.use({ slot });
 test.describe('stream true', () => {
-  test('a streamed completion is an SSE stream whose chunks assemble into the answer', req('REQ-005', 'STREAM-013'), async ({ target, check, discovery, config }) => {
+  test('a streamed completion is an SSE stream whose chunks assemble into the answer', req('REQ-005', 'STREAM-013', judges(judgeStream)), async ({ target, check, discovery, config }) => {
     const model = chatModel(discovery, config.profile);
     if (!model) return check.skip(noUsableReason(discovery));
     const res = await target.chat({ model: model.id, messages: HELLO, stream: true, max_completion_tokens: CAP });
@@ -53,42 +48,40 @@ test.describe('stream true', () => {
     check.that('STREAM-013', answer === joined, () => `the consumer's answer ${JSON.stringify(answer)} differs from the concatenated delta.content ${JSON.stringify(joined)} (${withoutText} chunk(s) without content)`, res);
   });
 
-  test('include_usage true gives a usage block in the stream', req('REQ-021', 'REQ-010'), async ({ target, check, discovery, config }) => {
+  test('include_usage true gives a usage block in the stream', req('REQ-021', 'REQ-010', judges(judgeStream, judgeCapOfAnswer)), async ({ target, check, discovery, config }) => {
     const model = chatModel(discovery, config.profile);
     if (!model) return check.skip(noUsableReason(discovery));
     const res = await target.chat({ model: model.id, messages: HELLO, stream: true, stream_options: { include_usage: true }, max_completion_tokens: CAP });
     check.status('REQ-021', res, 200, 'stream_options.include_usage true with stream true, status');
-    const s = judgeStream(check, res, model.id, { includeUsage: true, expectText: true });
+    // include_usage true is read from the request by judgeStream: STREAM-016 asks for the usage block.
+    const s = judgeStream(check, res, model.id, { expectText: true });
     if (!s) return;
-    const usage = streamUsage(s);
-    if (usage && typeof usage.completion_tokens === 'number') {
-      // max_completion_tokens caps a streamed completion too; the usage block reports within it.
-      check.that('REQ-010', usage.completion_tokens <= CAP, () => `usage.completion_tokens ${usage.completion_tokens} exceeds the request's cap ${CAP}`, res);
-    }
+    // max_completion_tokens caps a streamed completion too, on the usage block it reports.
+    judgeCapOfAnswer(check, res);
   });
 
-  test('include_usage false is accepted and gives no usage block', req('REQ-021'), async ({ target, check, discovery, config }) => {
+  test('include_usage false is accepted and gives no usage block', req('REQ-021', judges(judgeStream)), async ({ target, check, discovery, config }) => {
     const model = chatModel(discovery, config.profile);
     if (!model) return check.skip(noUsableReason(discovery));
     const res = await target.chat({ model: model.id, messages: HELLO, stream: true, stream_options: { include_usage: false }, max_completion_tokens: CAP });
     check.status('REQ-021', res, 200, 'stream_options.include_usage false with stream true, status');
-    judgeStream(check, res, model.id, { includeUsage: false, expectText: true });
+    judgeStream(check, res, model.id, { expectText: true });
   });
 
-  test('search provenance arrives inside a delta', req('STREAM-015'), async ({ target, check, discovery }) => {
+  test('search provenance arrives inside a delta', req('STREAM-015', judges(judgeStream, judgeStreamProvenance)), async ({ target, check, discovery }) => {
     const probe = searchModels(discovery, 'capable')[0] ?? searchModels(discovery, 'ignored')[0];
     if (!probe) return check.skip(`no model answered a search request during discovery (${discovery.searchProbes.map((p) => `${p.model}: ${p.result}`).join(', ') || 'no probes'})`);
     // Same request shape as the discovery probe that succeeded (its cap is the budget's default).
     const res = await target.chat({ model: probe.model, messages: [{ role: 'user', content: 'Which city hosts the Louvre?' }], web_search_options: {}, stream: true, stream_options: { include_usage: true } });
-    const s = judgeStream(check, res, probe.model, { includeUsage: true });
+    const s = judgeStream(check, res, probe.model);
     if (!s) return;
     // Judged only where a search ran (provenance or a count of completed searches); otherwise skipped, with that reason.
-    checkStreamProvenance(check, s, res);
+    judgeStreamProvenance(check, s, res);
   });
 });
 
 test.describe('stream absent or false', () => {
-  test('never yields an event stream', req('STREAM-001', 'REQ-005'), async ({ target, check, discovery, config }) => {
+  test('never yields an event stream', req('STREAM-001', 'REQ-005', judges(judgeCompletion, judgeNoEventStream)), async ({ target, check, discovery, config }) => {
     const model = chatModel(discovery, config.profile);
     if (!model) return check.skip(noUsableReason(discovery));
     for (const stream of [undefined, false] as const) {
@@ -96,7 +89,7 @@ test.describe('stream absent or false', () => {
       if (stream !== undefined) body.stream = stream;
       const res = await target.chat(body);
       const what = stream === undefined ? 'stream absent' : 'stream false';
-      check.that('STREAM-001', !isEventStream(res) && !looksLikeSse(res), () => `${what}: received an event stream (content-type ${JSON.stringify(res.headers['content-type'])}): ${res.describe()}`, res);
+      judgeNoEventStream(check, res, what);
       if (stream === false) {
         check.that('REQ-005', res.status === 200 && res.isJson, () => `stream false asks for a JSON response; received ${res.describe()}`, res);
         judgeCompletion(check, res, model.id);
@@ -104,7 +97,7 @@ test.describe('stream absent or false', () => {
     }
   });
 
-  test('stream_options without stream true has no effect: a JSON answer', req('REQ-012'), async ({ target, check, discovery, config }) => {
+  test('stream_options without stream true has no effect: a JSON answer', req('REQ-012', judges(judgeCompletion, judgeStreamOptionsIgnored)), async ({ target, check, discovery, config }) => {
     const model = chatModel(discovery, config.profile);
     if (!model) return check.skip(noUsableReason(discovery));
     for (const stream of [false, undefined] as const) {
@@ -112,14 +105,14 @@ test.describe('stream absent or false', () => {
       if (stream !== undefined) body.stream = stream;
       const res = await target.chat(body);
       const what = stream === undefined ? 'stream absent' : 'stream false';
-      check.that('REQ-012', res.status === 200 && res.isJson && !isEventStream(res), () => `${what} with stream_options: expected a plain JSON completion; received content-type ${JSON.stringify(res.headers['content-type'])}, ${res.describe()}`, res);
+      judgeStreamOptionsIgnored(check, res, what);
       judgeCompletion(check, res, model.id);
     }
   });
 });
 
 test.describe('failures', () => {
-  test('a failure before a stream opens is a non-200 JSON error, also with stream true', req('ERR-005'), async ({ target, check, discovery, config }) => {
+  test('a failure before a stream opens is a non-200 JSON error, also with stream true', req('ERR-005', judges(judgeRefusedBeforeStream)), async ({ target, check, discovery, config }) => {
     const model = chatModel(discovery, config.profile);
     if (!model) return check.skip(noUsableReason(discovery));
     const cases: { what: string; send: () => Promise<TargetResponse> }[] = [
@@ -133,26 +126,12 @@ test.describe('failures', () => {
     if (config.profile.scenarioHeaders) {
       cases.push({ what: 'x-mock-status: 503', send: () => target.chat({ model: model.id, messages: HELLO, stream: true }, { headers: { 'x-mock-status': '503' }, subjectStatus: 503 }) });
     }
-    for (const c of cases) {
-      const res = await c.send();
-      if (res.exchange.status === 200) {
-        // A refusal sent as a 200 stream holding an error event is this rule broken: the failure came after opening.
-        const stream = isEventStream(res) ? res.stream() : undefined;
-        if (stream?.outcome === 'error' && stream.chunks.every((ch) => !deltaText(ch))) {
-          check.that('ERR-005', false, () => `${c.what}: the failure came as a 200 event stream ending on an error event (${JSON.stringify(stream.errorEvent).slice(0, 200)}), not as a non-200 JSON error before the stream opened`, res);
-          continue;
-        }
-        // ERR-005 is about the shape of a refusal. A target that did not refuse at all broke the rule of the case
-        // (a credential is required, search_context_size is validated), which its own test judges: not this one.
-        check.cannotJudge(['ERR-005'], { message: `${c.what}: the target did not refuse (HTTP 200), so there is no failure before the stream to judge`, on: res });
-        continue;
-      }
-      judgeRefusal(check, res, { id: 'ERR-005', status: (s) => s !== 200, statusText: `${c.what}: status` });
-      if (res.exchange.status !== 0) check.that('ERR-005', !isEventStream(res), () => `${c.what}: a refusal before the stream opens is JSON, not an event stream (content-type ${JSON.stringify(res.headers['content-type'])})`, res);
-    }
+    // A target that did not refuse at all broke the rule of the case (a credential is required, search_context_size
+    // is validated), which its own test judges: judgeRefusedBeforeStream leaves ERR-005 unjudged there.
+    for (const c of cases) judgeRefusedBeforeStream(check, await c.send(), c.what);
   });
 
-  test('an error after the stream opened is an error event, and the consumer reports a failure', req('STREAM-017', 'STREAM-019', 'STREAM-020', 'ERR-010', 'OBS-020'), async ({ target, check, discovery, config }) => {
+  test('an error after the stream opened is an error event, and the consumer reports a failure', req('STREAM-017', 'STREAM-019', 'STREAM-020', 'ERR-010', 'OBS-020', judges(judgeStream, judgeProvokedFailure)), async ({ target, check, discovery, config }) => {
     if (!config.profile.scenarioHeaders) return check.skip('the profile does not enable the scenario headers (scenarioHeaders), so an in-stream error cannot be provoked');
     const model = chatModel(discovery, config.profile);
     if (!model) return check.skip(noUsableReason(discovery));
@@ -213,12 +192,12 @@ const VARIANTS: Variant[] = [
 
 test.describe('framing section 6 allows is accepted', () => {
   for (const v of VARIANTS) {
-    test(`x-mock-framing: ${v.framing}`, req(v.id, 'STREAM-005', 'STREAM-007', 'STREAM-010'), async ({ target, check, discovery, config }) => {
+    test(`x-mock-framing: ${v.framing}`, req(v.id, 'STREAM-005', 'STREAM-007', 'STREAM-010', judges(judgeStream)), async ({ target, check, discovery, config }) => {
       if (!config.profile.scenarioHeaders) return check.skip('the profile does not enable the scenario headers (scenarioHeaders), so framing variants cannot be requested');
       const model = chatModel(discovery, config.profile);
       if (!model) return check.skip(noUsableReason(discovery));
       const res = await target.chat({ model: model.id, messages: HELLO, stream: true, stream_options: { include_usage: true }, max_completion_tokens: CAP }, { headers: { 'x-mock-framing': v.framing } });
-      const s = judgeStream(check, res, model.id, { includeUsage: true, expectText: true });
+      const s = judgeStream(check, res, model.id, { expectText: true });
       if (!s) return;
       const exercised = v.exercised(res.text, s);
       const note = `the target did not send the requested framing (${v.sees}); the variant was not exercised`;
@@ -228,7 +207,7 @@ test.describe('framing section 6 allows is accepted', () => {
     });
   }
 
-  test('a spread of framings gives the same assembled answer', req('STREAM-005', 'STREAM-007', 'STREAM-010'), async ({ target, check, discovery, config }) => {
+  test('a spread of framings gives the same assembled answer', req('STREAM-005', 'STREAM-007', 'STREAM-010', judges(judgeStream)), async ({ target, check, discovery, config }) => {
     if (!config.profile.scenarioHeaders) return check.skip('the profile does not enable the scenario headers (scenarioHeaders)');
     const model = usableModels(discovery, config.profile).find((m) => m.supports_reasoning === false);
     if (!model) return check.skip(noUsableReason(discovery));

@@ -4,7 +4,7 @@
 // finish_reason values are a gap of the spec (OBS-001): recorded against whether the answer hit the cap, never
 // judged.
 import fc from 'fast-check';
-import { req, test } from '../lib/test-fixtures.ts';
+import { judges, req, test } from '../lib/test-fixtures.ts';
 import { capPair, describeCaps, winningCap, type CapPair } from '../lib/properties/arb/caps.ts';
 import { judgeCapInForce } from '../../judge/token-caps.ts';
 import { chatModel, completionTokensOf, finishReasonsOf, isObject, LONG_ANSWER_PROMPT, noModelReason } from '../lib/requests/chat.ts';
@@ -37,7 +37,7 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
 test.describe('property: token-cap precedence', () => {
   test(
     'max_completion_tokens is the cap whenever present, max_tokens otherwise; completion_tokens never exceeds the cap in force',
-    req('REQ-008', 'REQ-010', 'REQ-011', 'CHAT-008', 'OBS-001', 'OBS-016', { modelDependent: true }),
+    req('REQ-008', 'REQ-010', 'REQ-011', 'CHAT-008', 'OBS-001', 'OBS-016', judges(judgeCapInForce), { modelDependent: true }),
     async ({ target, check, discovery, config }) => {
       const model = chatModel(discovery, config.profile);
       if (!model) return check.skip(noModelReason(discovery));

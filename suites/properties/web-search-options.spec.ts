@@ -2,13 +2,14 @@
 // hosted search. Valid user_location objects from the spec's grammar are accepted; invalid ones, each with one
 // labelled fault, are refused with 400 invalid_web_search_options and the fixed message of its row; the same
 // for search_context_size.
-import { req, test } from '../lib/test-fixtures.ts';
+import { judges, req, test } from '../lib/test-fixtures.ts';
 import { judgeRefusal } from '../../judge/judge-response.ts';
 import type { Checker } from '../../judge/checker.ts';
 import type { Discovery } from '../lib/discovery.ts';
 import { contextSize, invalidLocation, validLocation, type LocationFault } from '../lib/properties/arb/location.ts';
 import { checkProperty, type CaseChecker } from '../lib/properties/runner.ts';
-import { errorOf, searchTakers, SEARCH_MESSAGES, SEARCH_PROMPT } from '../lib/requests/search.ts';
+import { searchTakers, SEARCH_MESSAGES, SEARCH_PROMPT } from '../lib/requests/search.ts';
+import { errorOf } from '../../judge/search.ts';
 import type { Target, TargetResponse } from '../../run/target.ts';
 import { slotsOf } from '../lib/slots.ts';
 
@@ -54,7 +55,7 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
 test.describe('property: web_search_options validation', () => {
   test(
     'valid user_location objects (nested or flat, real countries and time zones, short city and region) are accepted',
-    req('SEARCH-008', 'SEARCH-009', 'SEARCH-010', 'SEARCH-014', 'SEARCH-015', 'SEARCH-017', 'SEARCH-019', 'SEARCH-045'),
+    req('SEARCH-008', 'SEARCH-009', 'SEARCH-010', 'SEARCH-014', 'SEARCH-015', 'SEARCH-017', 'SEARCH-019', 'SEARCH-045', judges(judgeRefusal)),
     async ({ target, check, discovery, config }) => {
       const model = searchModel(check, discovery);
       await checkProperty(
@@ -80,7 +81,7 @@ test.describe('property: web_search_options validation', () => {
 
   test(
     'invalid user_location objects are refused with 400 invalid_web_search_options and the fixed message of their fault',
-    req('SEARCH-011', 'SEARCH-012', 'SEARCH-013', 'SEARCH-014', 'SEARCH-019', 'SEARCH-047', 'SEARCH-048', 'SEARCH-049'),
+    req('SEARCH-011', 'SEARCH-012', 'SEARCH-013', 'SEARCH-014', 'SEARCH-019', 'SEARCH-047', 'SEARCH-048', 'SEARCH-049', judges(judgeRefusal)),
     async ({ target, check, discovery, config }) => {
       const model = searchModel(check, discovery);
       await checkProperty(
@@ -102,7 +103,7 @@ test.describe('property: web_search_options validation', () => {
 
   test(
     'search_context_size: low, medium, high or absent are accepted; any other value is refused with 400 and the fixed message',
-    req('SEARCH-005', 'SEARCH-006', 'SEARCH-007', 'SEARCH-046', 'SEARCH-045'),
+    req('SEARCH-005', 'SEARCH-006', 'SEARCH-007', 'SEARCH-046', 'SEARCH-045', judges(judgeRefusal)),
     async ({ target, check, discovery, config }) => {
       const model = searchModel(check, discovery);
       await checkProperty(
