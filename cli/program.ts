@@ -2,6 +2,7 @@
 // every parse error and every UsageError becomes one line on stderr and exit 2; --help and --version exit 0.
 import { Command, CommanderError } from 'commander';
 import { kitPackage } from '../run/config.ts';
+import { SetupError } from '../run/setup-messages.ts';
 import { ConfigError, EXIT, EXIT_CODES_TEXT, oneLine, UsageError } from './usage.ts';
 
 export interface Io {
@@ -33,6 +34,14 @@ const COMMANDS: readonly (readonly [string, Build])[] = [
   ['init', async (io) => (await import('./gating.ts')).initCommand(io)],
 ];
 
+/**
+ * Commander's refusal of a flag's value quotes the value (`argument 'sk-…' is invalid`): the value is left out, as
+ * every refusal of a run's setting does (a key pasted into `--seed` must not land in a CI log).
+ */
+export function withoutArgument(message: string): string {
+  return message.replace(/ argument '([^]*)' is invalid\./, (_m, value: string) => ` argument (${value.length} character${value.length === 1 ? '' : 's'}, not shown) is invalid.`);
+}
+
 /** The program with every command, or with `only` when it names one (the command line's first word). */
 export async function buildProgram(io: Io = stdio, done: Done = () => undefined, only?: string): Promise<Command> {
   const one = COMMANDS.find(([name]) => name === only);
@@ -47,7 +56,7 @@ export async function buildProgram(io: Io = stdio, done: Done = () => undefined,
   const apply = (cmd: Command) => {
     cmd
       .exitOverride()
-      .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: (message, write) => write(`${oneLine(message)}\n`) })
+      .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: (message, write) => write(`${oneLine(cmd.name() === 'run' ? withoutArgument(message) : message)}\n`) })
       .showSuggestionAfterError(true)
       .allowExcessArguments(false);
     for (const sub of cmd.commands) apply(sub);
@@ -72,6 +81,11 @@ export async function main(argv: readonly string[], io: Io = stdio): Promise<num
     if (err instanceof ConfigError) {
       io.err(`error: ${oneLine(err.message)}\n`);
       return EXIT.config;
+    }
+    // A setup mistake the run found before any test (run/setup-messages.ts): its line, its exit code.
+    if (err instanceof SetupError) {
+      io.err(`error: ${oneLine(err.message)}\n`);
+      return err.exitCode;
     }
     throw err;
   }

@@ -14,6 +14,8 @@ import { loadReport, ReportFileError } from '../report/load.ts';
 import { checkZip, ZipRefused } from '../report/blob-zip.ts';
 import { MERGE_CONTEXT_ENV, MergeRefused, planMerge, shardBlob, shardDirs, type ShardReport } from '../report/merge.ts';
 import { referenceReportDir } from '../run/reference.ts';
+import { withoutInputVariables } from '../run/plan.ts';
+import { REFERENCE_PAIR } from '../run/targets.ts';
 import { CONFORMANCE_CONFIG, playwrightCli } from './kit-files.ts';
 import { ConfigError } from './usage.ts';
 
@@ -38,8 +40,11 @@ export async function mergeShards(args: readonly string[], reportDir: string): P
  * runs (each shard's reference/ folder) are merged first into `reportDir`/reference, as `chatconform run --reference`
  * runs the reference first, and the target's merge pairs with that report.
  */
-async function mergeRun(shards: readonly ShardReport[], reportDir: string): Promise<number> {
+async function mergeRun(shards: readonly ShardReport[], reportDir: string, slotTarget?: string): Promise<number> {
   const context = refusedAsConfig(() => planMerge(shards));
+  // The target and its reference ran in one run: each shard's blob holds both; each merge folds its own target's cases.
+  const own = slotTarget ?? (context.features.reference ? REFERENCE_PAIR.self : undefined);
+  if (own !== undefined) context.slotTarget = own;
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'chatconform-merge-'));
   const blobs = path.join(scratch, 'blobs');
   mkdirSync(blobs);
@@ -59,10 +64,11 @@ async function mergeRun(shards: readonly ShardReport[], reportDir: string): Prom
     if (context.features.reference) context.referenceReport = await mergeReference(shards, reportDir);
     if (context.merge.missing.length > 0) process.stderr.write(`chatconform: merging ${context.merge.shards.length} of ${context.merge.total} shards; missing: ${context.merge.missing.map((i) => `${i}/${context.merge.total}`).join(', ')} (the merged verdict is partial)\n`);
     context.refusalFile = path.join(scratch, 'refused.txt');
+    context.reportDir = reportDir;
     const contextFile = path.join(scratch, 'merge-context.json');
     writeFileSync(contextFile, JSON.stringify(context));
-    const env: NodeJS.ProcessEnv = { ...process.env, [MERGE_CONTEXT_ENV]: contextFile, [ENV.reportDir]: reportDir };
-    delete env[ENV.shard];
+    const env = { ...withoutInputVariables(process.env), [MERGE_CONTEXT_ENV]: contextFile };
+    // The replay reads the context file, and no setting's variable (the shard's, the report dir's) of this process.
     await spawnMerge(['merge-reports', '-c', CONFORMANCE_CONFIG, blobs], env);
     if (existsSync(context.refusalFile)) throw new ConfigError(`report merge: ${readFileSync(context.refusalFile, 'utf8').split('\n')[0]}`);
     try {
@@ -89,7 +95,7 @@ async function mergeReference(shards: readonly ShardReport[], reportDir: string)
   });
   const out = referenceReportDir(reportDir);
   process.stdout.write(`chatconform: merging the reference run's shards (reports in ${out})\n`);
-  await mergeRun(refs, out);
+  await mergeRun(refs, out, REFERENCE_PAIR.reference);
   return path.join(out, 'conformance.json');
 }
 

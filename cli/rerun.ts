@@ -4,8 +4,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ENV, reportDirOf } from '../run/config.ts';
-import { declaredTitleOf, RERUN_ENV, RERUN_TEST_LIST, rerunOfReport, rerunReportDir, testListOf, type RerunOf } from '../run/rerun.ts';
+import { declaredTitlesOf, RERUN_TEST_LIST, rerunOfReport, rerunReportDir, testListOf, type RerunOf } from '../run/rerun.ts';
+import type { SlotSpace } from '../run/slots.ts';
 import { SELECTION_ENV } from '../run/selection.ts';
+import { testIndex } from '../run/test-index.ts';
 import { loadReport, ReportFileError } from '../report/load.ts';
 import type { ConformanceReport } from '../report/json.ts';
 import { CONFORMANCE_CONFIG, KIT_ROOT } from './kit-files.ts';
@@ -22,13 +24,16 @@ export interface Rerun {
   of: RerunOf;
   /** The runner's arguments that select the tests (`--test-list FILE`). */
   args: string[];
+  /** The test list FILE (written by writeTestList once the run is planned). */
+  list: string;
   /** What the rerun runs, for messages. */
   describe: string;
 }
 
 /**
- * Reads the report to rerun and prepares `env` for the rerun (its reports in rerun/, the earlier seed and fuzz runs
- * unless given, RERUN_ENV for the reporter). Returns undefined when nothing failed there: nothing to run.
+ * Reads the report to rerun and prepares the plan's input `env` for the rerun (its reports in rerun/, the earlier
+ * seed, fuzz runs and models unless given); the plan records `of` (its reporter reads it there). Returns undefined
+ * when nothing failed there: nothing to run.
  */
 export function prepareRerun(env: NodeJS.ProcessEnv, flags: RerunFlags): Rerun | undefined {
   const flag = flags.lastFailed ? '--last-failed' : '--rerun';
@@ -44,7 +49,7 @@ export function prepareRerun(env: NodeJS.ProcessEnv, flags: RerunFlags): Rerun |
     if (err instanceof ReportFileError) throw new ConfigError(`${flags.lastFailed ? '--last-failed: no report to rerun from: ' : '--rerun: '}${err.message}`);
     throw err;
   }
-  const of = rerunOfReport(report, file);
+  const of = rerunOfReport(report, file, testIndex());
   if (of.requirements.length === 0) {
     process.stderr.write(`chatconform: nothing to rerun: no requirement failed in ${file}\n`);
     return undefined;
@@ -58,23 +63,29 @@ export function prepareRerun(env: NodeJS.ProcessEnv, flags: RerunFlags): Rerun |
   if (!env[ENV.modelMatrix] && models.length > 0) env[ENV.modelMatrix] = models.join(',');
   const dir = rerunReportDir(reportDirOf(env), file);
   env[ENV.reportDir] = dir;
-  env[RERUN_ENV] = JSON.stringify(of);
   mkdirSync(dir, { recursive: true });
   const list = path.join(dir, RERUN_TEST_LIST);
-  writeFileSync(list, testListOf(of.tests, KIT_ROOT, path.dirname(CONFORMANCE_CONFIG)));
-  const describe = `the ${of.tests.length} test(s) where ${of.requirements.join(', ')} failed or could not be judged in ${file}`;
+  const describe = `the ${of.tests.length} test(s) that can record ${of.requirements.join(', ')}, which failed or could not be judged in ${file}`;
   process.stderr.write(`chatconform: rerunning ${describe} (seed ${env[ENV.seed] ?? 'random'}; reports in ${dir})\n`);
-  return { of, args: ['--test-list', list], describe };
+  return { of, args: ['--test-list', list], list, describe };
+}
+
+/**
+ * Writes the rerun's test list, each test under every slot of the rerun's run it may be declared in (its targets and
+ * trials: the plan's, known once the run is planned; run/slots.ts).
+ */
+export function writeTestList(rerun: Rerun, space: Pick<SlotSpace, 'targets' | 'trials'>): void {
+  writeFileSync(rerun.list, testListOf(rerun.of.tests, KIT_ROOT, path.dirname(CONFORMANCE_CONFIG), space));
 }
 
 /**
  * The suite's listing under the rerun's test list against what the report named: a test the suite no longer has
  * (renamed, moved, or a matrix model the run no longer has) is said; none left is an error (exit 3).
  */
-export function checkRerunListing(rerun: Rerun, listed: readonly ListedTest[]): void {
+export function checkRerunListing(rerun: Rerun, listed: readonly ListedTest[], space: Pick<SlotSpace, 'targets' | 'trials'> = {}): void {
   const suites = path.dirname(CONFORMANCE_CONFIG);
   const found = new Set(listed.map((t) => `${t.file}\n${t.title}`));
-  const missing = rerun.of.tests.filter((t) => !found.has(`${path.relative(suites, path.resolve(KIT_ROOT, t.file)).split(path.sep).join('/')}\n${declaredTitleOf(t)}`));
+  const missing = rerun.of.tests.filter((t) => !declaredTitlesOf(t, space).some((title) => found.has(`${path.relative(suites, path.resolve(KIT_ROOT, t.file)).split(path.sep).join('/')}\n${title}`)));
   const hint = rerun.of.tests.some((t) => t.model !== undefined) ? '; that report is of a per-model matrix: are its models still in the catalog?' : '';
   if (missing.length === rerun.of.tests.length) throw new ConfigError(`rerun: none of ${rerun.describe} is in the suite now (changed since that report?)${hint}`);
   for (const t of missing) process.stderr.write(`chatconform: note: not rerun, the suite has no test ${t.file} › ${t.title} now\n`);

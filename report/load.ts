@@ -1,7 +1,7 @@
 // Reading a conformance.json someone hands the kit (compare, merge, baseline, summary, --last-failed): validated
 // against the schema of its version, or a ReportFileError that says why it cannot be used. A report of version 1
 // (the 0.2 kit's) is read in the current shape (report/upgrade.ts), so every reader reads both.
-import { readFileSync } from 'node:fs';
+import { readJsonFile, type ReadBounds } from '../spec/file-reader.ts';
 import { validate } from '../spec/validator.ts';
 import { formatReportIssues, REPORT_VERSION, validateReport, type ConformanceReport } from './json.ts';
 import { upgradeV1 } from './upgrade.ts';
@@ -9,13 +9,17 @@ import { upgradeV1 } from './upgrade.ts';
 /** The file cannot be used as a report: unreadable, not JSON, or not a conformance report. */
 export class ReportFileError extends Error {}
 
+/** A conformance.json is read within this bound (a per-model matrix's report is tens of MB). */
+const REPORT_FILE: ReadBounds = { maxBytes: 256 * 1024 * 1024, timeoutMs: 120_000 };
+
 /** A conformance.json, validated against its version's schema, in the current shape; ReportFileError when it cannot be read or is not one. */
 export function loadReport(file: string): ConformanceReport {
   let data: unknown;
   try {
-    data = JSON.parse(readFileSync(file, 'utf8'));
+    data = readJsonFile(file, 'the report', REPORT_FILE);
   } catch (err) {
-    throw new ReportFileError(`cannot read ${file}: ${(err as Error).message}`);
+    // The reader names the file; the refusal keeps its own words ("cannot read FILE: no such file").
+    throw new ReportFileError(`cannot read ${file}: ${(err as Error).message.slice(`the report ${file}: `.length)}`);
   }
   const version = typeof data === 'object' && data !== null ? (data as { reportVersion?: unknown }).reportVersion : undefined;
   const v1 = version === 1;

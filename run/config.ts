@@ -1,12 +1,13 @@
 // The run's configuration as a test sees it (RunConfig), built from the run's plan (run/plan.ts, which resolves the
-// settings of run/settings.ts once), and the kit's own paths.
+// settings of run/settings.ts once). Above the plan in run/'s imports: kit-paths <- settings <- config-file <- plan
+// <- config.
 import { headerSecrets } from './extra-headers.ts';
+import { defaultReportDir } from './kit-paths.ts';
 import { currentPlan, resolvePlan, runSetting, type RunPlan } from './plan.ts';
-import { setting, SETTINGS, type SettingName, type SettingValues } from './settings.ts';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { ENV, setting, type SettingName, type SettingValues } from './settings.ts';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { RetryPolicy } from './transient.ts';
 import { loadProfile, type Profile } from './profile.ts';
 
@@ -42,6 +43,8 @@ export interface RunConfig {
   maxRps?: number;
   /** Headers added to every request (the profile's `headers`, then CONFORMANCE_HEADERS over them), names in lower case. */
   headers?: Record<string, string>;
+  /** The headers among them whose values may be shown (--public-header); every other value is a secret of the run. */
+  publicHeaders?: string[];
   /** How long the run waits for an unreachable target before its first test (0: it asks once). */
   waitForTargetSeconds?: number;
   /** The models the run is pinned to; undefined: discovery picks among all listed models. */
@@ -52,56 +55,13 @@ export interface RunConfig {
   maxRequestsPerModel?: number;
 }
 
-/** Each setting's variable by its name (run/settings.ts), and the two the run sets for its own processes. */
-export const ENV = {
-  ...(Object.fromEntries(SETTINGS.map((s) => [s.name, s.env])) as { [S in (typeof SETTINGS)[number] as S['name']]: S['env'] }),
-  // Set by the run for its processes; not meant to be set by people.
-  runDir: 'CONFORMANCE_RUN_DIR',
-  embeddedMock: 'CONFORMANCE_EMBEDDED_MOCK',
-} as const;
+/** The run's processes read the plan; ENV names the variables a person sets (run/settings.ts). */
+export { ENV } from './settings.ts';
+export { BUILTIN_PROFILES, compiledKit, defaultReportDir, kitPackage, profilePathOf, repoRoot } from './kit-paths.ts';
 
-/**
- * The root of the kit's tree (spec/, suites/, mock/, fixtures/): the repository when it runs from its TypeScript
- * sources, the package's dist/ when it runs compiled from an install.
- */
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-/** True when running from the compiled package (dist/ holds no package.json; the checkout's root does). */
-export const compiledKit = !existsSync(path.join(repoRoot, 'package.json'));
-
-/** The kit's package.json: beside the sources in a checkout, one level above dist/ in an install. */
-export function kitPackage(): { name: string; version: string } {
-  const file = path.join(compiledKit ? path.dirname(repoRoot) : repoRoot, 'package.json');
-  try {
-    const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
-    return { name: pkg.name ?? 'chatconform', version: pkg.version ?? '0.0.0' };
-  } catch {
-    return { name: 'chatconform', version: '0.0.0' };
-  }
-}
-
-/**
- * Reports go to `reports/` in the checkout (what `npm run conformance` has always done), and to `./reports` in
- * the caller's working directory when installed: never inside node_modules.
- */
-/** The report folder a run writes to: CONFORMANCE_REPORT_DIR, else the default. */
+/** The report folder of the command in this process: CONFORMANCE_REPORT_DIR, else the default (a run's processes read their plan's). */
 export function reportDirOf(env: NodeJS.ProcessEnv = process.env): string {
   return path.resolve(env[ENV.reportDir] ?? defaultReportDir());
-}
-
-export function defaultReportDir(): string {
-  return compiledKit ? path.resolve('reports') : path.join(repoRoot, 'reports');
-}
-
-/** Profiles that ship with the kit, by name: `--profile mock` is the reference mock's own. */
-export const BUILTIN_PROFILES: Readonly<Record<string, string>> = { mock: path.join(repoRoot, 'fixtures/profiles/mock.json') };
-
-/** The profile file a CONFORMANCE_PROFILE value names: a path, or the name of a built-in profile unless a file has that name. */
-export function profilePathOf(value: string): string {
-  const file = path.resolve(value);
-  const builtin = BUILTIN_PROFILES[value];
-  // A folder named like a profile (a project's own mock/) is not a profile file.
-  return builtin && !(existsSync(file) && statSync(file).isFile()) ? builtin : file;
 }
 
 let cached: RunConfig | undefined;
@@ -124,8 +84,8 @@ export function configOfPlan(plan: RunPlan, env: NodeJS.ProcessEnv = process.env
   const v = plan.settings;
   // The plan holds every default; the table's stands in only for a plan another version of the kit wrote.
   const or = <K extends SettingName>(name: K) => (v[name as keyof typeof v] ?? setting(name).default) as NonNullable<SettingValues[K]>;
-  const baseUrl = v.baseUrl ?? env[ENV.baseUrl];
-  if (!baseUrl) throw new Error(`${ENV.baseUrl} is not set (the global setup sets it when it starts the embedded mock)`);
+  const baseUrl = v.baseUrl;
+  if (!baseUrl) throw new Error(`the run's plan has no base URL (the global setup fills it in when it starts the embedded mock)`);
   const profilePath = v.profile;
   const profile = loadProfile(profilePath);
   const config: RunConfig = {
@@ -134,7 +94,7 @@ export function configOfPlan(plan: RunPlan, env: NodeJS.ProcessEnv = process.env
     profile,
     reportDir: v.reportDir ?? defaultReportDir(),
     // Outside a run (no global setup) a fixed name in the OS temp dir; never in the checkout.
-    runDir: plan.runDir || env[ENV.runDir] || path.join(os.tmpdir(), 'chatconform-run'),
+    runDir: plan.runDir || path.join(os.tmpdir(), 'chatconform-run'),
     seed: plan.seed,
     fuzzRuns: or('fuzzRuns'),
     requestTimeoutMs: or('requestTimeoutMs'),
@@ -146,6 +106,7 @@ export function configOfPlan(plan: RunPlan, env: NodeJS.ProcessEnv = process.env
     retry: { maxRetries: or('maxRetries'), maxWaitMs: or('maxRetryWaitMs') },
   };
   if (v.headers && Object.keys(v.headers).length > 0) config.headers = v.headers;
+  if (v.publicHeaders && v.publicHeaders.length > 0) config.publicHeaders = v.publicHeaders;
   if (v.maxRps !== undefined) config.maxRps = v.maxRps;
   if (v.models) config.models = v.models;
   if (v.maxRequestsPerModel !== undefined) config.maxRequestsPerModel = v.maxRequestsPerModel;
@@ -178,9 +139,12 @@ export function gateOf(env: NodeJS.ProcessEnv = process.env): Gate {
   return { failOn: (runSetting('failOn', env) ?? setting('failOn').default) as Gate['failOn'], ...(file ? { expectedFailures: file } : {}) };
 }
 
-/** Every credential the run knows: the key, and every key the profile names. Redaction masks them all. */
+/**
+ * Every credential one target's configuration holds: the key, every key the profile names, every header value not
+ * declared public. The run's whole set (every target's, the reference's) is run/run-secrets.ts's `runSecrets`.
+ */
 export function secrets(config: RunConfig): string[] {
-  const all = [config.apiKey, ...profileSecrets(config.profile), ...headerSecrets(config.headers ?? {})];
+  const all = [config.apiKey, ...profileSecrets(config.profile), ...headerSecrets(config.headers ?? {}, config.publicHeaders)];
   return [...new Set(all.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
 }
 
@@ -192,10 +156,6 @@ export function profileSecrets(p: Profile): string[] {
   if (p.lowTierKey) out.push(p.lowTierKey.key);
   for (const s of p.secrets ?? []) out.push(s);
   return out;
-}
-
-export function readJsonFile<T>(file: string): T {
-  return JSON.parse(readFileSync(file, 'utf8')) as T;
 }
 
 /**

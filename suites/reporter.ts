@@ -19,7 +19,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { REQUIREMENT_ANNOTATION, failureSummary } from '../judge/checker.ts';
-import { gateOf, reportDirOf, repoRoot } from '../run/config.ts';
+import { defaultReportDir, gateOf, repoRoot } from '../run/config.ts';
+import { currentPlan } from '../run/plan.ts';
 import { loadBaseline } from '../report/baseline.ts';
 import { describeSelection, runnerFilters, selectedIds, selectionOf } from '../run/selection.ts';
 import { publishToCi } from '../report/ci-summary.ts';
@@ -37,9 +38,9 @@ import { isCheckFailure, type CaseStatus, type TestOutcome, type UnfinishedReaso
 import { collectRunInfo, type RunInfo } from '../report/run-info.ts';
 import { paintFor, renderSummary } from '../report/terminal.ts';
 import { referenceOf, referenceSecrets } from '../report/reference-run.ts';
-import { TRIALS_PROJECT, trialsOf } from '../run/trials.ts';
+import { MODEL_DEPENDENT_TAG, trialsOf } from '../run/trials.ts';
 import { modelOfTest, modelsOfRun, titlesOf } from './reporter/models.ts';
-import { slotOf, testsByTarget, writeReferenceReports, writeTargetReports } from './reporter/targets.ts';
+import { casesOfTarget, slotOf, testsByTarget, writeReferenceReports, writeTargetReports } from './reporter/targets.ts';
 import { evidenceOf } from './reporter/evidence.ts';
 import { referencePair, runTargets, type RunTarget } from '../run/targets.ts';
 
@@ -116,8 +117,9 @@ export function outcomeOf(test: TestCase): TestOutcome {
   const skip = annotations.find((a) => (a.type === 'skip' || a.type === 'fixme') && a.description);
   if (skip?.description) outcome.skipReason = pool.of(skip.description);
   if (evidence) outcome.evidence = compactEvidence(evidence, pool);
-  // --trials: a repeated test's trial index, so the reporter folds its trials per requirement.
-  if (test.parent.project()?.name === TRIALS_PROJECT) outcome.trial = slotOf(test).trial;
+  // --trials: a repeated (model-dependent) test's trial, its slot's, so the reporter folds its trials per requirement.
+  const trial = slotOf(test).trial;
+  if (trial !== undefined && test.tags.includes(MODEL_DEPENDENT_TAG)) outcome.trial = trial;
   return outcome;
 }
 
@@ -139,7 +141,7 @@ function partialRun(argv: readonly string[] = process.argv): { selection?: strin
 function shardRun(shard: { current: number; total: number }, reportDir: string): { selection?: string; scope?: string[]; shard: ShardInfo } {
   // The shard is not one of the run's filters: the merge compares the rest, which every shard shares.
   const own = partialRun(process.argv.filter((a, i, all) => !a.startsWith('--shard') && all[i - 1] !== '--shard'));
-  const runDir = process.env[ENV.runDir];
+  const runDir = currentPlan()?.runDir;
   const found = runDir ? loadDiscovery(runDir) : { catalogError: 'discovery did not run (no global setup?)', models: [], searchProbes: [] };
   const info: ShardInfo = {
     index: shard.current,
@@ -228,7 +230,7 @@ function mergedInfo(ctx: MergeContext): RunInfo {
     ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}),
     ...(ctx.fuzzRuns !== undefined ? { fuzzRuns: ctx.fuzzRuns } : {}),
     ...(ctx.ledger ? { ledger: ctx.ledger } : {}),
-    reportDir: reportDirOf(),
+    reportDir: ctx.reportDir ?? defaultReportDir(),
     // The shards' reports are redacted already; the merge job's own key, if it has one, is masked too.
     secrets: [process.env[ENV.apiKey] ?? ''].filter((s) => s.length >= 4),
     sectionTitles: new Map(Object.entries(CONTRACT.sections)),
@@ -311,10 +313,21 @@ export default class ConformanceReporter implements Reporter {
       const { shard, ...selected } = this.shard ? shardRun(this.shard, info.reportDir) : { ...partialRun(), shard: undefined };
       const plan = verdictPlanOf(selected);
       const run = { startedAt: result.startTime ?? this.constructedAt, durationMs: result.duration, stopReason: stopReasonOf(result.status, this.errors), errors: this.errors, plan };
-      const reference = pair ? writeReferenceReports(byTarget![pair.reference]!, this.caseOf, targets![pair.reference]!, pair.reference, run) : referenceOf();
+      const reference = pair
+        ? writeReferenceReports(byTarget![pair.reference]!, this.caseOf, targets![pair.reference]!, pair.reference, run, (dir) => (this.shard ? shardRun(this.shard, dir) : partialRun()))
+        : referenceOf();
       info.secrets = [...info.secrets, ...referenceSecrets()];
       const report = foldReport(cases, { info, startedAt: run.startedAt, durationMs: run.durationMs, stopReason: run.stopReason, errors: run.errors, ...(shard ? { shard } : {}) }, { ...plan, ...(reference ? { reference } : {}) });
-      const files = writeReports(report, info.reportDir, info.secrets);
+      let files: string[];
+      try {
+        files = writeReports(report, info.reportDir, info.secrets);
+      } catch (err) {
+        // The run is over and judged: its verdict is printed even when its reports cannot be written (exit 3).
+        process.stdout.write(renderSummary(report, [], paintFor(process.stdout)));
+        process.stderr.write(`chatconform: error: the reports could not be written to ${info.reportDir}: ${redact((err as Error).message.split('\n')[0]!, info.secrets)}\n`);
+        exitWith(3);
+        return { status: 'failed' };
+      }
       // The report is redacted already; the CI outputs are written from it alone.
       publishToCi(report);
       for (const p of info.problems) process.stderr.write(`chatconform: note: ${redact(p, info.secrets)}\n`);
@@ -360,7 +373,9 @@ export default class ConformanceReporter implements Reporter {
    */
   private writeMerged(ctx: MergeContext): { status: FullResult['status'] } {
     const info = mergedInfo(ctx);
-    const cases = (this.root?.allTests() ?? []).map(this.caseOf);
+    const all = this.root?.allTests() ?? [];
+    // A run of several targets (the target beside its reference) replays every target's cases: this merge folds one's.
+    const cases = (ctx.slotTarget !== undefined ? casesOfTarget(all, ctx.slotTarget) : all).map(this.caseOf);
     checkReplayed(ctx, cases);
     const { reference, ...kept } = ctx.features;
     const paired = reference && ctx.referenceReport ? { report: loadReport(ctx.referenceReport), url: reference.url, reportDir: path.dirname(ctx.referenceReport) } : undefined;

@@ -1,17 +1,22 @@
-// The reporter's side of a run of many targets (run/targets.ts): the tests are grouped by target (the target each
-// is declared for, its annotation), and each target gets its own four reports in
-// `<report dir>/targets/<name>/`, folded exactly as a run of that target alone would be. The run's exit code is the
-// worst of its targets'.
+// The reporter's side of a run of many targets (run/targets.ts): the tests are grouped by target (the target of the
+// slot each ran in, run/slots.ts), and each target gets its own four reports in `<report dir>/targets/<name>/`,
+// folded exactly as a run of that target alone would be, with the run's plan. The run's exit code is the worst of its
+// targets'.
+import { cpSync, existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import type { Suite, TestCase } from '@playwright/test/reporter';
-import type { StopReason } from '../../report/json.ts';
+import type { ShardInfo, StopReason } from '../../report/json.ts';
 import { foldReport, referencePlan, targetPlan, type ReferenceInput, type VerdictPlan } from '../../report/fold.ts';
+import { BLOB_DIR } from '../../report/merge.ts';
 import { referenceReportDir } from '../../run/reference.ts';
 import type { TestOutcome } from '../../report/results.ts';
 import { collectRunInfo } from '../../report/run-info.ts';
 import { writeReports } from '../../report/write.ts';
 import { runConfig } from '../../run/config.ts';
-import { runTargets, TARGET_ANNOTATION, targetConfig, targetIndexOfAnnotations, type RunTarget } from '../../run/targets.ts';
-import { TRIALS_PROJECT } from '../../run/trials.ts';
+import { shardOf } from '../../run/shard.ts';
+import { slotOfAnnotations } from '../../run/slots.ts';
+import { runTargets, targetConfig, type RunTarget } from '../../run/targets.ts';
+import { modelsOfRun } from './models.ts';
 
 export interface TargetsRun {
   startedAt: Date;
@@ -29,11 +34,11 @@ export interface TargetLine {
   line: string;
 }
 
-/** Which target (its annotation) and which trial (with --trials, the repetition) a test case ran for. */
-export function slotOf(test: TestCase): { target: number; trial: number } {
-  const trial = test.parent.project()?.name === TRIALS_PROJECT ? test.repeatEachIndex : 0;
+/** Which target (its index among the run's; 0 in a run of one) and which trial (in a run of trials) a case ran in. */
+export function slotOf(test: TestCase): { target: number; trial?: number } {
+  const slot = slotOfAnnotations(test.annotations);
   const targets = runTargets();
-  return { target: targets ? targetIndexOfAnnotations(test.annotations, targets) : 0, trial };
+  return { target: targets ? targets.findIndex((t) => t.name === slot.target) : 0, ...(slot.trial !== undefined ? { trial: slot.trial } : {}) };
 }
 
 /** Each target's cases, in one pass over the run's tests. */
@@ -43,10 +48,19 @@ export function testsByTarget(root: Suite | undefined, count: number): TestCase[
   return by;
 }
 
-/** The target's describe block (the one directly around a test of a run of many targets), left out of its titles. */
-export function isTargetBlock(test: TestCase, s: Suite | undefined): boolean {
-  const name = test.annotations.find((a) => a.type === TARGET_ANNOTATION)?.description;
-  return name !== undefined && s?.type === 'describe' && s.title === name && s === test.parent;
+/**
+ * The cases of the target named `name` among replayed ones (`chatconform report merge` of a run of several targets),
+ * or all of them when none ran in a target's slot (a run of one target).
+ */
+export function casesOfTarget(tests: readonly TestCase[], name: string): TestCase[] {
+  const slotted = tests.filter((t) => slotOfAnnotations(t.annotations).target !== undefined);
+  return slotted.length === 0 ? [...tests] : slotted.filter((t) => slotOfAnnotations(t.annotations).target === name);
+}
+
+/** The run's matrix as one target's fold reads it: its requests are counted in its own scratch folder. */
+function modelsOf(runDir: string): Pick<VerdictPlan, 'models'> {
+  const models = modelsOfRun(runDir);
+  return models ? { models } : {};
 }
 
 /** Writes every target's reports; returns a line per target. */
@@ -58,7 +72,8 @@ export function writeTargetReports(root: Suite | undefined, outcomeOf: (t: TestC
     const info = collectRunInfo(config);
     const outcomes = byTarget[i]!;
     // Folded as a run of that target alone would be, with the same plan (report/fold.ts).
-    const report = foldReport(outcomes, { info, startedAt: run.startedAt, durationMs: run.durationMs, stopReason: run.stopReason, errors: run.errors }, targetPlan(run.plan, target.files));
+    const plan = { ...targetPlan(run.plan, target.files), ...modelsOf(config.runDir) };
+    const report = foldReport(outcomes, { info, startedAt: run.startedAt, durationMs: run.durationMs, stopReason: run.stopReason, errors: run.errors }, plan);
     writeReports(report, info.reportDir, info.secrets);
     return { name: target.name, exitCode: report.verdict.exitCode, line: `${target.name}: ${report.verdict.result} (exit ${report.verdict.exitCode}), ${outcomes.length} tests: ${info.reportDir}` };
   });
@@ -66,15 +81,33 @@ export function writeTargetReports(root: Suite | undefined, outcomeOf: (t: TestC
 
 /**
  * `chatconform run --reference`, in one run: the reference's cases folded as a run of the reference alone (its
- * own key, profile, budget; the same seed, selection and trials), its reports in `<report dir>/reference/`, and
- * what the target's fold pairs with.
+ * own key, profile, budget; the same seed, selection, trials and models), its reports in `<report dir>/reference/`,
+ * and what the target's fold pairs with. `facts` gives the run's selection or shard as the reports in `dir` say
+ * it; a shard's reference report names the shard's blob, copied beside it, so `report merge` merges the reference's
+ * shards as it merges the target's.
  */
-export function writeReferenceReports(cases: readonly TestCase[], outcomeOf: (t: TestCase) => TestOutcome, target: RunTarget, index: number, run: TargetsRun): ReferenceInput {
+export function writeReferenceReports(
+  cases: readonly TestCase[],
+  outcomeOf: (t: TestCase) => TestOutcome,
+  target: RunTarget,
+  index: number,
+  run: TargetsRun,
+  facts: (dir: string) => { selection?: string; scope?: string[]; shard?: ShardInfo } = () => ({}),
+): ReferenceInput {
   const base = runConfig();
   const config = targetConfig(base, target, index);
   const reportDir = referenceReportDir(base.reportDir);
   const info = { ...collectRunInfo(config), reportDir };
-  const report = foldReport(cases.map(outcomeOf), { info, startedAt: run.startedAt, durationMs: run.durationMs, stopReason: run.stopReason, errors: run.errors }, referencePlan(run.plan));
+  if (shardOf()) copyBlob(path.join(base.reportDir, BLOB_DIR), path.join(reportDir, BLOB_DIR));
+  const { shard, ...selected } = facts(reportDir);
+  const plan = { ...referencePlan(run.plan), ...selected, ...modelsOf(config.runDir) };
+  const report = foldReport(cases.map(outcomeOf), { info, startedAt: run.startedAt, durationMs: run.durationMs, stopReason: run.stopReason, errors: run.errors, ...(shard ? { shard } : {}) }, plan);
   writeReports(report, reportDir, info.secrets);
   return { report, url: config.baseUrl, reportDir };
+}
+
+/** The shard's blob report (written before this reporter ends), in place of any earlier one. */
+function copyBlob(from: string, to: string): void {
+  rmSync(to, { recursive: true, force: true });
+  if (existsSync(from)) cpSync(from, to, { recursive: true });
 }

@@ -2,16 +2,19 @@
 // exit 2 before anything runs, --help and --version exit 0, and a subset run selects the tests that judge what
 // was asked for. Errors and help are read in-process (cli/program.ts takes its output streams); what a command
 // prints on stdout is read from the command run as a child, as a user runs it.
-import { readFileSync, truncateSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { existsSync, readFileSync, truncateSync, writeFileSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { expect, test } from '@playwright/test';
 import net from 'node:net';
 import { main } from '../../cli/program.ts';
 import { EXIT_CODES_TEXT } from '../../cli/usage.ts';
 import { RECORDING_FILE_LIMIT } from '../../mock/replay/recording.ts';
 import { listen } from '../support/listen.ts';
-import { commandLine, environmentFor } from '../../cli/run.ts';
+import { flagTexts } from '../../cli/run.ts';
+import { commandLine } from '../../cli/certify.ts';
+import { planInput } from '../../run/plan.ts';
 import { SETTINGS } from '../../run/settings.ts';
 import { BUILTIN_PROFILES, ENV, repoRoot } from '../../run/config.ts';
 import { SELECTION_ENV } from '../../run/selection.ts';
@@ -33,9 +36,11 @@ async function child(argv: string[]): Promise<{ code: number | null; stdout: str
   return childIn(repoRoot, argv);
 }
 
+/** tsx's loader by its path: one process, from any working directory (a config file is looked for there). */
+const TSX_LOADER = pathToFileURL(path.join(repoRoot, 'node_modules/tsx/dist/loader.mjs')).href;
+
 async function childIn(cwd: string, argv: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  // tsx's own CLI, so that the command runs from any working directory (a config file is looked for there).
-  const { code, stdout, stderr } = await runProcess(process.execPath, [path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs'), path.join(repoRoot, 'cli/main.ts'), ...argv], { cwd, env: { ...process.env, CONFORMANCE_BASE_URL: '' } });
+  const { code, stdout, stderr } = await runProcess(process.execPath, ['--import', TSX_LOADER, path.join(repoRoot, 'cli/main.ts'), ...argv], { cwd, env: { ...process.env, CONFORMANCE_BASE_URL: '' } });
   return { code, stdout, stderr };
 }
 
@@ -44,7 +49,7 @@ test('every CONFORMANCE_* variable the README documents is also a flag of chatco
   expect(documented.length).toBeGreaterThanOrEqual(10);
   // The reference's key is never a flag (a flag shows in the process list); its report is set by the run itself.
   const reference = [REFERENCE_ENV.url, REFERENCE_ENV.profile, REFERENCE_ENV.model];
-  const people = [...Object.values(ENV).filter((v) => v !== ENV.runDir && v !== ENV.embeddedMock), ...Object.values(SELECTION_ENV), ...reference, ...Object.values(TRIALS_ENV)];
+  const people = [...Object.values(ENV), ...Object.values(SELECTION_ENV), ...reference, ...Object.values(TRIALS_ENV)];
   // README's table is the settings table (run/settings.ts), row for row: a setting missing from it fails here.
   expect(new Set(documented)).toEqual(new Set(SETTINGS.map((s) => s.env)));
   expect(documented).toHaveLength(SETTINGS.length);
@@ -52,8 +57,11 @@ test('every CONFORMANCE_* variable the README documents is also a flag of chatco
   expect(new Set(SETTINGS.map((s) => s.env))).toEqual(new Set(people));
 });
 
+/** The plan's input of these flags over these variables (run/plan.ts), no config file. */
+const inputOf = (flags: Parameters<typeof flagTexts>[0], env: NodeJS.ProcessEnv) => planInput(env, { flags: flagTexts(flags), configFile: false }).texts;
+
 test('a flag is written over its variable; paths resolve against the working directory; "mock" names the built-in profile', () => {
-  const env = environmentFor({ baseUrl: 'http://127.0.0.1:1', seed: 7, keepScratch: true, reportDir: 'out', profile: 'mock' }, { CONFORMANCE_BASE_URL: 'http://elsewhere', CONFORMANCE_SEED: '1', CONFORMANCE_API_KEY: 'sk-from-env' });
+  const env = inputOf({ baseUrl: 'http://127.0.0.1:1', seed: 7, keepScratch: true, reportDir: 'out', profile: 'mock' }, { CONFORMANCE_BASE_URL: 'http://elsewhere', CONFORMANCE_SEED: '1', CONFORMANCE_API_KEY: 'sk-from-env' });
   expect(env.CONFORMANCE_BASE_URL).toBe('http://127.0.0.1:1');
   expect(env.CONFORMANCE_SEED).toBe('7');
   expect(env.CONFORMANCE_KEEP_SCRATCH).toBe('1');
@@ -66,12 +74,15 @@ test('the command a bundle records: every flag as given, the key only as the var
   const line = commandLine({ baseUrl: 'https://api.example.com', apiKey: 'sk-live-secret-0123456789', profile: 'acme.json', model: ['a/b', 'c'], seed: 7, certify: true });
   expect(line).toBe('chatconform run --base-url "https://api.example.com" --api-key "$CONFORMANCE_API_KEY" --profile "acme.json" --seed "7" --model "a/b,c" --certify');
   expect(line).not.toContain('sk-live');
-  // Headers: by the long flag, one per header, a credential's value masked.
-  expect(commandLine({ header: ['X-Gateway-Key: gw-secret-123456', 'X-Tenant: acme, eu'] })).toBe('chatconform run --header "X-Gateway-Key: ***REDACTED***" --header "X-Tenant: acme, eu"');
+  // Headers: by the long flag, one per header, every value masked but a public header's (a credential's always).
+  expect(commandLine({ header: ['X-Gateway-Key: gw-secret-123456', 'X-Tenant: acme, eu'] })).toBe('chatconform run --header "X-Gateway-Key: ***REDACTED***" --header "X-Tenant: ***REDACTED***"');
+  expect(commandLine({ header: ['X-Gateway-Key: gw-secret-123456', 'X-Tenant: acme, eu'], publicHeader: ['x-tenant', 'X-Gateway-Key'] })).toBe(
+    'chatconform run --header "X-Gateway-Key: ***REDACTED***" --header "X-Tenant: acme, eu" --public-header "x-tenant,X-Gateway-Key"',
+  );
 });
 
 test('gating flags write their variables: lists joined, paths resolved', () => {
-  const env = environmentFor({ requirement: ['STREAM-004', 'AUTH-008'], level: ['MUST'], model: ['acme/chat-small'], expectedFailures: 'base.yaml', failOn: 'warn', maxRps: 0.5 }, {});
+  const env = inputOf({ requirement: ['STREAM-004', 'AUTH-008'], level: ['MUST'], model: ['acme/chat-small'], expectedFailures: 'base.yaml', failOn: 'warn', maxRps: 0.5 }, {});
   expect(env).toMatchObject({
     CONFORMANCE_REQUIREMENTS: 'STREAM-004,AUTH-008',
     CONFORMANCE_LEVELS: 'MUST',
@@ -93,10 +104,10 @@ test('a file, a port or recordings the command cannot use: one line on stderr, e
   truncateSync(huge, RECORDING_FILE_LIMIT + 1);
   const cases: [string[], RegExp][] = [
     [['verify', path.join(dir, 'no-bundle')], /^error: .*no-bundle: no such bundle$/],
-    [['mock', '--port', '0', '--script', huge], new RegExp(`^error: --script .*huge\\.json: ${RECORDING_FILE_LIMIT + 1} bytes; a script holds at most ${RECORDING_FILE_LIMIT}$`)],
-    [['baseline', absent], /^error: cannot read .*absent\.json/],
-    [['report', 'compare', absent, absent], /^error: cannot read .*absent\.json/],
-    [['report', 'summary', absent], /^error: cannot read .*absent\.json/],
+    [['mock', '--port', '0', '--script', huge], /^error: --script .*huge\.json: larger than [\d.]+ MiB, the most the kit reads of it: refused$/],
+    [['baseline', absent], /^error: .*absent\.json: no such file$/],
+    [['report', 'compare', absent, absent], /^error: .*absent\.json: no such file$/],
+    [['report', 'summary', absent], /^error: .*absent\.json: no such file$/],
     [['mock', '--port', '0', '--catalog', absent], /^error: --catalog .*absent\.json: no such file$/],
     [['mock', '--port', '0', '--replay', path.join(dir, 'nowhere')], /^error: --replay .*no such directory/],
     [['mock', '--port', port], new RegExp(`^error: port ${port} is in use; pick another with --port \\(0 picks a free one\\)$`)],
@@ -128,7 +139,7 @@ test('bad input: one line on stderr, exit 2, nothing run', async () => {
   writeFileSync(badProfile, JSON.stringify({ budget: { maxRequests: 'many' } }));
   const cases: [string[], RegExp][] = [
     [['run', '--no-such-flag'], /^error: unknown option '--no-such-flag'$/],
-    [['run', '--seed', 'abc'], /^error: option '--seed <n>' argument 'abc' is invalid\. expected an integer/],
+    [['run', '--seed', 'abc'], /^error: option '--seed <n>' argument \(3 characters, not shown\) is invalid\. expected an integer/],
     [['run', '--fuzz-runs', '0'], /--fuzz-runs <n>.*expected an integer of at least 1/],
     [['run', '--base-url'], /^error: option '--base-url <url>' argument missing$/],
     [['run', '--base-url', 'ftp://host'], /^error: --base-url: expected an http:\/\/ or https:\/\/ URL/],
@@ -138,14 +149,13 @@ test('bad input: one line on stderr, exit 2, nothing run', async () => {
     [['run', '--section', '99'], /^error: the run's selection: section 99 has no requirement/],
     [['run', '--section', '3.9'], /^error: the run's selection: section 3\.9 has no requirement/],
     [['run', '--level', 'OFTEN'], /^error: the run's selection: level OFTEN is not one of MUST, SHOULD, MAY$/],
-    [['run', '--fail-on', 'never'], /^error: option '--fail-on <level>' argument 'never' is invalid\. Allowed choices are must, warn, target-only\.$/],
+    [['run', '--fail-on', 'never'], /^error: option '--fail-on <level>' argument \(5 characters, not shown\) is invalid\. Allowed choices are must, warn, target-only\.$/],
     [['run', '--fail-on', 'target-only'], /^error: --fail-on target-only gates on what the target adds to its reference: give --reference$/],
     [['run', '--reference', 'ftp://host'], /^error: --reference: expected an http:\/\/ or https:\/\/ URL/],
     [['run', '--reference-model', 'm'], /^error: CONFORMANCE_REFERENCE_MODEL sets the reference run: give --reference too$/],
     [['run', '--trials', '0'], /--trials <k>.*expected an integer of at least 1/],
     [['run', '--trials', '3', '--min-pass-rate', '1.5'], /--min-pass-rate <R>.*expected a number from 0 to 1/],
-    [['run', '--models', 'all', '--trials', '3'], /^error: --trials with --models is not supported yet: pin the run to a model/],
-    [['run', '--max-rps', '0'], /^error: option '--max-rps <n>' argument '0' is invalid\. expected a number above 0$/],
+    [['run', '--max-rps', '0'], /^error: option '--max-rps <n>' argument \(1 character, not shown\) is invalid\. expected a number above 0$/],
     [['run', '--certify', '--requirement', 'STREAM-004'], /^error: --certify: a certification judges the whole suite; this run selects requirement STREAM-004; a certification needs a target profile/],
     [['run', '--grep', '('], /^error: --grep: Invalid regular expression/],
     [['mock', '--port', '70000'], /^error: option '-p, --port <n>' argument '70000' is invalid\. expected an integer from 0 to 65535$/],
@@ -193,14 +203,13 @@ test('configuration errors: a profile, baseline or config file that does not loa
   expect(found.stderr.trim()).toMatch(/^error: config file .*chatconform\.config\.json does not match spec\/schemas\/config-file\.schema\.json: \/failOn/);
 });
 
-test('a target that never answers is a runtime error: exit 3, with the report saying so', async () => {
+test('a target that never answers is a runtime error: exit 3, said in one line before any test', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-cli-notarget-'));
   const r = await child(['run', '--base-url', 'http://127.0.0.1:9', '--requirement', 'CAT-031', '--report-dir', dir, '--request-timeout-ms', '2000']);
   expect(r.code, r.stderr + r.stdout.slice(-2000)).toBe(3);
-  const report = JSON.parse(readFileSync(path.join(dir, 'conformance.json'), 'utf8')) as { verdict: { exitCode: number; summary: string } };
-  expect(report.verdict.exitCode).toBe(3);
-  // The one check before the tests finds it (run/reachability.ts).
-  expect(report.verdict.summary).toMatch(/^the target cannot be reached: connection refused at 127\.0\.0\.1:9/);
+  // The one check before the tests finds it (run/preflight.ts): no table, no report.
+  expect(r.stderr.trim()).toMatch(/^error: the target cannot be reached: connection refused at 127\.0\.0\.1:9: [^\n]*--wait-for-target 60$/);
+  expect(existsSync(path.join(dir, 'conformance.json'))).toBe(false);
 });
 
 test('--version prints the package version; --help works on every command and exits 0', async () => {
@@ -226,9 +235,10 @@ test('run --list prints the tests a subset would run, with their requirement IDs
   const narrowed = await child(['run', '--list', '--section', '6', '--grep', 'x-mock-framing: crlf @']);
   expect(narrowed.stdout.trim().split('\n').slice(0, 2)).toEqual([expect.stringMatching(/x-mock-framing: crlf {2}\[/), '1 test in 1 file(s)']);
   expect(narrowed.stderr).not.toMatch(/chatconform: target/);
-  const none = await child(['run', '--grep', 'no test is called this']);
+  // A refusal is read in-process (its one line is the command's stderr): one process fewer, the listing is the cost.
+  const none = await cli(['run', '--grep', 'no test is called this']);
   expect(none.code).toBe(2);
-  expect(none.stderr.trim()).toBe('error: --grep no test is called this: no test of the suite checks it (the kit\'s own mock-only requirements are judged by its own tests)');
+  expect(none.err.trim()).toBe('error: --grep no test is called this: no test of the suite checks it (the kit\'s own mock-only requirements are judged by its own tests)');
 });
 
 test('requirements --id prints the record whole; --search finds records by their words', async () => {
