@@ -1,11 +1,12 @@
 // `npm run conformance` (and `chatconform run`): the suite against CONFORMANCE_BASE_URL, or the embedded mock
 // when it is unset.
 import path from 'node:path';
+import v8 from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { selectionGrep, selectionOf } from '../run/selection.ts';
 import { planOfThisRun } from '../run/plan.ts';
-import { reportDirOf } from '../run/config.ts';
+import { defaultReportDir } from '../run/config.ts';
 import { shardOf } from '../run/shard.ts';
 import { BLOB_DIR, MERGE_CONTEXT_ENV } from '../report/merge.ts';
 import { resolveModelMatrix } from './lib/discovery-matrix.ts';
@@ -17,12 +18,18 @@ import { eventsFile } from '../run/events.ts';
 // `playwright merge-reports` replays a finished run: it plans nothing.
 const plan = process.env[MERGE_CONTEXT_ENV] ? undefined : planOfThisRun();
 
+// The runner and every worker load this file: their heaps grow by 20 % of what a full collection keeps, not up to 4x
+// (a worker's tests leave garbage, not state: a --models run's workers held ~450 MB each, ~270 MB so; cli/mock.ts).
+v8.setFlagsFromString('--heap-growing-percent=20');
+v8.setFlagsFromString('--no-allocation-site-pretenuring');
+
 // The same config serves the TypeScript sources (the repository) and the compiled package (dist/, JavaScript):
 // it names the suite's own files with its own extension.
 const ext = path.extname(fileURLToPath(import.meta.url));
 
-// Progress: one line per test on a terminal; one updating line in CI and logs, where a line per test is noise.
-const progress = process.stdout.isTTY && !process.env.CI ? 'list' : 'line';
+// Progress: the kit's own line (tests done, requirements judged by mark, MUST failures, time), rewritten in place on a
+// terminal, a short line every few seconds in CI; then the verdict. Never Playwright's pass count beside a FAIL.
+const progress = `./reporter/progress${ext}`;
 
 // One shard of the run (CONFORMANCE_SHARD, `chatconform run --shard i/n`): Playwright's sharding, and its blob
 // report beside the shard's partial conformance.json for `chatconform report merge`.
@@ -34,7 +41,7 @@ const reporters: ReporterDescription[] = process.env[MERGE_CONTEXT_ENV]
     [[`./reporter${ext}`]]
   : // The blob reporter before the conformance reporter: Playwright ends reporters in order, so the blob is whole when
     // the shard's conformance.json records its digest (the merge replays only that blob).
-    [[progress], ...(shard ? [['blob', { outputDir: path.join(reportDirOf(), BLOB_DIR) }] as ReporterDescription] : []), [`./reporter${ext}`], ...events];
+    [[progress], ...(shard ? [['blob', { outputDir: path.join(plan?.settings.reportDir ?? defaultReportDir(), BLOB_DIR) }] as ReporterDescription] : []), [`./reporter${ext}`], ...events];
 // --models: the chosen models, resolved once here and written beside the plan. Targets (a targets file, the reference),
 // models and trials are the run's slots (run/slots.ts): each spec file declares its tests once per slot that holds
 // them (suites/lib/slots.ts), all in this one project, so the same workers serve every slot.
@@ -56,12 +63,12 @@ export default defineConfig({
   retries: 0,
   reporter: reporters,
   ...(shard ? { shard: { current: shard.index, total: shard.total } } : {}),
-  // A partial run (CONFORMANCE_REQUIREMENTS, _SECTIONS, _LEVELS, _EXCLUDE_REQUIREMENTS): the tests tagged with the
-  // selected requirement IDs. The reporter reads the same variables and calls the verdict partial.
+  // A partial run (CONFORMANCE_REQUIREMENTS, _SECTIONS, _LEVELS, _EXCLUDE_REQUIREMENTS): the tests the suite's index
+  // says can record a selected ID (arrays of patterns). The reporter calls the verdict partial.
   ...(selection.grep ? { grep: selection.grep } : {}),
   // Besides the selection's exclusions, each slot leaves out the tests it does not hold (a later trial and a model's
   // block of a model-independent file hold only the model-dependent tests).
-  grepInvert: [...(selection.grepInvert ? [selection.grepInvert] : []), ...SLOT_GREP_INVERT],
+  grepInvert: [...(selection.grepInvert ?? []), ...SLOT_GREP_INVERT],
   // No browser, no Playwright request context: the suite's own transport (run/http.ts) sends everything,
   // with its user-agent. Nothing that could hold a credential is kept as an artefact.
   use: { trace: 'off', screenshot: 'off', video: 'off' },

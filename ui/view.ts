@@ -4,7 +4,7 @@
 import { CONTRACT, isKnownRequirement, getRequirement } from '../spec/requirements/index.ts';
 import type { ConformanceReport, ScenarioRow } from '../report/json.ts';
 import type { Comparison } from '../report/compare.ts';
-import type { EvidenceItem, RequirementResult } from '../report/results.ts';
+import { location, type EvidenceItem, type RequirementResult } from '../report/results.ts';
 import type { RootCause } from '../report/root-causes.ts';
 
 /** `pending`: declared by a test of the run that has not ended yet. */
@@ -112,7 +112,7 @@ export function evidenceView(id: string, result: RequirementResult | undefined, 
     status: result ? rowOf(result, pending).status : 'untested',
     ...(result?.reason !== undefined ? { reason: result.reason } : {}),
     ...(result ? { cases: result.cases } : {}),
-    tests: (result?.tests ?? []).map((t) => ({ title: t.title, location: `${t.file}:${t.line}`, status: t.status })),
+    tests: (result?.tests ?? []).map((t) => ({ title: t.title, location: location(t), status: t.status })),
     evidence: result?.evidence ?? [],
     evidenceOmitted: result?.evidenceOmitted ?? 0,
     causes: causes.filter((c) => c.requirements.includes(id) || c.blocked.includes(id)).map(causeCard),

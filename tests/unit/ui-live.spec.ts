@@ -21,7 +21,7 @@ function caseOf(i: number): RecordedCase {
     title: `synthetic › case ${i}`,
     file: 'suites/streaming.spec.ts',
     line: 10 + i,
-    status: 'passed',
+    status: 'judged',
     declared: ids,
     durationMs: 5,
     evidence: { checks: ids.map((id) => ({ id, status: id === 'STREAM-004' && i >= 1500 ? ('fail' as const) : ('pass' as const), ...(id === 'STREAM-004' && i >= 1500 ? { message: 'the stream ended without [DONE]' } : {}) })), exchanges: [] },
@@ -56,7 +56,7 @@ test('2,000 cases in 20 batches: 20 deltas, only changed rows in each, and the r
   // A delta with no new event sends no row again.
   expect(live.delta().rows).toEqual([]);
 
-  const report = foldReport(cases, { info: sampleInfo(), startedAt: new Date(), durationMs: 1, stopReason: 'completed', errors: [] });
+  const report = foldReport(cases, { info: sampleInfo(), startedAt: new Date(), durationMs: 1, stopReason: 'completed', errors: [] }, {});
   const expected = report.requirements.filter((r) => r.status !== 'untested').map((r) => [r.id, r.status]);
   expect([...page.values()].map((r) => [r.id, r.status]).sort()).toEqual(expected.sort());
   expect(page.get('STREAM-004')!.status).toBe('fail');

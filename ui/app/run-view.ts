@@ -137,7 +137,7 @@ export class RunView {
     verdict.className = `verdict v-${v.verdict}`;
     const t = v.tests;
     byId('bar-fill').style.width = '100%';
-    byId('progress-text').textContent = `${t.total} tests (${t.passed} passed, ${t.failed} failed, ${t.skipped} skipped${t.interrupted ? `, ${t.interrupted} interrupted` : ''}${t.notRun ? `, ${t.notRun} not run` : ''}) · ${duration(v.durationMs)} · ${v.mustFailed.length} MUST failure${v.mustFailed.length === 1 ? '' : 's'}`;
+    byId('progress-text').textContent = `${t.total} tests (${t.judged} judged${t.unfinished ? `, ${t.unfinished} unfinished` : ''}, ${t.skipped} skipped${t.notRun ? `, ${t.notRun} not run` : ''}) · ${duration(v.durationMs)} · ${v.mustFailed.length} MUST failure${v.mustFailed.length === 1 ? '' : 's'}`;
     const seen = new Set(v.rows.map((r) => r.id));
     for (const [id, r] of this.rows) {
       if (!seen.has(id)) {
