@@ -10,7 +10,7 @@ import { SCENARIOS, type Scenario } from '../client/scenarios.ts';
 import { loadBaseline, type Baseline } from '../report/baseline.ts';
 import { paintFor, renderSummary } from '../report/terminal.ts';
 import { reportDirOf } from '../run/config.ts';
-import { appendEvent, eventsFile } from '../run/events.ts';
+import { appendEvent } from '../run/events.ts';
 import { redact } from '../spec/redact.ts';
 import { isKnownRequirement } from '../spec/requirements/index.ts';
 import type { Done } from './program.ts';
@@ -26,6 +26,7 @@ interface ClientFlags {
   seed: number;
   jobs: number;
   list?: boolean;
+  events?: string;
 }
 
 /** The scenarios the flags choose (every one without a selection), and the selection in words. */
@@ -55,6 +56,7 @@ export function clientCommand(done: Done): Command {
     .option('--report-dir <dir>', 'where the four reports go (default: CONFORMANCE_REPORT_DIR, else reports/)')
     .option('--seed <n>', 'the seed of the mocks', integerFrom(0), 0)
     .option('--jobs <n>', `scenarios run at once, each with its own mock (1: one after the other; the verdict is the same)`, integerFrom(1), DEFAULT_JOBS)
+    .option('--events <file>', "append the run's events to this file as they happen, one JSON line each (the start, each finished scenario, the end): for a watcher such as chatconform ui")
     .option('--list', 'list the scenarios and the requirements each judges, then exit')
     .action(async (argv: string[], flags: ClientFlags) => {
       if (flags.list) {
@@ -77,7 +79,7 @@ export function clientCommand(done: Done): Command {
       const command = flags.command ?? argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
       const started = new Date();
       // A watcher (`chatconform ui`) follows the scenarios as they end (run/events.ts).
-      const events = eventsFile();
+      const events = flags.events;
       if (events) appendEvent(events, { type: 'begin', at: Date.now(), total: scenarios.length, declared: [...new Set(scenarios.flatMap((s) => s.requirements))] });
       const results = await runClientScenarios({
         driver: commandDriver(flags.command !== undefined ? { shell: flags.command } : { argv }),

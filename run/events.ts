@@ -1,11 +1,9 @@
 // The engine's events of one run, for a watcher in another process (`chatconform ui`): one JSON line per event,
-// appended to the file CHATCONFORM_EVENTS names as the run goes (the suite's events reporter, the client command).
+// appended to the file the run's plan names (`--events FILE`) as the run goes (the suite's events reporter, the
+// client command's own --events).
 // A file rather than a pipe: `chatconform run` hands its runner the terminal's stdio, and a line appended to a file
 // survives the watcher being slow. Every line is written redacted by its writer; the payload is plain data.
 import { appendFileSync, closeSync, openSync, readSync } from 'node:fs';
-
-/** The variable naming the events file (unset: no events are written). */
-export const EVENTS_ENV = 'CHATCONFORM_EVENTS';
 
 /**
  * What happens in a run, in order: `begin` (how many tests, which requirements they declare), a `case` per finished
@@ -20,11 +18,6 @@ export type EngineEvent =
 /** Appends one event to the file `file` (the writer redacted it already). */
 export function appendEvent(file: string, event: EngineEvent): void {
   appendFileSync(file, `${JSON.stringify(event)}\n`);
-}
-
-/** The events file of this process's run, when a watcher asked for one. */
-export function eventsFile(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  return env[EVENTS_ENV] || undefined;
 }
 
 /**

@@ -11,7 +11,6 @@ import { shardOf } from '../run/shard.ts';
 import { BLOB_DIR, MERGE_CONTEXT_ENV } from '../report/merge.ts';
 import { resolveModelMatrix } from './lib/discovery-matrix.ts';
 import { SLOT_GREP_INVERT } from '../run/slots.ts';
-import { eventsFile } from '../run/events.ts';
 
 // The run's plan (run/plan.ts): the one `chatconform run` wrote (CONFORMANCE_PLAN), else resolved here once from
 // the CONFORMANCE_* variables and the config file, with the seed fixed; the workers inherit its path and read it.
@@ -34,8 +33,9 @@ const progress = `./reporter/progress${ext}`;
 // One shard of the run (CONFORMANCE_SHARD, `chatconform run --shard i/n`): Playwright's sharding, and its blob
 // report beside the shard's partial conformance.json for `chatconform report merge`.
 const shard = shardOf();
-// A watcher of the run (`chatconform ui`): each finished case appended to its events file (suites/reporter/events.ts).
-const events: ReporterDescription[] = eventsFile() ? [[`./reporter/events${ext}`]] : [];
+// A watcher of the run (`--events FILE`, as `chatconform ui` starts it): each finished case appended to that file
+// (suites/reporter/events.ts).
+const events: ReporterDescription[] = plan?.settings.events ? [[`./reporter/events${ext}`]] : [];
 const reporters: ReporterDescription[] = process.env[MERGE_CONTEXT_ENV]
   ? // `playwright merge-reports` (chatconform report merge): only the conformance reporter, fed the shards' tests.
     [[`./reporter${ext}`]]

@@ -1,5 +1,5 @@
 // The runs the page starts: each one `chatconform run` (or `chatconform client`) in a child process, as a user would
-// type it (ui/kit-command.ts), its reports in <report dir>/ui/<id>/ as usual, its engine's events in a file of this
+// type it (ui/kit-command.ts), its reports in <report dir>/ui/<id>/ as usual, its engine's events (--events) in a file of this
 // server's scratch folder (run/events.ts) folded live (ui/live.ts). The key travels the way the CLI takes it: in the
 // child's environment (CONFORMANCE_API_KEY), never on its command line, in a file or in anything this server prints;
 // it lives in this process only while the child starts. Stop is Ctrl-C to the run's process group: the runner stops
@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { ENV, normaliseBaseUrl } from '../run/config.ts';
-import { EVENTS_ENV, EventsReader } from '../run/events.ts';
+import { EventsReader } from '../run/events.ts';
 import { headersOfText, headerSecrets } from '../run/extra-headers.ts';
 import { REFERENCE_ENV } from '../run/reference.ts';
 import { redact } from '../spec/redact.ts';
@@ -279,8 +279,7 @@ export class Runs {
     mkdirSync(dir, { recursive: true });
     const events = path.join(this.opts.scratchDir, `${id}.events.jsonl`);
     // The report folder is the page's to choose only through this server's --report-dir: each run its own folder.
-    args.splice(1, 0, `--report-dir=${dir}`);
-    env[EVENTS_ENV] = events;
+    args.splice(1, 0, `--report-dir=${dir}`, `--events=${events}`);
     const startedAt = Date.now();
     const command = `chatconform ${args.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}`;
     const record: RunRecord = { id, kind, key: this.opts.history.keyOf(dir), command: redact(command, secrets), state: 'running', startedAt };

@@ -1,10 +1,11 @@
-// The engine's events reporter: with CHATCONFORM_EVENTS set (`chatconform ui` sets it for the runs it starts), each
+// The engine's events reporter: with the plan's `events` file (`--events FILE`; `chatconform ui` gives it), each
 // finished test is appended to that file as the case the conformance reporter folds (its outcome and evidence, the
 // model it judged), redacted with the run's secrets; the watcher folds them with report/'s fold as they come. It judges
 // nothing itself: the evidence is the checks' own, and the verdict stays the conformance reporter's.
 import type { FullResult, Reporter, Suite, TestCase } from '@playwright/test/reporter';
 import { REQUIREMENT_ANNOTATION } from '../../judge/checker.ts';
-import { appendEvent, eventsFile } from '../../run/events.ts';
+import { appendEvent } from '../../run/events.ts';
+import { currentPlan } from '../../run/plan.ts';
 import { runSecrets } from '../../run/run-secrets.ts';
 import { referencePair, runTargets } from '../../run/targets.ts';
 import { redactDeep } from '../../spec/redact.ts';
@@ -13,7 +14,7 @@ import { modelOfTest } from './models.ts';
 import { slotOf } from './targets.ts';
 
 export default class EventsReporter implements Reporter {
-  private readonly file = eventsFile();
+  private readonly file = currentPlan()?.settings.events;
   private secrets: string[] = [];
   /** The target whose cases are sent: the run's own beside its reference, else the one target. */
   private self = 0;
