@@ -105,7 +105,16 @@ const sameKey = (x: Exchange) => `${routeOf(x)} ${answerOf(x)}`;
 /** What the whole run shows about its routes: which are missing, which answer most requests the same way. */
 export function causeContext(outcomes: readonly TestOutcome[]): CauseContext {
   const byRoute = new Map<string, Exchange[]>();
-  for (const t of outcomes) for (const x of t.evidence?.exchanges ?? []) if (answered(x)) byRoute.set(routeOf(x), [...(byRoute.get(routeOf(x)) ?? []), x]);
+  for (const t of outcomes) {
+    for (const x of t.evidence?.exchanges ?? []) {
+      if (!answered(x)) continue;
+      // Appended in place: a --models run answers some 100,000 requests on one route.
+      const route = routeOf(x);
+      const xs = byRoute.get(route);
+      if (xs) xs.push(x);
+      else byRoute.set(route, [x]);
+    }
+  }
   const missing = new Map<string, string>();
   const common = new Map<string, { answer: string; count: number; of: number }>();
   const same = new Map<string, SameAnswer>();

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { escapeControls } from './control-chars.ts';
 import { headline, rerunSentence, subjectLine, type ConformanceReport } from './json.ts';
 import { blameLine, causeOrigin, gateResult } from './gate.ts';
-import { STATUSES, oneLine, type EvidenceItem, type ReportExchange, type RequirementResult, type RequirementStatus, type SectionCounts } from './results.ts';
+import { STATUSES, location, oneLine, type CaseCounts, type CaseKind, type ModelTally, type EvidenceItem, type ReportExchange, type RequirementResult, type RequirementStatus, type SectionCounts } from './results.ts';
 import type { ImpactTier, RootCause } from './root-causes.ts';
 import { CLASSIFICATION_TEXT, referenceRunText, trialsText } from './columns.ts';
 import { modelsSentence } from './models.ts';
@@ -39,11 +39,32 @@ const STATUS_LABEL: Record<RequirementStatus, string> = {
   untested: 'untested',
 };
 
-const TEST_STATUS_LABEL: Record<string, string> = { timedOut: 'timed out', notRun: 'not run' };
+/** A case's status as the page says it: a judged case that found a failure says so (never a green mark beside it). */
+const TEST_STATUS_LABEL: Record<string, string> = { 'not-run': 'not run', unfinished: 'unfinished' };
 
 function pill(status: string): string {
   // The class is the status's slug: a label with a space ("expected fail") names the same status.
   return `<span class="pill s-${esc(status.replace(/ /g, '-'))}">${esc(TEST_STATUS_LABEL[status] ?? status)}</span>`;
+}
+
+/** A case's pill: its status, and a judged case that found a failure in the failure's colour. */
+function casePill(t: { status: string; error?: string }): string {
+  return t.status === 'judged' && t.error ? `<span class="pill s-fail">judged: failed</span>` : pill(t.status);
+}
+
+const CASE_WORD: Record<CaseKind, string> = { test: 'Tests', exchange: 'Exchanges', scenario: 'Scenarios' };
+
+/** "114 run: 105 judged, 3 skipped". */
+function casesText(c: CaseCounts): string {
+  const parts = CASE_COUNT_KEYS.filter((k) => c[k] > 0).map((k) => `${c[k]} ${k === 'notRun' ? 'not run' : k}`);
+  return `${c.total} run: ${parts.join(', ') || 'none'}`;
+}
+const CASE_COUNT_KEYS = ['judged', 'unfinished', 'skipped', 'notRun'] as const;
+
+/** "on 200 models; failed on acme/x (2 of 12)": the models where it failed, by name; the rest counted. */
+function byModelText(by: Record<string, ModelTally>): string {
+  const failing = Object.entries(by).filter(([, n]) => n.failed > 0);
+  return `on ${Object.keys(by).length} models${failing.length > 0 ? `; failed on ${failing.map(([m, n]) => `${m} (${n.failed} of ${n.tests})`).join(', ')}` : ''}`;
 }
 
 function anchor(id: string): string {
@@ -142,8 +163,8 @@ function requirementHtml(r: RequirementResult): string {
   if (r.tests.length > 0) {
     body.push(
       `<h4>Tests</h4><ul class="tests">${r.tests
-        .map((t) => `<li>${pill(t.status)} <span class="test-title">${esc(t.title)}</span> <span class="loc">${esc(`${t.file}:${t.line}`)}</span>${t.error ? `<div class="err">${esc(t.error)}</div>` : ''}</li>`)
-        .join('')}</ul>`,
+        .map((t) => `<li>${casePill(t)} <span class="test-title">${esc(t.title)}</span> <span class="loc">${esc(location(t))}</span>${t.error ? `<div class="err">${esc(t.error)}</div>` : ''}</li>`)
+        .join('')}${r.testsOmitted > 0 ? `<li class="note">… and ${r.testsOmitted} more${r.byModel ? ` (per model: ${esc(byModelText(r.byModel))})` : ''}</li>` : ''}</ul>`,
     );
   }
   if (r.trials?.failing) body.push(`<h4>Failing trials</h4><ul class="tests">${r.trials.failing.map((f) => `<li>trial ${f.trial + 1}: <span class="test-title">${esc(f.test)}</span><div class="err">${esc(f.reason)}</div></li>`).join('')}</ul>`);
@@ -223,7 +244,7 @@ function metaHtml(report: ConformanceReport): string {
     ...(run.reference ? [['Reference', referenceRunText(run.reference)] as [string, string]] : []),
     ...(run.rerunOf ? [['Rerun of', rerunSentence(run.rerunOf)] as [string, string]] : []),
     ...(run.trials ? [['Trials', `${run.trials.k} per model-dependent test; minimum pass rate ${run.trials.minPassRate}`] as [string, string]] : []),
-    ['Tests', `${run.tests.total} run: ${(['passed', 'failed', 'timedOut', 'skipped', 'interrupted', 'notRun'] as const).filter((k) => run.tests[k] > 0).map((k) => `${run.tests[k]} ${k}`).join(', ') || 'none'}`],
+    [CASE_WORD[run.caseKind], casesText(run.tests)],
   ];
   return `<dl class="meta">${items.map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${esc(v)}</dd></div>`).join('')}</dl>`;
 }
@@ -288,8 +309,8 @@ function problemsHtml(report: ConformanceReport): string {
   if (report.errors.length > 0) parts.push(`<h3>Errors outside the tests</h3><ul class="errors">${report.errors.map((e) => `<li><pre>${esc(e)}</pre></li>`).join('')}</ul>`);
   if (report.failedTests.length > 0) {
     parts.push(
-      `<h3>Failed tests</h3><table class="failed-tests"><thead><tr><th>Test</th><th>Error</th><th>Charged to</th></tr></thead><tbody>${report.failedTests
-        .map((t) => `<tr><td>${pill(t.status)} ${esc(t.title)}<br><span class="loc">${esc(`${t.file}:${t.line}`)}</span></td><td><pre class="msg">${esc(t.error)}</pre></td><td>${t.failed.length > 0 ? t.failed.map((id) => `<a href="#${esc(anchor(id))}" class="jump">${esc(id)}</a>`).join(' ') : '<span class="note">no requirement (the kit could not judge: its IDs are errors, not failures)</span>'}</td></tr>`)
+      `<h3>Failed ${CASE_WORD[report.run.caseKind].toLowerCase()}</h3><table class="failed-tests"><thead><tr><th>${CASE_WORD[report.run.caseKind].slice(0, -1)}</th><th>Error</th><th>Charged to</th></tr></thead><tbody>${report.failedTests
+        .map((t) => `<tr><td>${casePill(t)} ${esc(t.title)}<br><span class="loc">${esc(location(t))}</span></td><td><pre class="msg">${esc(t.error)}</pre></td><td>${t.failed.length > 0 ? t.failed.map((id) => `<a href="#${esc(anchor(id))}" class="jump">${esc(id)}</a>`).join(' ') : '<span class="note">no requirement (the kit could not judge: its IDs are errors, not failures)</span>'}</td></tr>`)
         .join('')}</tbody></table>`,
     );
   }
@@ -300,7 +321,7 @@ const TIER_LABEL: Record<ImpactTier, string> = { core: 'core', 'auth-errors-limi
 
 function rootCauseHtml(c: RootCause, known: ReadonlySet<string>, report: ConformanceReport): string {
   const link = (id: string) => (known.has(id) ? `<a href="#${esc(anchor(id))}" class="jump"><code>${esc(id)}</code></a>` : `<code>${esc(id)}</code>`);
-  const tests = `<ul class="tests">${c.tests.map((t) => `<li><span class="test-title">${esc(t.title)}</span> <span class="loc">${esc(`${t.file}:${t.line}`)}</span></li>`).join('')}</ul>`;
+  const tests = `<ul class="tests">${c.tests.map((t) => `<li><span class="test-title">${esc(t.title)}</span> <span class="loc">${esc(location(t))}</span></li>`).join('')}</ul>`;
   const reach = `${c.occurrences} occurrence${c.occurrences === 1 ? '' : 's'} in ${c.tests.length} test${c.tests.length === 1 ? '' : 's'}`;
   const blocked = c.blocked.length > 0 ? `<p class="blocked">Left unjudged because of it (${c.blocked.length}): ${c.blocked.map(link).join(' ')}</p>` : '';
   // The deviation the card stands for, and every requirement it breaks (one cause, one card).

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { escapeControls } from './control-chars.ts';
 import { headline, rerunSentence, subjectLine, type ConformanceReport } from './json.ts';
-import { firstLine, oneLine, type SectionCounts } from './results.ts';
+import { firstLine, location, oneLine, type SectionCounts } from './results.ts';
 import { CLASSIFICATION_TEXT, referenceRunText, trialsText } from './columns.ts';
 import { modelsSentence, type ModelResult } from './models.ts';
 import { coverageSentence } from './coverage.ts';
@@ -156,7 +156,7 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
   const uncharged = report.failedTests.filter((t) => t.failed.length === 0);
   if (uncharged.length > 0) {
     out.push(paint.yellow(`  ${uncharged.length} failed test(s) charged to no requirement (the kit could not judge; they do not decide the exit code):`));
-    for (const t of uncharged.slice(0, 10)) out.push(`    ${t.file}:${t.line} ${truncate(t.title, 80)}: ${truncate(t.error, 100)}`);
+    for (const t of uncharged.slice(0, 10)) out.push(`    ${location(t)} ${truncate(t.title, 80)}: ${truncate(t.error, 100)}`);
   }
   if (report.errors.length > 0) {
     out.push('', paint.red(paint.bold('  errors outside the tests:')));

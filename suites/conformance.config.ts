@@ -1,6 +1,7 @@
 // `npm run conformance` (and `chatconform run`): the suite against CONFORMANCE_BASE_URL, or the embedded mock
 // when it is unset.
 import path from 'node:path';
+import v8 from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { selectionGrep, selectionOf } from '../run/selection.ts';
@@ -16,12 +17,18 @@ import { SLOT_GREP_INVERT } from '../run/slots.ts';
 // `playwright merge-reports` replays a finished run: it plans nothing.
 const plan = process.env[MERGE_CONTEXT_ENV] ? undefined : planOfThisRun();
 
+// The runner and every worker load this file: their heaps grow by 20 % of what a full collection keeps, not up to 4x
+// (a worker's tests leave garbage, not state: a --models run's workers held ~450 MB each, ~270 MB so; cli/mock.ts).
+v8.setFlagsFromString('--heap-growing-percent=20');
+v8.setFlagsFromString('--no-allocation-site-pretenuring');
+
 // The same config serves the TypeScript sources (the repository) and the compiled package (dist/, JavaScript):
 // it names the suite's own files with its own extension.
 const ext = path.extname(fileURLToPath(import.meta.url));
 
-// Progress: one line per test on a terminal; one updating line in CI and logs, where a line per test is noise.
-const progress = process.stdout.isTTY && !process.env.CI ? 'list' : 'line';
+// Progress: the kit's own line (tests done, requirements judged by mark, MUST failures, time), rewritten in place on a
+// terminal, a short line every few seconds in CI; then the verdict. Never Playwright's pass count beside a FAIL.
+const progress = `./reporter/progress${ext}`;
 
 // One shard of the run (CONFORMANCE_SHARD, `chatconform run --shard i/n`): Playwright's sharding, and its blob
 // report beside the shard's partial conformance.json for `chatconform report merge`.

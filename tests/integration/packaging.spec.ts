@@ -117,7 +117,7 @@ test.describe('the npm package, installed into a fresh project', () => {
     expect(report.spec.sha256).toBe(CONTRACT.sha256);
     expect(report.target.url).toBe(url);
     // Test locations read as in the repository (through the shipped source maps), never as paths into node_modules.
-    const files = new Set(report.requirements.flatMap((r) => r.tests.map((t) => t.file)));
+    const files = new Set(report.requirements.flatMap((r) => r.tests.map((t) => t.file ?? '(none)')));
     expect([...files].filter((f) => !/^suites\/[\w/.-]+\.spec\.ts$/.test(f))).toEqual([]);
     expect(run.stdout).toContain('chatconform conformance: PASS');
     await mock.close();

@@ -12,7 +12,7 @@ function outcome(id: string, status: 'pass' | 'fail', test = 'a test'): TestOutc
     title: test,
     file: 'suites/x.spec.ts',
     line: 1,
-    status: status === 'fail' ? 'failed' : 'passed',
+    status: 'judged',
     declared: [id],
     durationMs: 1,
     evidence: { checks: [{ id, status, message: `${id} ${status}ed on ${test}` }], exchanges: [] },
@@ -56,7 +56,7 @@ test('--fail-on target-only: a MUST failure the reference shares does not gate; 
   const build = (reference: TestOutcome[]) => {
     const outcomes = [outcome('TOOL-006', 'fail'), outcome('RESP-002', 'fail')];
     const results = withDifferential(aggregate(outcomes), aggregate(reference));
-    return buildReport({ info: sampleInfo(), results, outcomes, startedAt: new Date(0), durationMs: 1, playwrightStatus: 'failed', errors: [], failOn: 'target-only', selection: 'requirement TOOL-006, RESP-002' });
+    return buildReport({ info: sampleInfo(), results, outcomes, startedAt: new Date(0), durationMs: 1, stopReason: 'completed', errors: [], failOn: 'target-only', selection: 'requirement TOOL-006, RESP-002' });
   };
   const inherited = build([outcome('TOOL-006', 'fail'), outcome('RESP-002', 'fail')]);
   expect(inherited.verdict.mustFailed.sort()).toEqual(['RESP-002', 'TOOL-006']);

@@ -32,7 +32,7 @@ function outcome(declared: string[], checks: CheckRecord[], exchanges: Exchange[
     title: `test ${line}`,
     file: 'suites/x.spec.ts',
     line,
-    status: checks.some((c) => c.status === 'fail') ? 'failed' : 'passed',
+    status: 'judged',
     declared,
     durationMs: 1,
     evidence: { checks, exchanges },
@@ -150,7 +150,7 @@ test('conformance.json and the HTML lead with the root causes: ranked, with thei
   expect(second).toContain('3 occurrences in 2 tests');
   expect(second).toMatch(/Left unjudged because of it \(1\): <a href="#req-RESP-011"/);
   expect(second).toContain(`<pre class="curl-text">curl -sS -N -X POST &#39;http://127.0.0.1:9/v1/chat/completions&#39;`);
-  const none = buildReport({ info: sampleInfo(), results: aggregate([]), outcomes: [], startedAt: new Date(), durationMs: 1, playwrightStatus: 'passed', errors: [] });
+  const none = buildReport({ info: sampleInfo(), results: aggregate([]), outcomes: [], startedAt: new Date(), durationMs: 1, stopReason: 'completed', errors: [] });
   expect(renderHtml(none)).toContain('No requirement failed or warned.');
 });
 
@@ -230,7 +230,7 @@ test('the reports name the deviation of a cause card and every requirement it br
       { id: 'AUTH-008', status: 'fail', exchange: 0, message: 'expected error.code "model_not_allowed"; received undefined' },
     ], [PLAIN_403]),
   ];
-  const report = buildReport({ info: sampleInfo(), results: aggregate(outcomes), outcomes, startedAt: new Date(), durationMs: 1, playwrightStatus: 'failed', errors: [] });
+  const report = buildReport({ info: sampleInfo(), results: aggregate(outcomes), outcomes, startedAt: new Date(), durationMs: 1, stopReason: 'completed', errors: [] });
   expect(report.rootCauses).toHaveLength(1);
   const html = renderHtml(report);
   expect(html).toContain('<p class="deviation"><b>error answers are not a JSON error object (section 7): e.g. HTTP 403: 403 Forbidden: model_not_allowed (text/plain; charset=utf-8)</b></p>');
