@@ -94,8 +94,9 @@ export function outcomeOf(test: TestCase): TestOutcome {
   const first = errorText(last?.error ?? last?.errors[0]);
   const errors = thrown.length > 0 ? thrown : first !== undefined ? [first] : [];
   const ended = caseStatusOf(last, errors);
-  // A finding is data: a test that ran to its end failed in the kit's terms when a MUST check failed.
-  const findings = ended.status === 'judged' && last?.status === 'passed' && evidence ? failureSummary(evidence.checks) : '';
+  // A finding is data: a test that ran to its end failed in the kit's terms when a MUST check failed; so did one that
+  // skipped the rest of its steps after a failed check (the list it needed was broken).
+  const findings = (last?.status === 'passed' || last?.status === 'skipped') && evidence ? failureSummary(evidence.checks) : '';
   const model = modelOfTest(test);
   const outcome: TestOutcome = {
     title: model === undefined ? titleOf(test) : `${model} › ${titleOf(test)}`,
