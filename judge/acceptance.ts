@@ -57,8 +57,7 @@ export const judgeAccepted = entryPoint([judgeCompletion], function judgeAccepte
   if (refusedForAccess(check, id, res, model)) return undefined;
   // No answer to judge (none came, or the kit stopped waiting for it): the kit's, never the target's failure.
   if (noResponse(res)) return void check.couldNotJudge(id, res);
-  const ok = res.status === 200;
-  if (!check.that(id, ok, () => `a request with ${what} must be accepted (status 200 and a chat completion); received ${res.describe()}`, res)) return undefined;
+  if (!check.status(id, res, 200, `for a request with ${what}, status`)) return undefined;
   return judgeCompletion(check, res, model);
 });
 
@@ -71,8 +70,7 @@ export const judgeStreamAccepted = entryPoint([], function judgeStreamAccepted(c
   if (refusedForAccess(check, id, res, model)) return undefined;
   // A stream still arriving when the kit stopped waiting says nothing about whether it would have completed.
   if (noResponse(res)) return void check.couldNotJudge(id, res);
-  const opened = res.status === 200;
-  if (!check.that(id, opened, () => `a streamed request with ${what} must be accepted (status 200 and an event stream); received ${res.describe()}`, res)) return undefined;
+  if (!check.status(id, res, 200, `for a streamed request with ${what}, status`)) return undefined;
   const stream = res.stream();
   // A stream may end on an error event (section 6 rule 10): the request was accepted, and what the stream would have
   // carried cannot be judged; that is no failure of the feature.
@@ -86,7 +84,11 @@ export const judgeStreamAccepted = entryPoint([], function judgeStreamAccepted(c
 });
 
 
-/** The request carrying `what` was accepted: status 200, recorded under `id` (the shape of request the rule says is accepted). */
+/**
+ * The request carrying `what` was accepted: status 200, recorded under `id` (the shape of request the rule says is
+ * accepted). A status judgement (statusOnly): a refusal is carded by its status, whatever body came with it; no
+ * answer at all is the kit's `error`.
+ */
 export const judgeAcceptedStatus = entryPoint([], function judgeAcceptedStatus(check: Checker, id: string, res: TargetResponse, what: string): boolean {
-  return check.that(id, res.status === 200, () => `${what} must be accepted; received ${res.describe()}`, res);
+  return check.status(id, res, 200, `${what} must be accepted: status`);
 });

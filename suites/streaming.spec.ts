@@ -33,7 +33,7 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
       const model = chatModel(discovery, config.profile);
       if (!model) return check.skip(noUsableReason(discovery));
       const res = await target.chat({ model: model.id, messages: HELLO, stream: true, max_completion_tokens: CAP });
-      check.that('REQ-005', res.status === 200 && isEventStream(res), () => `stream true asks for a server-sent-event response; received content-type ${JSON.stringify(res.headers['content-type'])}, ${res.describe()}`, res);
+      if (check.status('REQ-005', res, 200, 'stream true must be accepted: status')) check.that('REQ-005', isEventStream(res), () => `stream true asks for a server-sent-event response; received content-type ${JSON.stringify(res.headers['content-type'])}, ${res.describe()}`, res);
       const s = judgeStream(check, res, model.id, { expectText: true });
       if (!s || s.outcome !== 'complete') return;
       // A chunk may lack delta.content (the role chunk, the finish chunk); the consumer assembles the text anyway.
@@ -93,7 +93,7 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
         const what = stream === undefined ? 'stream absent' : 'stream false';
         judgeNoEventStream(check, res, what);
         if (stream === false) {
-          check.that('REQ-005', res.status === 200 && res.isJson, () => `stream false asks for a JSON response; received ${res.describe()}`, res);
+          if (check.status('REQ-005', res, 200, 'stream false must be accepted: status')) check.that('REQ-005', res.isJson, () => `stream false asks for a JSON response; received ${res.describe()}`, res);
           judgeCompletion(check, res, model.id);
         }
       }

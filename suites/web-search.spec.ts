@@ -49,14 +49,14 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
       const model = capableModel(check, discovery);
       // web_search_options without search_context_size: the endpoint applies its default (SEARCH-006).
       const viaOptions = await ask(target, model, { web_search_options: {} });
-      check.that('SEARCH-001', viaOptions.status === 200, () => `web_search_options {} on ${model}, which the probe found able to search, must be accepted; received ${viaOptions.describe()}`, viaOptions);
-      check.that('SEARCH-006', viaOptions.status === 200, () => `web_search_options without search_context_size must be accepted (default applies); received ${viaOptions.describe()}`, viaOptions);
+      check.status('SEARCH-001', viaOptions, 200, `web_search_options {} on ${model}, which the probe found able to search, must be accepted: status`);
+      check.status('SEARCH-006', viaOptions, 200, `web_search_options without search_context_size (the default applies) must be accepted: status`);
       const answerA = judgeSearchAnswer(check, viaOptions, model, 'web_search_options');
       const a = searchReport(answerA);
       if (answerA) check.that('SEARCH-002', searched(a), () => `web_search_options requests hosted search, but the answer reports none: ${describeReport(a)}`, viaOptions);
 
       const viaTool = await ask(target, model, { tools: [WEB_SEARCH_TOOL] });
-      check.that('SEARCH-003', viaTool.status === 200, () => `a bare {"type":"web_search"} tools entry on ${model} must be accepted as a request for search; received ${viaTool.describe()}`, viaTool);
+      check.status('SEARCH-003', viaTool, 200, `a bare {"type":"web_search"} tools entry on ${model} must be accepted as a request for search: status`);
       const answerB = judgeSearchAnswer(check, viaTool, model, 'bare web_search tool');
       const b = searchReport(answerB);
       if (answerB) check.that('SEARCH-003', searched(b), () => `a bare web_search tool requests hosted search, but the answer reports none: ${describeReport(b)}`, viaTool);
@@ -71,7 +71,7 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
       const model = capableModel(check, discovery);
       for (const size of ['low', 'medium', 'high'] as const) {
         const res = await ask(target, model, { web_search_options: { search_context_size: size } });
-        check.that('SEARCH-005', res.status === 200, () => `search_context_size ${JSON.stringify(size)} must be accepted; received ${res.describe()}`, res);
+        check.status('SEARCH-005', res, 200, `search_context_size ${JSON.stringify(size)} must be accepted: status`);
         judgeSearchAnswer(check, res, model, `search_context_size ${size}`);
       }
     });
@@ -91,7 +91,7 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
   /** An invalid web_search_options: rejected (the 2.7 requirement), with the section 7 row's 400, code and text. */
   async function expectRejected(check: Checker, target: Target, model: string, c: InvalidCase, row: { id: string; message: string }): Promise<TargetResponse> {
     const res = await ask(target, model, { web_search_options: c.options });
-    check.that(c.id, res.exchange.status !== 0 && res.status >= 400 && res.status < 500, () => `${c.label} must be rejected; received ${res.describe()}`, res);
+    check.status(c.id, res, (s) => s >= 400 && s < 500, `${c.label} must be rejected: a client-error (4xx) status`);
     judgeRefusal(check, res, { id: row.id, status: 400, code: 'invalid_web_search_options', message: row.message, statusText: `for ${c.label}, status` });
     return res;
   }
@@ -140,7 +140,7 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
         const model = capableModel(check, discovery);
         const res = await ask(target, model, { web_search_options: { user_location: location } });
         const fields = 'approximate' in location ? location.approximate : location;
-        const accepted = (rid: string, what: string) => check.that(rid, res.status === 200, () => `${what} must be accepted; received ${res.describe()} for user_location ${JSON.stringify(location)}`, res);
+        const accepted = (rid: string, what: string) => check.status(rid, res, 200, `${what} (user_location ${JSON.stringify(location)}) must be accepted: status`);
         accepted(id, `a user_location with ${form}`);
         accepted('SEARCH-008', 'user_location with type "approximate"');
         accepted('SEARCH-014', `country ${JSON.stringify(fields.country)} (ISO 3166-1 alpha-2)`);
