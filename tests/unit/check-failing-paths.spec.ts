@@ -21,6 +21,7 @@ import { requirementLinks } from '../../scripts/requirement-links.ts';
 import { TINY_PNG_DATA_URL } from '../../suites/lib/requests/features.ts';
 import { SEARCH_MESSAGES, SEARCH_PROMPT, WEB_SEARCH_TOOL } from '../../suites/lib/requests/search.ts';
 import { judgeUpfront } from '../../judge/search.ts';
+import { judgeOversizedRefused } from '../../judge/limits.ts';
 import { PARALLEL_PROMPT, TIME_TOOL, WEATHER_PROMPT, WEATHER_TOOL, returnedCalls } from '../../suites/lib/requests/tools.ts';
 import { LONG_ANSWER_PROMPT, completionTokensOf } from '../../suites/lib/requests/chat.ts';
 import { InProcessMock } from '../support/in-process.ts';
@@ -320,12 +321,16 @@ const PROBES = {
     },
     declared: ['LIMIT-002', 'LIMIT-007'],
   },
-  // The same two uploads the other way round: LIMIT-007's evidence is the valid JSON upload.
-  'refused: oversized bodies, not JSON and valid': {
-    compared: (m) => m.raw(notJson(OVERSIZED)),
-    send: (m) => m.raw(padded(OVERSIZED)),
-    judge: (c, r, garbage) => void judgeRefusalAnswered(c, r, garbage!, OVERSIZED),
-    declared: ['LIMIT-007'],
+  // The same two uploads the other way round, sent as limits.spec.ts sends them (Expect: 100-continue): LIMIT-001's
+  // and LIMIT-007's evidence is the valid JSON upload.
+  'refused: oversized bodies, not JSON and valid, with Expect: 100-continue': {
+    compared: (m) => m.raw(notJson(OVERSIZED), { headers: { expect: '100-continue' } }),
+    send: (m) => m.raw(padded(OVERSIZED), { headers: { expect: '100-continue' } }),
+    judge: (c, r, garbage) => {
+      judgeOversizedRefused(c, r, OVERSIZED, 'a valid JSON request');
+      judgeRefusalAnswered(c, r, garbage!, OVERSIZED);
+    },
+    declared: ['LIMIT-001', 'LIMIT-007'],
   },
   'refused: an oversized body': { send: (m) => m.raw(padded(OVERSIZED)), judge: (c, r) => void judgeRefusal(c, r, { id: 'LIMIT-001' }), declared: ['LIMIT-001'] },
 } satisfies Record<string, Probe>;
@@ -396,7 +401,8 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'catalog-get-differs': 'model entry read back',
   'catalog-lists-deactivated': 'model list, a deactivated model',
   'oversized-parsed-first': 'refused: oversized bodies, valid JSON and not',
-  'oversized-reset': 'refused: oversized bodies, not JSON and valid',
+  'oversized-reset': 'refused: oversized bodies, not JSON and valid, with Expect: 100-continue',
+  'oversized-reset-mid-upload': 'refused: oversized bodies, not JSON and valid, with Expect: 100-continue',
   'max-tokens-wins': 'chat, both caps, max_completion_tokens the smaller',
   'cap-ignored': 'chat, max_completion_tokens alone',
   'tool-call-undeclared-name': 'chat, tool call, the names judged',

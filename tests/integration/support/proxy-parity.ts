@@ -32,7 +32,8 @@ export const NOT_VISIBLE_FROM_TRAFFIC: Partial<Record<DefectName, string>> = {
   'tools-stream-500': 'a 500 to a request with tools is an upstream failure as far as one exchange shows: the suite tells it from a healthy route by the requests around it',
   'search-tool-500': 'a 500 to a request for search is an upstream failure as far as one exchange shows: the suite tells it from a healthy route by the requests around it',
   'unknown-prompt-404': 'a 404 to a chat request is a refusal as far as one exchange shows: that the prompt was valid is the suite\'s knowledge',
-  'oversized-reset': 'a connection closed on one oversized upload may be the race of an early answer with the upload: the suite sends it again to tell a close that reproduces, which traffic does not',
+  'oversized-reset': 'whether the server sent a 100 (Continue) before it reset the upload is on the client\'s own connection, which the relayed exchange does not show: a bare reset is a refusal to traffic',
+  'oversized-reset-mid-upload': 'a connection closed on one oversized upload may be the race of an early answer with the upload: the suite sends it again to tell a close that reproduces, which traffic does not',
 };
 
 /** The black-box defects of the matrix: visible to a black box (no cooperation needed to provoke them). */
