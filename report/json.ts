@@ -41,7 +41,8 @@ export type RunStatus = 'passed' | 'failed' | 'timedout' | 'interrupted';
  */
 export type StopReason = 'completed' | 'interrupted' | 'timedout' | 'failed-to-run';
 /** What fails the run: a MUST failure (default), or also a SHOULD/MAY warning, or (with a reference) only a MUST failure the reference does not share. */
-export type FailOn = 'must' | 'warn' | 'target-only';
+export type { FailOn } from '../run/gate-readings.ts';
+import { readingExcluded, type FailOn } from '../run/gate-readings.ts';
 /** `partial`: a run of some of the tests (a selection); it never shows as a full pass. */
 export type Verdict = 'pass' | 'fail' | 'incomplete' | 'partial';
 
@@ -308,7 +309,7 @@ export function buildReport(input: ReportInput): ConformanceReport {
   const sent = outcomes.flatMap((t) => t.evidence?.exchanges ?? []);
   const noTarget = sent.length > 0 && sent.every((x) => x.status === 0);
   // --fail-on target-only: a MUST failure the reference shares (classification both) does not gate.
-  const gated = failOn === 'target-only' ? targetOnlyFailures(modelGated, results) : modelGated;
+  const gated = (failOn === 'target-only' ? targetOnlyFailures(modelGated, results) : modelGated).filter((id) => !readingExcluded(id, failOn));
   const notGated = failed.filter((id) => !gated.includes(id));
   const exitStatus = decideExitStatus(stopReason, gated.length, errors.length > 0 || noTarget, gate);
   const exitCode = exitCodeOf(exitStatus, gateFails(gated.length, gate));
