@@ -43,6 +43,18 @@ function accessRefusalCode(res: TargetResponse): string | undefined {
   return (res.status === 401 || res.status === 403) && typeof code === 'string' && ACCESS_CODES.test(code) ? code : undefined;
 }
 
+/**
+ * A refusal for the body's size (413) of a request that carried a field the service does not read says nothing about
+ * reading it: the field's requirements (`ids`) are recorded as not judgeable, with the size rule (LIMIT-003: a body
+ * under 10 MB is not refused for its size) as the cause. The one rule for every test that sends unread fields, so a
+ * property test never judges what limits.spec.ts leaves unjudged.
+ */
+export function refusedForSize(check: Checker, ids: readonly string[], res: TargetResponse, what: string): boolean {
+  if (res.exchange.status !== 413) return false;
+  check.cannotJudge(ids, { id: 'LIMIT-003', message: `${what} was refused for its size (413), so whether the unread field is read cannot be told`, on: res });
+  return true;
+}
+
 /** The response refuses the caller's access to the model, not the request. */
 export function isAccessRefusal(res: TargetResponse): boolean {
   return accessRefusalCode(res) !== undefined;

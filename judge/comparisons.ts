@@ -30,10 +30,18 @@ export const judgeDeactivatedUnlisted = entryPoint('CAT-039', function judgeDeac
 /**
  * CAT-045: the model list (`list`, listing `ids`) is the whole catalog (2.11: one entry per available model): it does
  * not say it is a first page (`has_more: true`), and every model in `readBack` that GET /v1/models/{id} served
- * (200) with the same credential is in it. Recorded on the list, the answer that left them out.
+ * (200) with the same credential is in it. Recorded on the list, the answer that left them out; an unreadable list
+ * (its status 200, its body no list) leaves CAT-045 unjudged, with the list's own failure as the cause.
  */
 export const judgeListWhole = entryPoint('CAT-045', function judgeListWhole(check: Checker, list: TargetResponse, ids: readonly unknown[], readBack: readonly { id: string; res: Pick<TargetResponse, 'status'> }[]): boolean {
   const body = list.json();
+  // Only a readable list can lack a model: an unreadable one (not JSON, no data array) is the list's own rules'
+  // failure (CAT-032, CAT-029), and nothing here is known to be missing from it.
+  if (list.exchange.status !== 0 && (!isObject(body) || !Array.isArray(body.data))) {
+    const cause = list.exchange.status !== 200 ? 'CAT-031' : isObject(body) ? 'CAT-029' : 'CAT-032';
+    check.cannotJudge(['CAT-045'], { id: cause, message: `the model list is unreadable (${isObject(body) ? 'its data is not an array' : 'its body is not a JSON object'}), so whether it lacks a model cannot be told`, on: list });
+    return false;
+  }
   const paged = isObject(body) && body.has_more === true;
   const missing = readBack.filter((r) => r.res.status === 200 && !ids.includes(r.id)).map((r) => r.id);
   const problems = [
