@@ -339,6 +339,21 @@ export class Checker {
     throw new Skipped(reason);
   }
 
+  /**
+   * Skip the rest of the test because a finding under `causeId` (judged where its rule is: a probe that could not
+   * classify, a forced call not made) left it nothing to judge: every declared requirement without a record is a
+   * skip with that finding as its cause, never a silent skip.
+   */
+  skipFor(causeId: string, reason: string): never {
+    const message = this.target.scrub(reason);
+    const recorded = new Set(this.records.map((r) => r.id));
+    for (const id of new Set(this.declaredIds.map(primaryOf))) {
+      if (!recorded.has(id)) this.records.push({ id, status: 'skip', message, cause: { id: causeId, message } });
+    }
+    if (this.options.onSkip) return this.options.onSkip(message);
+    throw new Skipped(message);
+  }
+
   /** A remark for the reader that judges nothing (a client-note convention that fits no requirement). */
   note(message: string): void {
     this.options.onNote?.(this.target.scrub(message));

@@ -198,6 +198,26 @@ export const judgeForcedFunction = entryPoint('TOOL-016', function judgeForcedFu
 });
 
 /**
+ * CHAT-001 (section 1: the widely used chat-completions shape, in which tool_choice "required" makes the model call
+ * one or more tools; 2.1 lists the value only, so a SHOULD): a whole 200 answer to "required" that returns no call
+ * is that finding, and the rules of a returned call (`dependents`) skip with it as their cause, never silently. An
+ * answer that may not be whole (`cut`: the token cap ended it, the stream did not complete) leaves them not
+ * applicable. True when a call came back.
+ */
+export const judgeForcedCallMade = entryPoint('CHAT-001', function judgeForcedCallMade(check: Checker, res: TargetResponse, calls: readonly unknown[], cut: boolean, dependents: readonly string[], where: string): boolean {
+  if (calls.length > 0) return true;
+  if (res.exchange.status !== 200) return false;
+  if (cut) {
+    check.notApplicable(dependents, `${where}: the answer was not whole (cut by the token cap or the stream), and no tool call came back`, res);
+    return false;
+  }
+  const finding = `${where}: tool_choice "required" was answered without a tool call; in the widely used chat-completions shape (section 1) "required" makes the model call a tool`;
+  check.that('CHAT-001', false, () => finding, res);
+  check.cannotJudge(dependents, { id: 'CHAT-001', message: `not judged: ${finding}`, on: res });
+  return false;
+});
+
+/**
  * ROUTE-008: whatever the routing preferences, the answer names the requested model: `named` holds the model
  * values the answer gave (a body's model; every chunk's that names one).
  */

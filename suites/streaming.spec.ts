@@ -6,6 +6,7 @@ import { judgeCompletion, judgeRefusal, judgeStream } from '../judge/judge-respo
 import { streamedAnswer, type ChatStream } from '../judge/decoding/chat-stream.ts';
 import { judgeProvokedFailure } from '../judge/comparisons.ts';
 import { pickModel, searchModels, usableModels, type Discovery, type ModelEntry, noUsableReason } from './lib/discovery.ts';
+import { skipForSearch } from './lib/requests/search.ts';
 import type { Profile } from '../run/profile.ts';
 import { judgeStreamProvenance } from '../judge/search.ts';
 import { judgeCapOfAnswer, judgeNoEventStream, judgeRefusedBeforeStream, judgeStreamOptionsIgnored } from '../judge/answers.ts';
@@ -72,7 +73,7 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
 
     test('search provenance arrives inside a delta', req('STREAM-015', judges(judgeStream, judgeStreamProvenance)), async ({ target, check, discovery }) => {
       const probe = searchModels(discovery, 'capable')[0] ?? searchModels(discovery, 'ignored')[0];
-      if (!probe) return check.skip(`no model answered a search request during discovery (${discovery.searchProbes.map((p) => `${p.model}: ${p.result}`).join(', ') || 'no probes'})`);
+      if (!probe) return skipForSearch(check, discovery, `no model answered a search request during discovery (${discovery.searchProbes.map((p) => `${p.model}: ${p.result}`).join(', ') || 'no probes'})`);
       // Same request shape as the discovery probe that succeeded (its cap is the budget's default).
       const res = await target.chat({ model: probe.model, messages: [{ role: 'user', content: 'Which city hosts the Louvre?' }], web_search_options: {}, stream: true, stream_options: { include_usage: true } });
       const s = judgeStream(check, res, probe.model);

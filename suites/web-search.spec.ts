@@ -22,6 +22,8 @@ import {
   WEB_SEARCH_TOOL,
   capsBelow,
   probed,
+  skipForSearch,
+  unclassified,
   type InvalidCase,
 } from './lib/requests/search.ts';
 import { slotsOf } from './lib/slots.ts';
@@ -37,7 +39,7 @@ const ANSWER_IDS = ['SEARCH-034', 'SEARCH-041', 'SEARCH-042'];
 /** A model the probes found able to search, or a skip naming what the probes found. */
 function capableModel(check: Checker, discovery: Discovery): string {
   const { models, reason } = searchTakers(discovery);
-  if (!models[0]) return check.skip(reason);
+  if (!models[0]) return skipForSearch(check, discovery, reason);
   return models[0].model;
 }
 
@@ -179,9 +181,10 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
 
   test.describe('refusals happen upfront and leave no partial answer', () => {
     test('a model that cannot search: web_search_not_supported with the fixed message, for both forms and when streamed', req('SEARCH-045', 'SEARCH-043', 'SEARCH-044', 'SEARCH-004', 'OBS-022', judges(judgeRefusal, judgeUpfront)), async ({ target, check, discovery }) => {
+      // A model refused with neither search refusal is judged here too: its refusal breaks this rule.
       const { models, reason } = probed(discovery, 'unsupported');
-      if (!models[0]) return check.skip(reason);
-      const model = models[0].model;
+      const model = models[0]?.model ?? unclassified(discovery)[0]?.model;
+      if (!model) return check.skip(reason);
       const forms: { label: string; extra: Json }[] = [
         { label: 'web_search_options', extra: { web_search_options: {} } },
         { label: 'a bare web_search tool', extra: { tools: [WEB_SEARCH_TOOL] } },
@@ -204,7 +207,7 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
     test('an output budget below the entry minimum: refused upfront, at no cost, naming N and M', req('SEARCH-050', 'SEARCH-051', 'SEARCH-052', 'LIMIT-004', 'SEARCH-043', 'SEARCH-044', 'SEARCH-004', 'OBS-023', judges(judgeRefusal, judgeUpfront, judgeRefusalUnbilled)), async ({ target, check, discovery }) => {
       const { models, reason } = probed(discovery, 'budget');
       const probe = models[0];
-      if (!probe) return check.skip(reason);
+      if (!probe) return skipForSearch(check, discovery, reason);
       const [m1, m2] = capsBelow(probe.minOutputTokens, target.maxTokens);
       if (m1 === undefined) return check.skip(`the entry's minimum output budget (${probe.minOutputTokens}) leaves no positive cap below it`);
       const m2cap = m2 ?? m1;

@@ -8,7 +8,7 @@ import type { Checker } from '../../judge/checker.ts';
 import type { Discovery } from '../lib/discovery.ts';
 import { contextSize, invalidLocation, validLocation, type LocationFault } from '../lib/properties/arb/location.ts';
 import { checkProperty, type CaseChecker } from '../lib/properties/runner.ts';
-import { searchTakers, SEARCH_MESSAGES, SEARCH_PROMPT } from '../lib/requests/search.ts';
+import { searchTakers, skipForSearch, SEARCH_MESSAGES, SEARCH_PROMPT } from '../lib/requests/search.ts';
 import { errorOf } from '../../judge/search.ts';
 import type { Target, TargetResponse } from '../../run/target.ts';
 import { slotsOf } from '../lib/slots.ts';
@@ -29,7 +29,7 @@ const FAULT_RULES: Record<LocationFault, { rejected?: string; row: string; messa
 /** The model every case asks: the first one the discovery probe saw serve hosted search. */
 function searchModel(check: Checker, discovery: Discovery): string {
   const { models, reason } = searchTakers(discovery);
-  if (models.length === 0) return check.skip(`no model serves hosted search: ${reason}`);
+  if (models.length === 0) return skipForSearch(check, discovery, `no model serves hosted search: ${reason}`);
   return models[0]!.model;
 }
 
