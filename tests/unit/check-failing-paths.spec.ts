@@ -167,6 +167,21 @@ const PROBES = {
     judge: (c, r) => void judgeCompletion(c, r, M.small, { statusId: 'REQ-013' }),
     declared: ['REQ-013'],
   },
+  'chat with the unlisted fields real clients send': {
+    send: (m) => m.chat({ ...hello(), n: 1, seed: 7, stop: ['never'], store: false, logprobs: false, user: 'u', presence_penalty: 0, frequency_penalty: 0, response_format: { type: 'text' } }),
+    judge: (c, r) => void judgeCompletion(c, r, M.small, { statusId: 'REQ-013' }),
+    declared: ['REQ-013'],
+  },
+  'chat with text parts in system and assistant messages': {
+    send: (m) => m.chat({ ...hello(), messages: [{ role: 'system', content: [{ type: 'text', text: 'Be brief.' }] }, { role: 'user', content: 'Hi.' }, { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] }, { role: 'user', content: 'Say hello.' }] }),
+    judge: (c, r) => void judgeCompletion(c, r, M.small, { statusId: 'REQ-018' }),
+    declared: ['REQ-018'],
+  },
+  'chat with include_reasoning false': {
+    send: (m) => m.chat({ ...hello(), include_reasoning: false }),
+    judge: (c, r) => void judgeCompletion(c, r, M.small, { statusId: 'RSN-002' }),
+    declared: ['RSN-002'],
+  },
   'chat of 1 MiB': { send: (m) => m.raw(padded(ONE_MIB)), judge: (c, r) => void judgeCompletion(c, r, M.small, { statusId: 'LIMIT-003' }), declared: ['LIMIT-003'] },
   'chat just under 10 MB': { send: (m) => m.raw(padded(JUST_UNDER_10_MB)), judge: (c, r) => void judgeCompletion(c, r, M.small, { statusId: 'LIMIT-003' }), declared: ['LIMIT-003'] },
   // Hosted web search (2.7, 2.9).
@@ -352,6 +367,9 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'restricted-key-rerouted': 'refused: a restricted key asks for another model',
   'tier-not-enforced': 'refused: a free key asks for a pro entry',
   'unknown-field-rejected': 'chat with an unknown top-level field',
+  'client-fields-refused': 'chat with the unlisted fields real clients send',
+  'parts-only-for-user': 'chat with text parts in system and assistant messages',
+  'include-reasoning-false-refused': 'chat with include_reasoning false',
   'effort-accepted': 'refused: an effort outside the entry\'s set',
   'image-to-non-image-answered': 'refused: an image to an entry without images',
   'message-null-fields': 'chat, tools declared, text answer',

@@ -27,6 +27,9 @@ import { cleanup, runTargets, type SuiteRun } from './suite-runner.ts';
 export const NOT_VISIBLE_FROM_TRAFFIC: Partial<Record<DefectName, string>> = {
   'invalid-key-accepted': 'which key is invalid is the suite\'s knowledge (it sends a key it made up); an exchange with a key answered 200 says nothing against the key',
   'unknown-field-rejected': 'a refusal of a request that carries unlisted fields does not say it refused them: the suite sends the same request without them, which traffic does not',
+  'client-fields-refused': 'a refusal of a request that carries unlisted fields does not say it refused them: the suite sends the same request without them, which traffic does not',
+  'include-reasoning-false-refused': 'a refusal of a request with include_reasoning false does not say it refused that field: the suite knows the request was valid, which traffic does not',
+  'parts-only-for-user': 'a refusal of a conversation with text parts does not say it refused the parts: the suite sends the same conversation with string content, which traffic does not',
   'effort-accepted': 'the efforts an entry accepts are a gap of the contract (thinking_config): an answer to an effort the traffic cannot place says nothing',
   'oversized-parsed-first': 'LIMIT-002 compares the refusals of two oversized uploads (valid JSON and not): one exchange has no second to compare with',
   'tools-stream-500': 'a 500 to a request with tools is an upstream failure as far as one exchange shows: the suite tells it from a healthy route by the requests around it',
