@@ -5,7 +5,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { isObject, quote } from './checks/check.ts';
 import { formatIssues, validateDeclared } from '../spec/validator.ts';
 import type { Checker } from './checker.ts';
-import type { TargetResponse } from './exchange.ts';
+import { noResponse, type TargetResponse } from './exchange.ts';
 import type { ChatStream } from './decoding/chat-stream.ts';
 import { entryPoint } from './entry.ts';
 import type { DeclaredFunction } from './asked.ts';
@@ -206,6 +206,11 @@ export const judgeForcedFunction = entryPoint('TOOL-016', function judgeForcedFu
  */
 export const judgeForcedCallMade = entryPoint('CHAT-001', function judgeForcedCallMade(check: Checker, res: TargetResponse, calls: readonly unknown[], cut: boolean, dependents: readonly string[], where: string): boolean {
   if (calls.length > 0) return true;
+  // No answer (none came, or the kit stopped waiting for it): nothing was answered without a call.
+  if (noResponse(res)) {
+    if (res.exchange.status === 200) check.couldNotJudge('CHAT-001', res);
+    return false;
+  }
   if (res.exchange.status !== 200) return false;
   if (cut) {
     check.notApplicable(dependents, `${where}: the answer was not whole (cut by the token cap or the stream), and no tool call came back`, res);

@@ -111,6 +111,7 @@ const RUNS: Record<string, (c: Checker, x: Lost) => unknown> = {
   judgeCallsNameDeclared: (c, x) => comparisons.judgeCallsNameDeclared(c, x.chat, undeclaredCall, ['get_weather'], 'the answer'),
   judgeCallArguments: (c, x) => comparisons.judgeCallArguments(c, x.chat, [{ position: 0, name: 'get_weather', arguments: '{"city":7}' }], [WEATHER_TOOL.function], 'the answer'),
   judgeForcedFunction: (c, x) => comparisons.judgeForcedFunction(c, x.chat, [], 'get_weather', false, 'tool_choice naming get_weather'),
+  judgeForcedCallMade: (c, x) => void comparisons.judgeForcedCallMade(c, x.chat, [], false, ['TOOL-006', 'TOOL-015'], 'tool_choice "required"'),
   judgeModelKept: (c, x) => comparisons.judgeModelKept(c, x.chat, MODEL, ['another-model'], 'provider sort'),
   judgeProvokedFailure: (c, x) => comparisons.judgeProvokedFailure(c, x.stream, x.stream.stream(), 2, 'x-mock-fail-after: 2'),
   judgeCallsAgainstTools: (c, x) => comparisons.judgeCallsAgainstTools(c, x.chat, undeclaredCall, [WEATHER_TOOL.function], 'the answer'),
