@@ -2,6 +2,7 @@
 // the verdict, the coverage behind it and the distinct root causes ranked by impact.
 // Its JSON Schema is spec/schemas/conformance-report.schema.json; a report that does not validate is never
 // written as conformance.json (it is a bug of the kit, and the run fails loudly).
+import { readingExcluded, type FailOn } from '../run/gate-readings.ts';
 import { formatIssues, validate, type ValidationIssue } from '../spec/validator.ts';
 import { CORE_REQUIREMENTS, type Requirement } from '../spec/requirements/index.ts';
 import { coverageOf, coverageSentence, insufficient, type Coverage } from './coverage.ts';
@@ -53,7 +54,7 @@ export const REPORT_VERSION = 2;
 export type StopReason = 'completed' | 'interrupted' | 'out-of-time' | 'failed-to-run';
 
 /** What fails the run: a MUST failure (default), or also a SHOULD/MAY warning, or (with a reference) only a MUST failure the reference does not share. */
-export type FailOn = 'must' | 'warn' | 'target-only';
+export type { FailOn } from '../run/gate-readings.ts';
 /** `partial`: a run of some of the tests (a selection); it never shows as a full pass. */
 export type Verdict = 'pass' | 'fail' | 'incomplete' | 'partial';
 
@@ -300,7 +301,7 @@ export function buildReport(input: ReportInput): ConformanceReport {
   const sent = outcomes.flatMap((t) => t.evidence?.exchanges ?? []);
   const noTarget = sent.length > 0 && sent.every((x) => x.status === 0);
   // --fail-on target-only: a MUST failure the reference shares (classification both) does not gate.
-  const gated = failOn === 'target-only' ? targetOnlyFailures(modelGated, results) : modelGated;
+  const gated = (failOn === 'target-only' ? targetOnlyFailures(modelGated, results) : modelGated).filter((id) => !readingExcluded(id, failOn));
   const notGated = failed.filter((id) => !gated.includes(id));
   const exitCode = exitCodeOf(stopReason, gated.length, errors.length > 0 || noTarget, gate);
   const reqs = results.filter((r) => r.kind === 'requirement');

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { headersOfText } from './extra-headers.ts';
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from './http.ts';
 import { DEFAULT_RETRY_POLICY } from './transient.ts';
+import { FAIL_ON_CHOICES } from './gate-readings.ts';
 
 /** How a setting's text (a variable, a flag) becomes its value. */
 export type SettingKind = 'url' | 'string' | 'path' | 'profile' | 'int' | 'number' | 'rate' | 'list' | 'headers' | 'switch' | 'choice' | 'shard';
@@ -56,7 +57,7 @@ export const SETTINGS = [
   { name: 'maxRetryWaitMs', flag: '--max-retry-wait-ms <n>', env: 'CONFORMANCE_MAX_RETRY_WAIT_MS', kind: 'int', min: 0, file: true, default: DEFAULT_RETRY_POLICY.maxWaitMs, help: `most time one request waits over its retries (default ${DEFAULT_RETRY_POLICY.maxWaitMs})` },
   { name: 'maxRps', flag: '--max-rps <n>', env: 'CONFORMANCE_MAX_RPS', kind: 'number', file: true, profile: 'budget.requestsPerMinute', help: "most requests per second of the whole run, all workers together (default: the profile's budget.requestsPerMinute / 60, else none)" },
   { name: 'expectedFailures', flag: '--expected-failures <file>', env: 'CONFORMANCE_EXPECTED_FAILURES', kind: 'path', file: true, action: 'expected-failures', help: 'a baseline (YAML or JSON) of requirement IDs known to fail: they do not fail the run; one that passes makes it stale' },
-  { name: 'failOn', flag: '--fail-on <level>', env: 'CONFORMANCE_FAIL_ON', kind: 'choice', choices: ['must', 'warn', 'target-only'], file: true, default: 'must', action: 'fail-on', help: 'must (default): a MUST failure fails the run; warn: a SHOULD/MAY warning too; target-only (with --reference): only a MUST failure the reference does not share' },
+  { name: 'failOn', flag: '--fail-on <level>', env: 'CONFORMANCE_FAIL_ON', kind: 'choice', choices: FAIL_ON_CHOICES, file: true, default: 'must', action: 'fail-on', help: "must (default): a MUST failure fails the run, except one resting on the kit's reading of a gap of the contract; strict: those too; warn: a SHOULD/MAY warning too; target-only (with --reference): only a MUST failure the reference does not share" },
   { name: 'models', flag: '--model <id...>', env: 'CONFORMANCE_MODELS', kind: 'list', file: true, profile: 'models', action: 'model', help: 'pin the run to these models (repeatable, or comma-separated)' },
   { name: 'modelMatrix', flag: '--models <selection...>', env: 'CONFORMANCE_MODEL_MATRIX', kind: 'list', file: true, profile: 'modelMatrix', help: 'a per-model matrix: judge each chosen model with the model-dependent tests (chat, streaming, tools, reasoning, search, images), the rest once: all, or ids and globs such as acme/* (* within one / segment, ** across them; repeatable, or comma-separated)' },
   { name: 'maxRequestsPerModel', flag: '--max-requests-per-model <n>', env: 'CONFORMANCE_MAX_REQUESTS_PER_MODEL', kind: 'int', min: 1, file: true, profile: 'budget.maxRequestsPerModel', help: "with --models: most requests one model may take (default: the profile's budget.maxRequestsPerModel, else only the run's budget)" },

@@ -117,7 +117,7 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
           check.cannotJudge(['CAT-004'], { message: `the run's key may not use listed model ${m.id} now: ${res.describe()}`, on: res });
           continue;
         }
-        check.that('CAT-004', res.status === 200, () => `listed id ${m.id} not accepted as model: ${res.describe()}`, res);
+        check.status('CAT-004', res, 200, `listed id ${m.id} as model, status`);
       }
     });
   });
