@@ -11,10 +11,25 @@ import { modelsSentence, type ModelResult } from './models.ts';
 import { coverageSentence } from './coverage.ts';
 import { plural } from './plural.ts';
 import { blameLine, causeOrigin, clientOnly, gateResult } from './gate.ts';
+import type { RootCause } from './root-causes.ts';
 
 const COLUMNS = ['pass', 'fail', 'warn', 'error', 'expected-fail', 'skip', 'observed', 'untested'] as const;
 /** Wider columns for the longer headings. */
 const width = (k: (typeof COLUMNS)[number]): number => (k === 'expected-fail' ? 14 : k === 'observed' || k === 'untested' ? 9 : 6);
+/** Longest curl printed under its card; a longer one (a large body) is left to conformance.html. */
+const MAX_CURL_LINE = 1000;
+
+/**
+ * A card's replay in one line, as Schemathesis prints its reproduction: the curl of its exchange (the key read from
+ * `$CONFORMANCE_API_KEY`, never its value), or where to find it when it does not fit one line.
+ */
+export function replayLine(rc: Pick<RootCause, 'exchange'>): string | undefined {
+  const curl = rc.exchange?.curl;
+  if (!curl) return undefined;
+  if (curl.length <= MAX_CURL_LINE && !curl.includes('\n')) return curl;
+  return `replay: its curl (${curl.length} characters${curl.includes('\n') ? ', several lines' : ''}) is in conformance.html`;
+}
+
 /** Root causes listed in the terminal; the rest are in the reports. */
 const MAX_ROOT_CAUSES = 15;
 /** Model lines printed in the terminal (failures first); the rest are in the reports. */
@@ -105,6 +120,8 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
       const named = rc.kind !== undefined && rc.kind !== 'requirement';
       out.push(`  ${String(rc.rank).padStart(3)}. ${mark} ${paint.bold(rc.id.padEnd(11))}${paint.dim(`§${rc.section}`.padEnd(7))}${paint.dim(rc.tier.padEnd(19))}${truncate(named ? rc.deviation! : rc.message, 120)} ${paint.dim(`(${reach})`)}${whose}`);
       if ((rc.requirements?.length ?? 0) > 1) out.push(paint.dim(`       breaks ${rc.requirements!.join(', ')}`));
+      const replay = replayLine(rc);
+      if (replay) out.push(paint.dim(`       ${replay}`));
     }
     if (report.rootCauses.length > MAX_ROOT_CAUSES) out.push(paint.dim(`       … ${report.rootCauses.length - MAX_ROOT_CAUSES} more in conformance.html / conformance.json`));
     out.push('');

@@ -494,6 +494,11 @@ test.describe('writers', () => {
     expect(text.indexOf('Root causes (4), by impact:')).toBeLessThan(text.indexOf('section '));
     expect(text).toMatch(/ 1\. FAIL REQ-010 .*completion_tokens 9 exceeds the cap 3/);
     expect(text).toMatch(/ 2\. FAIL RESP-001 .*chunk 0: \/choices\/0\/finish_reason must not be null .*\(2 tests, left 1 unjudged\)/);
+    // Each card is followed by the one-line curl that replays it, the key read from the variable.
+    expect(text).toMatch(/ 2\. FAIL RESP-001 .*\n {7}curl -sS -N -X POST 'http:\/\/127\.0\.0\.1:9\/v1\/chat\/completions' .*"Authorization: Bearer \$CONFORMANCE_API_KEY" --data-binary '\{"stream":true\}'\n/);
+    const long = sampleReport();
+    long.rootCauses[0]!.exchange!.curl = `curl -X POST 'http://127.0.0.1:9/v1/chat/completions' --data-binary '${'x'.repeat(5000)}'`;
+    expect(renderSummary(long, [], undefined, '/elsewhere')).toMatch(/ 1\. FAIL REQ-010 .*\n {7}replay: its curl \(5\d{3} characters\) is in conformance\.html\n/);
     expect(text).toContain('transport: 1 of 7 exchanges failed at the transport level, 1 met transport events; the verdict rests on the rest');
     expect(text).toMatch(/CAT-027\s+§2\s+GET \/v1\/models: \/data\/0\/name: must not be null/);
     expect(text).toContain('seed 1234');
