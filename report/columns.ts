@@ -20,7 +20,8 @@ export function trialsText(t: Trials): string {
 
 /** "reference fail · both: inherited from the reference". */
 export function referenceText(r: RequirementResult): string | undefined {
-  return r.differential ? `reference ${r.differential.reference} · ${CLASSIFICATION_TEXT[r.differential.classification]}` : undefined;
+  const d = r.differential;
+  return d ? `reference ${d.reference} · ${CLASSIFICATION_TEXT[d.classification]}${d.reason ? `: ${d.reason}` : ''}` : undefined;
 }
 
 /** A requirement's JUnit properties for the reference and the trials (none without them). */

@@ -15,6 +15,7 @@ import { MODEL_DEPENDENT_REQUIREMENTS, type TrialSettings } from '../run/trials.
 import { applyBaseline, type Baseline } from './baseline.ts';
 import { classificationCounts, withDifferential, type ReferenceRun } from './differential.ts';
 import { buildReport, type ConformanceReport, type FailOn, type MergeInfo, type ReportInput, type ShardInfo, type StopReason } from './json.ts';
+import { pairingOf } from './pairing.ts';
 import { MODEL_SKIP_PREFIX, modelResultOf, type ModelResult } from './models.ts';
 import { aggregate, mustFailures, targetRequirements, type CaseKind, type RequirementResult, type TestOutcome } from './results.ts';
 import type { RunInfo } from './run-info.ts';
@@ -151,8 +152,10 @@ export const baselineStep: FoldStep<Baseline, Baseline> = {
 /** --reference: each requirement paired with the reference run's record of it (report/differential.ts). */
 export const referenceStep: FoldStep<ReferenceInput, { url: string }> = {
   name: 'reference',
-  fold: (f, ref) => {
-    const results = withDifferential(f.results, ref.report.requirements);
+  // Paired case by case: the target's cases here, the reference's as its report records them (absent from a report
+  // written before reports carried them: then on the statuses alone).
+  fold: (f, ref, cases) => {
+    const results = withDifferential(f.results, ref.report.requirements, { target: pairingOf(cases, f.results), ...(ref.report.pairing ? { reference: ref.report.pairing } : {}) });
     const reference: ReferenceRun = {
       url: ref.url,
       verdict: ref.report.verdict.result,

@@ -144,7 +144,7 @@ function evidenceHtml(e: EvidenceItem): string {
 function requirementHtml(r: RequirementResult): string {
   const searchText = `${r.id} ${r.section} ${r.statement} ${r.reason ?? ''}`.toLowerCase();
   // --reference: the reference's status beside the target's, and whose failure it is.
-  const ref = r.differential ? `<span class="refcol" title="${esc(CLASSIFICATION_TEXT[r.differential.classification])}">ref ${pill(r.differential.reference)}<span class="cls cls-${esc(r.differential.classification)}">${esc(r.differential.classification)}</span></span>` : '';
+  const ref = r.differential ? `<span class="refcol" title="${esc(`${CLASSIFICATION_TEXT[r.differential.classification]}${r.differential.reason ? `: ${r.differential.reason}` : ''}`)}">ref ${pill(r.differential.reference)}<span class="cls cls-${esc(r.differential.classification)}">${esc(r.differential.classification)}</span></span>` : '';
   const rate = r.trials ? `<span class="rate">${esc(trialsText(r.trials))}</span>` : '';
   const summary = `<summary>${pill(r.status)}${ref}${rate}<code class="rid">${esc(r.id)}</code><span class="lvl lvl-${esc(r.level)}">${esc(r.level === 'none' ? 'obs.' : r.level)}</span><span class="sec">§${esc(r.section)}</span><span class="stmt">${esc(r.statement)}</span></summary>`;
   const body: string[] = [];
@@ -168,6 +168,7 @@ function requirementHtml(r: RequirementResult): string {
     );
   }
   if (r.trials?.failing) body.push(`<h4>Failing trials</h4><ul class="tests">${r.trials.failing.map((f) => `<li>trial ${f.trial + 1}: <span class="test-title">${esc(f.test)}</span><div class="err">${esc(f.reason)}</div></li>`).join('')}</ul>`);
+  if (r.differential?.reason) body.push(`<div class="reason"><b>Reference column, ${esc(r.differential.classification)}:</b> <span>${esc(r.differential.reason)}</span></div>`);
   if (r.differential?.referenceEvidence) {
     // The two sides' evidence side by side, the reference's of the same tests first (paired by test and request order).
     body.push(`<div class="paired"><div><h4>Target</h4>${r.evidence.map(evidenceHtml).join('\n') || '<p class="note">No failure recorded.</p>'}</div><div><h4>Reference</h4>${r.differential.referenceReason ? `<div class="reason"><span>${esc(oneLine(r.differential.referenceReason))}</span></div>` : ''}${r.differential.referenceEvidence.map(evidenceHtml).join('\n')}</div></div>`);

@@ -33,6 +33,7 @@ import { targetOnlyFailures, type ReferenceRun } from './differential.ts';
 import type { TrialSettings } from '../run/trials.ts';
 import type { RerunOf } from '../run/rerun.ts';
 import { modelsSentence, type ModelResult } from './models.ts';
+import { pairingOf, type CasePairing } from './pairing.ts';
 
 export const REPORT_SCHEMA_ID = 'https://chatconform.dev/schemas/conformance-report.schema.json';
 /**
@@ -206,6 +207,8 @@ export interface ConformanceReport {
   subject?: ReportSubject;
   /** `chatconform client`: one row per scenario (what the client sent, what it reported, what was expected). */
   scenarios?: ScenarioRow[];
+  /** What a reference column pairs on: the run's case keys, and per requirement the cases that judged and failed it (pairing.ts). */
+  pairing?: CasePairing;
 }
 
 export interface ReportInput {
@@ -387,6 +390,7 @@ export function buildReport(input: ReportInput): ConformanceReport {
     failedTests,
     errors,
     ...(m ? { models: m.models } : {}),
+    pairing: pairingOf(outcomes, results),
   };
   return redactDeep(report, info.secrets);
 }

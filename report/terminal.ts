@@ -137,7 +137,8 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
   if (report.run.reference) {
     out.push('', paint.bold(`  reference ${referenceRunText(report.run.reference)}`));
     for (const r of report.requirements.filter((q) => q.differential && (q.status === 'fail' || q.status === 'warn' || q.differential.reference === 'fail' || q.differential.reference === 'warn'))) {
-      out.push(`    ${paint.bold(r.id.padEnd(11))}target ${r.status.padEnd(6)} reference ${r.differential!.reference.padEnd(6)} ${r.differential!.classification === 'target-only' ? paint.red(CLASSIFICATION_TEXT['target-only']) : CLASSIFICATION_TEXT[r.differential!.classification]}`);
+      const d = r.differential!;
+      out.push(`    ${paint.bold(r.id.padEnd(11))}target ${r.status.padEnd(6)} reference ${d.reference.padEnd(6)} ${d.classification === 'target-only' ? paint.red(CLASSIFICATION_TEXT['target-only']) : CLASSIFICATION_TEXT[d.classification]}${d.reason ? `: ${truncate(d.reason, 160)}` : ''}`);
     }
   }
   const rated = report.requirements.filter((r) => r.trials);
