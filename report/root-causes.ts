@@ -6,7 +6,7 @@
 // way) comes first.
 import type { CheckRecord } from '../judge/checker.ts';
 import { primaryOf, requirements as catalog, type Requirement } from '../spec/requirements/index.ts';
-import { causeContext, causeOfFinding, type CauseKind } from './causes.ts';
+import { causeContext, causeOfFinding, ruleDeviation, ruleOfKey, type CauseKind } from './causes.ts';
 import { entriesOf, evidenceItem, location, oneLine, targetRequirements, whereOf, type CaseWhere, type Entry, type ReportExchange, type TestOutcome } from './results.ts';
 
 /** Where a requirement sits for a certifier: the service's core, its guard rails, or an optional extension. */
@@ -157,7 +157,8 @@ export function rootCauses(outcomes: readonly TestOutcome[], requirements: reado
       blocked: [...g.blocked].filter((id) => !ids.includes(id)).sort(),
       cause: key,
       kind: g.kind,
-      deviation: g.deviation,
+      // A rule card names every behaviour it holds, the most important requirement's first.
+      deviation: g.kind === 'rule' ? ruleDeviation(ruleOfKey(key) ?? g.deviation, ids.map((id) => ({ id, message: g.entries.find((e) => e.record.id === id)!.record.message }))) : g.deviation,
       requirements: ids,
     };
     const exchange = withExchange ? evidenceItem(withExchange).exchange : undefined;

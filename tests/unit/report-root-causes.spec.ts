@@ -264,16 +264,18 @@ test('the same failure answer to the same request shape is one card, whatever re
   expect(['CHAT-005', 'TOOL-001', 'TOOL-009'].map((id) => results.find((r) => r.id === id)!.status)).toEqual(['fail', 'fail', 'fail']);
 });
 
-test('a requirement failing on another one\'s 500 is that card (SEARCH-004 on the bare web_search tool SEARCH-003 sent)', () => {
-  const bare = answer({ status: 500, requestBody: '{"model":"m","tools":[{"type":"web_search"}]}', responseBody: '{"error":{"message":"Unsupported tool type: web_search"}}' });
+test('a requirement failing on another one\'s 500 is that card (SEARCH-004 on the bare web_search tool SEARCH-003 sent), once the answer is seen on more than one request', () => {
+  const bare = () => answer({ status: 500, requestBody: '{"model":"m","tools":[{"type":"web_search"}]}', responseBody: '{"error":{"message":"Unsupported tool type: web_search"}}' });
   const options = answer({ status: 200, requestBody: '{"model":"m","web_search_options":{}}', responseBody: '{}' });
-  const outcomes = [
-    outcome(['SEARCH-003', 'SEARCH-004'], [
-      { id: 'SEARCH-003', status: 'fail', exchange: 1, message: 'a bare {"type":"web_search"} tools entry must be accepted as a request for search; received HTTP 500' },
-      { id: 'SEARCH-004', status: 'fail', exchange: 1, message: 'both forms count as a request for search: web_search_options got HTTP 200, the bare web_search tool HTTP 500' },
-    ], [options, bare]),
-  ];
-  const causes = rootCauses(outcomes);
+  const search003 = { id: 'SEARCH-003', status: 'fail' as const, exchange: 1, message: 'a bare {"type":"web_search"} tools entry must be accepted as a request for search; received HTTP 500' };
+  const search004 = { id: 'SEARCH-004', status: 'fail' as const, exchange: 1, message: 'both forms count as a request for search: web_search_options got HTTP 200, the bare web_search tool HTTP 500' };
+  // One request judged by two requirements shows no shared cause: each keeps its own card.
+  expect(rootCauses([outcome(['SEARCH-003', 'SEARCH-004'], [search003, search004], [options, bare()])]).map((c) => [c.kind, c.requirements])).toEqual([
+    ['requirement', ['SEARCH-003']],
+    ['requirement', ['SEARCH-004']],
+  ]);
+  // The same answer to the same request, sent by each requirement's test: one card.
+  const causes = rootCauses([outcome(['SEARCH-003'], [search003], [options, bare()]), outcome(['SEARCH-004'], [search004], [options, bare()])]);
   expect(causes).toHaveLength(1);
   expect(causes[0]).toMatchObject({ kind: 'same-answer', id: 'SEARCH-003', requirements: ['SEARCH-003', 'SEARCH-004'] });
   expect(causes[0]!.deviation).toContain('every one of them with a bare web_search tool');
@@ -312,13 +314,15 @@ test('a card names the cause its evidence shows: a 404 to prompts without a fixt
     ], [tooLarge]),
   ];
   const causes = rootCauses(outcomes);
+  // ERR-001 fails on the 413 too: the plain-text error body is its own deviation (fixing the fixtures would leave
+  // it), so it is on one card, the error body's, with both its findings.
   expect(causes.map((c) => [c.kind, c.requirements])).toEqual([
-    ['same-answer', ['CHAT-004', 'ERR-001', 'TOOL-001']],
+    ['same-answer', ['CHAT-004', 'TOOL-001']],
     ['error-body', ['ERR-001']],
     ['requirement', ['LIMIT-003']],
   ]);
   expect(causes[0]!.deviation).toBe('POST /v1/chat/completions answers 3 of its 7 requests HTTP 404: No fixture matched this request (text/plain)');
   expect(causes[0]!.deviation).not.toContain('not a JSON error object');
-  expect(causes[1]!.deviation).toContain('HTTP 413');
-  expect(causes[1]!.occurrences).toBe(1);
+  expect(causes[1]!.deviation).toContain('not a JSON error object');
+  expect(causes[1]!.occurrences).toBe(2);
 });
