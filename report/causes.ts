@@ -8,7 +8,7 @@
 // the error body is not a JSON error object; one rule the catalog states as several requirements (the token caps);
 // else the requirement it breaks (one rule, one card, whatever its messages say). Pure functions of the run's outcomes.
 import type { Exchange } from '../judge/exchange.ts';
-import { isKnownRequirement, primaryOf } from '../spec/requirements/index.ts';
+import { getRequirement, isKnownRequirement, primaryOf } from '../spec/requirements/index.ts';
 import { oneLine, type Entry, type TestOutcome } from './results.ts';
 
 export type CauseKind = 'missing-route' | 'common-answer' | 'same-answer' | 'error-body' | 'rule' | 'requirement';
@@ -183,8 +183,11 @@ export function causeContext(outcomes: readonly TestOutcome[]): CauseContext {
   }
   // A requirement is a consequence of one failure answer only when every finding of it is on that answer: one that
   // fails elsewhere too (a numeric error.code on every error answer, the 500s included) is its own deviation, and
-  // fixing the answer would not remove it. A group forms when the answer was seen on more than one request and
-  // explains at least two requirements; the same answer first, else the same error to the same request shape.
+  // fixing the answer would not remove it. A group forms when the answer explains at least two requirements and was
+  // seen on more than one request (one request judged by two rules shows no shared cause: a 500 to a client fault
+  // and the numeric code in its body are two), or on one request when the catalog states those rules together, in
+  // one section (a 500 to tool calls without tools fails the 4xx of TOOL-012 and the "no upstream failure" of
+  // TOOL-013: one fix removes both). The same answer first, else the same error to the same request shape.
   const same = new Map<string, SameAnswer>();
   const sameOf = new Map<string, string>();
   const place = (groups: Map<string, SameAnswer>, keyOf: (x: Exchange) => string | undefined, prefix: string) => {
@@ -195,7 +198,8 @@ export function causeContext(outcomes: readonly TestOutcome[]): CauseContext {
       if (keys.size === 1 && key !== undefined) groups.get(key)?.requirements.add(id);
     }
     for (const [key, s] of groups) {
-      if (s.requirements.size < 2 || s.requests < 2) continue;
+      const sections = new Set([...s.requirements].map((id) => getRequirement(id).section));
+      if (s.requirements.size < 2 || (s.requests < 2 && sections.size > 1)) continue;
       same.set(`${prefix}${key}`, s);
       for (const id of s.requirements) sameOf.set(id, `${prefix}${key}`);
     }
@@ -210,9 +214,16 @@ export function causeContext(outcomes: readonly TestOutcome[]): CauseContext {
  * (4.3 rule 2) read with max_tokens alone, max_completion_tokens alone, and both. A server that ignores one cap
  * breaks two or three of them at once, on answers that are 200.
  */
-const RULES: readonly { name: string; ids: readonly string[]; deviation: string }[] = [
+const RULES: readonly { name: string; ids: readonly string[]; deviation: string; served?: true }[] = [
   // The cap in force: max_completion_tokens whenever it is sent, else max_tokens.
   { name: 'token-cap', ids: ['REQ-008', 'REQ-009', 'REQ-010', 'REQ-011'], deviation: 'the token cap in force is not applied' },
+  // The completion route requires authentication (4), stated for a missing header and for an invalid key (5).
+  // Only a request it served (a refusal with a wrong body is section 7's deviation, not this one).
+  { name: 'authentication', ids: ['AUTH-002', 'AUTH-003', 'AUTH-004'], deviation: 'POST /v1/chat/completions serves requests without a valid credential', served: true },
+  // The response names the requested entry (4.3), whatever the provider preferences (2.8): a substituted model breaks both.
+  { name: 'requested-model', ids: ['CHAT-009', 'ROUTE-008'], deviation: 'the response model is not the requested entry' },
+  // An effort outside the entry's set is refused with 400 (2.6), a 400 with a section 7 body (7): accepting it breaks both.
+  { name: 'effort-refusal', ids: ['RSN-006', 'RSN-010'], deviation: 'a reasoning effort outside the set the entry accepts is not refused with status 400' },
 ];
 
 /**
@@ -257,7 +268,7 @@ export function causeOfFinding(e: Entry, ctx: CauseContext, primary: string): Fi
       return { key: 'error-body', kind: 'error-body', deviation: `error answers are not a JSON error object (section 7): e.g. ${answerOf(x)} (${contentTypeOf(x)})` };
     }
   }
-  const rule = RULES.find((r) => r.ids.includes(primary));
+  const rule = RULES.find((r) => r.ids.includes(primary) && (!r.served || (x !== undefined && success(x))));
   if (rule) return { key: `rule ${rule.name}`, kind: 'rule', deviation: ruleDeviation(rule.deviation, [{ id: primary, message: e.record.message }]) };
   return { key: `requirement ${primary}`, kind: 'requirement', deviation: `${primary}: ${oneLine(e.record.message ?? 'the check failed', 200)}` };
 }
