@@ -221,6 +221,8 @@ export interface ReportInput {
   stopReason: StopReason;
   /** What the cases are (default: the suite's tests). */
   caseKind?: CaseKind;
+  /** The root causes of the outcomes, when the fold already ranked them (it names unjudged records' causes by their cards). */
+  rootCauses?: RootCause[];
   /** The catalog the results were aggregated from, and the records they judge (aggregate's; default the target's). */
   catalog?: readonly Requirement[];
   judged?: readonly Requirement[];
@@ -382,7 +384,7 @@ export function buildReport(input: ReportInput): ConformanceReport {
     },
     coverage,
     // The root causes of the records the results judge: a client run's consumer rules, the proxy's client rules too.
-    rootCauses: rootCauses(outcomes, input.catalog, input.judged),
+    rootCauses: input.rootCauses ?? rootCauses(outcomes, input.catalog, input.judged),
     transport,
     counts: countStatuses(results),
     ...sectionCounts(results, info.sectionTitles),
