@@ -36,3 +36,8 @@ export function columnProperties(r: RequirementResult): [string, string][] {
 export function referenceRunText(ref: ReferenceRun): string {
   return `${ref.url} (verdict ${ref.verdict}${ref.requests !== undefined ? `, ${ref.requests} requests` : ''}): ${ref.counts['target-only']} target-only, ${ref.counts.both} both, ${ref.counts['reference-only']} reference-only, ${ref.counts.same} same, ${ref.counts.unjudged} unjudged`;
 }
+
+/** "on the kit's reading of 4.3 Gaps: “Exact shape of …”": a failure that rests on the kit's reading of a gap. */
+export function readingText(reading: NonNullable<RequirementResult['reading']>): string {
+  return `on the kit's reading of ${reading.section !== undefined ? `${reading.section} Gaps` : 'a gap the contract lists'}: “${reading.gap}”`;
+}

@@ -179,6 +179,11 @@ export interface RequirementResult {
   evidenceOmitted: number;
   /** The reason the run's baseline gives, when it lists this requirement as an expected failure. */
   baselineReason?: string;
+  /**
+   * Set on a failure (or warning) of a record that rests on the kit's reading of a gap of the contract (the
+   * catalog's `reading`): the gap, verbatim, and the section whose Gaps list holds it when the catalog names it.
+   */
+  reading?: { gap: string; section?: string };
   /** With --reference: the reference's status for it and whose failure it is (differential.ts). */
   differential?: Differential;
   /** With --trials, for a model-dependent requirement: trials run and passed, and the rate (trials.ts). */
@@ -374,6 +379,16 @@ export function caseRecords(list: Entry[]): Entry[] {
   return judged ? list.filter((e) => !e.record.notApplicable) : list;
 }
 
+/**
+ * The gap a record's judgement rests on, when the catalog marks it a reading (`reading`, `gap`; `gapSection`, the
+ * section whose Gaps list holds it, when a catalog gives it: a record's own section may state the rule elsewhere).
+ */
+export function readingOf(r: Requirement): RequirementResult['reading'] | undefined {
+  const rec = r as Requirement & { gapSection?: unknown };
+  if (rec.reading !== true || typeof rec.gap !== 'string') return undefined;
+  return { gap: rec.gap, ...(typeof rec.gapSection === 'string' ? { section: rec.gapSection } : {}) };
+}
+
 /** Most distinct causes spelled out in a reason. */
 const MAX_CAUSES = 5;
 
@@ -447,6 +462,9 @@ export function aggregate(outcomes: readonly TestOutcome[], requirements: readon
     const notJudged = cases.unjudged > 0 ? `${cases.unjudged} could not be judged: ${listCauses(causes)}` : '';
     let evidence: Entry[] = [];
     if (status === 'fail' || status === 'warn') {
+      // A failure on the kit's reading of a gap says so wherever it is shown.
+      const reading = readingOf(r);
+      if (reading) result.reading = reading;
       // Failures first, then warnings; a demoted failure (SHOULD, observation) counts as a warning.
       evidence = [...list.filter((e) => e.record.status === 'fail'), ...list.filter((e) => e.record.status === 'warn')];
       result.reason = evidence[0]?.record.message ?? `the test ${status === 'fail' ? 'failed' : 'warned'}`;

@@ -44,6 +44,14 @@ export interface Requirement {
    * record. Checks record under the primary, so a failure is counted once; this record points to it.
    */
   sameAs?: string;
+  /**
+   * Set when the record rests on the kit's reading of a gap of the contract (a row whose exact meaning the contract
+   * lists among its "Gaps in this part"): the behaviour is judged, but the verdict says it is the kit's reading, and
+   * the default gate (`--fail-on must`) leaves such a failure out (`strict` keeps it). Always with `gap`.
+   */
+  reading?: true;
+  /** The gap the reading fills, verbatim from the contract's Gaps list (an observation quotes the same text). */
+  gap?: string;
 }
 
 export const AREAS = [
