@@ -22,6 +22,7 @@ import { defineConfig } from '@playwright/test';
  * each one to several minutes of the two cores; and the container image, built and run with podman.
  */
 export const SLOW_FILES = [
+  'card-pairs.spec.ts',
   'packaging.spec.ts',
   'reports-browser.spec.ts',
   'bench-ladder.spec.ts',

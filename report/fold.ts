@@ -15,6 +15,8 @@ import { MODEL_DEPENDENT_REQUIREMENTS, type TrialSettings } from '../run/trials.
 import { applyBaseline, type Baseline } from './baseline.ts';
 import { classificationCounts, withDifferential, type ReferenceRun } from './differential.ts';
 import { buildReport, type ConformanceReport, type FailOn, type MergeInfo, type ReportInput, type ShardInfo, type StopReason } from './json.ts';
+import { pairingOf } from './pairing.ts';
+import { causeNamed, rootCauseCards } from './root-causes.ts';
 import { MODEL_SKIP_PREFIX, modelResultOf, type ModelResult } from './models.ts';
 import { aggregate, mustFailures, targetRequirements, type CaseKind, type RequirementResult, type TestOutcome } from './results.ts';
 import type { RunInfo } from './run-info.ts';
@@ -151,8 +153,10 @@ export const baselineStep: FoldStep<Baseline, Baseline> = {
 /** --reference: each requirement paired with the reference run's record of it (report/differential.ts). */
 export const referenceStep: FoldStep<ReferenceInput, { url: string }> = {
   name: 'reference',
-  fold: (f, ref) => {
-    const results = withDifferential(f.results, ref.report.requirements);
+  // Paired case by case: the target's cases here, the reference's as its report records them (absent from a report
+  // written before reports carried them: then on the statuses alone).
+  fold: (f, ref, cases) => {
+    const results = withDifferential(f.results, ref.report.requirements, { target: pairingOf(cases, f.results), ...(ref.report.pairing ? { reference: ref.report.pairing } : {}) });
     const reference: ReferenceRun = {
       url: ref.url,
       verdict: ref.report.verdict.result,
@@ -214,7 +218,9 @@ export function foldReport(cases: readonly RecordedCase[], facts: RunFacts, plan
   const catalog = plan.catalog ?? kitCatalog;
   // One scope for the results and the root causes: the records this run judges.
   const judged = plan.judged ?? targetRequirements(catalog);
-  let f: Folded = { results: aggregate(cases, catalog, judged), input: {} };
+  // The cards first: an unjudged record's reason names the card its cause is on.
+  const { causes, cardOf } = rootCauseCards(cases, catalog, judged);
+  let f: Folded = { results: aggregate(cases, catalog, judged, (r) => causeNamed(r, cardOf.get(r))), input: {} };
   if (plan.trials) f = trialsStep.fold(f, plan.trials, cases);
   if (plan.baseline) f = baselineStep.fold(f, plan.baseline, cases);
   if (plan.reference) f = referenceStep.fold(f, plan.reference, cases);
@@ -229,6 +235,7 @@ export function foldReport(cases: readonly RecordedCase[], facts: RunFacts, plan
     errors: facts.errors,
     catalog,
     judged,
+    rootCauses: causes,
     ...(plan.caseKind ? { caseKind: plan.caseKind } : {}),
     ...(plan.failOn !== undefined ? { failOn: plan.failOn } : {}),
     ...(plan.selection !== undefined ? { selection: plan.selection } : {}),

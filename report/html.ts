@@ -12,7 +12,7 @@ import { headline, rerunSentence, subjectLine, type ConformanceReport } from './
 import { blameLine, causeOrigin, gateResult } from './gate.ts';
 import { STATUSES, location, oneLine, type CaseCounts, type CaseKind, type ModelTally, type EvidenceItem, type ReportExchange, type RequirementResult, type RequirementStatus, type SectionCounts } from './results.ts';
 import type { ImpactTier, RootCause } from './root-causes.ts';
-import { CLASSIFICATION_TEXT, referenceRunText, trialsText } from './columns.ts';
+import { CLASSIFICATION_TEXT, readingText, referenceRunText, trialsText } from './columns.ts';
 import { modelsSentence } from './models.ts';
 import { compareSections } from '../spec/requirements/index.ts';
 
@@ -144,15 +144,17 @@ function evidenceHtml(e: EvidenceItem): string {
 function requirementHtml(r: RequirementResult): string {
   const searchText = `${r.id} ${r.section} ${r.statement} ${r.reason ?? ''}`.toLowerCase();
   // --reference: the reference's status beside the target's, and whose failure it is.
-  const ref = r.differential ? `<span class="refcol" title="${esc(CLASSIFICATION_TEXT[r.differential.classification])}">ref ${pill(r.differential.reference)}<span class="cls cls-${esc(r.differential.classification)}">${esc(r.differential.classification)}</span></span>` : '';
+  const ref = r.differential ? `<span class="refcol" title="${esc(`${CLASSIFICATION_TEXT[r.differential.classification]}${r.differential.reason ? `: ${r.differential.reason}` : ''}`)}">ref ${pill(r.differential.reference)}<span class="cls cls-${esc(r.differential.classification)}">${esc(r.differential.classification)}</span></span>` : '';
   const rate = r.trials ? `<span class="rate">${esc(trialsText(r.trials))}</span>` : '';
-  const summary = `<summary>${pill(r.status)}${ref}${rate}<code class="rid">${esc(r.id)}</code><span class="lvl lvl-${esc(r.level)}">${esc(r.level === 'none' ? 'obs.' : r.level)}</span><span class="sec">§${esc(r.section)}</span><span class="stmt">${esc(r.statement)}</span></summary>`;
+  const reading = r.reading ? `<span class="reading" title="${esc(readingText(r.reading))}">kit's reading</span>` : '';
+  const summary = `<summary>${pill(r.status)}${ref}${rate}${reading}<code class="rid">${esc(r.id)}</code><span class="lvl lvl-${esc(r.level)}">${esc(r.level === 'none' ? 'obs.' : r.level)}</span><span class="sec">§${esc(r.section)}</span><span class="stmt">${esc(r.statement)}</span></summary>`;
   const body: string[] = [];
   if (r.reason && r.status !== 'pass') {
     const label = r.status === 'skip' ? 'Skipped' : r.status === 'untested' ? 'Untested' : r.status === 'observed' ? 'Observed' : r.status === 'error' ? 'The kit could not judge' : 'Reason';
     if (r.status === 'skip' && r.skipReasons && r.skipReasons.length > 1) body.push(`<div class="reason"><b>${label}:</b><ul>${r.skipReasons.map((s) => `<li>${esc(s)}</li>`).join('')}</ul></div>`);
     else body.push(`<div class="reason"><b>${label}:</b> <span>${esc(oneLine(r.reason))}</span></div>`);
   }
+  if (r.reading) body.push(`<div class="reason reading"><b>The kit's reading:</b> <span>${esc(readingText(r.reading))}</span></div>`);
   if (r.baselineReason) body.push(`<div class="reason"><b>${r.status === 'expected-fail' ? 'Expected failure (baseline)' : r.status === 'pass' ? 'Stale baseline entry (it passes now; delete it)' : 'Listed in the baseline'}:</b> <span>${esc(oneLine(r.baselineReason))}</span></div>`);
   body.push(
     `<p class="facts">${esc(r.kind)} · ${esc(r.check)} · cases: ${r.cases.judged} judged, ${r.cases.unjudged} not judged · records: ${(['pass', 'fail', 'warn', 'error', 'skip', 'observed'] as const)
@@ -168,6 +170,7 @@ function requirementHtml(r: RequirementResult): string {
     );
   }
   if (r.trials?.failing) body.push(`<h4>Failing trials</h4><ul class="tests">${r.trials.failing.map((f) => `<li>trial ${f.trial + 1}: <span class="test-title">${esc(f.test)}</span><div class="err">${esc(f.reason)}</div></li>`).join('')}</ul>`);
+  if (r.differential?.reason) body.push(`<div class="reason"><b>Reference column, ${esc(r.differential.classification)}:</b> <span>${esc(r.differential.reason)}</span></div>`);
   if (r.differential?.referenceEvidence) {
     // The two sides' evidence side by side, the reference's of the same tests first (paired by test and request order).
     body.push(`<div class="paired"><div><h4>Target</h4>${r.evidence.map(evidenceHtml).join('\n') || '<p class="note">No failure recorded.</p>'}</div><div><h4>Reference</h4>${r.differential.referenceReason ? `<div class="reason"><span>${esc(oneLine(r.differential.referenceReason))}</span></div>` : ''}${r.differential.referenceEvidence.map(evidenceHtml).join('\n')}</div></div>`);
@@ -347,7 +350,7 @@ function mustFailuresHtml(report: ConformanceReport): string {
   const failed = report.requirements.filter((r) => r.level === 'MUST' && r.status === 'fail');
   if (failed.length === 0) return '';
   return `<section id="must-failures"><h2>MUST requirements that failed (${failed.length})</h2><ol class="must">${failed
-    .map((r) => `<li><a href="#${esc(anchor(r.id))}" class="jump"><code>${esc(r.id)}</code></a> <span class="sec">§${esc(r.section)}</span> ${esc(r.statement)}<div class="err">${esc(oneLine(r.reason ?? ''))}</div></li>`)
+    .map((r) => `<li><a href="#${esc(anchor(r.id))}" class="jump"><code>${esc(r.id)}</code></a> <span class="sec">§${esc(r.section)}</span> ${esc(r.statement)}<div class="err">${esc(oneLine(r.reason ?? ''))}</div>${r.reading ? `<div class="reading">${esc(readingText(r.reading))}</div>` : ''}</li>`)
     .join('')}</ol></section>`;
 }
 

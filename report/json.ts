@@ -34,6 +34,7 @@ import { targetOnlyFailures, type ReferenceRun } from './differential.ts';
 import type { TrialSettings } from '../run/trials.ts';
 import type { RerunOf } from '../run/rerun.ts';
 import { modelsSentence, type ModelResult } from './models.ts';
+import { pairingOf, type CasePairing } from './pairing.ts';
 
 export const REPORT_SCHEMA_ID = 'https://chatconform.dev/schemas/conformance-report.schema.json';
 /**
@@ -207,6 +208,8 @@ export interface ConformanceReport {
   subject?: ReportSubject;
   /** `chatconform client`: one row per scenario (what the client sent, what it reported, what was expected). */
   scenarios?: ScenarioRow[];
+  /** What a reference column pairs on: the run's case keys, and per requirement the cases that judged and failed it (pairing.ts). */
+  pairing?: CasePairing;
 }
 
 export interface ReportInput {
@@ -219,6 +222,8 @@ export interface ReportInput {
   stopReason: StopReason;
   /** What the cases are (default: the suite's tests). */
   caseKind?: CaseKind;
+  /** The root causes of the outcomes, when the fold already ranked them (it names unjudged records' causes by their cards). */
+  rootCauses?: RootCause[];
   /** The catalog the results were aggregated from, and the records they judge (aggregate's; default the target's). */
   catalog?: readonly Requirement[];
   judged?: readonly Requirement[];
@@ -380,7 +385,7 @@ export function buildReport(input: ReportInput): ConformanceReport {
     },
     coverage,
     // The root causes of the records the results judge: a client run's consumer rules, the proxy's client rules too.
-    rootCauses: rootCauses(outcomes, input.catalog, input.judged),
+    rootCauses: input.rootCauses ?? rootCauses(outcomes, input.catalog, input.judged),
     transport,
     counts: countStatuses(results),
     ...sectionCounts(results, info.sectionTitles),
@@ -388,6 +393,7 @@ export function buildReport(input: ReportInput): ConformanceReport {
     failedTests,
     errors,
     ...(m ? { models: m.models } : {}),
+    pairing: pairingOf(outcomes, results),
   };
   return redactDeep(report, info.secrets);
 }

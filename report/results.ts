@@ -7,7 +7,7 @@
 // the code a run uses.
 import type { CheckRecord } from '../judge/checker.ts';
 import type { Exchange } from '../judge/exchange.ts';
-import { compareSections, requirements as catalog, type Requirement } from '../spec/requirements/index.ts';
+import { compareSections, readingOf, requirements as catalog, type Requirement } from '../spec/requirements/index.ts';
 import type { Differential } from './differential.ts';
 import type { Trials } from './trials.ts';
 
@@ -179,6 +179,11 @@ export interface RequirementResult {
   evidenceOmitted: number;
   /** The reason the run's baseline gives, when it lists this requirement as an expected failure. */
   baselineReason?: string;
+  /**
+   * Set on a failure (or warning) of a record that rests on the kit's reading of a gap of the contract (the
+   * catalog's `reading`): the gap, verbatim, and the section whose Gaps list holds it when the catalog names it.
+   */
+  reading?: { gap: string; section?: string };
   /** With --reference: the reference's status for it and whose failure it is (differential.ts). */
   differential?: Differential;
   /** With --trials, for a model-dependent requirement: trials run and passed, and the rate (trials.ts). */
@@ -377,11 +382,22 @@ export function caseRecords(list: Entry[]): Entry[] {
 /** Most distinct causes spelled out in a reason. */
 const MAX_CAUSES = 5;
 
-/** What kept a record from being judged: its message, and the requirement that failed on its exchange. */
-export function causeOf(record: CheckRecord): string {
+/**
+ * What kept a record from being judged: its message, and the failure on its exchange, as the card that failure is on
+ * names it (`named`, from the root causes: a failure on another requirement's card is named by that card), else the
+ * requirement that failed.
+ */
+export function causeOf(record: CheckRecord, named?: string): string {
   const message = record.cause?.message ?? record.message ?? (record.status === 'error' ? 'the kit could not judge' : 'skipped');
-  return record.cause?.id && !message.includes(record.cause.id) ? `${message} (root cause: ${record.cause.id} failed)` : message;
+  const id = record.cause?.id;
+  if (!id) return message;
+  // Both halves cut so the card survives a reason's 200 characters (the card holds the whole deviation).
+  if (named !== undefined && named !== `${id} failed`) return `${oneLine(message, 100)} (root cause: ${oneLine(named, 90)})`;
+  return !message.includes(id) ? `${message} (root cause: ${id} failed)` : message;
 }
+
+/** How the fold names an unjudged record's cause (the card its failure is on); none: by the requirement that failed. */
+export type CauseNamer = (record: CheckRecord) => string | undefined;
 
 function listCauses(causes: string[]): string {
   const shown = causes.slice(0, MAX_CAUSES).map((c) => oneLine(c, 200));
@@ -389,7 +405,7 @@ function listCauses(causes: string[]): string {
 }
 
 /** Folds the outcomes of a run into one result per catalog record the target is judged on (or those `judged` names), sorted by section then catalog order. */
-export function aggregate(outcomes: readonly TestOutcome[], requirements: readonly Requirement[] = catalog, judged?: readonly Requirement[]): RequirementResult[] {
+export function aggregate(outcomes: readonly TestOutcome[], requirements: readonly Requirement[] = catalog, judged?: readonly Requirement[], nameCause?: CauseNamer): RequirementResult[] {
   // `judged`: the records a run other than a target's judges (a client run judges the consumer's rules).
   const scope = judged ?? targetRequirements(requirements);
   const known = new Map(scope.map((r) => [r.id, r]));
@@ -432,10 +448,13 @@ export function aggregate(outcomes: readonly TestOutcome[], requirements: readon
     const ownSkips = unjudged.filter((e) => e.record.status === 'skip' && e.record.cause !== undefined && !e.record.cause.id);
     const skips = unjudged.filter((e) => e.record.status === 'skip' && (ownSkips.length === 0 || !e.record.cause?.id));
     // Errors first: they say what the kit could not do; skips say what the target or profile did not offer.
-    const causes = unique([...unjudged.filter((e) => e.record.status === 'error'), ...skips].map((e) => causeOf(e.record)));
+    const causes = unique([...unjudged.filter((e) => e.record.status === 'error'), ...skips].map((e) => causeOf(e.record, nameCause?.(e.record))));
     const notJudged = cases.unjudged > 0 ? `${cases.unjudged} could not be judged: ${listCauses(causes)}` : '';
     let evidence: Entry[] = [];
     if (status === 'fail' || status === 'warn') {
+      // A failure on the kit's reading of a gap says so wherever it is shown.
+      const reading = readingOf(r.id);
+      if (reading) result.reading = reading;
       // Failures first, then warnings; a demoted failure (SHOULD, observation) counts as a warning.
       evidence = [...list.filter((e) => e.record.status === 'fail'), ...list.filter((e) => e.record.status === 'warn')];
       result.reason = evidence[0]?.record.message ?? `the test ${status === 'fail' ? 'failed' : 'warned'}`;

@@ -6,7 +6,7 @@
 // way) comes first.
 import type { CheckRecord } from '../judge/checker.ts';
 import { primaryOf, requirements as catalog, type Requirement } from '../spec/requirements/index.ts';
-import { causeContext, causeOfFinding, type CauseKind } from './causes.ts';
+import { causeContext, causeOfFinding, ruleDeviation, ruleOfKey, type CauseKind } from './causes.ts';
 import { entriesOf, evidenceItem, location, oneLine, targetRequirements, whereOf, type CaseWhere, type Entry, type ReportExchange, type TestOutcome } from './results.ts';
 
 /** Where a requirement sits for a certifier: the service's core, its guard rails, or an optional extension. */
@@ -103,6 +103,14 @@ const compareKeys = (a: number[], b: number[]) => {
  * same scope as aggregate's: a client run judges consumer rules the target's scope leaves out), by default the target's.
  */
 export function rootCauses(outcomes: readonly TestOutcome[], requirements: readonly Requirement[] = catalog, judged?: readonly Requirement[]): RootCause[] {
+  return rootCauseCards(outcomes, requirements, judged).causes;
+}
+
+/**
+ * The root causes, and for each unjudged record whose cause names a failure, the card that failure is on: what the
+ * record's reason names (the card's lead and deviation, never a requirement another card holds).
+ */
+export function rootCauseCards(outcomes: readonly TestOutcome[], requirements: readonly Requirement[] = catalog, judged?: readonly Requirement[]): { causes: RootCause[]; cardOf: Map<CheckRecord, RootCause> } {
   const scope = judged ?? targetRequirements(requirements);
   const known = new Map(scope.map((r) => [r.id, r]));
   const all = outcomes.flatMap((t) => entriesOf(t, known));
@@ -127,11 +135,18 @@ export function rootCauses(outcomes: readonly TestOutcome[], requirements: reado
     else findingsOf.set(e.test, [e]);
     if (!firstOf.has(e.record.id)) firstOf.set(e.record.id, e);
   }
+  // A requirement the run judged elsewhere (the catalog checks skipped on the anonymous list read, judged on the
+  // credentialed one) was not left unjudged: the card counts only what it really left without a judgement.
+  const judgedAnywhere = new Set(all.filter((e) => e.record.status !== 'skip' && e.record.status !== 'error').map((e) => e.record.id));
+  const keyOfRecord = new Map<CheckRecord, string>();
   for (const e of all) {
     const cause = e.record.cause;
     if ((e.record.status !== 'skip' && e.record.status !== 'error') || !cause?.id) continue;
     const same = findingsOf.get(e.test)?.find((x) => x.record.id === cause.id && (cause.exchange === undefined || x.record.exchange === cause.exchange)) ?? firstOf.get(cause.id);
-    if (same) groups.get(keyOfEntry.get(same)!)!.blocked.add(e.record.id);
+    if (!same) continue;
+    const key = keyOfEntry.get(same)!;
+    keyOfRecord.set(e.record, key);
+    if (!judgedAnywhere.has(e.record.id)) groups.get(key)!.blocked.add(e.record.id);
   }
   const causes = [...groups.entries()].map(([key, g]) => {
     // The requirements it breaks, the most important first; the card is led by the first.
@@ -157,7 +172,8 @@ export function rootCauses(outcomes: readonly TestOutcome[], requirements: reado
       blocked: [...g.blocked].filter((id) => !ids.includes(id)).sort(),
       cause: key,
       kind: g.kind,
-      deviation: g.deviation,
+      // A rule card names every behaviour it holds, the most important requirement's first.
+      deviation: g.kind === 'rule' ? ruleDeviation(ruleOfKey(key) ?? g.deviation, ids.map((id) => ({ id, message: g.entries.find((e) => e.record.id === id)!.record.message }))) : g.deviation,
       requirements: ids,
     };
     const exchange = withExchange ? evidenceItem(withExchange).exchange : undefined;
@@ -178,5 +194,21 @@ export function rootCauses(outcomes: readonly TestOutcome[], requirements: reado
     return a.id.localeCompare(b.id) || a.cause.localeCompare(b.cause);
   });
   causes.forEach((c, i) => (c.rank = i + 1));
-  return causes;
+  const byKey = new Map(causes.map((c) => [c.cause, c]));
+  const cardOf = new Map<CheckRecord, RootCause>();
+  for (const [record, key] of keyOfRecord) cardOf.set(record, byKey.get(key)!);
+  return { causes, cardOf };
+}
+
+/**
+ * What an unjudged record names as its cause, from the card its failure is on: the requirement when the card is
+ * that requirement's own, else the card's deviation and its lead (a 401 to the anonymous list read on the card of the
+ * list's common answer names that card, not AUTH-005).
+ */
+export function causeNamed(record: CheckRecord, card: RootCause | undefined): string | undefined {
+  const id = record.cause?.id;
+  if (!id || !card) return undefined;
+  if (card.kind === 'requirement' && card.id === id) return `${id} failed`;
+  // The card first: a reason's causes are cut at 200 characters, the deviation after it may be.
+  return `the card of ${card.id}: ${oneLine(card.deviation, 200)}`;
 }
