@@ -8,6 +8,7 @@ import { SCENARIOS } from '../client/scenarios.ts';
 import { reportDirOf } from '../run/config.ts';
 import { startUiServer } from '../ui/server.ts';
 import { ConfigError, listenProblem, portNumber } from './usage.ts';
+import { closeOnSignal } from './close-on-signal.ts';
 
 interface UiFlags {
   port: number;
@@ -38,16 +39,6 @@ export function uiCommand(): Command {
       });
       // The first line, for a reader waiting for it (as `mock listening on URL`); the token is in the URL.
       console.log(`ui listening on ${server.url}\nopen it in a browser on this machine: the token in its path is needed on every request (a new one each launch)`);
-      let closing = false;
-      const stop = (): void => {
-        if (closing) return;
-        closing = true;
-        server.close().then(
-          () => process.exit(0),
-          () => process.exit(1),
-        );
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
+      closeOnSignal(server);
     });
 }
