@@ -36,6 +36,7 @@ import { testIndex, type IndexedTest } from '../../../run/test-index.ts';
 import { testListOf } from '../../../run/rerun.ts';
 import { repoRoot } from '../../../run/config.ts';
 import { cleanup, crashes, MOCK_PROFILE, runTargets, type SuiteRun } from './suite-runner.ts';
+import { readingExcluded } from '../../../run/gate-readings.ts';
 
 /** The run's workers (default 2: the machine has two cores). */
 export const WORKERS = Math.max(1, Number(process.env.CHATCONFORM_MATRIX_WORKERS) || 2);
@@ -117,11 +118,14 @@ function judge(job: Job, run: SuiteRun): Outcome {
       const ok = r.verdict.result !== 'fail' && run.code === 0 && status === 'warn';
       return { ...base, ok, result: ok ? `warned ${d.breaks} (SHOULD), verdict ${r.verdict.result}` : `${d.breaks} ${status ?? 'absent'}; verdict ${verdict}` };
     }
-    const caught = r.verdict.result === 'fail' && run.code !== 0 && mustFailed.includes(primaryOf(d.breaks));
+    // A failure that rests on the kit's reading of a gap is shown but left out of the default gate (exit 0): the
+    // matrix runs with the default gate, so such a defect is caught by its failure alone.
+    const exited = run.code !== 0 || (mustFailed.length > 0 && mustFailed.every((id) => readingExcluded(id, 'must')));
+    const caught = r.verdict.result === 'fail' && exited && mustFailed.includes(primaryOf(d.breaks));
     if (job.blackBox) {
       // A black box may see a defect under another requirement (a deactivated model listed fails CAT-033 when a
       // completion naming it is refused); what it must never do is pass a defect of a black-box requirement.
-      const seen = r.verdict.result === 'fail' && run.code !== 0;
+      const seen = r.verdict.result === 'fail' && exited;
       const blind = blackBoxBlindSpot(d);
       const ok = seen || blind !== undefined;
       const result = caught ? 'caught' : seen ? `caught as ${mustFailed.join(', ')}` : blind ? `not visible: ${blind}` : `MISSED: verdict ${verdict}`;
