@@ -11,10 +11,11 @@ export const EXIT = { ok: 0, mustFailed: 1, usage: 2, config: 3 } as const;
 
 /** The exit-code table, as `chatconform --help` prints it and README shows it. */
 export const EXIT_CODES_TEXT = `Exit codes (every command):
-  0  nothing failed the gate: run and proxy, no MUST failed and the target could be judged (a PASS, a PARTIAL,
-     an INCOMPLETE resting on some answers); verify, the bundle holds; any other command, done
+  0  nothing failed the gate: run and proxy, no MUST failed that the gate holds and the target could be judged (a
+     PASS, a PARTIAL, an INCOMPLETE resting on some answers); verify, the bundle holds; any other command, done
   1  a MUST requirement failed outside the baseline, whatever else happened (or a stale baseline entry, a warning
-     with --fail-on warn, a bundle that does not verify)
+     with --fail-on warn, a bundle that does not verify); a failure on the kit's reading of a gap of the contract
+     is shown but gates only with --fail-on strict
   2  the command line is wrong: an unknown flag, a bad value or URL, flags that do not fit together, a base URL
      ending in /v1 (the kit adds /v1), a --models selection that matches no model, a --model the catalog does not
      list; nothing ran
