@@ -5,7 +5,11 @@
 // - matrix: `npm run test:matrix`, every defect and variant as a whole-suite run.
 // - explore: `npm run test:explore` (CHATCONFORM_EXPLORE=1), the seeded tests (those importing tests/support/seed.ts)
 //   with random seeds, each printed.
-// .ci/run runs every tier but explore. A file is in exactly one of unit, integration, slow, matrix.
+// - installed: `npm run test:installed` (CHATCONFORM_KIT=installed), the integration files that start the
+//   `chatconform` command (INSTALLED_KIT_FILES) run again against the packed tarball installed in an empty project
+//   (tests/integration/support/installed-kit.ts), as a user installs it.
+// .ci/run runs every tier but explore. A file is in exactly one of unit, integration, slow, matrix; installed runs
+// some of them a second time.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +50,17 @@ export const SLOW_FILES = [
 ].map((f) => `**/${f}`);
 export const MATRIX_FILES = ['**/defect-matrix-full.spec.ts'];
 
+/**
+ * The files run a second time against the installed package (CHATCONFORM_KIT=installed, the `installed` project):
+ * those of the integration tier that start the `chatconform` command through support/cli-process.ts, where the
+ * compiled kit can differ from its sources (test locations, data files found beside the code, the runner the
+ * command spawns, signals through npm's shim). The slow tier's long whole-suite runs stay on the sources: the parity
+ * tests (installed-parity.spec.ts) compare the installed kit's reports with the sources' on those features.
+ */
+export const INSTALLED_KIT_FILES = [
+  'cli.spec.ts',
+].map((f) => `**/${f}`);
+
 /** An import of tests/support/seed.ts (tests/integration/test-hygiene.spec.ts requires it of every file drawing random inputs). */
 export const SEED_IMPORT = /^import .*support\/seed\.ts';$/m;
 
@@ -59,6 +74,8 @@ function seededFiles(): string[] {
 
 export default defineConfig({
   outputDir: 'test-results/self',
+  // The run's folder for an installed kit; under CHATCONFORM_KIT=installed, the kit installed there first.
+  globalSetup: './tests/integration/support/installed-kit-setup.ts',
   // The plain summary goes last: CI reads the final line.
   reporter: [['list'], ['./tests/support/plain-summary-reporter.ts']],
   forbidOnly: !!process.env.CI,
@@ -70,6 +87,8 @@ export default defineConfig({
     // The matrix first: .ci/run runs it with the slow tier in one run, and it is the longest test.
     { name: 'matrix', testDir: 'tests/integration', testMatch: MATRIX_FILES },
     { name: 'slow', testDir: 'tests/integration', testMatch: SLOW_FILES },
+    // Only under test:installed, so that the sources' runs stay one per file.
+    ...(process.env.CHATCONFORM_KIT === 'installed' ? [{ name: 'installed', testDir: 'tests/integration', testMatch: INSTALLED_KIT_FILES }] : []),
     // Only under test:explore, so that running one seeded file by its path runs it once.
     ...(process.env.CHATCONFORM_EXPLORE === '1' ? [{ name: 'explore', testDir: 'tests', testMatch: seededFiles() }] : []),
   ],

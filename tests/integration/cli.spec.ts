@@ -19,7 +19,7 @@ import { REFERENCE_ENV } from '../../run/reference.ts';
 import { TRIALS_ENV } from '../../run/trials.ts';
 import { requirements } from '../../spec/requirements/index.ts';
 import { sampleReport } from '../support/reports.ts';
-import { runProcess } from './support/cli-process.ts';
+import { chatconformCommand, runProcess } from './support/cli-process.ts';
 
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -35,7 +35,7 @@ async function child(argv: string[]): Promise<{ code: number | null; stdout: str
 
 async function childIn(cwd: string, argv: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   // tsx's own CLI, so that the command runs from any working directory (a config file is looked for there).
-  const { code, stdout, stderr } = await runProcess(process.execPath, [path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs'), path.join(repoRoot, 'cli/main.ts'), ...argv], { cwd, env: { ...process.env, CONFORMANCE_BASE_URL: '' } });
+  const { code, stdout, stderr } = await runProcess(...chatconformCommand(argv), { cwd, env: { ...process.env, CONFORMANCE_BASE_URL: '' } });
   return { code, stdout, stderr };
 }
 

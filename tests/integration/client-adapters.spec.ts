@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { repoRoot } from '../../run/config.ts';
+import { chatconformCommand } from './support/cli-process.ts';
 
 const ADAPTERS = ['openai', 'ai-sdk', 'langchain', 'fetch'];
 /**
@@ -25,8 +26,8 @@ interface Row {
 
 function runAdapter(name: string, dir: string): Promise<number | null> {
   return new Promise((resolve, reject) => {
-    const cli = [path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs'), path.join(repoRoot, 'cli/main.ts'), 'client', '--report-dir', dir, '--', 'node', `examples/clients/${name}.mjs`];
-    const child = spawn(process.execPath, cli, { cwd: repoRoot, stdio: 'ignore' });
+    const [command, argv] = chatconformCommand(['client', '--report-dir', dir, '--', 'node', `examples/clients/${name}.mjs`]);
+    const child = spawn(command, argv, { cwd: repoRoot, stdio: 'ignore' });
     child.on('error', reject);
     child.on('close', resolve);
   });

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { repoRoot } from '../../run/config.ts';
+import { chatconformCommand } from './support/cli-process.ts';
 
 interface Ran {
   code: number | null;
@@ -16,7 +17,8 @@ interface Ran {
 
 function chatconformClient(args: string[]): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs'), path.join(repoRoot, 'cli/main.ts'), 'client', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [command, argv] = chatconformCommand(['client', ...args]);
+    const child = spawn(command, argv, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));

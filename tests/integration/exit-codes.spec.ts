@@ -11,6 +11,7 @@ import { repoRoot } from '../../run/config.ts';
 import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
 import { closedPort } from '../support/listen.ts';
+import { chatconformCommand } from './support/cli-process.ts';
 
 interface Ran {
   code: number;
@@ -38,7 +39,7 @@ function npmRunConformance(baseUrl: string, reportDir: string): Promise<Ran> {
 }
 
 function chatconformRun(baseUrl: string, reportDir: string): Promise<Ran> {
-  return runIn(process.execPath, [path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs'), path.join(repoRoot, 'cli/main.ts'), 'run', '--base-url', baseUrl], SELECT, reportDir);
+  return runIn(...chatconformCommand(['run', '--base-url', baseUrl]), SELECT, reportDir);
 }
 
 let scratch: string;

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
-import { CLI, runProcess } from './support/cli-process.ts';
+import { chatconformCommand, runProcess } from './support/cli-process.ts';
 
 let mock: RunningMockServer;
 let dir: string;
@@ -20,7 +20,7 @@ test.afterAll(async () => {
 });
 
 async function run(args: string[], env: NodeJS.ProcessEnv = {}) {
-  return runProcess(process.execPath, ['--import', 'tsx', CLI, 'run', '--report-dir', path.join(dir, 'reports'), ...args], { boundMs: 120_000, env: { ...process.env, ...env } });
+  return runProcess(...chatconformCommand(['run', '--report-dir', path.join(dir, 'reports'), ...args]), { boundMs: 120_000, env: { ...process.env, ...env } });
 }
 
 test('--base-url ending in /v1: one line saying to drop /v1, exit 2, before any test', async () => {

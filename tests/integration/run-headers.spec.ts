@@ -7,7 +7,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startMockServer } from '../../mock/server.ts';
 import { listen } from '../support/listen.ts';
-import { CLI, runProcess } from './support/cli-process.ts';
+import { chatconformCommand, runProcess } from './support/cli-process.ts';
 import { forwarder } from './support/hostile-targets.ts';
 
 const GATEWAY_KEY = 'gw-secret-7f3a9c2e51d04b88';
@@ -27,8 +27,7 @@ test('-H reaches every request (a test\'s own headers aside), and a credential h
   const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-headers-'));
   try {
     const r = await runProcess(
-      process.execPath,
-      ['--import', 'tsx', CLI, 'run', '--base-url', gateway.url, '--profile', 'mock', '--section', '4.1', '--report-dir', dir, '-H', 'X-Tenant: acme, eu', '--header', `X-Gateway-Key: ${GATEWAY_KEY}`],
+      ...chatconformCommand(['run', '--base-url', gateway.url, '--profile', 'mock', '--section', '4.1', '--report-dir', dir, '-H', 'X-Tenant: acme, eu', '--header', `X-Gateway-Key: ${GATEWAY_KEY}`]),
       { boundMs: 240_000 },
     );
     expect(r.code, r.output.slice(-3000)).toBe(0);
