@@ -23,7 +23,8 @@ import { defineConfig } from '@playwright/test';
  * the evidence of every suite area in a defect of its own, three shards of the whole suite merged, two shards of a
  * run with trials and a reference merged, a target beside its reference and repeated trials, a per-model matrix (and
  * its shards merged and rerun), a run and its reruns, the four reference client adapters under every client scenario),
- * each one to several minutes of the two cores; and the container image, built and run with podman.
+ * each one to several minutes of the two cores; the container image, built and run with podman; and the same runs
+ * from the sources and from the installed package, compared.
  */
 export const SLOW_FILES = [
   'packaging.spec.ts',
@@ -47,6 +48,7 @@ export const SLOW_FILES = [
   'rerun-failed.spec.ts',
   'client-adapters.spec.ts',
   'container.spec.ts',
+  'installed-parity.spec.ts',
 ].map((f) => `**/${f}`);
 export const MATRIX_FILES = ['**/defect-matrix-full.spec.ts'];
 
@@ -54,11 +56,35 @@ export const MATRIX_FILES = ['**/defect-matrix-full.spec.ts'];
  * The files run a second time against the installed package (CHATCONFORM_KIT=installed, the `installed` project):
  * those of the integration tier that start the `chatconform` command through support/cli-process.ts, where the
  * compiled kit can differ from its sources (test locations, data files found beside the code, the runner the
- * command spawns, signals through npm's shim). The slow tier's long whole-suite runs stay on the sources: the parity
- * tests (installed-parity.spec.ts) compare the installed kit's reports with the sources' on those features.
+ * command spawns, signals through npm's shim). Not those whose command is only the mock beside a suite run from the
+ * sources (conformance-run, harness-clients), nor exit-codes (half of it is `npm run conformance`, a clone's command;
+ * the exit codes of the installed command are cli.spec.ts's and the parity tests'). The slow tier's long whole-suite
+ * runs stay on the sources: the parity tests (installed-parity.spec.ts) compare the installed kit's reports with the
+ * sources' on those features.
  */
 export const INSTALLED_KIT_FILES = [
   'cli.spec.ts',
+  'client-cli.spec.ts',
+  'control-api-guard.spec.ts',
+  'first-contact.spec.ts',
+  'harness-cli.spec.ts',
+  'mock-cors.spec.ts',
+  'mock-fixture-files.spec.ts',
+  'mock-runtime.spec.ts',
+  'model-matrix-bounds.spec.ts',
+  'proxy-record-replay.spec.ts',
+  'proxy-reliability.spec.ts',
+  'proxy.spec.ts',
+  'reachability.spec.ts',
+  'replay-hostile.spec.ts',
+  'replay-pace.spec.ts',
+  'run-headers.spec.ts',
+  'run-plan.spec.ts',
+  'selection-empty.spec.ts',
+  'settings.spec.ts',
+  'shards-hostile.spec.ts',
+  'shards.spec.ts',
+  'stream-error-event.spec.ts',
 ].map((f) => `**/${f}`);
 
 /** An import of tests/support/seed.ts (tests/integration/test-hygiene.spec.ts requires it of every file drawing random inputs). */
