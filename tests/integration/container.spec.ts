@@ -1,14 +1,16 @@
 // The shipped Containerfile, built and run for real (slow tier): Debian's podman with runc (crun fails on the
 // rlimits here, so containers.conf sets none). No image registry is reachable, so the base is made here from a Debian
 // root file system (debootstrap, Node 20 and npm from Debian, this machine's CA certificates) and handed to the Containerfile as NODE_IMAGE in place
-// of the official node image it names. The test starts the image's mock, runs the image's suite against it, and
-// reads the report from the volume. It prints what the build and the run took (figures, never asserted).
+// of the official node image it names. The test checks that the image holds exactly the runtime versions of
+// package-lock.json, starts the image's mock, runs the image's suite against it, and reads the report from the
+// volume. It prints what the build and the run took (figures, never asserted).
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { repoRoot } from '../../run/config.ts';
+import type { Lockfile } from '../../scripts/shrinkwrap.ts';
 import { closedPort } from '../support/listen.ts';
 import { runProcess } from './support/cli-process.ts';
 
@@ -60,6 +62,20 @@ async function baseImage(): Promise<void> {
   rmSync(rootfs, { recursive: true, force: true });
 }
 
+/** Run in the image: the version of every package under the installed kit, by its path as a lockfile names it. */
+const VERSIONS_SCRIPT = `const fs = require('fs'), p = require('path'); const out = {};
+function walk(dir, prefix) {
+  const m = p.join(dir, 'node_modules'); if (!fs.existsSync(m)) return;
+  for (const e of fs.readdirSync(m)) {
+    if (e.startsWith('.')) continue;
+    for (const n of e.startsWith('@') ? fs.readdirSync(p.join(m, e)).map((x) => e + '/' + x) : [e]) {
+      const f = p.join(m, n, 'package.json'); if (!fs.existsSync(f)) continue;
+      const w = prefix + 'node_modules/' + n; out[w] = JSON.parse(fs.readFileSync(f, 'utf8')).version; walk(p.join(m, n), w + '/');
+    }
+  }
+}
+walk(p.dirname(p.dirname(p.dirname(fs.realpathSync('/usr/local/bin/chatconform')))), ''); console.log(JSON.stringify(out));`;
+
 test('the image builds from the Containerfile, serves its mock, runs its suite against it as a non-root user, and leaves the report in /reports', async () => {
   test.skip(missing.length > 0, `needs ${missing.join(', ')} (Debian: apt-get install podman runc debootstrap; .ci/run installs them)`);
   test.skip(!root, 'podman runs here as root (rootless podman needs subuids this machine does not set up)');
@@ -74,6 +90,13 @@ test('the image builds from the Containerfile, serves its mock, runs its suite a
   const buildS = (Date.now() - t) / 1000;
   const user = (await podman(['image', 'inspect', '--format', '{{.Config.User}}', IMAGE])).stdout.trim();
   expect(user).toBe('chatconform');
+
+  // Exactly the lockfile's runtime versions: nothing was resolved at build time.
+  const lock = JSON.parse(readFileSync(path.join(repoRoot, 'package-lock.json'), 'utf8')) as Lockfile;
+  const inImage = JSON.parse((await podman(['run', '--rm', '--entrypoint', 'node', IMAGE, '-e', VERSIONS_SCRIPT])).stdout.trim()) as Record<string, string>;
+  const runtime = Object.entries(lock.packages).filter(([where, e]) => where !== '' && !e.dev && !e.devOptional);
+  expect(Object.keys(inImage).sort(), 'the packages under the kit in the image').toEqual(runtime.map(([w]) => w).sort());
+  expect(Object.entries(inImage).filter(([w, v]) => lock.packages[w]?.version !== v).map(([w, v]) => `${w}@${v} (lockfile: ${lock.packages[w]?.version})`), 'versions the lockfile does not pin').toEqual([]);
 
   // The mock, published as the README says (-p), on a free port of this machine.
   const port = await closedPort();
@@ -96,6 +119,9 @@ test('the image builds from the Containerfile, serves its mock, runs its suite a
   expect(run.code, run.output).toBe(0);
   // The working directory is /reports: the summary names it as ./
   expect(run.output).toMatch(/reports in (\.|\/reports)\/: conformance.json/);
+  // Paths as the user gave them or as the package names its files, never the install's place in the image
+  // (Playwright's progress lines read ../usr/local/lib/node_modules/chatconform/dist/suites/...).
+  expect(run.output.split('\n').filter((l) => /node_modules\/chatconform|\/opt\/chatconform|\.\.\//.test(l)).slice(0, 5)).toEqual([]);
   const file = path.join(reports, 'conformance.json');
   expect(existsSync(file), run.output).toBe(true);
   const report = JSON.parse(readFileSync(file, 'utf8'));
