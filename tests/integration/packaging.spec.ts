@@ -86,10 +86,12 @@ test.describe('the npm package, installed into a fresh project', () => {
   });
 
   test('the package holds the compiled kit, its data files and its pinned dependencies, and none of the sources, tests or tools', () => {
-    for (const f of ['package.json', 'npm-shrinkwrap.json', 'dist/cli/main.js', 'dist/suites/conformance.config.js', 'dist/spec/requirements/requirements.json', 'dist/spec/requirements/contract.json', 'dist/fixtures/mock/catalog.json', 'dist/fixtures/mock/keys.json', 'dist/fixtures/profiles/mock.json', 'dist/spec/schemas/chat-response.schema.json', 'dist/entries/msw.d.ts', 'dist/entries/testing.d.ts', 'dist/report/html/report.css', 'dist/report/html/report.js']) {
+    for (const f of ['package.json', 'npm-shrinkwrap.json', 'cli/chatconform.mjs', 'dist/cli/main.js', 'docs/client-conformance.md', 'docs/testing.md', 'examples/clients/openai.mjs', 'examples/clients/fetch.mjs', 'dist/suites/conformance.config.js', 'dist/spec/requirements/requirements.json', 'dist/spec/requirements/contract.json', 'dist/fixtures/mock/catalog.json', 'dist/fixtures/mock/keys.json', 'dist/fixtures/profiles/mock.json', 'dist/spec/schemas/chat-response.schema.json', 'dist/entries/msw.d.ts', 'dist/entries/testing.d.ts', 'dist/report/html/report.css', 'dist/report/html/report.js']) {
       expect(packedFiles, `the package holds ${f}`).toContain(f);
     }
     expect(packedFiles.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')), 'no TypeScript sources').toEqual([]);
+    // The bin runs dist/ where no cli/main.ts sits beside it: the package ships no other file of cli/.
+    expect(packedFiles.filter((f) => f.startsWith('cli/'))).toEqual(['cli/chatconform.mjs']);
     expect(packedFiles.filter((f) => /^(tests|scripts|bench)\/|dist\/suites\/kit\//.test(f)), "none of the project's own tests or tools").toEqual([]);
     // postpack removed the shrinkwrap from the clone: left there, npm would read it instead of package-lock.json.
     expect(existsSync(path.join(repoRoot, 'npm-shrinkwrap.json'))).toBe(false);
@@ -214,7 +216,7 @@ test.describe('the npm package, installed into a fresh project', () => {
     expect(section6.filter((r) => r.status !== 'pass').map((r) => `${r.id} ${r.status}`)).toEqual([]);
     // Nothing written inside the installed package.
     const installed = path.join(project, 'node_modules/chatconform');
-    expect(readdirSync(installed).sort()).toEqual(['CHANGELOG.md', 'README.md', 'dist', 'node_modules', 'npm-shrinkwrap.json', 'package.json'].filter((f) => existsSync(path.join(installed, f))).sort());
+    expect(readdirSync(installed).sort()).toEqual(['CHANGELOG.md', 'README.md', 'cli', 'dist', 'docs', 'examples', 'node_modules', 'npm-shrinkwrap.json', 'package.json'].filter((f) => existsSync(path.join(installed, f))).sort());
     expect(existsSync(path.join(installed, 'reports')) || existsSync(path.join(installed, 'test-results')) || existsSync(path.join(installed, 'dist/test-results'))).toBe(false);
   });
 

@@ -30,13 +30,13 @@ export function runKit(): KitSource {
   return kit;
 }
 
-/** The script `chatconform` runs: cli/main.ts, or the installed package's dist/cli/main.js. */
+/** The script `chatconform` runs: cli/main.ts, or the installed package's "bin" (cli/chatconform.mjs, running dist/). */
 export function kitEntry(kit: KitSource = runKit()): string {
   return kit === 'sources' ? CLI : kit.main;
 }
 
-/** Whether a process's argument is the command's script: cli/main.ts, an installed dist/cli/main.js, or npm's shim of it. */
-export const isKitEntry = (arg: string): boolean => /(?:^|\/)cli\/main\.[jt]s$|\/node_modules\/\.bin\/chatconform$/.test(arg);
+/** Whether a process's argument is the command's script: cli/main.ts, dist/cli/main.js, the package's bin, or npm's shim of it. */
+export const isKitEntry = (arg: string): boolean => /(?:^|\/)cli\/(?:main\.[jt]s|chatconform\.mjs)$|\/node_modules\/\.bin\/chatconform$/.test(arg);
 
 /**
  * The command line of `chatconform ARGS` as one node process (`nodeOptions` before the script): from the run's kit

@@ -31,7 +31,7 @@ export interface InstalledKit {
   project: string;
   /** node_modules/chatconform, resolved. */
   root: string;
-  /** Its compiled entry point (dist/cli/main.js): what the `chatconform` shim runs. */
+  /** The script of its package.json "bin" (cli/chatconform.mjs, which runs dist/cli/main.js): what npm's shim runs. */
   main: string;
   /** node_modules/.bin/chatconform: the shim npm made, as a user's shell finds it. */
   bin: string;
@@ -56,13 +56,13 @@ export function installedKitAt(project: string): InstalledKit {
   const link = path.join(project, 'node_modules/chatconform');
   if (!existsSync(path.join(link, 'package.json'))) throw new Error(`${project}: chatconform is not installed there (node_modules/chatconform/package.json is missing)`);
   const root = realpathSync(link);
-  const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
+  const { version, bin } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string; bin: Record<string, string> };
   const packFile = path.join(project, '..', 'pack.json');
   const packed = existsSync(packFile) ? (JSON.parse(readFileSync(packFile, 'utf8')) as { filename: string; files: { path: string }[] }[])[0] : undefined;
   return {
     project,
     root,
-    main: path.join(root, 'dist/cli/main.js'),
+    main: path.join(root, bin.chatconform!),
     bin: path.join(project, 'node_modules/.bin/chatconform'),
     version,
     ...(packed ? { packedFiles: packed.files.map((f) => f.path), tarball: path.join(project, '..', packed.filename) } : {}),
