@@ -24,7 +24,7 @@ import { defineConfig } from '@playwright/test';
  * run with trials and a reference merged, a target beside its reference and repeated trials, a per-model matrix (and
  * its shards merged and rerun), a run and its reruns, the four reference client adapters under every client scenario),
  * each one to several minutes of the two cores; the container image, built and run with podman; and the same runs
- * from the sources and from the installed package, compared.
+ * from the sources and from the installed package, compared; every command of the docs, from an install and a clone.
  */
 export const SLOW_FILES = [
   'packaging.spec.ts',
@@ -49,6 +49,7 @@ export const SLOW_FILES = [
   'client-adapters.spec.ts',
   'container.spec.ts',
   'installed-parity.spec.ts',
+  'doc-commands.spec.ts',
 ].map((f) => `**/${f}`);
 export const MATRIX_FILES = ['**/defect-matrix-full.spec.ts'];
 

@@ -74,7 +74,9 @@ function walk(dir, prefix) {
     }
   }
 }
-walk(p.dirname(p.dirname(p.dirname(fs.realpathSync('/usr/local/bin/chatconform')))), ''); console.log(JSON.stringify(out));`;
+let kit = p.dirname(fs.realpathSync('/usr/local/bin/chatconform'));
+while (!fs.existsSync(p.join(kit, 'package.json'))) kit = p.dirname(kit);
+walk(kit, ''); console.log(JSON.stringify(out));`;
 
 test('the image builds from the Containerfile, serves its mock, runs its suite against it as a non-root user, and leaves the report in /reports', async () => {
   test.skip(missing.length > 0, `needs ${missing.join(', ')} (Debian: apt-get install podman runc debootstrap; .ci/run installs them)`);
