@@ -122,8 +122,9 @@ test('the image builds from the Containerfile, serves its mock, runs its suite a
   // The working directory is /reports: the summary names it as ./
   expect(run.output).toMatch(/reports in (\.|\/reports)\/: conformance.json/);
   // Paths as the user gave them or as the package names its files, never the install's place in the image
-  // (Playwright's progress lines read ../usr/local/lib/node_modules/chatconform/dist/suites/...).
-  expect(run.output.split('\n').filter((l) => /node_modules\/chatconform|\/opt\/chatconform|\.\.\//.test(l)).slice(0, 5)).toEqual([]);
+  // (Playwright's progress lines read ../usr/local/lib/node_modules/chatconform/dist/suites/...: the kit's own
+  // progress line replaces them). Soft: the report's checks below still run.
+  expect.soft(run.output.split('\n').filter((l) => /node_modules\/chatconform|\/opt\/chatconform|\.\.\//.test(l)).slice(0, 5)).toEqual([]);
   const file = path.join(reports, 'conformance.json');
   expect(existsSync(file), run.output).toBe(true);
   const report = JSON.parse(readFileSync(file, 'utf8'));

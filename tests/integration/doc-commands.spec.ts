@@ -44,6 +44,8 @@ interface Way {
   serves?: { use?: (url: string, place: Place) => Promise<void> };
   /** Its exit code, when not 0, and why. */
   code?: { code: number; why: string };
+  /** Variables set for this line beyond the key (NARROW), and why. */
+  env?: { vars: Record<string, string>; why: string };
   /** Files a reader would have before this line. */
   before?: (place: Place) => void;
   /** The line as run here, when more than the common replacements (REPLACE) change it, and why. */
@@ -61,16 +63,22 @@ async function oneRequest(url: string): Promise<void> {
   expect(res.status).toBe(200);
 }
 
+/**
+ * A whole-suite run narrowed by a documented variable: the line runs as written, over a few tests (the whole suite's
+ * own runs are conformance-run.spec.ts's and packaging.spec.ts's); a line that already selects is not narrowed.
+ */
+const NARROW = { vars: { CONFORMANCE_REQUIREMENTS: 'CAT-031,REQ-005' }, why: 'a whole-suite run costs a minute a place: the command is what is tested here' };
+
 const CLONE_SCRIPT = "a script of the repository's package.json: a clone's command (README: contributors, from a clone)";
 
 export const WAYS: Way[] = [
   // README: contributors.
-  { line: /^npm ci && npm run conformance$/, only: { where: 'clone', why: CLONE_SCRIPT }, rewrite: { to: () => 'npm run conformance', why: "the clone's node_modules is this repository's, installed already (npm ci would replace the link)" } },
+  { line: /^npm ci && npm run conformance$/, only: { where: 'clone', why: CLONE_SCRIPT }, env: NARROW, rewrite: { to: () => 'npm run conformance', why: "the clone's node_modules is this repository's, installed already (npm ci would replace the link)" } },
   { line: /^npm test$/, skip: 'the tiers of these very tests: run by .ci/run, not from inside them' },
   { line: /^npm run test:(slow|matrix|explore)$/, skip: 'the tiers of these very tests: run by .ci/run, not from inside them' },
-  { line: /^CONFORMANCE_BASE_URL=\S+ CONFORMANCE_API_KEY=\S+ npm run conformance$/, only: { where: 'clone', why: CLONE_SCRIPT } },
+  { line: /^CONFORMANCE_BASE_URL=\S+ CONFORMANCE_API_KEY=\S+ npm run conformance$/, only: { where: 'clone', why: CLONE_SCRIPT }, env: NARROW },
   // README: the tool.
-  { line: /^npx chatconform run --base-url \S+$/ },
+  { line: /^npx chatconform run --base-url \S+$/, env: NARROW },
   { line: /^npx chatconform mock --port \d+$/, serves: {} },
   { line: /^npx chatconform client --command "node my-client\.mjs"$/, before: writeMyClient },
   { line: /^npx chatconform proxy --upstream \S+ (--port \d+ )?--record recorded\/$/, serves: { use: oneRequest }, before: (p) => rmSync(path.join(p.dir, 'recorded'), { recursive: true, force: true }) },
@@ -78,7 +86,7 @@ export const WAYS: Way[] = [
   { line: /^npx chatconform run --base-url \S+ --profile mock --section 6$/ },
   { line: /^npx chatconform run --requirement STREAM-004 --list$/ },
   { line: /^npx chatconform run --base-url \S+ --last-failed$/ },
-  { line: /^npx chatconform run --base-url \S+ --wait-for-target 60 -H 'X-Tenant: acme'$/ },
+  { line: /^npx chatconform run --base-url \S+ --wait-for-target 60 -H 'X-Tenant: acme'$/, env: NARROW },
   { line: /^npx chatconform mock --cors \S+$/, serves: {} },
   {
     line: /^npx chatconform report compare old\/conformance\.json new\/conformance\.json$/,
@@ -93,7 +101,7 @@ export const WAYS: Way[] = [
   { line: /^npx chatconform openapi > chat-api\.openapi\.json$/ },
   { line: /^npx chatconform init --base-url \S+$/, before: (p) => rmSync(path.join(p.dir, 'chatconform.config.yaml'), { force: true }) },
   { line: /^npx chatconform baseline reports\/conformance\.json -o expected-failures\.yaml$/ },
-  { line: /^npx chatconform run --expected-failures expected-failures\.yaml --fail-on warn$/ },
+  { line: /^npx chatconform run --expected-failures expected-failures\.yaml --fail-on warn$/, env: NARROW },
   {
     line: /^npx chatconform run --certify --profile acme\.json --base-url \S+ --sign-key certifier\.pem$/,
     before: (p) => {
@@ -108,6 +116,7 @@ export const WAYS: Way[] = [
   // README: shards.
   {
     line: /^chatconform run --base-url URL --seed 42 --shard 1\/3 --report-dir shards\/1$/,
+    env: NARROW,
     rewrite: { to: (l, p) => [1, 2, 3].map((i) => replace(l.replace('--shard 1/3', `--shard ${i}/3`).replace('shards/1', `shards/${i}`), p)).join(' && '), why: 'the comment: "likewise 2/3, 3/3"' },
   },
   { line: /^chatconform report merge shards\/1 shards\/2 shards\/3 --report-dir reports$/ },
@@ -207,25 +216,33 @@ async function runAll(place: Place): Promise<string[]> {
     way.before?.(place);
     const line = replace(way.rewrite ? way.rewrite.to(doc.command, place) : doc.command, place);
     const what = `${doc.page}:${doc.lineNo}: ${doc.command}${line !== doc.command ? `\n    run as: ${line}` : ''}`;
+    const lineEnv = { ...env, ...way.env?.vars };
+    const started = Date.now();
+    const took = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
     if (way.serves) {
       try {
-        const served = await startProcess('sh', ['-c', line], { cwd: place.dir, env, timeoutMs: 120_000 });
+        const served = await startProcess('sh', ['-c', line], { cwd: place.dir, env: lineEnv, timeoutMs: 120_000 });
         try {
           await way.serves.use?.(served.url, place);
         } finally {
           await served.close();
         }
+        console.log(`[docs] ${place.where} ${doc.page}:${doc.lineNo} served, ${took()}`);
       } catch (err) {
         problems.push(`${what}\n    did not serve: ${err instanceof Error ? err.message.slice(0, 1500) : String(err)}`);
       }
       continue;
     }
-    const ran = await runProcess('sh', ['-c', line], { cwd: place.dir, env, boundMs: 600_000, keepChars: 100_000 });
+    const ran = await runProcess('sh', ['-c', line], { cwd: place.dir, env: lineEnv, boundMs: 600_000, keepChars: 100_000 });
     const expected = way.code?.code ?? 0;
+    console.log(`[docs] ${place.where} ${doc.page}:${doc.lineNo} exit ${ran.code ?? ran.signal}, ${took()}`);
     if (ran.code !== expected) problems.push(`${what}\n    exit ${ran.code ?? ran.signal} (expected ${expected})\n    ${ran.output.slice(-1500).split('\n').join('\n    ')}`);
   }
   return problems;
 }
+
+// The two places at once, one worker each.
+test.describe.configure({ mode: 'parallel' });
 
 const dirs: string[] = [];
 let mock: RunningMockServer | undefined;
