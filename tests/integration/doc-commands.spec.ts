@@ -22,6 +22,9 @@ import { writeConsumerProject } from '../../scripts/consumer-project.ts';
 import { runProcess, startProcess } from './support/cli-process.ts';
 import { sharedInstalledKit, userEnv } from './support/installed-kit.ts';
 
+// The two places at once, one worker each (called before any test: Playwright applies it to the tests after it).
+test.describe.configure({ mode: 'parallel' });
+
 type Where = 'clone' | 'install';
 
 /** One place the commands run: its folder, the mock standing for every server the docs name, the shipped adapter. */
@@ -240,9 +243,6 @@ async function runAll(place: Place): Promise<string[]> {
   }
   return problems;
 }
-
-// The two places at once, one worker each.
-test.describe.configure({ mode: 'parallel' });
 
 const dirs: string[] = [];
 let mock: RunningMockServer | undefined;
