@@ -46,8 +46,12 @@ export const SLOW_FILES = [
   'model-matrix.spec.ts',
   'model-matrix-shards-rerun.spec.ts',
   'rerun-failed.spec.ts',
+  'slots-one-run.spec.ts',
+  'slots-compiled.spec.ts',
   'client-adapters.spec.ts',
   'container.spec.ts',
+  'listing-large.spec.ts',
+  'deep-nesting.spec.ts',
   'installed-parity.spec.ts',
   'doc-commands.spec.ts',
 ].map((f) => `**/${f}`);

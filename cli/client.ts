@@ -3,8 +3,9 @@
 // progress, the reports and the exit code.
 import path from 'node:path';
 import { Command } from 'commander';
-import { commandDriver, runClientScenarios } from '../client/engine.ts';
+import { commandDriver, DEFAULT_JOBS, runClientScenarios } from '../client/engine.ts';
 import { buildClientReport, scenarioStatus, writeClientReports } from '../client/report.ts';
+import { leftoverNote } from '../client/runner.ts';
 import { SCENARIOS, type Scenario } from '../client/scenarios.ts';
 import { loadBaseline, type Baseline } from '../report/baseline.ts';
 import { paintFor, renderSummary } from '../report/terminal.ts';
@@ -22,6 +23,7 @@ interface ClientFlags {
   timeoutMs: number;
   reportDir?: string;
   seed: number;
+  jobs: number;
   list?: boolean;
 }
 
@@ -51,10 +53,11 @@ export function clientCommand(done: Done): Command {
     .option('--timeout-ms <n>', 'the client must finish each scenario within this many ms (else it is killed: an error)', integerFrom(1), 30_000)
     .option('--report-dir <dir>', 'where the four reports go (default: CONFORMANCE_REPORT_DIR, else reports/)')
     .option('--seed <n>', 'the seed of the mocks', integerFrom(0), 0)
+    .option('--jobs <n>', `scenarios run at once, each with its own mock (1: one after the other; the verdict is the same)`, integerFrom(1), DEFAULT_JOBS)
     .option('--list', 'list the scenarios and the requirements each judges, then exit')
     .action(async (argv: string[], flags: ClientFlags) => {
       if (flags.list) {
-        for (const s of SCENARIOS) process.stdout.write(`${s.id.padEnd(22)} ${s.requirements.join(', ').padEnd(34)} ${s.title}\n`);
+        for (const s of SCENARIOS) process.stdout.write(`${s.id.padEnd(26)} ${s.requirements.join(', ').padEnd(34)} ${s.title}\n`);
         done(0);
         return;
       }
@@ -77,13 +80,14 @@ export function clientCommand(done: Done): Command {
         scenarios,
         bounds: { timeoutMs: flags.timeoutMs },
         seed: flags.seed,
-        onScenario: (r) => process.stderr.write(`  ${r.scenario.id} (${r.run.durationMs} ms)\n`),
+        jobs: flags.jobs,
+        onScenario: (r) => process.stderr.write(`  ${r.scenario.id} (${r.run.durationMs} ms)${r.run.leftovers ? ` ${leftoverNote(r.run).replace(/^[;,] /, '')}` : ''}\n`),
       });
       // A key written into the command line (OPENAI_API_KEY=sk-... node x) is masked by its shape.
       process.stdout.write(`client: ${redact(command, [])}\n`);
       for (const r of results) {
         const bad = r.records.find((x) => x.status !== 'pass');
-        process.stdout.write(`${scenarioStatus(r).padEnd(5)} ${r.scenario.id.padEnd(22)} ${r.scenario.requirements.join(', ')}${bad ? `  ${(bad.message ?? '').split('\n')[0]!.slice(0, 160)}` : ''}\n`);
+        process.stdout.write(`${scenarioStatus(r).padEnd(5)} ${r.scenario.id.padEnd(26)} ${r.scenario.requirements.join(', ')}${bad ? `  ${(bad.message ?? '').split('\n')[0]!.slice(0, 160)}` : ''}\n`);
       }
       const report = buildClientReport({ results, command, startedAt: started, durationMs: Date.now() - started.getTime(), seed: flags.seed, reportDir, ...(selection ? { selection } : {}), ...(baseline ? { baseline } : {}) });
       let files: string[];

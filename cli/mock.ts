@@ -1,12 +1,13 @@
-// `chatconform mock` (and `npm run mock`): the reference mock on 127.0.0.1 until SIGINT/SIGTERM. It prints one
-// line, `mock listening on http://127.0.0.1:N`, that scripts wait for and read the URL from.
+// `chatconform mock` (and `npm run mock`): the reference mock on 127.0.0.1 until SIGINT/SIGTERM. Its first line,
+// `mock listening on http://127.0.0.1:N`, is what scripts wait for and read the URL from; what it serves follows.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFECTS, formatDefects, isDefectName, type DefectName } from '../mock/defects.ts';
 import net from 'node:net';
 import v8 from 'node:v8';
 // From the modules themselves, not mock/index.ts: that one also loads msw (mock/handlers.ts), ~15 MB of RSS the
 // served mock never uses.
-import { defaultCatalog } from '../mock/core/fixture-data.ts';
+import { defaultCatalog, defaultKeys } from '../mock/core/fixture-data.ts';
+import { bannerLines, keysHelp } from './mock-banner.ts';
 import type { MockOptions } from '../mock/options.ts';
 import { startMockServer } from '../mock/server.ts';
 import { fastWriter } from '../mock/transport/fast-writer.ts';
@@ -126,6 +127,7 @@ export function mockCommand(): Command {
     .option('--cors-control', 'with --cors ORIGIN: the control API too, so that origin\'s pages may set faults and scripts and read the journal (off by default: no key guards it; refused with any origin)')
     .option('--list-defects', 'list the defect modes and exit')
     .option('--list-variants', 'list the legal variants and exit')
+    .addHelpText('after', () => keysHelp(defaultKeys()))
     .action(async (flags: MockFlags) => {
       if (flags.listDefects) {
         console.log(`${DEFECTS.length} defect modes (name, the requirement it breaks, section, what it does):\n${formatDefects()}`);
@@ -244,9 +246,25 @@ async function serve(flags: MockFlags): Promise<void> {
     ...(flags.defect ?? []).map((d) => `defect ${d}`),
     ...(flags.variant ?? []).map((v) => `variant ${v}`),
   ];
-  console.log(`mock listening on ${server.url}${modes.length > 0 ? ` (${modes.join(', ')})` : ''}`);
+  const lines = [`mock listening on ${server.url}${modes.length > 0 ? ` (${modes.join(', ')})` : ''}`];
   // A second line, so scripts reading the first keep working: the base URL a client is given.
-  if (harness.prefix) console.log(`base URL ${server.url}${harness.prefix}/v1`);
+  if (harness.prefix) lines.push(`base URL ${server.url}${harness.prefix}/v1`);
+  // Then what a first-time user needs next (Prism lists what it serves): keys, models, the commands to point at it.
+  // A replay answers as recorded: its keys and models are the recording's.
+  if (!replay) {
+    lines.push(
+      ...bannerLines({
+        url: server.url,
+        ...(harness.prefix ? { prefix: harness.prefix } : {}),
+        catalog: fixtures.catalog ?? defaultCatalog(),
+        keys: fixtures.keys ?? defaultKeys(),
+        builtinKeys: fixtures.keys === undefined,
+        builtinCatalog: fixtures.catalog === undefined,
+      }),
+    );
+  }
+  // One write: a reader that waits for the first line has the rest with it.
+  console.log(lines.join('\n'));
   let closing = false;
   const stop = (): void => {
     if (closing) return;

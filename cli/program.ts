@@ -33,6 +33,14 @@ const COMMANDS: readonly (readonly [string, Build])[] = [
   ['init', async (io) => (await import('./gating.ts')).initCommand(io)],
 ];
 
+/**
+ * Commander's refusal of a flag's value quotes the value (`argument 'sk-…' is invalid`): the value is left out, as
+ * every refusal of a run's setting does (a key pasted into `--seed` must not land in a CI log).
+ */
+export function withoutArgument(message: string): string {
+  return message.replace(/ argument '([^]*)' is invalid\./, (_m, value: string) => ` argument (${value.length} character${value.length === 1 ? '' : 's'}, not shown) is invalid.`);
+}
+
 /** The program with every command, or with `only` when it names one (the command line's first word). */
 export async function buildProgram(io: Io = stdio, done: Done = () => undefined, only?: string): Promise<Command> {
   const one = COMMANDS.find(([name]) => name === only);
@@ -47,7 +55,7 @@ export async function buildProgram(io: Io = stdio, done: Done = () => undefined,
   const apply = (cmd: Command) => {
     cmd
       .exitOverride()
-      .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: (message, write) => write(`${oneLine(message)}\n`) })
+      .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: (message, write) => write(`${oneLine(cmd.name() === 'run' ? withoutArgument(message) : message)}\n`) })
       .showSuggestionAfterError(true)
       .allowExcessArguments(false);
     for (const sub of cmd.commands) apply(sub);

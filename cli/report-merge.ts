@@ -14,6 +14,7 @@ import { loadReport, ReportFileError } from '../report/load.ts';
 import { checkZip, ZipRefused } from '../report/blob-zip.ts';
 import { MERGE_CONTEXT_ENV, MergeRefused, planMerge, shardBlob, shardDirs, type ShardReport } from '../report/merge.ts';
 import { referenceReportDir } from '../run/reference.ts';
+import { REFERENCE_PAIR } from '../run/targets.ts';
 import { CONFORMANCE_CONFIG, playwrightCli } from './kit-files.ts';
 import { ConfigError } from './usage.ts';
 
@@ -38,8 +39,11 @@ export async function mergeShards(args: readonly string[], reportDir: string): P
  * runs (each shard's reference/ folder) are merged first into `reportDir`/reference, as `chatconform run --reference`
  * runs the reference first, and the target's merge pairs with that report.
  */
-async function mergeRun(shards: readonly ShardReport[], reportDir: string): Promise<number> {
+async function mergeRun(shards: readonly ShardReport[], reportDir: string, slotTarget?: string): Promise<number> {
   const context = refusedAsConfig(() => planMerge(shards));
+  // The target and its reference ran in one run: each shard's blob holds both; each merge folds its own target's cases.
+  const own = slotTarget ?? (context.features.reference ? REFERENCE_PAIR.self : undefined);
+  if (own !== undefined) context.slotTarget = own;
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'chatconform-merge-'));
   const blobs = path.join(scratch, 'blobs');
   mkdirSync(blobs);
@@ -89,7 +93,7 @@ async function mergeReference(shards: readonly ShardReport[], reportDir: string)
   });
   const out = referenceReportDir(reportDir);
   process.stdout.write(`chatconform: merging the reference run's shards (reports in ${out})\n`);
-  await mergeRun(refs, out);
+  await mergeRun(refs, out, REFERENCE_PAIR.reference);
   return path.join(out, 'conformance.json');
 }
 

@@ -4,7 +4,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ENV, reportDirOf } from '../run/config.ts';
-import { declaredTitleOf, RERUN_ENV, RERUN_TEST_LIST, rerunOfReport, rerunReportDir, testListOf, type RerunOf } from '../run/rerun.ts';
+import { declaredTitlesOf, RERUN_ENV, RERUN_TEST_LIST, rerunOfReport, rerunReportDir, testListOf, type RerunOf } from '../run/rerun.ts';
+import type { SlotSpace } from '../run/slots.ts';
 import { SELECTION_ENV } from '../run/selection.ts';
 import { loadReport, ReportFileError } from '../report/load.ts';
 import type { ConformanceReport } from '../report/json.ts';
@@ -22,6 +23,8 @@ export interface Rerun {
   of: RerunOf;
   /** The runner's arguments that select the tests (`--test-list FILE`). */
   args: string[];
+  /** The test list FILE (written by writeTestList once the run is planned). */
+  list: string;
   /** What the rerun runs, for messages. */
   describe: string;
 }
@@ -61,20 +64,27 @@ export function prepareRerun(env: NodeJS.ProcessEnv, flags: RerunFlags): Rerun |
   env[RERUN_ENV] = JSON.stringify(of);
   mkdirSync(dir, { recursive: true });
   const list = path.join(dir, RERUN_TEST_LIST);
-  writeFileSync(list, testListOf(of.tests, KIT_ROOT, path.dirname(CONFORMANCE_CONFIG)));
   const describe = `the ${of.tests.length} test(s) where ${of.requirements.join(', ')} failed or could not be judged in ${file}`;
   process.stderr.write(`chatconform: rerunning ${describe} (seed ${env[ENV.seed] ?? 'random'}; reports in ${dir})\n`);
-  return { of, args: ['--test-list', list], describe };
+  return { of, args: ['--test-list', list], list, describe };
+}
+
+/**
+ * Writes the rerun's test list, each test under every slot of the rerun's run it may be declared in (its targets and
+ * trials: the plan's, known once the run is planned; run/slots.ts).
+ */
+export function writeTestList(rerun: Rerun, space: Pick<SlotSpace, 'targets' | 'trials'>): void {
+  writeFileSync(rerun.list, testListOf(rerun.of.tests, KIT_ROOT, path.dirname(CONFORMANCE_CONFIG), space));
 }
 
 /**
  * The suite's listing under the rerun's test list against what the report named: a test the suite no longer has
  * (renamed, moved, or a matrix model the run no longer has) is said; none left is an error (exit 3).
  */
-export function checkRerunListing(rerun: Rerun, listed: readonly ListedTest[]): void {
+export function checkRerunListing(rerun: Rerun, listed: readonly ListedTest[], space: Pick<SlotSpace, 'targets' | 'trials'> = {}): void {
   const suites = path.dirname(CONFORMANCE_CONFIG);
   const found = new Set(listed.map((t) => `${t.file}\n${t.title}`));
-  const missing = rerun.of.tests.filter((t) => !found.has(`${path.relative(suites, path.resolve(KIT_ROOT, t.file)).split(path.sep).join('/')}\n${declaredTitleOf(t)}`));
+  const missing = rerun.of.tests.filter((t) => !declaredTitlesOf(t, space).some((title) => found.has(`${path.relative(suites, path.resolve(KIT_ROOT, t.file)).split(path.sep).join('/')}\n${title}`)));
   const hint = rerun.of.tests.some((t) => t.model !== undefined) ? '; that report is of a per-model matrix: are its models still in the catalog?' : '';
   if (missing.length === rerun.of.tests.length) throw new ConfigError(`rerun: none of ${rerun.describe} is in the suite now (changed since that report?)${hint}`);
   for (const t of missing) process.stderr.write(`chatconform: note: not rerun, the suite has no test ${t.file} › ${t.title} now\n`);

@@ -3,14 +3,15 @@
 // chatconform.config.json/.yaml fills in what neither set. Bad input is refused before anything starts (exit 2, or
 // 3 for a file that does not load); then the exit code is the one the report states (0, 1, or 3).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ENV, gateOf, normaliseBaseUrl, profilePathOf, reportDirOf } from '../run/config.ts';
 import { applyConfigFile } from '../run/config-file.ts';
-import { headersOfText, parseHeaderLine } from '../run/extra-headers.ts';
-import { redactHeaders } from '../spec/redact.ts';
+import { headersOfText, isPublicHeader, parseHeaderLine } from '../run/extra-headers.ts';
+import { REDACTION_MASK } from '../spec/redact.ts';
+import { runSecrets } from '../run/run-secrets.ts';
 import { loadProfile } from '../run/profile.ts';
 import { parseShard, shardLabel, shardOf } from '../run/shard.ts';
 import { describeSelection, SELECTION_ENV, selectionOf, selectionStatements, selectionTakesTests } from '../run/selection.ts';
@@ -20,12 +21,11 @@ import type { ConformanceReport } from '../report/json.ts';
 import { CONFORMANCE_CONFIG, KIT_ROOT, playwrightCli } from './kit-files.ts';
 import { formatListing, listSuite } from './selection.ts';
 import { collectList, ConfigError, EXIT, EXIT_CODES_TEXT, integerFrom, positiveNumber, UsageError } from './usage.ts';
-import { checkRerunListing, prepareRerun } from './rerun.ts';
-import { testListForTargets } from '../run/rerun.ts';
-import { REFERENCE_ENV, referenceEnv, referenceReportDir } from '../run/reference.ts';
-import { TARGETS_FILE_ENV, type RunTarget } from '../run/targets.ts';
+import { checkRerunListing, prepareRerun, writeTestList } from './rerun.ts';
+import { REFERENCE_ENV, referenceReportDir } from '../run/reference.ts';
+import { targetsOfPlan } from '../run/targets.ts';
 import { preflight } from '../run/reachability.ts';
-import { TRIALS_ENV, TRIALS_WITH_MATRIX, trialsOf } from '../run/trials.ts';
+import { trialsOf } from '../run/trials.ts';
 import { disposeRunDir, planVariables, resolvePlan, writePlanInNewRunDir, type RunPlan } from '../run/plan.ts';
 import { attributeOf, longFlagOf, SettingError, SETTINGS, type Setting, type SettingKind } from '../run/settings.ts';
 
@@ -57,10 +57,10 @@ function shardArgument(raw: string): string {
   }
 }
 
-/** A header as the bundle's command records it: a credential's value masked (spec/redact.ts, as every output). */
-function maskedHeaderLine(line: string): string {
+/** A header as the bundle's command records it: its value masked unless declared public (as in every output). */
+function maskedHeaderLine(line: string, publicNames: readonly string[]): string {
   const [name, value] = parseHeaderLine(line);
-  return `${name}: ${redactHeaders({ [name]: value }, [])[name]}`;
+  return `${name}: ${isPublicHeader(name, publicNames) ? value : REDACTION_MASK}`;
 }
 
 /** How commander reads a flag of each kind (run/settings.ts); the kinds without one take the text as given. */
@@ -166,8 +166,6 @@ export function validate(env: NodeJS.ProcessEnv, flags: RunFlags): void {
   if (sharded && !env[ENV.seed]) throw new UsageError('--shard: give --seed too (the same for every shard of the run; `chatconform report merge` refuses shards of different seeds)');
   if (sharded && flags.certify) throw new UsageError('--certify judges the whole suite in one run; a shard is a partial run');
   validateReference(env);
-  // Both repeat the model-dependent tests (once per model; once per trial): not combined yet.
-  if (env[ENV.modelMatrix] && env[TRIALS_ENV.trials]) throw new UsageError(TRIALS_WITH_MATRIX);
   try {
     headersOfText(env[ENV.headers]);
   } catch (err) {
@@ -224,48 +222,6 @@ function validateReference(env: NodeJS.ProcessEnv): void {
   }
 }
 
-/**
- * The reference run (before the target's, so the target's reporter pairs with it): the same tests against the
- * reference, by a plan of its own that shares the target's seed; returns its conformance.json's path, or undefined
- * when it wrote none.
- */
-async function runReference(env: NodeJS.ProcessEnv, target: RunPlan, grep: string[], output: string, plans: RunPlan[]): Promise<string | undefined> {
-  const dir = referenceReportDir(reportDirOf(env));
-  // The target's settings were resolved once (config file included): the reference's plan starts from them.
-  const refEnv = referenceEnv({ ...env, [ENV.seed]: String(target.seed) }, dir);
-  const plan = planOf(refEnv, false).plan;
-  writePlanInNewRunDir(plan);
-  plans.push(plan);
-  process.stdout.write(`chatconform: the reference run, against ${env[REFERENCE_ENV.url]} (reports in ${dir})\n`);
-  const started = Date.now();
-  await spawnPlaywright(['test', '-c', CONFORMANCE_CONFIG, '--output', path.join(output, 'reference'), ...grep], { ...refEnv, ...planVariables(plan) });
-  if (!readReport(dir, started)) return undefined;
-  process.stdout.write(`chatconform: the target run${env[ENV.baseUrl] ? `, against ${env[ENV.baseUrl]}` : ''}\n`);
-  return path.join(dir, 'conformance.json');
-}
-
-/**
- * The targets of a run of the target beside its reference: the reference (its URL, key variable, profile, model;
- * nothing of the target's own settings) and the run's own target. The file lives in the run's scratch folder.
- */
-/** The two targets of a run beside its reference: their names (and describe blocks). */
-const PAIR_NAMES = ['reference', 'target'] as const;
-
-function writeReferencePair(plan: RunPlan, env: NodeJS.ProcessEnv): string {
-  const reference: RunTarget = {
-    name: PAIR_NAMES[0],
-    reference: true,
-    baseUrl: env[REFERENCE_ENV.url]!,
-    apiKeyEnv: REFERENCE_ENV.apiKey,
-    ...(env[REFERENCE_ENV.profile] ? { profile: path.resolve(env[REFERENCE_ENV.profile]!) } : {}),
-    ...(env[REFERENCE_ENV.model] ? { models: [env[REFERENCE_ENV.model]!] } : {}),
-  };
-  const file = path.join(plan.runDir, 'targets.json');
-  writeFileSync(file, JSON.stringify([reference, { name: PAIR_NAMES[1], self: true }]));
-  process.stdout.write(`chatconform: the target beside its reference ${env[REFERENCE_ENV.url]} in one run (the reference's reports in ${referenceReportDir(reportDirOf(env))})\n`);
-  return file;
-}
-
 /** The plan of `env` (run/plan.ts); a setting that is not a value of its kind is a usage error, a profile that does not load is not. */
 function planOf(env: NodeJS.ProcessEnv, configFile: boolean): ReturnType<typeof resolvePlan> {
   try {
@@ -299,7 +255,7 @@ export function commandLine(flags: RunFlags): string {
     // The long name: a flag with a short alias (`-H, --header`) is recorded by its long one.
     const name = longFlagOf(s);
     if (s.name === 'apiKey') parts.push(name, '"$CONFORMANCE_API_KEY"');
-    else if (s.kind === 'headers') for (const line of value as string[]) parts.push(name, JSON.stringify(maskedHeaderLine(line)));
+    else if (s.kind === 'headers') for (const line of value as string[]) parts.push(name, JSON.stringify(maskedHeaderLine(line, (flags.publicHeader as string[] | undefined) ?? [])));
     else if (value === true) parts.push(name);
     else parts.push(name, JSON.stringify(Array.isArray(value) ? value.join(',') : String(value)));
   }
@@ -322,8 +278,13 @@ export async function run(flags: RunFlags): Promise<number> {
   const rerun = flags.lastFailed || flags.rerun !== undefined ? prepareRerun(env, flags) : undefined;
   if ((flags.lastFailed || flags.rerun !== undefined) && !rerun) return EXIT.ok;
   validate(env, flags);
-  // Resolved once (the config file was applied above): the seed is fixed here, so a reference run shares it.
+  // Resolved once (the config file was applied above): the seed is fixed here, and the reference, targets and trials
+  // are the plan's (the run's slots: run/slots.ts).
   const { plan, secrets } = planOf(env, false);
+  const targets = targetsOfPlan(plan);
+  const slots = { ...(targets ? { targets: targets.map((t) => t.name) } : {}), ...(plan.settings.trials ? { trials: plan.settings.trials } : {}) };
+  // A rerun's tests are named under every slot of this run they may be declared in.
+  if (rerun) writeTestList(rerun, slots);
   if (flags.certify) checkCertifiable(env, plan, flags);
   // The key is read before the run: a certification must not run for an hour and then fail to sign.
   if (flags.signKey !== undefined && !flags.certify) throw new UsageError('--sign-key signs a certification bundle: give --certify too');
@@ -346,7 +307,7 @@ export async function run(flags: RunFlags): Promise<number> {
     const whole = { ...env };
     delete whole[ENV.shard];
     const tests = listSuite(flags.list ? env : whole, grep);
-    if (rerun) checkRerunListing(rerun, tests);
+    if (rerun) checkRerunListing(rerun, tests, slots);
     if (flags.list) {
       process.stdout.write(formatListing(tests));
       if (sel) process.stdout.write(`requirements selected (${describeSelection(sel)}):\n${selectionStatements(sel).map((l) => `  ${l}`).join('\n')}\n`);
@@ -362,37 +323,19 @@ export async function run(flags: RunFlags): Promise<number> {
     const rel = path.relative(process.cwd(), configFile);
     process.stderr.write(`chatconform: config file ${rel.startsWith('..') || path.isAbsolute(rel) ? configFile : rel}\n`);
   }
-  await checkTargetFirst(plan, secrets, env);
+  await checkTargetFirst(plan, secrets);
   writePlanInNewRunDir(plan);
-  const plans = [plan];
   const runEnv: NodeJS.ProcessEnv = { ...env, ...secrets, ...planVariables(plan) };
+  // The reference beside the target in one run: the same runner, workers, seed and selection serve both.
+  if (plan.settings.reference) process.stdout.write(`chatconform: the target beside its reference ${plan.settings.reference} in one run (the reference's reports in ${referenceReportDir(reportDirOf(env))})\n`);
   // Playwright's own output folder holds nothing the reports need: a temp folder, never the caller's tree or node_modules.
   const output = mkdtempSync(path.join(os.tmpdir(), 'chatconform-playwright-'));
   const started = Date.now();
   try {
-    if (env[REFERENCE_ENV.url] && !plan.settings.modelMatrix && !plan.settings.shard) {
-      // The reference beside the target in one run: the same runner, workers, seed and selection serve both.
-      runEnv[TARGETS_FILE_ENV] = writeReferencePair(plan, env);
-      // A rerun's tests are declared once per target: its list names each target's.
-      if (rerun) {
-        const list = rerun.args[rerun.args.indexOf('--test-list') + 1]!;
-        writeFileSync(list, testListForTargets(readFileSync(list, 'utf8'), PAIR_NAMES));
-      }
-    } else if (env[REFERENCE_ENV.url]) {
-      // With a per-model matrix (its tests declared per model, not per target) the reference runs first, as a run of its own; so it does in a
-      // shard, which must hold the reference's part of the suite beside the target's (Playwright would split the
-      // two targets' repetitions of a test between shards).
-      const file = await runReference({ ...env, ...secrets }, plan, grep, output, plans);
-      if (!file) {
-        process.stderr.write('chatconform: the reference run wrote no report: nothing to pair the target with\n');
-        return EXIT.config;
-      }
-      runEnv[REFERENCE_ENV.report] = file;
-    }
     await spawnPlaywright(['test', '-c', CONFORMANCE_CONFIG, '--output', output, ...grep], runEnv);
   } finally {
     rmSync(output, { recursive: true, force: true });
-    for (const p of plans) disposeRunDir(p);
+    disposeRunDir(plan);
   }
   const reportDir = reportDirOf(env);
   const report = readReport(reportDir, started);
@@ -405,7 +348,7 @@ export async function run(flags: RunFlags): Promise<number> {
       bundleDir: path.resolve(flags.bundleDir ?? 'chatconform-bundle'),
       report,
       profile: loadProfile(profilePath),
-      secrets: [env[ENV.apiKey] ?? ''].filter((s) => s.length >= 4),
+      secrets: runSecrets(undefined, env),
       command: commandLine(flags),
       catalogText: readFileSync(path.join(KIT_ROOT, 'spec/requirements/requirements.json'), 'utf8'),
       ...commitOf(KIT_ROOT),
@@ -420,9 +363,10 @@ export async function run(flags: RunFlags): Promise<number> {
  * Before any test (run/reachability.ts preflight): a setup mistake (a base URL ending in /v1, a --models selection of
  * no model) is a usage error; a target it waited for is not waited for again by the suite.
  */
-async function checkTargetFirst(plan: RunPlan, secrets: Record<string, string>, env: NodeJS.ProcessEnv): Promise<void> {
+async function checkTargetFirst(plan: RunPlan, secrets: Record<string, string>): Promise<void> {
   const baseUrl = plan.settings.baseUrl;
-  if (plan.embeddedMock || baseUrl === undefined || env[TARGETS_FILE_ENV]) return;
+  // A targets file's targets are each reached by the global setup (one that cannot be reached does not end the run).
+  if (plan.embeddedMock || baseUrl === undefined || plan.targets) return;
   const key = secrets[ENV.apiKey];
   const headers = { ...(plan.settings.headers ?? {}), ...(key ? { authorization: `Bearer ${key}` } : {}) };
   const say = (line: string) => process.stderr.write(`${line}\n`);

@@ -1,9 +1,15 @@
 // `--list`, and the check that a partial run runs something: Playwright's own listing of the suite
-// (`--list --reporter=json`) under the run's environment, so the selection (run/selection.ts,
+// (`--list`, through the listing reporter suites/list-reporter.ts) under the run's environment, so the selection (run/selection.ts,
 // tags and files) is applied exactly as the run applies it; each test's `req(...)` annotations name its IDs.
-import { execFileSync } from 'node:child_process';
-import { REQUIREMENT_ANNOTATION } from '../judge/checker.ts';
-import { CONFORMANCE_CONFIG, playwrightCli } from './kit-files.ts';
+import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileLines, LIST_FILE_ENV, type ListedLine } from '../run/suite-listing.ts';
+import { CONFORMANCE_CONFIG, EXT, KIT_ROOT, playwrightCli } from './kit-files.ts';
+
+/** The listing reporter (suites/list-reporter.ts), named by its path: the CLI never imports the suite. */
+const LIST_REPORTER = path.join(KIT_ROOT, `suites/list-reporter${EXT}`);
 
 export interface ListedTest {
   /** Path of the test file relative to the suite folder, as Playwright reports it (through source maps). */
@@ -14,40 +20,48 @@ export interface ListedTest {
   ids: string[];
 }
 
-interface ListedSuite {
-  title?: string;
-  specs?: { title: string; file: string; line: number; tests: { annotations?: { type: string; description?: string }[] }[] }[];
-  suites?: ListedSuite[];
-}
-
-/** Every test of the suite, with its declared requirements, as Playwright lists them (no target is contacted). */
+/**
+ * Every test of the suite, with its declared requirements, as Playwright lists them (no target is contacted), through
+ * the listing reporter (suites/list-reporter.ts): a line per test in a scratch file, read a piece at a time. No buffer
+ * holds the whole listing (a 1,000-model matrix lists some 100,000 tests).
+ */
 export function listSuite(env: NodeJS.ProcessEnv = process.env, filters: readonly string[] = []): ListedTest[] {
-  let out: string;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-list-'));
+  const file = path.join(dir, 'listing.jsonl');
   try {
-    out = execFileSync(process.execPath, [playwrightCli(), 'test', '-c', CONFORMANCE_CONFIG, '--list', '--reporter=json', ...filters], {
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-      env: { ...env, FORCE_COLOR: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-  } catch (err) {
-    // A listing that finds no test exits 1, with its (empty) JSON all the same.
-    const e = err as { stdout?: string; stderr?: string; message: string };
-    if (!e.stdout?.trimStart().startsWith('{')) throw new Error(`listing the suite failed: ${(e.stderr || e.stdout || e.message).trim().split('\n')[0]}`);
-    out = e.stdout;
-  }
-  const report = JSON.parse(out) as { suites?: ListedSuite[] };
-  const tests: ListedTest[] = [];
-  const walk = (suite: ListedSuite, describe: string[]) => {
-    for (const spec of suite.specs ?? []) {
-      const ids = [...new Set(spec.tests.flatMap((t) => (t.annotations ?? []).filter((a) => a.type === REQUIREMENT_ANNOTATION && a.description).map((a) => a.description!)))];
-      tests.push({ file: spec.file, line: spec.line, title: [...describe, spec.title].join(' › '), ids });
+    const errors = path.join(dir, 'stderr.txt');
+    const fd = openSync(errors, 'w');
+    let listed: ReturnType<typeof spawnSync>;
+    try {
+      // Neither output is held in memory: stdout is not kept, stderr goes to a file whose first line says a failure.
+      listed = spawnSync(process.execPath, [playwrightCli(), 'test', '-c', CONFORMANCE_CONFIG, '--list', `--reporter=${LIST_REPORTER}`, ...filters], {
+        env: { ...env, FORCE_COLOR: '0', [LIST_FILE_ENV]: file },
+        stdio: ['ignore', 'ignore', fd],
+      });
+    } finally {
+      closeSync(fd);
     }
-    for (const child of suite.suites ?? []) walk(child, [...describe, child.title ?? '']);
-  };
-  // The top-level suites are the files; the ones below them are describe blocks, part of a test's full title.
-  for (const file of report.suites ?? []) walk(file, []);
-  return tests;
+    // A listing that finds no test exits 1, with its (empty) file all the same.
+    if (!existsSync(file)) {
+      const first = fileLines(errors).next();
+      const why = listed.error?.message ?? (first.done ? '' : first.value.trim().slice(0, 500));
+      throw new Error(`listing the suite failed: ${why || `exit ${listed.status}`}`);
+    }
+    // One entry per test, in the order listed; the same test of several projects once, its IDs joined.
+    const byKey = new Map<string, ListedTest>();
+    for (const text of fileLines(file)) {
+      if (text === '') continue;
+      const l = JSON.parse(text) as ListedLine;
+      const title = l.titles.join(' › ');
+      const key = `${l.file}\u0000${l.line}\u0000${title}`;
+      const known = byKey.get(key);
+      if (known) known.ids = [...new Set([...known.ids, ...l.ids])];
+      else byKey.set(key, { file: l.file, line: l.line, title, ids: l.ids });
+    }
+    return [...byKey.values()];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 export function formatListing(tests: readonly ListedTest[]): string {

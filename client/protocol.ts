@@ -1,6 +1,7 @@
 // The protocol between `chatconform client` and the client under test (docs/client-conformance.md, "Protocol"):
 // one process per scenario, the instruction in environment variables, one JSON object on stdout. Kept this small
 // on purpose: a client author writes the adapter in 30 lines of any language, with the SDK they ship.
+import type { ConsumerReport } from '../judge/checks/consumer.ts';
 
 /** What the client is asked to do. */
 export type InstructionKind = 'chat' | 'stream' | 'tool-loop' | 'search' | 'catalog';
@@ -26,24 +27,8 @@ export interface Instruction {
   follow_up?: string;
 }
 
-/** What the client prints: one JSON object. Every field is optional; `error` when the request failed. */
-export interface ClientReport {
-  /** The answer's text (`search`: the first answer's). */
-  text?: string | null;
-  /** The first answer's tool calls, arguments decoded (section 2.4). */
-  tool_calls?: { id?: string; name?: string; arguments?: unknown }[];
-  /** `search`: the number of searches, as the client read it. */
-  searches?: number | null;
-  /** `search`: the follow-up answer's text. */
-  follow_up_text?: string | null;
-  /** `catalog`: the entries as the client holds them. */
-  models?: Record<string, unknown>[];
-  /** The model the client used. */
-  model?: string;
-  /** The usage the answer gave (`prompt_tokens`, `completion_tokens`); a `stream` with include_usage reports it. */
-  usage?: Record<string, unknown>;
-  error?: { message?: string; code?: string | null; status?: number | null } | null;
-}
+/** What the client prints: one JSON object; every field optional, `error` when the request failed. */
+export type ClientReport = ConsumerReport;
 
 /** The environment variables a client gets (besides the parent's PATH, HOME and the like). */
 export const CLIENT_ENV = {

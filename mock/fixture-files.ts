@@ -2,7 +2,7 @@
 // against their schemas (spec/schemas/mock-catalog, mock-keys; each entry's public part against model.schema.json,
 // as GET /v1/models will show it) and against each other, so a bad file is refused with every problem named,
 // before the mock listens.
-import { readFileSync } from 'node:fs';
+import { FileReadError, readJsonFile } from '../spec/file-reader.ts';
 import { formatIssues, validate } from '../spec/validator.ts';
 import { defaultCatalog } from './core/fixture-data.ts';
 import type { CatalogFixture, KeysFixture } from './core/types.ts';
@@ -10,12 +10,12 @@ import type { CatalogFixture, KeysFixture } from './core/types.ts';
 /** A fixture file that cannot be used; the message names the file and each problem. */
 export class FixtureFileError extends Error {}
 
+/** Through the kit's one reader (a regular file, bounded; a keys file's text never echoed). */
 function readJson(file: string, what: string): unknown {
   try {
-    return JSON.parse(readFileSync(file, 'utf8'));
+    return readJsonFile(file, what, { maxBytes: 64 * 1024 * 1024, timeoutMs: 30_000 });
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    throw new FixtureFileError(`${what} ${file}: ${e.code === 'ENOENT' ? 'no such file' : `not JSON (${e.message})`}`);
+    throw new FixtureFileError(err instanceof FileReadError ? err.message : `${what} ${file}: cannot be read`);
   }
 }
 

@@ -3,7 +3,7 @@
 // target is known to fail, each with its reason. Then a listed ID that fails is `expected-fail` and does not fail
 // the run; an unlisted MUST that fails does; and a listed ID that now passes makes the baseline stale, which fails
 // the run too, naming the entry to delete, so the list never outlives the failures it excuses.
-import { readFileSync } from 'node:fs';
+import { readBoundedText } from '../spec/file-reader.ts';
 import YAML from 'yaml';
 import { formatIssues, validate } from '../spec/validator.ts';
 import { getRequirement, isKnownRequirement, primaryOf } from '../spec/requirements/index.ts';
@@ -43,9 +43,9 @@ export class BaselineError extends Error {
 export function loadBaseline(file: string): Baseline {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readBoundedText(file, 'expected failures');
   } catch (err) {
-    throw new BaselineError(`expected failures ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new BaselineError((err as Error).message);
   }
   return parseBaseline(text, file);
 }

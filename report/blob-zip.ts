@@ -4,7 +4,8 @@
 // This reads the zip's central directory itself (names, counts, declared sizes), then inflates every entry as a
 // stream, counting the bytes and keeping none, and stops at the first bound crossed: time and memory stay bounded
 // whatever the archive claims, and the refusal is one line.
-import { createReadStream, openSync, readSync, closeSync, fstatSync } from 'node:fs';
+import { createReadStream, readSync, closeSync } from 'node:fs';
+import { FileReadError, openRegularFile } from '../spec/file-reader.ts';
 import { createInflateRaw } from 'node:zlib';
 
 export interface ZipBounds {
@@ -12,6 +13,11 @@ export interface ZipBounds {
   maxEntries: number;
   /** Most bytes all entries may inflate to together. */
   maxTotalBytes: number;
+  /**
+   * Most bytes one entry may inflate to. merge-reports reads each entry whole into memory, and holds every event of
+   * a report.jsonl parsed at once (a few times its size): the bound on one entry is the bound on its memory.
+   */
+  maxEntryBytes: number;
   /** Most bytes one entry may inflate to per compressed byte (past `ratioFloorBytes`). */
   maxRatio: number;
   /** An entry inflating to less than this is never refused for its ratio (a small file of one repeated byte is harmless). */
@@ -19,11 +25,13 @@ export interface ZipBounds {
 }
 
 /**
- * The bounds of a blob report. A shard of the whole suite against the embedded mock inflates to a few MB at a ratio
- * near 10; these leave room for far larger runs while keeping merge-reports' memory (a few times the inflated size)
- * within a CI machine's.
+ * The bounds of a blob report. A shard of the whole suite against the embedded mock inflates to about 3 MB (1 MB of
+ * events in report.jsonl, 2 MB of evidence) at a ratio near 10. merge-reports holds one entry whole, and a
+ * report.jsonl's events parsed (about five times its size): 24 MiB per entry keeps a merge under 300 MB of memory
+ * with a shard's own events grown to the bound (294 MB, bench/hostile-merge.ts), room for some 2,500 tests' events per shard (a larger run takes
+ * more shards); the total bounds the disk merge-reports writes.
  */
-export const BLOB_BOUNDS: ZipBounds = { maxEntries: 10_000, maxTotalBytes: 256 * 1024 * 1024, maxRatio: 200, ratioFloorBytes: 1024 * 1024 };
+export const BLOB_BOUNDS: ZipBounds = { maxEntries: 10_000, maxTotalBytes: 256 * 1024 * 1024, maxEntryBytes: 24 * 1024 * 1024, maxRatio: 200, ratioFloorBytes: 1024 * 1024 };
 
 /** The zip is refused: why, in one line. */
 export class ZipRefused extends Error {}
@@ -127,6 +135,7 @@ function centralDirectory(fd: number, fileSize: number, bounds: ZipBounds): Entr
     if (method !== 0 && method !== 8) throw new ZipRefused(`the entry ${name} uses compression method ${method} (a blob report uses deflate)`);
     if (method === 0 && compressedSize !== size) throw new ZipRefused(`the stored entry ${name} declares ${size} bytes in ${compressedSize}`);
     if (localOffset + 30 + compressedSize > fileSize) throw new ZipRefused(`the entry ${name} does not fit the file`);
+    if (size > bounds.maxEntryBytes) throw new ZipRefused(`the entry ${name} inflates to ${mib(size)}, more than the ${mib(bounds.maxEntryBytes)} one entry of a blob report may (a shard of fewer tests: run more shards)`);
     total += size;
     if (total > bounds.maxTotalBytes) throw new ZipRefused(`it inflates to more than ${mib(bounds.maxTotalBytes)} (the bound of a blob report), by its own directory`);
     if (size > bounds.ratioFloorBytes && size > bounds.maxRatio * Math.max(1, compressedSize)) {
@@ -178,13 +187,15 @@ function inflateCounting(file: string, fd: number, entry: Entry): Promise<void> 
  */
 export async function checkZip(file: string, bounds: ZipBounds = BLOB_BOUNDS): Promise<{ entries: number; bytes: number }> {
   let fd: number;
+  let size: number;
   try {
-    fd = openSync(file, 'r');
+    // The kit's one reader's check: a regular file (never a FIFO or a device behind a link), its size from its descriptor.
+    ({ fd, size } = openRegularFile(file, 'the blob'));
   } catch (err) {
-    throw new ZipRefused(`cannot read it: ${(err as Error).message}`);
+    throw new ZipRefused(`cannot read it: ${err instanceof FileReadError ? err.message.replace(/^the blob \S+: /, '') : (err as Error).message}`);
   }
   try {
-    const entries = centralDirectory(fd, fstatSync(fd).size, bounds);
+    const entries = centralDirectory(fd, size, bounds);
     for (const entry of entries) await inflateCounting(file, fd, entry);
     return { entries: entries.length, bytes: entries.reduce((a, e) => a + e.size, 0) };
   } finally {

@@ -15,6 +15,7 @@ import * as tar from 'tar';
 import type { Profile } from '../run/profile.ts';
 import { DEFAULT_BUDGET } from '../run/profile.ts';
 import { redact } from '../spec/redact.ts';
+import { readBoundedBytes } from '../spec/file-reader.ts';
 import { REPORT_FILES } from './write.ts';
 import { renderHtml } from './html.ts';
 import type { ConformanceReport } from './json.ts';
@@ -40,11 +41,15 @@ export interface BundleInfo {
   signature?: { algorithm: 'ed25519'; file: string; publicKeySha256: string };
 }
 
+/** A PEM key file is a few hundred bytes. */
+const KEY_FILE = { maxBytes: 64 * 1024, timeoutMs: 10_000 };
+
 /** An ed25519 private key from a PEM file (`--sign-key`); throws a one-line reason otherwise. */
 export function loadSigningKey(file: string): KeyObject {
   let key: KeyObject;
   try {
-    key = createPrivateKey(readFileSync(file));
+    // The kit's one reader: a regular file of a key's size, never a FIFO or a device.
+    key = createPrivateKey(readBoundedBytes(file, 'the key', KEY_FILE));
   } catch (err) {
     throw new Error(`${file}: not a readable PEM private key (${(err as Error).message.split('\n')[0]})`);
   }
@@ -52,11 +57,29 @@ export function loadSigningKey(file: string): KeyObject {
   return key;
 }
 
-/** An ed25519 public key from a PEM file (`--verify-key`; a private key's PEM gives its public half). */
+/**
+ * An ed25519 public key from a PEM file (`--verify-key`). A private key is refused: Node would take its public half
+ * without a word, but a certifier's private key has no business on a verifier's machine, and one given by mistake
+ * should be said so (its content is never echoed).
+ */
 export function loadVerifyKey(file: string): KeyObject {
+  let pem: Buffer;
+  try {
+    pem = readBoundedBytes(file, 'the key', KEY_FILE);
+  } catch (err) {
+    throw new Error(`${file}: not a readable PEM public key (${(err as Error).message.split('\n')[0]})`);
+  }
+  let isPrivate = false;
+  try {
+    createPrivateKey(pem);
+    isPrivate = true;
+  } catch {
+    // Not a private key: read it as the public key it should be.
+  }
+  if (isPrivate) throw new Error(`${file} is a private key; give the certifier's public key (openssl pkey -in ${path.basename(file)} -pubout -out public.pem), and keep the private one away from verifiers`);
   let key: KeyObject;
   try {
-    key = createPublicKey(readFileSync(file));
+    key = createPublicKey(pem);
   } catch (err) {
     throw new Error(`${file}: not a readable PEM public key (${(err as Error).message.split('\n')[0]})`);
   }
@@ -163,10 +186,12 @@ export async function writeBundle(input: BundleInput): Promise<{ dir: string; ta
 }
 
 /**
- * What the signature proves: `verified` (it holds for the given public key), `invalid` (it does not, or is missing
- * although a key was given), `unchecked` (the bundle is signed but no key was given), `unsigned` (checksums only).
+ * What the signature proves: `verified` (it holds for the given public key and the files match the manifest it
+ * signs), `manifest-only` (it holds over the manifest, but the bundle's files do not match that manifest), `invalid`
+ * (it does not hold, or is missing although a key was given), `unchecked` (the bundle is signed but no key was
+ * given), `unsigned` (checksums only).
  */
-export type SignatureState = 'verified' | 'invalid' | 'unchecked' | 'unsigned';
+export type SignatureState = 'verified' | 'manifest-only' | 'invalid' | 'unchecked' | 'unsigned';
 
 export interface Verification {
   ok: boolean;
@@ -505,12 +530,15 @@ export async function verifyBundle(target: string, verifyKey?: KeyObject): Promi
       else signature = 'verified';
     }
   }
+  // A signature over a manifest the files no longer match says nothing of the files.
+  if (signature === 'verified' && problems.length > 0) signature = 'manifest-only';
   return { ok: problems.length === 0, problems, signature, ...(info ? { info } : {}), ...(verdict ? { verdict } : {}) };
 }
 
 /** What the signature state means, in one sentence. */
 const SIGNATURE_LINES: Record<SignatureState, string> = {
   verified: `signature: VERIFIED (ed25519, over ${MANIFEST}) with the given public key: the files are the ones its holder certified`,
+  'manifest-only': `signature: NOT VERIFIED: it holds over ${MANIFEST}, but the bundle's files do not match ${MANIFEST} (see above), so it vouches for nothing here`,
   invalid: 'signature: NOT VERIFIED with the given public key',
   unchecked: `signature: the bundle is signed, but the signature was NOT CHECKED (no --verify-key): give the certifier's public key to check it`,
   unsigned: `signature: none. The bundle is checksummed but UNSIGNED: ${MANIFEST} proves only that its files agree with each other (anyone can regenerate it), not who made them`,
@@ -520,7 +548,8 @@ const SIGNATURE_LINES: Record<SignatureState, string> = {
 export function formatVerification(target: string, v: Verification): string {
   const lines = [v.ok ? `${target}: the manifest holds (${MANIFEST} covers every file; ${BUNDLE_INFO} agrees with conformance.json)` : `${target}: NOT VERIFIED`];
   for (const p of v.problems) lines.push(`  - ${p}`);
-  if (v.verdict) lines.push(`verdict: ${v.verdict.result.toUpperCase()} — ${v.verdict.summary}`);
+  // A verdict is shown only from a bundle that holds: from one that does not, it is whatever was written into it.
+  if (v.verdict) lines.push(v.ok ? `verdict: ${v.verdict.result.toUpperCase()} — ${v.verdict.summary}` : 'verdict: not shown: the bundle does not verify, so its conformance.json cannot be trusted');
   lines.push(SIGNATURE_LINES[v.signature]);
   if (v.info) lines.push(`kit ${v.info.kit.name} ${v.info.kit.version}${v.info.kit.commit ? ` (${v.info.kit.commit.slice(0, 12)})` : ''}; catalog ${v.info.catalogSha256.slice(0, 12)}; seed ${v.info.seed ?? '(none)'}; target ${v.info.target ?? '(none)'}`, `command: ${v.info.command}`);
   return `${lines.join('\n')}\n`;

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { openRegularFile } from '../spec/file-reader.ts';
 import { FOLD_STEPS, type KeptFeatures } from './fold.ts';
 import { stopReasonOfReport, type ConformanceReport, type FailOn, type MergeInfo, type RunStatus, type ShardInfo, type StopReason } from './json.ts';
 import type { TestStatus } from './results.ts';
@@ -41,6 +42,8 @@ export interface MergeContext {
   features: KeptFeatures;
   /** With a reference: the merged reference run's conformance.json (its shards merged first). */
   referenceReport?: string;
+  /** In a run of several targets (the target beside its reference): the target whose cases this merge folds. */
+  slotTarget?: string;
   startedAt: string;
   durationMs: number;
   playwrightStatus: RunStatus;
@@ -93,9 +96,16 @@ export async function shardBlob(s: ShardReport): Promise<string> {
 }
 
 function sha256File(file: string): Promise<string> {
+  let fd: number;
+  try {
+    // The kit's one reader's check first: a blob that is a FIFO or a device is refused, not waited on.
+    ({ fd } = openRegularFile(file, 'the blob'));
+  } catch (err) {
+    return Promise.reject(new MergeRefused((err as Error).message));
+  }
   return new Promise((resolve, reject) => {
     const hash = createHash('sha256');
-    createReadStream(file)
+    createReadStream('', { fd })
       .on('data', (c) => hash.update(c))
       .on('error', (err) => reject(new MergeRefused(`cannot read ${file}: ${err.message}`)))
       .on('end', () => resolve(hash.digest('hex')));
@@ -113,6 +123,8 @@ const SAME: { what: string; of: (r: ConformanceReport) => unknown }[] = [
   { what: 'the selection', of: (r) => r.run.shard?.selection ?? '(whole suite)' },
   { what: 'the gate (fail on)', of: (r) => r.verdict.failOn ?? 'must' },
   { what: 'the kit version', of: (r) => r.kit.version },
+  // Two builds of one version judge differently; a shard from a kit that did not record its build is not this one's.
+  { what: 'the kit build', of: (r) => r.kit.build ?? '(not recorded)' },
   { what: 'the contract', of: (r) => r.spec.sha256 ?? r.spec.file },
   // Every feature the fold folds: a merge keeps it, so the shards must agree on it (trials, reference, matrix).
   ...FOLD_STEPS.map((step) => ({

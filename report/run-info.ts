@@ -6,7 +6,9 @@
 // (spec/requirements/contract.json), the kit's name and version from its own package.json.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { ENV, kitPackage, normaliseBaseUrl, profilePathOf, repoRoot, reportDirOf, runConfig, secrets, type RunConfig } from '../run/config.ts';
+import { ENV, kitPackage, normaliseBaseUrl, profilePathOf, repoRoot, reportDirOf, runConfig, type RunConfig } from '../run/config.ts';
+import { runSecrets } from '../run/run-secrets.ts';
+import { kitBuild } from '../run/kit-build.ts';
 import { Ledger } from '../run/ledger.ts';
 import { loadProfile, type Profile } from '../run/profile.ts';
 import { displayPath } from '../run/display-path.ts';
@@ -15,7 +17,7 @@ import { targetRequirements } from './results.ts';
 import { rerunOfEnv, type RerunOf } from '../run/rerun.ts';
 
 export interface RunInfo {
-  kit: { name: string; version: string };
+  kit: { name: string; version: string; build?: string };
   /** Counts of the catalog records the target is judged on; `kitOnly` mock-only records (about the kit) are left out. */
   spec: { file: string; sha256?: string; catalogRecords: number; requirements: number; observations: number; kitOnly?: number };
   target: { url?: string; embeddedMock: boolean; profile?: { name?: string; path?: string } };
@@ -35,7 +37,8 @@ export interface RunInfo {
 
 export function kitInfo(): RunInfo['kit'] {
   const pkg = kitPackage();
-  return { name: pkg.name, version: pkg.version };
+  // The build (a content digest of the kit): shards of two builds of one version are not one run (report/merge.ts).
+  return { name: pkg.name, version: pkg.version, build: kitBuild() };
 }
 
 /** The contract and the catalog records a target is judged on (`kitOnly`: the records about the kit itself). */
@@ -116,8 +119,8 @@ export function collectRunInfo(given?: RunConfig): RunInfo {
     spec: specInfo(),
     target: { embeddedMock: config?.embeddedMock ?? env[ENV.embeddedMock] === '1' },
     reportDir,
-    // secrets(runConfig()): the key, every key of the profile, its `secrets`; from the environment when setup failed.
-    secrets: secrets(config ?? ({ apiKey, profile } as RunConfig)),
+    // Every secret of the run (run/run-secrets.ts): this target's, every other target's and the reference's.
+    secrets: runSecrets(config ?? ({ apiKey, profile } as RunConfig)),
     sectionTitles: new Map(Object.entries(CONTRACT.sections)),
     problems,
   };

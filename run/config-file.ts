@@ -3,9 +3,10 @@
 // spec/schemas/config-file.schema.json). It fills in only what neither the command line nor the environment set:
 // flags, then CONFORMANCE_* variables, then the file, then the defaults. Relative paths are read from the file's
 // folder. The key itself never lives there (apiKeyEnv).
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
+import { readBoundedText } from '../spec/file-reader.ts';
 import { formatIssues, validate } from '../spec/validator.ts';
 import { ENV } from './config.ts';
 import { headersText } from './extra-headers.ts';
@@ -32,16 +33,25 @@ export function findConfigFile(dir: string): string | undefined {
   }
 }
 
-/** Reads and checks a config file; a bad one is a clear error naming the file and the fields. */
+/** Most bytes of a config file: a few KB are meant; a larger one is refused before YAML sees it. */
+export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
+
+/**
+ * Reads and checks a config file (through the kit's one reader: a regular file, bounded, found or named alike); a
+ * bad one is a clear error naming the file and the fields, never echoing a value (a key pasted into `seed`).
+ */
 export function readConfigFile(file: string): ConfigFile {
+  const text = readBoundedText(file, 'config file', { maxBytes: CONFIG_FILE_MAX_BYTES, timeoutMs: 10_000 });
   let data: unknown;
   try {
-    data = YAML.parse(readFileSync(file, 'utf8'));
+    data = YAML.parse(text);
   } catch (err) {
-    throw new Error(`config file ${file}: not readable as JSON or YAML (${(err as Error).message.split('\n')[0]})`);
+    const e = err as { linePos?: { line: number; col: number }[] };
+    const at = e.linePos?.[0] ? ` at line ${e.linePos[0].line}, column ${e.linePos[0].col}` : '';
+    throw new Error(`config file ${file}: not readable as JSON or YAML${at}`);
   }
   const result = validate('config-file', data ?? {});
-  if (!result.valid) throw new Error(`config file ${file} does not match spec/schemas/config-file.schema.json:\n${formatIssues(result.errors)}`);
+  if (!result.valid) throw new Error(`config file ${file} does not match spec/schemas/config-file.schema.json:\n${formatIssues(result.errors, { values: false })}`);
   return (data ?? {}) as ConfigFile;
 }
 
@@ -72,9 +82,8 @@ export function configFileEnv(file: string, config: ConfigFile, env: NodeJS.Proc
 export function configFileOf(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string | undefined {
   const named = env[setting('configFile').env];
   if (!named) return findConfigFile(cwd);
-  const file = path.resolve(cwd, named);
-  if (!existsSync(file) || !statSync(file).isFile()) throw new Error(`config file ${file}: no such file`);
-  return file;
+  // Whether it is a regular file, and readable within bounds, is the reader's to say (readConfigFile).
+  return path.resolve(cwd, named);
 }
 
 /** Finds the config file (named, or from `cwd` up) and fills `env` from it; returns the file used, if any. */

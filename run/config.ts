@@ -42,6 +42,8 @@ export interface RunConfig {
   maxRps?: number;
   /** Headers added to every request (the profile's `headers`, then CONFORMANCE_HEADERS over them), names in lower case. */
   headers?: Record<string, string>;
+  /** The headers among them whose values may be shown (--public-header); every other value is a secret of the run. */
+  publicHeaders?: string[];
   /** How long the run waits for an unreachable target before its first test (0: it asks once). */
   waitForTargetSeconds?: number;
   /** The models the run is pinned to; undefined: discovery picks among all listed models. */
@@ -146,6 +148,7 @@ export function configOfPlan(plan: RunPlan, env: NodeJS.ProcessEnv = process.env
     retry: { maxRetries: or('maxRetries'), maxWaitMs: or('maxRetryWaitMs') },
   };
   if (v.headers && Object.keys(v.headers).length > 0) config.headers = v.headers;
+  if (v.publicHeaders && v.publicHeaders.length > 0) config.publicHeaders = v.publicHeaders;
   if (v.maxRps !== undefined) config.maxRps = v.maxRps;
   if (v.models) config.models = v.models;
   if (v.maxRequestsPerModel !== undefined) config.maxRequestsPerModel = v.maxRequestsPerModel;
@@ -178,9 +181,12 @@ export function gateOf(env: NodeJS.ProcessEnv = process.env): Gate {
   return { failOn: (runSetting('failOn', env) ?? setting('failOn').default) as Gate['failOn'], ...(file ? { expectedFailures: file } : {}) };
 }
 
-/** Every credential the run knows: the key, and every key the profile names. Redaction masks them all. */
+/**
+ * Every credential one target's configuration holds: the key, every key the profile names, every header value not
+ * declared public. The run's whole set (every target's, the reference's) is run/run-secrets.ts's `runSecrets`.
+ */
 export function secrets(config: RunConfig): string[] {
-  const all = [config.apiKey, ...profileSecrets(config.profile), ...headerSecrets(config.headers ?? {})];
+  const all = [config.apiKey, ...profileSecrets(config.profile), ...headerSecrets(config.headers ?? {}, config.publicHeaders)];
   return [...new Set(all.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
 }
 
@@ -192,10 +198,6 @@ export function profileSecrets(p: Profile): string[] {
   if (p.lowTierKey) out.push(p.lowTierKey.key);
   for (const s of p.secrets ?? []) out.push(s);
   return out;
-}
-
-export function readJsonFile<T>(file: string): T {
-  return JSON.parse(readFileSync(file, 'utf8')) as T;
 }
 
 /**

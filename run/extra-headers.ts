@@ -1,7 +1,9 @@
 // Headers added to every request of a run (`-H 'Name: value'`, CONFORMANCE_HEADERS, the config file's and the
 // profile's `headers`): a gateway in front of the target may need a tenant or routing header, as Schemathesis and
-// curl users add with -H. A value under a credential-looking name (spec/redact.ts) is a secret of the run: masked
-// in every output, like the key.
+// curl users add with -H. Every such value is a secret of the run, whatever its header's name (a key travels under
+// `Authentication`, `X-Auth`, any name a gateway chose): masked in every output like the key, unless the user
+// declares the header public (--public-header NAME, CONFORMANCE_PUBLIC_HEADERS). A credential-looking name
+// (spec/redact.ts) is never public.
 import { isCredentialHeader } from '../spec/redact.ts';
 
 /** An HTTP field name (RFC 9110 token). */
@@ -17,7 +19,8 @@ export const REFUSED_HEADERS: readonly string[] = ['content-length', 'transfer-e
 /** `Name: value` as a header; a clear error for anything HTTP could not carry, or that the transport owns. */
 export function parseHeaderLine(raw: string): [name: string, value: string] {
   const colon = raw.indexOf(':');
-  if (colon <= 0) throw new Error(`"${raw}" is not a header: write it as 'Name: value'`);
+  // Not echoed: a line without a colon may be a bare key.
+  if (colon <= 0) throw new Error(`a line of ${raw.length} characters (not shown) is not a header: write it as 'Name: value'`);
   const name = raw.slice(0, colon).trim();
   const value = raw.slice(colon + 1).trim();
   if (!TOKEN.test(name)) throw new Error(`"${name}" is not a header name`);
@@ -45,9 +48,14 @@ export function headersText(headers: Record<string, string>): string {
     .join('\n');
 }
 
-/** The values among `headers` that are credentials (masked in every output). */
-export function headerSecrets(headers: Record<string, string>): string[] {
+/** Whether a header's value may be shown: the user declared it public, and its name is not a credential's. */
+export function isPublicHeader(name: string, publicNames: readonly string[] = []): boolean {
+  return !isCredentialHeader(name) && publicNames.some((p) => p.toLowerCase() === name.toLowerCase());
+}
+
+/** The values among `headers` that are secrets of the run (every one not declared public), masked in every output. */
+export function headerSecrets(headers: Record<string, string>, publicNames: readonly string[] = []): string[] {
   return Object.entries(headers)
-    .filter(([name]) => isCredentialHeader(name))
+    .filter(([name]) => !isPublicHeader(name, publicNames))
     .map(([, value]) => value.replace(/^(bearer|basic|token)\s+/i, ''));
 }

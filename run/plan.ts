@@ -8,11 +8,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { applyConfigFile } from './config-file.ts';
 import { BUILTIN_PROFILES, defaultReportDir, ENV, profilePathOf } from './config.ts';
-import { isCredentialHeader } from '../spec/redact.ts';
-import { headersOfText, headersText } from './extra-headers.ts';
+import { headersOfText, headersText, isPublicHeader } from './extra-headers.ts';
 import { loadProfile, type Profile } from './profile.ts';
 import { REFERENCE_ENV } from './reference.ts';
-import { parseSetting, setting, SETTINGS, settingText, type Setting, type SettingName, type SettingValues } from './settings.ts';
+import { parseSetting, setting, SettingError, SETTINGS, settingText, type Setting, type SettingName, type SettingValues } from './settings.ts';
+import { TARGETS_FILE_ENV, targetsOf, type RunTarget } from './targets-file.ts';
 
 /** The variable naming the plan file, set for every process of the run. */
 export const PLAN_ENV = 'CONFORMANCE_PLAN';
@@ -35,8 +35,10 @@ export interface RunPlan {
   runDir: string;
   /** The config file read, if any. */
   configFile?: string;
+  /** The targets of a run of several (CONFORMANCE_TARGETS_FILE, read once here): every process of the run reads them here. */
+  targets?: RunTarget[];
   /**
-   * Headers whose value is a credential (spec/redact.ts): plan.json holds their names only, the values stay where
+   * Headers whose value is a secret (every one not declared public): plan.json holds their names only, the values stay where
    * they were given (CONFORMANCE_HEADERS in the environment, or the profile).
    */
   heldApartHeaders?: string[];
@@ -92,6 +94,9 @@ export function resolvePlan(env: NodeJS.ProcessEnv, opts: ResolveOptions = {}): 
   for (const name of secretVariables()) if (merged[name]) secrets[name] = merged[name]!;
   const plan: RunPlan = { settings: values, given, seed, seedDrawn: drawn, embeddedMock, runDir: '' };
   if (configFile) plan.configFile = configFile;
+  const targets = targetsOf(merged);
+  if (targets && values.reference) throw new SettingError(`${TARGETS_FILE_ENV} and ${setting('reference').env}: a run beside its reference is a run of two targets; name the reference in the targets file (reference: true) instead`);
+  if (targets) plan.targets = targets;
   return { plan, secrets };
 }
 
@@ -140,7 +145,8 @@ export function writePlan(plan: RunPlan): string {
   readPlans.clear();
   const file = path.join(plan.runDir, PLAN_FILE);
   const headers = plan.settings.headers ?? {};
-  const heldApart = Object.keys(headers).filter(isCredentialHeader);
+  // Every header not declared public is a secret of the run (run/extra-headers.ts).
+  const heldApart = Object.keys(headers).filter((n) => !isPublicHeader(n, plan.settings.publicHeaders));
   const written: RunPlan = heldApart.length === 0 ? plan : { ...plan, settings: { ...plan.settings, headers: Object.fromEntries(Object.entries(headers).filter(([n]) => !heldApart.includes(n))) }, heldApartHeaders: heldApart };
   writeFileSync(file, `${JSON.stringify(written, null, 2)}\n`, { mode: 0o600 });
   return file;

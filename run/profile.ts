@@ -1,6 +1,6 @@
 // The target profile (CONFORMANCE_PROFILE): what a target can be asked beyond the black box.
 // Its JSON Schema is spec/schemas/profile.schema.json; the README documents every field.
-import { readFileSync } from 'node:fs';
+import { readJsonFile } from '../spec/file-reader.ts';
 import { formatIssues, validate } from '../spec/validator.ts';
 
 export interface Profile {
@@ -63,14 +63,10 @@ export const DEFAULT_BUDGET = {
 
 export function loadProfile(file: string | undefined): Profile {
   if (!file) return {};
-  let data: unknown;
-  try {
-    data = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new Error(`cannot read the target profile ${file}: ${(err as Error).message}`);
-  }
+  // The kit's one reader: a regular file within its bound; its text (keys) never echoed in a refusal.
+  const data = readJsonFile(file, 'the target profile');
   const result = validate('profile', data);
-  if (!result.valid) throw new Error(`the target profile ${file} is invalid:\n${formatIssues(result.errors)}`);
+  if (!result.valid) throw new Error(`the target profile ${file} is invalid:\n${formatIssues(result.errors, { values: false })}`);
   return data as Profile;
 }
 

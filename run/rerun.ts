@@ -7,6 +7,7 @@
 // also take the other tests a loop declares on that line). The rerun writes its reports to `rerun/` in the report
 // dir, never over the report it reruns, and says in each of them which run it reran (run.rerunOf).
 import path from 'node:path';
+import { slotTitlesFor, type SlotSpace } from './slots.ts';
 
 /** The rerun's facts for its reporter (JSON of RerunOf, set by `chatconform run`; not meant to be set by hand). */
 export const RERUN_ENV = 'CONFORMANCE_RERUN_OF';
@@ -40,20 +41,19 @@ export interface RerunSource {
 export interface RerunTest {
   file: string;
   line: number;
-  /** Describe titles and the test's, joined with " › " (without a matrix's model). */
+  /** Describe titles and the test's, joined with " › " (without its slot's block: its model is `model`). */
   title: string;
   /** In a per-model matrix: the model it failed under. */
   model?: string;
 }
 
 /**
- * The test's full title as Playwright declares it: in a per-model matrix, a test is declared once per model inside
- * a describe block named by the model, directly around the test (suites/lib/test-fixtures.ts).
+ * The test's full titles as Playwright declares it in a run of `space`: inside its slot's describe block, the
+ * outermost (run/slots.ts), once per target and trial of the run, under the model it failed under; the plain slot's
+ * block has no title.
  */
-export function declaredTitleOf(t: Pick<RerunTest, 'title' | 'model'>): string {
-  if (t.model === undefined) return t.title;
-  const titles = t.title.split(' › ');
-  return [...titles.slice(0, -1), t.model, titles.at(-1)!].join(' › ');
+export function declaredTitlesOf(t: Pick<RerunTest, 'title' | 'model'>, space: Pick<SlotSpace, 'targets' | 'trials'> = {}): string[] {
+  return slotTitlesFor(space, t.model).map((slot) => (slot === '' ? t.title : `${slot} › ${t.title}`));
 }
 
 /** What a rerun's report records of the run it reran (conformance.json run.rerunOf). */
@@ -104,30 +104,16 @@ export function rerunOfReport(source: RerunSource, reportFile: string): RerunOf 
 }
 
 /**
- * The tests as Playwright's --test-list: `file › describe › [model ›] title`, the file relative to the suite's
- * folder (`suitesDir`), reports giving it relative to the kit's root (`kitRoot`).
+ * The tests as Playwright's --test-list: `file › [slot ›] describe › title`, each under every slot of the rerun's
+ * `space` it may be declared in, the file relative to the suite's folder (`suitesDir`), reports giving it relative to
+ * the kit's root (`kitRoot`).
  */
-export function testListOf(tests: readonly RerunTest[], kitRoot: string, suitesDir: string): string {
-  const lines = tests.map((t) => {
+export function testListOf(tests: readonly RerunTest[], kitRoot: string, suitesDir: string, space: Pick<SlotSpace, 'targets' | 'trials'> = {}): string {
+  const lines = tests.flatMap((t) => {
     const file = path.relative(suitesDir, path.resolve(kitRoot, t.file)).split(path.sep).join('/');
-    return `${file} › ${declaredTitleOf(t)}`;
+    return declaredTitlesOf(t, space).map((title) => `${file} › ${title}`);
   });
   return `# chatconform rerun: the tests to run again (playwright test --test-list)\n${lines.join('\n')}\n`;
-}
-
-/**
- * A test list for a run of many targets: each line once per target, the target's describe block (the one directly
- * around the test, suites/lib/test-fixtures.ts) in its title.
- */
-export function testListForTargets(list: string, names: readonly string[]): string {
-  return list
-    .split('\n')
-    .flatMap((line) => {
-      if (line === '' || line.startsWith('#')) return [line];
-      const parts = line.split(' › ');
-      return names.map((name) => [...parts.slice(0, -1), name, parts.at(-1)!].join(' › '));
-    })
-    .join('\n');
 }
 
 /** Where the rerun writes its reports: `rerun/` of the report dir, or one level deeper when it reruns a report of that folder. */

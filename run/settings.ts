@@ -45,7 +45,8 @@ export const SETTINGS = [
   { name: 'requestTimeoutMs', flag: '--request-timeout-ms <n>', env: 'CONFORMANCE_REQUEST_TIMEOUT_MS', kind: 'int', min: 1, file: true, default: DEFAULT_REQUEST_TIMEOUT_MS, help: `overall bound on one request, retry included, even while its answer is still arriving (default ${DEFAULT_REQUEST_TIMEOUT_MS})` },
   { name: 'idleTimeoutMs', flag: '--idle-timeout-ms <n>', env: 'CONFORMANCE_IDLE_TIMEOUT_MS', kind: 'int', min: 1, file: true, default: DEFAULT_IDLE_TIMEOUT_MS, help: `longest wait for the next byte of an answer, head or body (default ${DEFAULT_IDLE_TIMEOUT_MS}; at most the request timeout)` },
   { name: 'waitForTarget', flag: '--wait-for-target <seconds>', env: 'CONFORMANCE_WAIT_FOR_TARGET', kind: 'int', min: 0, file: true, default: 0, action: 'wait-for-target', help: 'ask an unreachable target again, once a second, for up to this long before the first test (for a server started in the background; default 0: ask once, and end the run at once if it cannot be reached)' },
-  { name: 'headers', flag: '-H, --header <line...>', env: 'CONFORMANCE_HEADERS', kind: 'headers', file: true, profile: 'headers', separator: '\n', help: "add this header to every request of the run: 'Name: value' (repeatable; also CONFORMANCE_HEADERS, one per line, and the config file's and the profile's headers); a credential-looking name's value is masked in every output; hop-by-hop and framing headers (Content-Length, Transfer-Encoding, Connection, Host, ...) are the kit's own and refused" },
+  { name: 'headers', flag: '-H, --header <line...>', env: 'CONFORMANCE_HEADERS', kind: 'headers', file: true, profile: 'headers', separator: '\n', help: "add this header to every request of the run: 'Name: value' (repeatable; also CONFORMANCE_HEADERS, one per line, and the config file's and the profile's headers); its value is masked in every output unless --public-header names it; hop-by-hop and framing headers (Content-Length, Transfer-Encoding, Connection, Host, ...) are the kit's own and refused" },
+  { name: 'publicHeaders', flag: '--public-header <name...>', env: 'CONFORMANCE_PUBLIC_HEADERS', kind: 'list', file: true, help: "a header of --header (or CONFORMANCE_HEADERS, the config file's, the profile's) whose value may be shown: every other header's value is a secret of the run, masked in every output (repeatable, or comma-separated)" },
   { name: 'maxBodyBytes', flag: '--max-body-bytes <n>', env: 'CONFORMANCE_MAX_BODY_BYTES', kind: 'int', min: 1, file: true, default: DEFAULT_MAX_BODY_BYTES, help: `most bytes read of one response (default ${DEFAULT_MAX_BODY_BYTES})` },
   { name: 'keepScratch', flag: '--keep-scratch', env: 'CONFORMANCE_KEEP_SCRATCH', kind: 'switch', file: false, default: false, help: "keep the run's scratch folder (masked) and print its path" },
   { name: 'workers', flag: '--workers <n>', env: 'CONFORMANCE_WORKERS', kind: 'int', min: 1, file: true, default: 2, help: 'parallel test workers (default 2)' },
@@ -64,7 +65,7 @@ export const SETTINGS = [
   { name: 'levels', flag: '--level <L...>', env: 'CONFORMANCE_LEVELS', kind: 'list', file: true, help: 'run only the tests that check requirements of these levels (MUST, SHOULD, MAY)' },
   { name: 'signKey', flag: '--sign-key <file>', env: 'CONFORMANCE_SIGN_KEY', kind: 'path', file: false, help: "with --certify: sign the bundle's SHA256SUMS with this ed25519 private key (PEM); `chatconform verify --verify-key` checks it" },
   { name: 'excludeRequirements', flag: '--exclude-requirement <ID...>', env: 'CONFORMANCE_EXCLUDE_REQUIREMENTS', kind: 'list', file: true, help: 'leave out the tests that check these requirements' },
-  { name: 'reference', flag: '--reference <url>', env: 'CONFORMANCE_REFERENCE_URL', kind: 'url', file: true, help: 'also run the same tests (same seed and selection) against this reference (the upstream a gateway forwards to, or the provider migrated from), first, with its own key (CONFORMANCE_REFERENCE_API_KEY), budget and reports; each requirement then shows the reference\'s status and whose failure it is' },
+  { name: 'reference', flag: '--reference <url>', env: 'CONFORMANCE_REFERENCE_URL', kind: 'url', file: true, help: 'also run the same tests (same seed and selection) against this reference (the upstream a gateway forwards to, or the provider migrated from), in the same run, with its own key (CONFORMANCE_REFERENCE_API_KEY), budget and reports; each requirement then shows the reference\'s status and whose failure it is' },
   { name: 'referenceProfile', flag: '--reference-profile <file>', env: 'CONFORMANCE_REFERENCE_PROFILE', kind: 'profile', file: true, help: "the reference's profile (its budget and rate limits), a file or a built-in one's name" },
   { name: 'referenceModel', flag: '--reference-model <id>', env: 'CONFORMANCE_REFERENCE_MODEL', kind: 'string', file: true, help: "the reference's id of the model, where the ids differ (the reference run is pinned to it)" },
   { name: 'trials', flag: '--trials <k>', env: 'CONFORMANCE_TRIALS', kind: 'int', min: 1, file: true, help: 'run each model-dependent test (a tool call produced, a forced function, reasoning present, a search performed) k times, each trial a fresh request; its requirements are judged on their pass rate' },
@@ -112,8 +113,9 @@ export class SettingError extends Error {}
 
 /** A setting's value from its text (a variable, a joined flag): strict, so a typo never silently falls back to a default. */
 export function parseSetting(s: Setting, raw: string, resolveProfile: (value: string) => string = (v) => path.resolve(v)): unknown {
+  // The value itself is never echoed: a key pasted into the wrong setting must not land in a CI log.
   const fail = (what: string): never => {
-    throw new SettingError(`${s.env}: ${what} (got ${JSON.stringify(raw)})`);
+    throw new SettingError(`${s.env}: ${what} (got ${describeRaw(raw)})`);
   };
   switch (s.kind) {
     case 'url': {
@@ -169,6 +171,12 @@ export function parseSetting(s: Setting, raw: string, resolveProfile: (value: st
         return fail((err as Error).message.replace(/, got .*$/, ''));
       }
   }
+}
+
+/** What a refused value was, without its text: its kind and length. */
+export function describeRaw(raw: string): string {
+  if (raw.trim() === '') return 'an empty value';
+  return `a value of ${raw.length} character${raw.length === 1 ? '' : 's'}, not shown`;
 }
 
 /** A value as its variable carries it: lists comma-joined, headers one `Name: value` per line, a switch as 1. */

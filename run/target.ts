@@ -7,7 +7,8 @@
 import { BudgetExhausted, Ledger } from './ledger.ts';
 import { budgetOf } from './profile.ts';
 import { redact, redactHeaders } from '../spec/redact.ts';
-import { secrets, type RunConfig } from './config.ts';
+import type { RunConfig } from './config.ts';
+import { runSecrets } from './run-secrets.ts';
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_EVENTS, sendRequest, type TransportEvent, type TransportResult } from './http.ts';
 import { TargetResponse, type Exchange } from '../judge/exchange.ts';
 import { nextRetry, retryAfterMs } from './transient.ts';
@@ -69,7 +70,8 @@ export class Target {
     const budget = budgetOf(config.profile);
     this.ledger = Ledger.in(config.runDir, { ...budget, ...(config.maxRps ? { minIntervalMs: 1000 / config.maxRps } : {}), ...(config.matrixModel !== undefined ? { model: config.matrixModel, maxRequestsPerModel: config.maxRequestsPerModel ?? budget.maxRequestsPerModel } : {}) });
     this.maxTokens = budget.maxTokensPerRequest;
-    this.secretList = secrets(config);
+    // The run's whole set: another target's key echoed by this one's server is masked here too.
+    this.secretList = runSecrets(config);
   }
 
   url(path: string): string {

@@ -1,93 +1,52 @@
-// Many targets in one run. A target (its URL, key, profile, seed, and the spec files it runs) is a test-scoped
-// option of the suite, not a process: every test is declared once per target whose files hold it, in a describe
-// block named by the target and annotated with it (suites/lib/test-fixtures.ts), all in one project, so the same
-// runner and the same workers serve every target (a repetition of repeatEach, like a project, would start workers of
-// its own). Each target keeps its own scratch folder (discovery, ledger, budget) and its own reports. A new target
-// costs its tests, never a runner, a global setup or a worker; a target that hangs or floods holds only its own
-// tests (their own timeouts and budget).
-import { readFileSync } from 'node:fs';
+// Many targets in one run. A target (its URL, key, profile, seed, and the spec files it runs) is part of a slot of the
+// run (run/slots.ts), not a process: every test is declared once per target whose files hold it, in its slot's
+// describe block, all in one project, so the same runner and the same workers serve every target. The targets come
+// from the run's plan: a targets file's, or the run's own beside its reference (`chatconform run --reference`). Each
+// target keeps its own scratch folder (discovery, ledger, budget) and its own reports. A new target costs its tests,
+// never a runner, a global setup or a worker; a target that hangs or floods holds only its own tests (their own
+// timeouts and budget).
 import path from 'node:path';
 import { loadProfile } from './profile.ts';
 import { profilePathOf, type RunConfig } from './config.ts';
+import { currentPlan, type RunPlan } from './plan.ts';
+import { REFERENCE_ENV } from './reference.ts';
+import { SLOT_ANNOTATION } from './slots.ts';
+import type { RunTarget } from './targets-file.ts';
 
-/** The file that lists a run's targets (JSON, an array of RunTarget); set by whoever starts such a run. */
-export const TARGETS_FILE_ENV = 'CONFORMANCE_TARGETS_FILE';
+export { isTargetName, TARGETS_FILE_ENV, targetsOf, type RunTarget } from './targets-file.ts';
 
-export interface RunTarget {
-  /** Unique in the run: names the target's reports folder (`<report dir>/targets/<name>/`). */
-  name: string;
-  /** Required but for the run's own target (`self`). */
-  baseUrl?: string;
-  /**
-   * The run's own target: its settings are the run's (URL or the embedded mock, key, profile, headers), its scratch
-   * folder and reports the run's. No other field but `name`.
-   */
-  self?: boolean;
-  /**
-   * A reference: its settings are its own only, none of the run's (headers, throttle, pinned models); its throttle
-   * and budget are its profile's. `chatconform run --reference` runs one beside the run's own target.
-   */
-  reference?: boolean;
-  /** The models the target is pinned to (default its profile's `models`). */
-  models?: string[];
-  /** The bearer credential; default the profile's `apiKey`. Never written to any output. */
-  apiKey?: string;
-  /** The variable that holds the credential (a targets file need not hold a key): wins over `apiKey`. */
-  apiKeyEnv?: string;
-  /** The target's profile file; none: a black box. */
-  profile?: string;
-  /** The target's seed; default the run's. */
-  seed?: number;
-  /**
-   * The spec files this target runs, relative to the kit's root (`suites/chat.spec.ts`); default every file. Its
-   * report is then partial, as a run given those files would be.
-   */
-  files?: string[];
-}
+/** The names of the two targets of a run beside its reference (`chatconform run --reference`): their blocks' titles. */
+export const REFERENCE_PAIR = { reference: 'reference', self: 'target' } as const;
 
-/** The run's targets, or undefined for a run of one target (the usual run, configured by CONFORMANCE_BASE_URL). */
-export function targetsOf(env: NodeJS.ProcessEnv = process.env): RunTarget[] | undefined {
-  const file = env[TARGETS_FILE_ENV];
-  if (!file) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new Error(`${TARGETS_FILE_ENV}: ${file} cannot be read as JSON: ${(err as Error).message.split('\n')[0]}`);
-  }
-  if (!Array.isArray(parsed) || parsed.length === 0) throw new Error(`${TARGETS_FILE_ENV}: ${file} must hold a non-empty array of targets`);
-  const names = new Set<string>();
-  return parsed.map((t: unknown, i) => {
-    const o = (t ?? {}) as Partial<RunTarget>;
-    if (typeof o.name !== 'string' || !/^[A-Za-z0-9._-]{1,100}$/.test(o.name)) throw new Error(`${TARGETS_FILE_ENV}: target ${i} needs a name of letters, digits, '.', '_' or '-'`);
-    if (names.has(o.name)) throw new Error(`${TARGETS_FILE_ENV}: two targets are named ${o.name}`);
-    names.add(o.name);
-    if (o.self === true) {
-      if (Object.keys(o).some((k) => k !== 'name' && k !== 'self')) throw new Error(`${TARGETS_FILE_ENV}: target ${o.name} is the run's own (self): it takes the run's settings and no other field`);
-      return o as RunTarget;
-    }
-    if (typeof o.baseUrl !== 'string' || o.baseUrl === '') throw new Error(`${TARGETS_FILE_ENV}: target ${o.name} needs a baseUrl`);
-    if (o.models !== undefined && (!Array.isArray(o.models) || !o.models.every((m) => typeof m === 'string'))) throw new Error(`${TARGETS_FILE_ENV}: target ${o.name}: models must be a list of ids`);
-    if (o.apiKeyEnv !== undefined && (typeof o.apiKeyEnv !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(o.apiKeyEnv))) throw new Error(`${TARGETS_FILE_ENV}: target ${o.name}: apiKeyEnv must name a variable`);
-    if (o.seed !== undefined && !Number.isSafeInteger(o.seed)) throw new Error(`${TARGETS_FILE_ENV}: target ${o.name}: seed must be an integer`);
-    if (o.files !== undefined && (!Array.isArray(o.files) || !o.files.every((f) => typeof f === 'string'))) throw new Error(`${TARGETS_FILE_ENV}: target ${o.name}: files must be a list of paths`);
-    return o as RunTarget;
-  });
-}
-
-let read: { file: string | undefined; targets: RunTarget[] | undefined } | undefined;
 /**
- * The run's targets, read once per process (the file does not change during a run): the fixtures ask for each test
- * and the reporter for each case.
+ * The run's targets by its plan: the targets file's, or the run's own beside its reference (its URL, key variable,
+ * profile and model: nothing of the run's own target); undefined for a run of one target.
  */
+export function targetsOfPlan(plan: RunPlan | undefined): RunTarget[] | undefined {
+  if (plan?.targets) return plan.targets;
+  const url = plan?.settings.reference;
+  if (!plan || !url) return undefined;
+  const reference: RunTarget = {
+    name: REFERENCE_PAIR.reference,
+    reference: true,
+    baseUrl: url,
+    apiKeyEnv: REFERENCE_ENV.apiKey,
+    ...(plan.settings.referenceProfile ? { profile: plan.settings.referenceProfile } : {}),
+    ...(plan.settings.referenceModel ? { models: [plan.settings.referenceModel] } : {}),
+  };
+  return [reference, { name: REFERENCE_PAIR.self, self: true }];
+}
+
+let read: { plan: RunPlan | undefined; targets: RunTarget[] | undefined } | undefined;
+/** The targets of this process's run (its plan's), worked out once per plan: the fixtures ask for each test and the reporter for each case. */
 export function runTargets(env: NodeJS.ProcessEnv = process.env): RunTarget[] | undefined {
-  const file = env[TARGETS_FILE_ENV];
-  if (!read || read.file !== file) read = { file, targets: targetsOf(env) };
+  const plan = currentPlan(env);
+  if (!read || read.plan !== plan) read = { plan, targets: targetsOfPlan(plan) };
   return read.targets;
 }
 
-/** The annotation naming the target a test is declared for. */
-export const TARGET_ANNOTATION = 'target';
+/** The annotation naming the target a test is declared for (its slot's). */
+export const TARGET_ANNOTATION = SLOT_ANNOTATION.target;
 
 /** The index of the target a test is declared for, from its annotations; 0 when it names none (a run of one target). */
 export function targetIndexOfAnnotations(annotations: readonly { type: string; description?: string }[], targets: readonly RunTarget[]): number {

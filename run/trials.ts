@@ -1,19 +1,13 @@
-// --trials k (issue 34): the model-dependent tests run k times, each trial a fresh request, in a Playwright project
-// of their own (repeatEach); the rest of the suite runs once. A model-dependent test carries the tag
-// MODEL_DEPENDENT_TAG, given where it is declared; the requirements those tests judge on sampling are folded by
-// pass rate (report/trials.ts), every other requirement they check by the ordinary rule.
+// --trials k (issue 34): the model-dependent tests run k times, each trial a fresh request, each trial a slot of the
+// run (run/slots.ts: the same project and workers); the rest of the suite runs once. A model-dependent test carries
+// the tag MODEL_DEPENDENT_TAG, given where it is declared; the requirements those tests judge on sampling are folded
+// by pass rate (report/trials.ts), every other requirement they check by the ordinary rule.
 import { requirements } from '../spec/requirements/index.ts';
 import { runSetting } from './plan.ts';
 import { setting } from './settings.ts';
 
 /** The variables of --trials and --min-pass-rate (the settings table's). */
 export const TRIALS_ENV = { trials: setting('trials').env, minPassRate: setting('minPassRate').env } as const;
-
-/** Both lay out the run's Playwright projects (one per model; the repeated tests), and are not combined yet. */
-export const TRIALS_WITH_MATRIX = '--trials with --models is not supported yet: pin the run to a model (--model or CONFORMANCE_MODELS) for its trials, or run the matrix without trials';
-
-/** The Playwright project that holds the repeated tests (the reporter reads the trial index of its tests). */
-export const TRIALS_PROJECT = 'trials';
 
 /**
  * The tag of the tests whose outcome depends on sampling (a tool call produced, reasoning returned, a search
@@ -43,34 +37,6 @@ export function trialsOf(env: NodeJS.ProcessEnv = process.env): TrialSettings | 
     return undefined;
   }
   return { k, minPassRate: minPassRate ?? 1 };
-}
-
-/** Matches a model-dependent test by its tag (Playwright greps "project file titles tags"). */
-export const MODEL_DEPENDENT_GREP = new RegExp(`(?:^|\\s)${MODEL_DEPENDENT_TAG}(?![\\w-])`);
-
-/** Both patterns (a project's grep replaces the config's: the selection must still hold inside the trials project). */
-export function both(a: RegExp | undefined, b: RegExp): RegExp {
-  return a ? new RegExp(`^(?=[\\s\\S]*(?:${a.source}))(?=[\\s\\S]*(?:${b.source}))`) : b;
-}
-
-/** Either pattern (a project's grepInvert replaces the config's too). */
-export function either(a: RegExp | undefined, b: RegExp): RegExp {
-  return a ? new RegExp(`(?:${a.source})|(?:${b.source})`) : b;
-}
-
-/**
- * The config's projects with --trials: the suite without the model-dependent tests, once; those tests, k times.
- * Without trials, nothing (the config's single implicit project).
- */
-export function trialProjects(filter: { grep?: RegExp; grepInvert?: RegExp }, env: NodeJS.ProcessEnv = process.env): { projects?: { name: string; grep?: RegExp; grepInvert?: RegExp; repeatEach?: number }[] } {
-  const trials = trialsOf(env);
-  if (!trials) return {};
-  return {
-    projects: [
-      { name: 'conformance', ...(filter.grep ? { grep: filter.grep } : {}), grepInvert: either(filter.grepInvert, MODEL_DEPENDENT_GREP) },
-      { name: TRIALS_PROJECT, grep: both(filter.grep, MODEL_DEPENDENT_GREP), ...(filter.grepInvert ? { grepInvert: filter.grepInvert } : {}), repeatEach: trials.k },
-    ],
-  };
 }
 
 /** Every model-dependent requirement is in the catalog (a renamed ID would silently fold nothing). */

@@ -22,9 +22,9 @@ function files(dir: string): string[] {
  * Declarations keep the sources' `./x.ts` specifiers (tsc rewrites them only in JavaScript); a consumer's
  * TypeScript resolves `./x.js` to `./x.d.ts` under every module resolution, so the declarations say `.js` too.
  */
-function rewriteDeclarationSpecifiers(): number {
+function rewriteDeclarationSpecifiers(dist: string): number {
   let changed = 0;
-  for (const file of files(DIST).filter((f) => f.endsWith('.d.ts'))) {
+  for (const file of files(dist).filter((f) => f.endsWith('.d.ts'))) {
     const text = readFileSync(file, 'utf8');
     const next = text.replace(/((?:from|import)\s*\(?\s*)(['"])(\.{1,2}\/[^'"]+?)\.ts\2/g, '$1$2$3.js$2');
     if (next !== text) {
@@ -41,9 +41,9 @@ function rewriteDeclarationSpecifiers(): number {
  * so the installed kit names the suite's files as the repository does (`suites/chat.spec.ts`), never a path outside
  * the package.
  */
-function placeMapSources(): number {
+function placeMapSources(dist: string): number {
   let changed = 0;
-  for (const file of files(DIST).filter((f) => f.endsWith('.js.map'))) {
+  for (const file of files(dist).filter((f) => f.endsWith('.js.map'))) {
     const map = JSON.parse(readFileSync(file, 'utf8')) as { sources: string[]; sourceRoot?: string };
     map.sources = map.sources.map((s) => path.basename(s));
     delete map.sourceRoot;
@@ -61,27 +61,28 @@ function gitCommit(): string | undefined {
   }
 }
 
-export function build(): void {
-  rmSync(DIST, { recursive: true, force: true });
-  execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+/** Builds the package into `dist` (default the repository's dist/; a test builds into a folder of its own). */
+export function build(dist: string = DIST): void {
+  rmSync(dist, { recursive: true, force: true });
+  execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.build.json'), '--outDir', dist], { stdio: 'inherit' });
   let copied = 0;
   for (const dir of DATA_DIRS) {
     for (const file of files(path.join(ROOT, dir)).filter((f) => f.endsWith('.json'))) {
-      cpSync(file, path.join(DIST, path.relative(ROOT, file)));
+      cpSync(file, path.join(dist, path.relative(ROOT, file)));
       copied++;
     }
   }
   for (const dir of ASSET_DIRS) {
-    cpSync(path.join(ROOT, dir), path.join(DIST, dir), { recursive: true });
+    cpSync(path.join(ROOT, dir), path.join(dist, dir), { recursive: true });
     copied += files(path.join(ROOT, dir)).length;
   }
-  const declarations = rewriteDeclarationSpecifiers();
-  placeMapSources();
-  chmodSync(path.join(DIST, 'cli/main.js'), 0o755);
+  const declarations = rewriteDeclarationSpecifiers(dist);
+  placeMapSources(dist);
+  chmodSync(path.join(dist, 'cli/main.js'), 0o755);
   // The commit the package was built from: a certification bundle records it (report/bundle.ts kitCommit).
   const commit = gitCommit();
-  if (commit) writeFileSync(path.join(DIST, 'build-info.json'), `${JSON.stringify({ commit }, null, 2)}\n`);
-  console.log(`built dist/: ${copied} data files copied, ${declarations} declaration files' import specifiers set to .js`);
+  if (commit) writeFileSync(path.join(dist, 'build-info.json'), `${JSON.stringify({ commit }, null, 2)}\n`);
+  console.log(`built ${path.relative(ROOT, dist) || dist}/: ${copied} data files copied, ${declarations} declaration files' import specifiers set to .js`);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) build();

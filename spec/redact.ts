@@ -12,7 +12,7 @@ const MASK = '***REDACTED***';
  */
 export function isCredentialName(name: string): boolean {
   const n = name.toLowerCase().replace(/[-_.\s]/g, '');
-  return /(?:apikey|accesskey|secretkey|privatekey|signingkey|(?:access|refresh|id|auth|session|bearer|api|client|security|csrf|xsrf)token|secret|passwd|password|passphrase|authorization|cookie)$/.test(n);
+  return /(?:apikey|accesskey|secretkey|privatekey|signingkey|(?:access|refresh|id|auth|session|bearer|api|client|security|csrf|xsrf)token|secret|passwd|password|passphrase|authori[sz]ation|authentication|cookie)$/.test(n);
 }
 
 /** Query-string names that carry a key although too generic to be one as a JSON field (`?key=`, `?token=`). */
@@ -20,9 +20,10 @@ const QUERY_ONLY = /^(?:key|token|auth|sig|signature)$/i;
 
 /** Headers that carry a credential: never shown, recorded or replayed with their value. */
 export function isCredentialHeader(name: string): boolean {
-  // A header whose last word is key or token carries one (x-gateway-key, ocp-apim-subscription-key): headers
-  // name their purpose, where a JSON field called `key` may be anything.
-  return isCredentialName(name) || /(?:^|[-_.])(?:key|token)$/i.test(name);
+  // A header whose last word is key, token or auth carries one (x-gateway-key, ocp-apim-subscription-key, x-auth):
+  // headers name their purpose, where a JSON field called `key` may be anything. A header of any other name the
+  // user supplies is a secret of the run all the same (run/extra-headers.ts): names are only the first guard.
+  return isCredentialName(name) || /(?:^|[-_.])(?:key|token|auth)$/i.test(name);
 }
 
 /** Headers that carry a credential, as a pattern (kept for callers that test names with a RegExp). */
@@ -55,7 +56,7 @@ const KEY_SHAPES: readonly RegExp[] = [
 ];
 
 // Names are matched loosely here (bounded, so a long text costs linear time) and decided by isCredentialName.
-const NAME = String.raw`[A-Za-z0-9_.-]{0,60}(?:key|token|secret|passwd|password|passphrase|authorization|cookie)`;
+const NAME = String.raw`[A-Za-z0-9_.-]{0,60}(?:key|token|secret|passwd|password|passphrase|authori[sz]ation|authentication|cookie)`;
 /** `"api_key": "value"` in JSON. */
 const JSON_FIELD = new RegExp(String.raw`"(${NAME})"(\s*:\s*)"((?:[^"\\]|\\[^])*)"`, 'gi');
 /** The same once escaped inside a JSON string (`\"api_key\":\"value\"`: a tool call's arguments, an event's data). */
@@ -64,15 +65,29 @@ const JSON_FIELD_ESCAPED = new RegExp(String.raw`\\"(${NAME})\\"(\s*:\s*)\\"((?:
 const HEADER_LINE = new RegExp(String.raw`(?<![A-Za-z0-9_.-])(${NAME})(\s*:[ \t]*)([^\r\n'"]+)`, 'gi');
 // Cheap tests that a text holds a credential-like name before a colon at all: the full patterns above cost about
 // ten times as much on a large body (the proxy scrubs bodies up to 10 MB), and most bodies hold none.
-const JSON_HINT = /(?:key|token|secret|passwd|password|passphrase|authorization|cookie)\\?"\s*:/i;
-const HEADER_HINT = /(?:key|token|secret|passwd|password|passphrase|authorization|cookie)\s*:/i;
+const JSON_HINT = /(?:key|token|secret|passwd|password|passphrase|authori[sz]ation|authentication|cookie)\\?"\s*:/i;
+const HEADER_HINT = /(?:key|token|secret|passwd|password|passphrase|authori[sz]ation|authentication|cookie)\s*:/i;
 /** `?api_key=value` / `&key=value` in a URL or a form body; `;` also precedes a name after `&amp;`. */
 const QUERY_PARAM = /(^|[?&;])([A-Za-z0-9_.-]{1,64})=([^&#\s'"<>\\]*)/g;
+
+/**
+ * Secrets shorter than this are masked where they stand as a whole token, not inside a longer word: every header a
+ * user supplies is a secret of the run, and a tenant header's `acme` must not turn the model id `acme/chat-large`
+ * into a masked id. A real key is far longer, and is masked wherever it appears.
+ */
+export const SHORT_SECRET = 8;
+
+/** Masks `secret` where neither side of it continues a word, an id or a path (letters, digits, `_`, `-`, `.`, `/`). */
+function maskWholeToken(text: string, secret: string): string {
+  if (!text.includes(secret)) return text;
+  const escaped = secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return text.replace(new RegExp(`(?<![A-Za-z0-9_./-])${escaped}(?![A-Za-z0-9_./-])`, 'g'), MASK);
+}
 
 /** Masks each secret, and every credential recognised by its place or its shape, wherever it appears in the text. */
 export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
-  for (const s of secrets) if (s) out = out.split(s).join(MASK);
+  for (const s of secrets) if (s) out = s.length < SHORT_SECRET ? maskWholeToken(out, s) : out.split(s).join(MASK);
   if (JSON_HINT.test(out)) {
     for (const [pattern, q] of [[JSON_FIELD, '"'], [JSON_FIELD_ESCAPED, '\\"']] as const) {
       out = out.replace(pattern, (whole, name: string, colon: string, value: string) =>
@@ -107,21 +122,46 @@ export function redactHeaders(headers: Record<string, string>, secrets: readonly
 }
 
 /**
+ * How deep a value the kit writes may nest. A report, an attachment or a log never needs more; past it JSON.stringify
+ * and any recursive walk overflow the stack (about 3,000-10,000 levels, by frame size), so a value an untrusted side
+ * nested deeper (a client's report line, a target's answer) is cut here, once, with a note in its place.
+ */
+export const MAX_DEPTH = 256;
+
+/** What stands in for a value nested deeper than MAX_DEPTH. */
+export const TOO_DEEP = `[left out: nested deeper than ${MAX_DEPTH} levels]`;
+
+/**
  * A deep copy of a value with every string (and object key) redacted, and the string value of every field named
- * like a credential masked whole (`{ "apiKey": "…" }` as data, where no text around it says what it is).
+ * like a credential masked whole (`{ "apiKey": "…" }` as data, where no text around it says what it is). An explicit
+ * stack, never recursion: any depth is walked in bounded stack, and what lies below MAX_DEPTH is replaced by TOO_DEEP.
  */
 export function redactDeep<T>(value: T, secrets: readonly string[]): T {
-  const walk = (v: unknown, credential: boolean): unknown => {
-    if (typeof v === 'string') return credential && v !== '' && !isPlaceholder(v) ? maskValue(v) : redact(v, secrets);
-    if (Array.isArray(v)) return v.map((x) => walk(x, credential));
-    if (v !== null && typeof v === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v)) out[redact(k, secrets)] = walk(x, isCredentialName(k));
-      return out;
-    }
-    return v;
-  };
-  return walk(value, false) as T;
+  const leaf = (v: unknown, credential: boolean): unknown => (typeof v === 'string' ? (credential && v !== '' && !isPlaceholder(v) ? maskValue(v) : redact(v, secrets)) : v);
+  const isNode = (v: unknown): v is object => v !== null && typeof v === 'object';
+  const copy = (v: object): unknown[] | Record<string, unknown> => (Array.isArray(v) ? new Array<unknown>(v.length) : {});
+  if (!isNode(value)) return leaf(value, false) as T;
+  const root = copy(value);
+  // Each frame: a source node, its copy, whether it sits under a credential's name, and its depth.
+  const stack: { from: object; to: unknown[] | Record<string, unknown>; credential: boolean; depth: number }[] = [{ from: value, to: root, credential: false, depth: 1 }];
+  while (stack.length > 0) {
+    const { from, to, credential, depth } = stack.pop()!;
+    const put = (key: string | number, x: unknown, cred: boolean): void => {
+      let out: unknown;
+      if (!isNode(x)) out = leaf(x, cred);
+      else if (depth >= MAX_DEPTH) out = TOO_DEEP;
+      else {
+        out = copy(x);
+        stack.push({ from: x, to: out as unknown[] | Record<string, unknown>, credential: cred, depth: depth + 1 });
+      }
+      // A `__proto__` key (JSON.parse makes it an own field) stays a field, never the copy's prototype.
+      if (key === '__proto__') Object.defineProperty(to, key, { value: out, enumerable: true, writable: true, configurable: true });
+      else (to as Record<string | number, unknown>)[key] = out;
+    };
+    if (Array.isArray(from)) from.forEach((x, i) => put(i, x, credential));
+    else for (const [k, x] of Object.entries(from)) put(redact(k, secrets), x, isCredentialName(k));
+  }
+  return root as T;
 }
 
 /**

@@ -280,8 +280,16 @@ export function validateDeclared(schema: unknown, data: unknown): ValidationResu
   return fn(data) ? { valid: true, errors: [] } : { valid: false, errors: ajvErrorsToIssues(fn.errors ?? []) };
 }
 
-export function formatIssues(issues: ValidationIssue[]): string {
-  return issues.map((i) => `${i.pointer === '' ? '(root)' : i.pointer}: ${i.message}`).join('\n');
+/** The ` (got …)` that ends a message naming the offending value (describeValue's forms). */
+const GOT_SUFFIX = / \(got (?:string "(?:[^"\\]|\\.)*"|(?:integer|number|boolean) [^)]*|[a-z]+)\)$/;
+
+/**
+ * The issues, one per line. `values: false` leaves out what the offending value was: for a file people write by
+ * hand (a config file, a profile), where a key pasted into the wrong field must not be echoed into a CI log.
+ */
+export function formatIssues(issues: ValidationIssue[], options: { values?: boolean } = {}): string {
+  const message = (m: string): string => (options.values === false ? m.replace(GOT_SUFFIX, '') : m);
+  return issues.map((i) => `${i.pointer === '' ? '(root)' : i.pointer}: ${message(i.message)}`).join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -5,9 +5,11 @@ import { judgeRefusal } from '../judge/judge-response.ts';
 import { answeredBy, chatModel, errorFieldsOf, invalidKey, noModelReason, notARefusal, SHORT_PROMPT, userMessage } from './lib/requests/chat.ts';
 import { judgeCompletion } from '../judge/judge-response.ts';
 import { usableModels } from './lib/discovery.ts';
+import { slotsOf } from './lib/slots.ts';
 
 const CAP = 8;
 
+for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => { test.use({ slot });
 test.describe('POST /v1/chat/completions: the credential', () => {
   test(
     'creates a completion with the credential and refuses without one',
@@ -89,4 +91,5 @@ test.describe('POST /v1/chat/completions: keys limited by model list and by tier
       check.that('CHAT-012', problem === undefined, () => `the low-tier key asking for ${denied}: ${problem}; a refusal to serve the model is a section 7 error, never a 200 answer`, res);
     },
   );
+});
 });

@@ -8,6 +8,7 @@ import type { Profile } from '../run/profile.ts';
 import { unjudgedEntryFields } from '../judge/checks/schema.ts';
 import type { ModelEntry } from './lib/discovery.ts';
 import type { TargetResponse } from '../judge/exchange.ts';
+import { slotsOf } from './lib/slots.ts';
 
 /** At most this many single-entry reads per run: a live catalog can hold hundreds of entries. */
 const MAX_ENTRY_READS = 25;
@@ -28,6 +29,7 @@ function profileModels(p: Profile): string[] {
   return [...new Set(named)].filter((id) => id !== p.deactivatedModel);
 }
 
+for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => { test.use({ slot });
 test.describe('GET /v1/models', () => {
   test('answers without a credential with the model list', req('AUTH-005', 'VER-001'), async ({ target, check }) => {
     const res = await target.get('/v1/models', { key: null });
@@ -172,4 +174,5 @@ test.describe('GET /v1/models/{model_id}', () => {
     }
     check.that('CAT-038', res.status === 200 && (res.json() as ModelEntry | undefined)?.id === reserved.id, () => `GET /v1/models/${encodeURIComponent(reserved.id)}: ${res.describe()}`, res);
   });
+});
 });

@@ -24,6 +24,7 @@ import {
 import { pickModel, usableModels } from './lib/discovery.ts';
 import { NO_CALL_CAME_BACK } from './lib/requests/tools.ts';
 import { generateText, streamText } from 'ai';
+import { slotsOf } from './lib/slots.ts';
 
 /** How many models the "answered by the requested model" test asks (cheapest first). */
 const MODELS_ASKED = 3;
@@ -32,6 +33,7 @@ const SMALL_CAP = 5;
 /** Cap of requests whose answer length does not matter. */
 const TINY = 8;
 
+for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => { test.use({ slot });
 test.describe('POST /v1/chat/completions: the request', () => {
   test(
     'a minimal request naming a catalog entry is answered by that entry',
@@ -416,4 +418,5 @@ test.describe('section 1: the widely used shape', () => {
       check.that('CHAT-001', false, `AI SDK (openai-compatible): streamText failed: ${failure(err)}`, sent());
     }
   });
+});
 });

@@ -8,9 +8,8 @@ import { planOfThisRun } from '../run/plan.ts';
 import { reportDirOf } from '../run/config.ts';
 import { shardOf } from '../run/shard.ts';
 import { BLOB_DIR, MERGE_CONTEXT_ENV } from '../report/merge.ts';
-import { TRIALS_WITH_MATRIX, trialProjects, trialsOf } from '../run/trials.ts';
 import { resolveModelMatrix } from './lib/discovery-matrix.ts';
-import { TARGETS_FILE_ENV, targetsOf } from '../run/targets.ts';
+import { SLOT_GREP_INVERT } from '../run/slots.ts';
 
 // The run's plan (run/plan.ts): the one `chatconform run` wrote (CONFORMANCE_PLAN), else resolved here once from
 // the CONFORMANCE_* variables and the config file, with the seed fixed; the workers inherit its path and read it.
@@ -33,16 +32,11 @@ const reporters: ReporterDescription[] = process.env[MERGE_CONTEXT_ENV]
   : // The blob reporter before the conformance reporter: Playwright ends reporters in order, so the blob is whole when
     // the shard's conformance.json records its digest (the merge replays only that blob).
     [[progress], ...(shard ? [['blob', { outputDir: path.join(reportDirOf(), BLOB_DIR) }] as ReporterDescription] : []), [`./reporter${ext}`]];
-// --models: the chosen models, resolved once here and written beside the plan; a model-dependent test is declared
-// once per model in the same project (suites/lib/discovery-matrix.ts), so the same workers serve every model.
-const models = await resolveModelMatrix(plan);
-// A profile's modelMatrix with --trials (the CLI refuses the flags together before this).
-if (models && trialsOf()) throw new Error(TRIALS_WITH_MATRIX);
-// Many targets in one run (run/targets.ts): every test is declared once per target (suites/lib/test-fixtures.ts),
-// in the same project and workers; with --trials, a model-dependent test repeats per trial within each target.
-const targets = targetsOf();
-if (targets && models) throw new Error(`${TARGETS_FILE_ENV}: not with --models (a model-dependent test is declared once per model, not once per target)`);
-const trialRuns = trialProjects(selectionGrep(selectionOf()));
+// --models: the chosen models, resolved once here and written beside the plan. Targets (a targets file, the reference),
+// models and trials are the run's slots (run/slots.ts): each spec file declares its tests once per slot that holds
+// them (suites/lib/slots.ts), all in this one project, so the same workers serve every slot.
+await resolveModelMatrix(plan);
+const selection = selectionGrep(selectionOf());
 
 export default defineConfig({
   testDir: '.',
@@ -63,9 +57,10 @@ export default defineConfig({
   ...(shard ? { shard: { current: shard.index, total: shard.total } } : {}),
   // A partial run (CONFORMANCE_REQUIREMENTS, _SECTIONS, _LEVELS, _EXCLUDE_REQUIREMENTS): the tests tagged with the
   // selected requirement IDs. The reporter reads the same variables and calls the verdict partial.
-  ...selectionGrep(selectionOf()),
-  // --trials k (CONFORMANCE_TRIALS): the model-dependent tests in a project of their own, repeated k times.
-  ...trialRuns,
+  ...(selection.grep ? { grep: selection.grep } : {}),
+  // Besides the selection's exclusions, each slot leaves out the tests it does not hold (a later trial and a model's
+  // block of a model-independent file hold only the model-dependent tests).
+  grepInvert: [...(selection.grepInvert ? [selection.grepInvert] : []), ...SLOT_GREP_INVERT],
   // No browser, no Playwright request context: the suite's own transport (run/http.ts) sends everything,
   // with its user-agent. Nothing that could hold a credential is kept as an artefact.
   use: { trace: 'off', screenshot: 'off', video: 'off' },

@@ -4,6 +4,7 @@ import { req, test } from './lib/test-fixtures.ts';
 import { judgeRefusal } from '../judge/judge-response.ts';
 import { answeredBy, chatModel, errorFieldsOf, isObject, limitHeaders, noModelReason, notARefusal, outcomeOf, SHORT_PROMPT, timeFor, unknownModelId, userMessage, type Json } from './lib/requests/chat.ts';
 import type { TargetResponse } from '../judge/exchange.ts';
+import { slotsOf } from './lib/slots.ts';
 
 const CAP = 8;
 const isClientError = (s: number) => s >= 400 && s < 500;
@@ -15,6 +16,7 @@ function substituted(res: TargetResponse, model: string): string | undefined {
   return isObject(body) && body.model === model ? undefined : answeredBy(res);
 }
 
+for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => { test.use({ slot });
 test.describe('POST /v1/chat/completions: requests missing a required field', () => {
   const cases = [
     { id: 'REQ-002', what: 'without model', body: (_model: string) => ({ messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAP }) },
@@ -154,4 +156,5 @@ test.describe('a request without a body', () => {
     }
     judgeRefusal(check, res, { id: 'CHAT-013', status: (s) => s !== 200, statusText: 'for a POST without a body, a non-200 status' });
   });
+});
 });

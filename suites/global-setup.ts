@@ -7,7 +7,8 @@
 // ends, after the reporters (which read the ledger); CONFORMANCE_KEEP_SCRATCH=1 keeps it.
 import path from 'node:path';
 import { startMockServer } from '../mock/server.ts';
-import { forgetRunConfig, gateOf, runConfig, secrets } from '../run/config.ts';
+import { forgetRunConfig, gateOf, runConfig } from '../run/config.ts';
+import { runSecrets } from '../run/run-secrets.ts';
 import { planOfThisRun, planVariables, writePlan } from '../run/plan.ts';
 import { loadBaseline } from '../report/baseline.ts';
 import { discover, saveDiscovery } from './lib/discovery.ts';
@@ -17,7 +18,7 @@ import { Target } from '../run/target.ts';
 import { closeIdleConnections } from '../run/http.ts';
 import { reachTarget, REACH_TIMEOUT_MS, TargetUnreachable } from '../run/reachability.ts';
 import { displayPath } from '../run/display-path.ts';
-import { targetsOf } from '../run/targets.ts';
+import { targetsOfPlan } from '../run/targets.ts';
 import { discoverTargets } from './lib/targets-setup.ts';
 
 export default async function globalSetup(): Promise<() => Promise<void>> {
@@ -25,8 +26,9 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   // Resolved by the config (or by `chatconform run`) before anything ran: the seed is already fixed.
   const plan = planOfThisRun(env);
   let stopMock: (() => Promise<void>) | undefined;
-  // A run of many targets: the run's own settings stand for the first target (each test's fixture takes its own).
-  const targets = targetsOf(env);
+  // A run of many targets (a targets file, or the target beside its reference): the run's own settings stand for the
+  // first target (each test's fixture takes its own).
+  const targets = targetsOfPlan(plan);
   const own = targets?.some((t) => t.self) ?? false;
   if (targets && !own && !plan.settings.baseUrl) {
     plan.settings.baseUrl = targets[0]!.baseUrl;
@@ -52,9 +54,11 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   process.stderr.write(`chatconform: target ${config.embeddedMock ? `${config.baseUrl} (embedded mock)` : config.baseUrl}; seed ${config.seed}${plan.seedDrawn ? ' (random)' : ''}` +
     (config.profilePath ? `; profile ${displayPath(config.profilePath)}` : '; no profile') + `; scratch ${scratch}\n`);
 
+  // The matrix's models (chosen when the config loaded, beside the plan): every target's discovery probes them.
+  const matrix = (await resolveModelMatrix(plan)) ?? [];
   if (targets) {
     process.stderr.write(`chatconform: ${targets.length} targets in one run\n`);
-    await discoverTargets(targets);
+    await discoverTargets(targets, matrix);
     // Without the run's own target among them, there is nothing more to set up.
     if (!own) {
       return async () => {
@@ -73,9 +77,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     await stopMock?.();
     throw new TargetUnreachable(problem);
   }
-  const matrix = (await resolveModelMatrix(plan)) ?? [];
   if (matrix.length > 0) process.stderr.write(`chatconform: per-model matrix of ${matrix.length} model(s)\n`);
-  saveDiscovery(config.runDir, await discover(target, config.profile, budgetOf(config.profile).maxSearchProbes, config.models, matrix), secrets(config));
+  saveDiscovery(config.runDir, await discover(target, config.profile, budgetOf(config.profile).maxSearchProbes, config.models, matrix), runSecrets(config));
   return async () => {
     closeIdleConnections();
     await stopMock?.();

@@ -6,6 +6,7 @@ import { judgeRefusal } from '../judge/judge-response.ts';
 import { pickModel, type ModelEntry, noUsableReason } from './lib/discovery.ts';
 import { checkAccepted, isAccessRefusal, probeCap, skipIfUnavailable, TINY_PNG_DATA_URL } from './lib/requests/features.ts';
 import type { TargetResponse } from '../judge/exchange.ts';
+import { slotsOf } from './lib/slots.ts';
 
 const describeEntry = (m: ModelEntry) => `${m.id} (supports_images ${String(m.supports_images)}, supports_caching ${String(m.supports_caching)})`;
 
@@ -17,6 +18,7 @@ const judgeable = (res: TargetResponse) => !isAccessRefusal(res);
 /** Distinct models, in order, without the undefined ones. */
 const distinct = (...ms: (ModelEntry | undefined)[]): ModelEntry[] => ms.filter((m, i): m is ModelEntry => m !== undefined && ms.findIndex((x) => x?.id === m.id) === i);
 
+for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => { test.use({ slot });
 test.describe('content parts', () => {
   test('text parts are accepted by any entry', req('IMG-001', 'IMG-002'), async ({ target, check, discovery, config }) => {
     const d = discovery;
@@ -87,4 +89,5 @@ test.describe('image parts', () => {
     // Status and code of this refusal are not in the contract: any section 7 error passes.
     judgeRefusal(check, res, { id: 'IMG-006' });
   });
+});
 });

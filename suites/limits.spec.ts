@@ -6,6 +6,7 @@ import { chatModel, completionTokensOf, LONG_ANSWER_PROMPT, errorFieldsOf, limit
 import { judgeCompletion } from '../judge/judge-response.ts';
 import { judgeRefusalAnswered, judgeRefusedBeforeParsing, uploadOutcome, type UploadOutcome } from '../judge/comparisons.ts';
 import { usableModels } from './lib/discovery.ts';
+import { slotsOf } from './lib/slots.ts';
 
 /** Just over the limit under both readings of "10 MB" (10,000,000 and 10,485,760 bytes), with a margin. */
 const OVERSIZED_BYTES = 10 * 1024 * 1024 + 64 * 1024;
@@ -31,6 +32,7 @@ function oversizedGarbage(bytes: number): Buffer {
   return Buffer.from(head + '#'.repeat(Math.max(0, bytes - head.length)), 'utf8');
 }
 
+for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => { test.use({ slot });
 test.describe('section 8: request body size', () => {
   test(
     'a body over 10 MB is refused before it is parsed',
@@ -140,4 +142,5 @@ test.describe('section 8: rate limits and quotas (not in the contract)', () => {
     const quotaError = res.status !== 200 && /quota|credit|billing|insufficient/i.test(JSON.stringify(errorFieldsOf(res)));
     check.observe('OBS-030', { outcome: outcomeOf(res), headers: limitHeaders(res, /quota|credit|balance|usage-limit/i), quotaError }, 'quota headers and quota errors of an ordinary completion', res);
   });
+});
 });

@@ -8,6 +8,7 @@ import { judgeRefusal } from '../judge/judge-response.ts';
 import { pickModel, usableModels, type ModelEntry, noUsableReason } from './lib/discovery.ts';
 import { checkAccepted, refusedForAccess, checkStreamAccepted, firstMessage, isObject, probeCap, skipIfUnavailable } from './lib/requests/features.ts';
 import { judgeStream } from '../judge/judge-response.ts';
+import { slotsOf } from './lib/slots.ts';
 
 /** An effort value no entry's set contains. */
 const INVALID_EFFORT = 'chatconform-invalid-effort';
@@ -32,6 +33,7 @@ const hint = (m: ModelEntry) => {
   return efforts ? ` (its thinking_config lists efforts ${JSON.stringify(efforts)})` : '';
 };
 
+for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => { test.use({ slot });
 test.describe('reasoning', () => {
   test('include_reasoning true on a reasoning entry returns reasoning_content alongside the answer', req('RSN-002', 'RSN-003', { modelDependent: true }), async ({ target, check, discovery, config }) => {
     const model = pickModel(discovery, config.profile, { reasoning: true });
@@ -120,4 +122,5 @@ test.describe('reasoning', () => {
       checkAccepted(check, 'RSN-009', res, m.id, `an assistant message carrying reasoning_content, to ${m.id} (supports_reasoning ${String(m.supports_reasoning)})`);
     }
   });
+});
 });

@@ -34,9 +34,9 @@ import type { TestOutcome, TestStatus } from '../report/results.ts';
 import { collectRunInfo, type RunInfo } from '../report/run-info.ts';
 import { paintFor, renderSummary } from '../report/terminal.ts';
 import { referenceOf, referenceSecrets } from '../report/reference-run.ts';
-import { TRIALS_PROJECT, trialsOf } from '../run/trials.ts';
+import { MODEL_DEPENDENT_TAG, trialsOf } from '../run/trials.ts';
 import { modelOfTest, modelsOfRun, titlesOf } from './reporter/models.ts';
-import { slotOf, testsByTarget, writeReferenceReports, writeTargetReports } from './reporter/targets.ts';
+import { casesOfTarget, slotOf, testsByTarget, writeReferenceReports, writeTargetReports } from './reporter/targets.ts';
 import { referencePair, runTargets, type RunTarget } from '../run/targets.ts';
 
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
@@ -101,8 +101,9 @@ export function outcomeOf(test: TestCase): TestOutcome {
   const skip = annotations.find((a) => (a.type === 'skip' || a.type === 'fixme') && a.description);
   if (skip?.description) outcome.skipReason = skip.description;
   if (evidence) outcome.evidence = evidence;
-  // --trials: a repeated test's trial index, so the reporter folds its trials per requirement.
-  if (test.parent.project()?.name === TRIALS_PROJECT) outcome.trial = slotOf(test).trial;
+  // --trials: a repeated (model-dependent) test's trial, its slot's, so the reporter folds its trials per requirement.
+  const trial = slotOf(test).trial;
+  if (trial !== undefined && test.tags.includes(MODEL_DEPENDENT_TAG)) outcome.trial = trial;
   return outcome;
 }
 
@@ -252,7 +253,7 @@ export default class ConformanceReporter implements Reporter {
             playwrightStatus,
             stopReason: stopReasonOf(playwrightStatus, this.errors),
             errors: this.errors,
-          })
+          }, (dir) => (this.shard ? shardRun(this.shard, dir) : partialRun()))
         : referenceOf();
       const models = modelsOfRun();
       info.secrets = [...info.secrets, ...referenceSecrets()];
@@ -320,7 +321,9 @@ export default class ConformanceReporter implements Reporter {
    */
   private writeMerged(ctx: MergeContext): { status: FullResult['status'] } {
     const info = mergedInfo(ctx);
-    const cases = (this.root?.allTests() ?? []).map(recordedCase);
+    const all = this.root?.allTests() ?? [];
+    // A run of several targets (the target beside its reference) replays every target's cases: this merge folds one's.
+    const cases = (ctx.slotTarget !== undefined ? casesOfTarget(all, ctx.slotTarget) : all).map(recordedCase);
     checkReplayed(ctx, cases);
     const { reference, ...kept } = ctx.features;
     const paired = reference && ctx.referenceReport ? { report: loadReport(ctx.referenceReport), url: reference.url, reportDir: path.dirname(ctx.referenceReport) } : undefined;

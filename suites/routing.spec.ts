@@ -11,6 +11,7 @@ import type { Profile } from '../run/profile.ts';
 import { checkAccepted, isObject, outcomeOf, probeCap, skipIfUnavailable } from './lib/requests/features.ts';
 import { allowFallbacksCooperation, noSuchRoute, orderProbes, sortProbes } from './lib/requests/routing.ts';
 import type { Target, TargetResponse } from '../run/target.ts';
+import { slotsOf } from './lib/slots.ts';
 
 /** How many models the "no preference changes the model" test spreads its combinations over. */
 const MODELS_FOR_COMBINATIONS = 3;
@@ -46,6 +47,7 @@ function checkAnsweredEitherWay(check: Checker, res: TargetResponse, what: strin
   check.that('ROUTE-007', completion || refusal, () => `a preference is never a guarantee, so a request with ${what} is either served or refused with a section 7 error; received ${res.describe()}`, res);
 }
 
+for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => { test.use({ slot });
 test.describe('provider routing preferences', () => {
   test('provider, an empty preference object, is accepted', req('ROUTE-001', 'ROUTE-008'), async ({ target, check, discovery, config }) => {
     const model = routingModel(discovery, config.profile);
@@ -152,4 +154,5 @@ test.describe('provider routing preferences', () => {
     );
     judgeRefusal(check, res, { id: 'ROUTE-010' });
   });
+});
 });

@@ -11,6 +11,7 @@ import { checkStreamProvenance } from './lib/requests/search.ts';
 import { validate, formatIssues } from '../spec/validator.ts';
 import { getRequirement } from '../spec/requirements/index.ts';
 import type { TargetResponse } from '../judge/exchange.ts';
+import { slotsOf } from './lib/slots.ts';
 
 const HELLO = [{ role: 'user', content: 'Say hello in one short sentence.' }];
 /** Small caps: a paid deployment is billed per token. */
@@ -29,6 +30,7 @@ const deltaText = (chunk: unknown): string => {
 const isEventStream = (res: TargetResponse) => /text\/event-stream/i.test(res.headers['content-type'] ?? '');
 const looksLikeSse = (res: TargetResponse) => /^\s*(data|event|id|:)/m.test(res.text.slice(0, 200)) && !res.isJson;
 
+for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => { test.use({ slot });
 test.describe('stream true', () => {
   test('a streamed completion is an SSE stream whose chunks assemble into the answer', req('REQ-005', 'STREAM-013'), async ({ target, check, discovery, config }) => {
     const model = chatModel(discovery, config.profile);
@@ -245,4 +247,5 @@ test.describe('framing section 6 allows is accepted', () => {
       check.that(id, lf !== undefined && answers[framing] === lf, () => `with x-mock-framing ${framing} the assembled answer is ${JSON.stringify(answers[framing])}; with LF framing it is ${JSON.stringify(lf)}`, sent[framing] ?? null);
     }
   });
+});
 });

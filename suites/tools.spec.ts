@@ -27,6 +27,7 @@ import {
   returnedText,
   type ReturnedCall,
 } from './lib/requests/tools.ts';
+import { slotsOf } from './lib/slots.ts';
 
 type Json = Record<string, unknown>;
 
@@ -74,6 +75,7 @@ const cutByCap = (body: Json): boolean => {
   return first?.finish_reason === 'length';
 };
 
+for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => { test.use({ slot });
 test.describe('declaring function tools', () => {
   test('a function tool with a parameters JSON Schema is accepted; a returned call names it and its arguments decode', req('TOOL-001', 'TOOL-004', 'TOOL-006', 'TOOL-009', 'TOOL-015', { modelDependent: true }), async ({ target, check, discovery, config }) => {
     const model = modelOrSkip(check, discovery, config.profile);
@@ -227,4 +229,5 @@ test.describe('sending tool calls and their results back', () => {
     const blame = blamesUpstream(error);
     check.that('TOOL-013', blame === undefined, () => `the rejection must not blame the upstream; ${blame} reads as an upstream failure`, res);
   });
+});
 });

@@ -32,6 +32,7 @@ import {
   searched,
   type InvalidCase,
 } from './lib/requests/search.ts';
+import { slotsOf } from './lib/slots.ts';
 
 type Json = Record<string, unknown>;
 
@@ -56,6 +57,7 @@ function capableModel(check: Checker, discovery: Discovery): string {
   return models[0].model;
 }
 
+for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => { test.use({ slot });
 test.describe('requesting hosted search', () => {
   test('web_search_options and a bare web_search tool both request search and report its provenance', req('SEARCH-001', 'SEARCH-002', 'SEARCH-003', 'SEARCH-004', 'SEARCH-006', ...ANSWER_IDS, { modelDependent: true }), async ({ target, check, discovery }) => {
     const model = capableModel(check, discovery);
@@ -255,4 +257,5 @@ test.describe('refusals happen upfront and leave no partial answer', () => {
     check.that('SEARCH-004', options!.status === tool!.status && options!.code === tool!.code, () => `both forms count as a request for search, so both are refused alike; received ${JSON.stringify(seen.slice(0, 2))}`, sent[tool!.code !== 'web_search_output_budget_too_small' ? 1 : 0]!);
     check.observe('OBS-023', seen, `status of web_search_output_budget_too_small on ${probe.model}`, null /* one request per form */);
   });
+});
 });

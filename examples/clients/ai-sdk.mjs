@@ -1,14 +1,24 @@
-// A reference adapter for `chatconform client`: the Vercel AI SDK (`ai`) with its OpenAI-compatible provider.
+// A reference adapter for `chatconform client`: the Vercel AI SDK (`ai`) with one of its providers for this API:
+//   node examples/clients/ai-sdk.mjs [compatible|openai]
+//   compatible  @ai-sdk/openai-compatible (the default): any server of the chat-completions shape
+//   openai      @ai-sdk/openai, the first-party provider, its chat-completions model (provider.chat)
 // The SDK has no catalog API, so the catalog is read with fetch; everything else goes through the SDK.
-//   npx chatconform client --command "node examples/clients/ai-sdk.mjs"
+//   npx chatconform client --command "node examples/clients/ai-sdk.mjs openai"
+import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 
+const which = process.argv[2] ?? 'compatible';
 const ins = JSON.parse(process.env.CHATCONFORM_INSTRUCTION);
 const baseURL = process.env.OPENAI_BASE_URL;
 const apiKey = process.env.OPENAI_API_KEY;
-// includeUsage sends stream_options.include_usage with every stream.
-const provider = createOpenAICompatible({ name: 'chatconform', baseURL, apiKey, includeUsage: ins.stream_options?.include_usage === true });
+// web_search_options is no option of @ai-sdk/openai's chat model: a fetch that adds it to the request body.
+const searching = (options) => (url, init) => fetch(url, { ...init, body: JSON.stringify({ ...JSON.parse(init.body), web_search_options: options }) });
+// includeUsage (openai-compatible) sends stream_options.include_usage with every stream; @ai-sdk/openai always does.
+const chatModel = (id, search) =>
+  which === 'openai'
+    ? createOpenAI({ baseURL, apiKey, ...(search ? { fetch: searching(search) } : {}) }).chat(id)
+    : createOpenAICompatible({ name: 'chatconform', baseURL, apiKey, includeUsage: ins.stream_options?.include_usage === true }).chatModel(id);
 const report = (o) => process.stdout.write(`${JSON.stringify(o)}\n`);
 
 /** The instruction's messages (the contract's shape) as the SDK's: image_url parts become image parts. */
@@ -35,7 +45,7 @@ try {
   const entry = ins.model ? entries.find((e) => e.id === ins.model) : entries.find((e) => ins.needs.every((flag) => e[flag] === true));
   const id = ins.model ?? entry?.id;
   if (!id) throw new Error(`no model of the catalog has ${ins.needs.join(', ')}`);
-  const model = provider.chatModel(id);
+  const model = chatModel(id);
   const plain = entry?.supports_images === true ? ins.messages : ins.messages.map((m) => (Array.isArray(m.content) ? { ...m, content: m.content.filter((p) => p.type === 'text') } : m));
   const messages = toSdk(plain);
 
@@ -61,8 +71,9 @@ try {
     const calls = result.steps[0]?.toolCalls ?? [];
     report({ text: result.text, model: id, tool_calls: calls.map((c) => ({ id: c.toolCallId, name: c.toolName, arguments: c.input })) });
   } else if (ins.kind === 'search') {
-    // web_search_options is not an SDK option: provider options are sent as body fields.
-    const first = await generateText({ model, messages, maxRetries: 2, providerOptions: { chatconform: { web_search_options: ins.web_search_options } } });
+    // web_search_options is not an SDK option: openai-compatible spreads providerOptions.<name> into the body;
+    // @ai-sdk/openai gets it from the fetch above.
+    const first = await generateText({ model: chatModel(id, ins.web_search_options), messages, maxRetries: 2, providerOptions: { chatconform: { web_search_options: ins.web_search_options } } });
     // The SDK's usage has no search count; the raw body keeps usage.service_web_search_calls.
     const raw = first.response?.body;
     const searches = raw?.usage?.service_web_search_calls ?? null;

@@ -30,7 +30,10 @@ async function post(body) {
 /** A streamed completion's message: the text deltas joined, tool calls assembled by index (id and name once). */
 async function stream(body) {
   const res = await post({ ...body, stream: true });
-  const events = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
+  // Section 6 rule 5 (a final event without its blank line is still consumed) is not the WHATWG rule
+  // eventsource-parser follows (an unterminated event at end of body is dropped): a blank line closes the body.
+  const closed = new TransformStream({ transform: (text, out) => out.enqueue(text), flush: (out) => out.enqueue('\n\n') });
+  const events = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(closed).pipeThrough(new EventSourceParserStream());
   let content = '';
   let usage;
   const calls = [];

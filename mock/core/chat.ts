@@ -27,6 +27,8 @@ export interface Completion {
   toolCalls: ToolCall[];
   citations: Citation[];
   actions: SearchAction[];
+  /** usage.service_web_search_calls when it is not the number of actions (a scripted answer's `completed`) */
+  searchCalls?: number;
   finishReason: 'stop' | 'length' | 'tool_calls';
   /** token counts the usage is computed from (the usage stage turns them into 2.9 Usage) */
   tokens: { prompt: number; completion: number; reasoning: number; cached: number; written: number };
@@ -264,7 +266,7 @@ export function toolCallTokens(calls: readonly ToolCall[]): number {
 /** The usage of a completion (2.9 Usage). */
 export function usageOf(c: Completion, entry: FixtureEntry): Usage {
   const t = c.tokens;
-  return buildUsage(entry, t.prompt, t.completion, { cached: t.cached, written: t.written }, c.actions.length);
+  return buildUsage(entry, t.prompt, t.completion, { cached: t.cached, written: t.written }, c.searchCalls ?? c.actions.length);
 }
 
 export interface Envelope {

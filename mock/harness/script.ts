@@ -3,7 +3,7 @@
 // reasoning, finish reason) inside the `complete` stage: the core still counts usage, applies the output cap,
 // builds the JSON or the stream, so a scripted answer keeps the contract. A rule's fault is a runtime fault
 // (faults.ts) that fires whenever the rule answers.
-import { readFileSync, statSync } from 'node:fs';
+import { FileReadError, readBoundedText } from '../../spec/file-reader.ts';
 import { RE2JS } from 're2js';
 import { parse as parseYaml } from 'yaml';
 import { formatIssues, validate } from '../../spec/validator.ts';
@@ -12,6 +12,7 @@ import { toolCallTokens } from '../core/chat.ts';
 import type { ChatRequest, ToolCall } from '../core/request.ts';
 import { countTokens, digest, tokenize } from '../engine/tokens.ts';
 import { buildToolCalls, functionTools, messageText } from '../core/tools.ts';
+import { boundCitations, searchRequested, type Citation, type SearchAction } from '../core/web-search.ts';
 import { parseFault, FaultSpecError, type FaultSpec } from './faults.ts';
 import { RECORDING_FILE_LIMIT } from '../replay/recording.ts';
 
@@ -30,8 +31,16 @@ export interface ScriptDocument {
   rules: {
     name?: string;
     match?: { model?: string; user_contains?: string; user_matches?: string; tool_result?: boolean | string; turn?: number };
-    answer: { content?: string; reasoning?: string; tool_calls?: ScriptToolCall[]; finish_reason?: 'stop' | 'length' | 'tool_calls'; fault?: string };
+    answer: { content?: string; reasoning?: string; tool_calls?: ScriptToolCall[]; finish_reason?: 'stop' | 'length' | 'tool_calls'; fault?: string; search?: ScriptSearch };
   }[];
+}
+
+/** The search provenance of a scripted answer (2.9): citations over spans of its content, actions, the completed count. */
+export interface ScriptSearch {
+  citations?: { url: string; title?: string; cited: string }[];
+  actions?: SearchAction[];
+  /** usage.service_web_search_calls; default the number of actions. */
+  completed?: number;
 }
 
 type Rule = ScriptDocument['rules'][number];
@@ -109,6 +118,12 @@ export function compileScript(data: unknown, where: string): Script {
     const calls = a.tool_calls !== undefined;
     if (a.finish_reason === 'tool_calls' && !calls) problems.push(`${at}: answer.finish_reason is tool_calls but the answer has no tool_calls`);
     if (calls && a.finish_reason !== undefined && a.finish_reason !== 'tool_calls') problems.push(`${at}: an answer with tool_calls finishes with tool_calls (got ${a.finish_reason})`);
+    if (a.search !== undefined) {
+      if (a.content === undefined) problems.push(`${at}: answer.search needs answer.content (the citations point into it)`);
+      for (const [k, c] of (a.search.citations ?? []).entries()) {
+        if (a.content !== undefined && !a.content.includes(c.cited)) problems.push(`${at}: answer.search.citations[${k}].cited is not part of answer.content`);
+      }
+    }
     return compiled;
   });
   if (problems.length > 0) throw new ScriptError(`${where}: ${problems.join('; ')}`);
@@ -119,15 +134,10 @@ export function compileScript(data: unknown, where: string): Script {
 export function loadScriptFile(file: string): Script {
   let text: string;
   try {
-    // Checked before the file is read, as a recording is: a huge file is refused rather than loaded.
-    const stat = statSync(file);
-    if (!stat.isFile()) throw new ScriptError(`--script ${file}: not a regular file`);
-    if (stat.size > RECORDING_FILE_LIMIT) throw new ScriptError(`--script ${file}: ${stat.size} bytes; a script holds at most ${RECORDING_FILE_LIMIT}`);
-    text = readFileSync(file, 'utf8');
+    // The kit's one reader, as a recording's: a regular file within its bound, checked as it is read.
+    text = readBoundedText(file, '--script', { maxBytes: RECORDING_FILE_LIMIT, timeoutMs: 30_000 });
   } catch (err) {
-    if (err instanceof ScriptError) throw err;
-    const e = err as NodeJS.ErrnoException;
-    throw new ScriptError(`--script ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
+    throw new ScriptError(err instanceof FileReadError ? err.message : `--script ${file}: cannot be read`);
   }
   let data: unknown;
   const yaml = /\.ya?ml$/i.test(file);
@@ -238,9 +248,27 @@ export function scriptedCompletion(base: Completion, rule: ScriptRule, req: Chat
     }
     used += countTokens(c.content ?? '');
     c.finishReason = cut ? 'length' : c.toolCalls.length > 0 ? 'tool_calls' : (a.finish_reason ?? 'stop');
+    if (a.search !== undefined && searchRequested(req)) scriptedProvenance(c, a.search);
   }
   c.tokens.completion = used;
   return c;
+}
+
+/**
+ * A scripted answer's own search provenance in place of the mock's: each citation spans the first occurrence of its
+ * `cited` text in the (possibly capped) content, and is dropped or clamped as the core bounds its own.
+ */
+function scriptedProvenance(c: Completion, search: ScriptSearch): void {
+  const text = c.content ?? '';
+  const citations: Citation[] = [];
+  for (const x of search.citations ?? []) {
+    const start = text.indexOf(x.cited);
+    if (start < 0) continue;
+    citations.push({ type: 'url_citation', url_citation: { url: x.url, ...(x.title !== undefined ? { title: x.title } : {}), start_index: start, end_index: start + x.cited.length } });
+  }
+  c.citations = boundCitations(citations, text);
+  c.actions = (search.actions ?? []).map((x) => ({ ...x }));
+  if (search.completed !== undefined) c.searchCalls = search.completed;
 }
 
 /** The rule's calls: arguments as given, or generated from the declared tool's schema as the core does. */

@@ -2,9 +2,10 @@
 // DIR` serves (spec/schemas/recording.schema.json; docs/traffic.md). One JSON file per exchange, named
 // NNNNNN-<method>-<path>.json so a directory lists in the order it was recorded. Credentials never reach a file:
 // the recorder drops credential headers and masks the run's secrets wherever else they appear.
-import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { readdirSync, realpathSync } from 'node:fs';
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import path from 'node:path';
+import { FileReadError, readBoundedText } from '../../spec/file-reader.ts';
 import { formatIssues, validate } from '../../spec/validator.ts';
 import { LISTED_FIELDS } from '../../spec/listed-fields.ts';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../engine/json-depth.ts';
@@ -86,13 +87,11 @@ function insideFolder(root: string, dir: string, name: string): string {
 /** The text of a recording file: a regular file within RECORDING_FILE_LIMIT (a FIFO would block the read forever). */
 function readWithin(real: string, file: string): string {
   try {
-    const stat = statSync(real);
-    if (!stat.isFile()) throw new RecordingError(`--replay ${file}: not a regular file`);
-    if (stat.size > RECORDING_FILE_LIMIT) throw new RecordingError(`--replay ${file}: ${stat.size} bytes; a recording holds at most ${RECORDING_FILE_LIMIT}`);
-    return readFileSync(real, 'utf8');
+    // The kit's one reader: the descriptor's own stat (no race with a swapped file), the bound checked as it reads.
+    return readBoundedText(real, '--replay', { maxBytes: RECORDING_FILE_LIMIT, timeoutMs: 30_000 });
   } catch (err) {
-    if (err instanceof RecordingError) throw err;
-    throw new RecordingError(`--replay ${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    // Named by the path it was given, not by where a link led.
+    throw new RecordingError(err instanceof FileReadError ? err.message.replace(`--replay ${real}`, `--replay ${file}`) : `--replay ${file}: cannot be read`);
   }
 }
 

@@ -139,6 +139,24 @@ test.describe('the reference SSE consumer', () => {
     const falsy = answerOrFailure(readChatStream([lfBody([{ ...PAYLOADS[0]!, error: null }, ...PAYLOADS.slice(1), '[DONE]'])]));
     check.that('STREAM-018', !falsy.failed, () => `a chunk with "error": null is not an error event; the consumer failed: ${JSON.stringify(falsy)}`, SYNTHETIC);
   });
+
+  test('reads every answer the contract allows: optional fields omitted, fields it does not list, data: without the space', req('RESP-032'), async ({ check }) => {
+    const extra = { system_fingerprint: 'fp', x_vendor: { any: 1 } };
+    // No finish_reason, extra fields on chunks and deltas, a usage-only chunk without choices, no space after data:.
+    const payloads: (Json | string)[] = [
+      { ...chunk({ role: 'assistant', ...extra }), ...extra },
+      ...TEXT_PIECES.map((t) => chunk({ content: t })),
+      { id: 'c', object: 'chat.completion.chunk', created: NOW, model: 'm', usage: { prompt_tokens: 1, completion_tokens: 4, total_tokens: 5 } },
+      '[DONE]',
+    ];
+    const body = payloads.map((p) => `data:${typeof p === 'string' ? p : JSON.stringify(p)}\n\n`).join('');
+    const read = answerOrFailure(readChatStream([body]));
+    check.that('RESP-032', !read.failed && read.text === TEXT_PIECES.join(''), () => `a legal stream (no finish_reason, extra fields, a bare usage chunk, data: without the space) gave ${JSON.stringify(read)}`, SYNTHETIC);
+    // A search answer with a citation without title and an action without url, no usage: read, nothing made up.
+    const message = { role: 'assistant', content: 'Paris.', annotations: [{ type: 'url_citation', url_citation: { url: 'https://example.org/1', start_index: 0, end_index: 5 } }], service_web_search: [{ type: 'open_page' }] };
+    const report = searchReport({ id: 'x', object: 'chat.completion', created: NOW, model: 'm', choices: [{ index: 0, message }], ...extra });
+    check.that('RESP-032', report.annotations === 1 && report.actions === 1 && report.calls === undefined, () => `a search answer with its optional fields omitted read as ${JSON.stringify(report)}`, SYNTHETIC);
+  });
 });
 
 function answerOrFailure(s: ChatStream): { failed: boolean; text?: string; error?: string } {

@@ -1,11 +1,11 @@
-// The per-model matrix on Playwright: a chosen model is a repetition, not a project. Every test that runs per model
-// (any test of a model-dependent file, and any test tagged model-dependent wherever it is: run/trials.ts
-// MODEL_DEPENDENT_TAG) is declared once per model, inside a describe block named by the model and with the model in
-// an annotation (MODEL_ANNOTATION); the model-independent tests are declared once. All of them share one project
-// and one set of worker fixtures, so the same workers serve every model: Playwright starts a worker per project and
-// per repetition index (repeatEach), never per test. The runner's process resolves the selection against the
-// catalog when the config loads (the embedded mock's own catalog, or GET /v1/models through the target client) and
-// writes the chosen ids beside the run's plan (run/plan.ts): every process of the run reads them there.
+// The per-model matrix on Playwright: a chosen model is part of a slot of the run (run/slots.ts), not a project.
+// Every test that runs per model (any test of a model-dependent file, and any test tagged model-dependent wherever
+// it is: run/trials.ts MODEL_DEPENDENT_TAG) is declared once per model, inside its slot's describe block, with the
+// model in an annotation (MODEL_ANNOTATION); the model-independent tests are declared once. All of them share one
+// project and one set of worker fixtures, so the same workers serve every model: Playwright starts a worker per
+// project and per repetition index (repeatEach), never per test option. The runner's process resolves the selection
+// against the catalog when the config loads (the embedded mock's own catalog, or GET /v1/models through the target
+// client) and writes the chosen ids beside the run's plan (run/plan.ts): every process of the run reads them there.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,7 +17,7 @@ import { chooseModels, matrixProblem, needsCatalog } from '../../run/model-matri
 import type { Profile } from '../../run/profile.ts';
 import { currentPlan, PLAN_ENV, type RunPlan } from '../../run/plan.ts';
 import { Target } from '../../run/target.ts';
-import { MODEL_DEPENDENT_TAG } from '../../run/trials.ts';
+import { SLOT_ANNOTATION } from '../../run/slots.ts';
 import type { Discovery } from './discovery.ts';
 import { MODEL_SKIP_PREFIX } from '../../report/models.ts';
 
@@ -27,8 +27,8 @@ export const MATRIX_MODELS_FILE = 'matrix-models.json';
 /** Spec files judged once per run, whatever the model: the catalog, authentication, errors, limits, routing. */
 export const MODEL_INDEPENDENT_SPECS = ['catalog', 'auth', 'errors', 'limits', 'routing'] as const;
 
-/** The annotation naming the model a test of the matrix judges (its describe block bears the same name). */
-export const MODEL_ANNOTATION = 'model';
+/** The annotation naming the model a test of the matrix judges (its slot's). */
+export const MODEL_ANNOTATION = SLOT_ANNOTATION.model;
 
 // Every skip reason of a model the run cannot judge starts so (the report's fold tells a skipped model by it).
 export { MODEL_SKIP_PREFIX };
@@ -93,13 +93,12 @@ async function listedIds(plan: RunPlan): Promise<string[]> {
 }
 
 /**
- * Whether a test runs once per model: every test of a model-dependent file, and a test tagged model-dependent in a
- * model-independent one. `file` is the spec file's path, `tags` the test's.
+ * Whether `file` (a spec file's path, TypeScript or compiled) is one of MODEL_INDEPENDENT_SPECS: judged once per
+ * target, only its tests tagged model-dependent once per model.
  */
-export function runsPerModel(file: string, tags: readonly string[]): boolean {
-  if (tags.includes(MODEL_DEPENDENT_TAG)) return true;
+export function isModelIndependentSpec(file: string): boolean {
   const own = path.relative(SUITES_DIR, file).split(path.sep).join('/').replace(/\.spec\.[cm]?[jt]s$/, '');
-  return !(MODEL_INDEPENDENT_SPECS as readonly string[]).includes(own);
+  return (MODEL_INDEPENDENT_SPECS as readonly string[]).includes(own);
 }
 
 /** The suite's folder (the spec files of MODEL_INDEPENDENT_SPECS are at its top). */

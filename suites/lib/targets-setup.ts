@@ -2,7 +2,8 @@
 // discovery, a few at a time. A target that cannot be reached does not end the run: its discovery says why, and its
 // tests skip with that reason, while the other targets are judged.
 import { mkdirSync } from 'node:fs';
-import { runConfig, secrets } from '../../run/config.ts';
+import { runConfig } from '../../run/config.ts';
+import { runSecrets } from '../../run/run-secrets.ts';
 import { budgetOf } from '../../run/profile.ts';
 import { reachTarget, REACH_TIMEOUT_MS, TargetUnreachable } from '../../run/reachability.ts';
 import { Target } from '../../run/target.ts';
@@ -12,7 +13,8 @@ import { discover, saveDiscovery } from './discovery.ts';
 /** Discoveries under way at once: enough to hide each target's latency, few enough to stay polite. */
 const AT_ONCE = 4;
 
-export async function discoverTargets(targets: readonly RunTarget[]): Promise<void> {
+/** Sets up every target but the run's own; `matrix` holds the per-model matrix's models (each target is asked about them). */
+export async function discoverTargets(targets: readonly RunTarget[], matrix: readonly string[] = []): Promise<void> {
   const run = runConfig();
   let next = 0;
   const lane = async () => {
@@ -25,8 +27,8 @@ export async function discoverTargets(targets: readonly RunTarget[]): Promise<vo
       const problem = await reachTarget(() => target.get('/v1/models', { timeoutMs: REACH_TIMEOUT_MS }), config.baseUrl, { waitSeconds: config.waitForTargetSeconds ?? 0, onWait: () => {} });
       // The reference of `chatconform run --reference` is what the run's target is read against: without it, no run.
       if (problem !== undefined && targets[i]!.reference) throw new TargetUnreachable(`the reference ${config.baseUrl}: ${problem}`);
-      const found = problem !== undefined ? { catalogError: `the target cannot be judged: ${problem}`, models: [], searchProbes: [] } : await discover(target, config.profile, budgetOf(config.profile).maxSearchProbes, config.models);
-      saveDiscovery(config.runDir, found, secrets(config));
+      const found = problem !== undefined ? { catalogError: `the target cannot be judged: ${problem}`, models: [], searchProbes: [] } : await discover(target, config.profile, budgetOf(config.profile).maxSearchProbes, config.models, matrix);
+      saveDiscovery(config.runDir, found, runSecrets(config));
     }
   };
   await Promise.all(Array.from({ length: Math.min(AT_ONCE, targets.length) }, lane));

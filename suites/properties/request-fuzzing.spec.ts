@@ -23,6 +23,7 @@ import { CaseSkipped, checkProperty, type CaseChecker } from '../lib/properties/
 import { errorOf } from '../lib/requests/search.ts';
 import type { TargetResponse } from '../../judge/exchange.ts';
 import { blamesUpstream } from '../lib/requests/tools.ts';
+import { slotsOf } from '../lib/slots.ts';
 
 /** The cap of every generated request: small, within the budget. */
 const FUZZ_CAP = 8;
@@ -80,6 +81,7 @@ function judge(cc: CaseChecker, f: FuzzCase, res: TargetResponse): void {
   if (f.fault === 'odd-role') cc.observe('OBS-011', { role: f.label, status: res.status, code: error?.code }, 'status of a message with a generated role', res);
 }
 
+for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => { test.use({ slot });
 test.describe('property: request fuzzing', () => {
   test(
     'malformed and odd requests: never a 5xx for a client fault, a section 7 error body on every refusal, a 4xx where the contract names one, unread fields accepted',
@@ -103,4 +105,5 @@ test.describe('property: request fuzzing', () => {
       );
     },
   );
+});
 });

@@ -8,7 +8,9 @@ import { streamedRequest } from '../lib/properties/arb/requests.ts';
 import { chatModel, noModelReason } from '../lib/requests/chat.ts';
 import { checkProperty } from '../lib/properties/runner.ts';
 import { judgeStream } from '../../judge/judge-response.ts';
+import { slotsOf } from '../lib/slots.ts';
 
+for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => { test.use({ slot });
 test.describe('property: streamed completions', () => {
   test(
     'generated prompts and stream options: every stream decodes, every chunk validates, the stream invariants hold',
@@ -35,4 +37,5 @@ test.describe('property: streamed completions', () => {
       );
     },
   );
+});
 });

@@ -11,6 +11,7 @@ import { chatModel, completionTokensOf, finishReasonsOf, isObject, LONG_ANSWER_P
 import { CaseSkipped, checkProperty } from '../lib/properties/runner.ts';
 import { streamUsage } from '../../judge/decoding/chat-stream.ts';
 import type { TargetResponse } from '../../judge/exchange.ts';
+import { slotsOf } from '../lib/slots.ts';
 
 interface CapCase {
   caps: CapPair;
@@ -32,6 +33,7 @@ function outcome(res: TargetResponse, stream: boolean): { used: number; finish: 
   return { used, finish: [...s.choices.values()].map((c) => c.finishReasons[c.finishReasons.length - 1]) };
 }
 
+for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => { test.use({ slot });
 test.describe('property: token-cap precedence', () => {
   test(
     'max_completion_tokens is the cap whenever present, max_tokens otherwise; completion_tokens never exceeds the cap in force',
@@ -63,4 +65,5 @@ test.describe('property: token-cap precedence', () => {
       );
     },
   );
+});
 });

@@ -10,6 +10,7 @@ import { contextSize, invalidLocation, validLocation, type LocationFault } from 
 import { checkProperty, type CaseChecker } from '../lib/properties/runner.ts';
 import { errorOf, searchTakers, SEARCH_MESSAGES, SEARCH_PROMPT } from '../lib/requests/search.ts';
 import type { Target, TargetResponse } from '../../run/target.ts';
+import { slotsOf } from '../lib/slots.ts';
 
 const INVALID_OPTIONS = 'invalid_web_search_options';
 
@@ -49,6 +50,7 @@ function notRejected(cc: CaseChecker, res: TargetResponse, ids: string[], what: 
   for (const id of ids) cc.that(id, res.exchange.status === 200, () => `${what} is valid (2.7) and must be accepted; received ${res.describe()}`, res);
 }
 
+for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => { test.use({ slot });
 test.describe('property: web_search_options validation', () => {
   test(
     'valid user_location objects (nested or flat, real countries and time zones, short city and region) are accepted',
@@ -123,4 +125,5 @@ test.describe('property: web_search_options validation', () => {
       );
     },
   );
+});
 });

@@ -1,18 +1,22 @@
-// The reporter's side of a run of many targets (run/targets.ts): the tests are grouped by target (the target each
-// is declared for, its annotation), and each target gets its own four reports in
-// `<report dir>/targets/<name>/`, folded exactly as a run of that target alone would be. The run's exit code is the
-// worst of its targets'.
+// The reporter's side of a run of many targets (run/targets.ts): the tests are grouped by target (the target of the
+// slot each ran in, run/slots.ts), and each target gets its own four reports in `<report dir>/targets/<name>/`,
+// folded as a run of that target alone would be. The run's exit code is the worst of its targets'.
+import { cpSync, existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Suite, TestCase } from '@playwright/test/reporter';
 import type { RunStatus, StopReason } from '../../report/json.ts';
-import { foldReport, type ReferenceInput } from '../../report/fold.ts';
+import { foldReport, type RecordedCase, type ReferenceInput, type RunFacts } from '../../report/fold.ts';
+import { BLOB_DIR } from '../../report/merge.ts';
 import { referenceReportDir } from '../../run/reference.ts';
 import type { TestOutcome } from '../../report/results.ts';
 import { collectRunInfo } from '../../report/run-info.ts';
 import { writeReports } from '../../report/write.ts';
 import { runConfig } from '../../run/config.ts';
-import { runTargets, TARGET_ANNOTATION, targetConfig, targetIndexOfAnnotations, type RunTarget } from '../../run/targets.ts';
-import { TRIALS_PROJECT, trialsOf } from '../../run/trials.ts';
+import { shardOf } from '../../run/shard.ts';
+import { slotOfAnnotations } from '../../run/slots.ts';
+import { runTargets, targetConfig, type RunTarget } from '../../run/targets.ts';
+import { trialsOf } from '../../run/trials.ts';
+import { modelOfTest, modelsOfRun } from './models.ts';
 
 export interface TargetsRun {
   startedAt: Date;
@@ -29,11 +33,11 @@ export interface TargetLine {
   line: string;
 }
 
-/** Which target (its annotation) and which trial (with --trials, the repetition) a test case ran for. */
-export function slotOf(test: TestCase): { target: number; trial: number } {
-  const trial = test.parent.project()?.name === TRIALS_PROJECT ? test.repeatEachIndex : 0;
+/** Which target (its index among the run's; 0 in a run of one) and which trial (in a run of trials) a case ran in. */
+export function slotOf(test: TestCase): { target: number; trial?: number } {
+  const slot = slotOfAnnotations(test.annotations);
   const targets = runTargets();
-  return { target: targets ? targetIndexOfAnnotations(test.annotations, targets) : 0, trial };
+  return { target: targets ? targets.findIndex((t) => t.name === slot.target) : 0, ...(slot.trial !== undefined ? { trial: slot.trial } : {}) };
 }
 
 /** Each target's cases, in one pass over the run's tests. */
@@ -43,30 +47,50 @@ export function testsByTarget(root: Suite | undefined, count: number): TestCase[
   return by;
 }
 
-/** The target's describe block (the one directly around a test of a run of many targets), left out of its titles. */
-export function isTargetBlock(test: TestCase, s: Suite | undefined): boolean {
-  const name = test.annotations.find((a) => a.type === TARGET_ANNOTATION)?.description;
-  return name !== undefined && s?.type === 'describe' && s.title === name && s === test.parent;
+/**
+ * The cases of the target named `name` among replayed ones (`chatconform report merge` of a run of several targets),
+ * or all of them when none ran in a target's slot (a run of one target).
+ */
+export function casesOfTarget(tests: readonly TestCase[], name: string): TestCase[] {
+  const slotted = tests.filter((t) => slotOfAnnotations(t.annotations).target !== undefined);
+  return slotted.length === 0 ? [...tests] : slotted.filter((t) => slotOfAnnotations(t.annotations).target === name);
+}
+
+/** A case as a target's fold reads it: its outcome, and the model it judged. */
+function recorded(test: TestCase, outcomeOf: (t: TestCase) => TestOutcome): RecordedCase {
+  const model = modelOfTest(test);
+  return { ...outcomeOf(test), ...(model !== undefined ? { model } : {}) };
+}
+
+/** The run's trials and matrix for one target's fold: its requests are counted in its own scratch folder. */
+function featuresOf(runDir: string) {
+  const trials = trialsOf();
+  const models = modelsOfRun(runDir);
+  return { ...(trials ? { trials } : {}), ...(models ? { models } : {}) };
 }
 
 /** Writes every target's reports; returns a line per target. */
 export function writeTargetReports(root: Suite | undefined, outcomeOf: (t: TestCase) => TestOutcome, targets: readonly RunTarget[], run: TargetsRun): TargetLine[] {
-  const byTarget = testsByTarget(root, targets.length).map((tests) => tests.map(outcomeOf));
+  const byTarget = testsByTarget(root, targets.length).map((tests) => tests.map((t) => recorded(t, outcomeOf)));
   const base = runConfig();
   return targets.map((target, i) => {
     const config = targetConfig(base, target, i);
     const info = collectRunInfo(config);
     const outcomes = byTarget[i]!;
     // Folded as a run of that target alone would be (report/fold.ts).
-    const report = foldReport(outcomes, {
-      info,
-      ...(target.files ? { selection: `the spec files ${target.files.map((f) => path.basename(f)).join(', ')}` } : {}),
-      startedAt: run.startedAt,
-      durationMs: run.durationMs,
-      playwrightStatus: run.playwrightStatus,
-      stopReason: run.stopReason,
-      errors: run.errors,
-    });
+    const report = foldReport(
+      outcomes,
+      {
+        info,
+        ...(target.files ? { selection: `the spec files ${target.files.map((f) => path.basename(f)).join(', ')}` } : {}),
+        startedAt: run.startedAt,
+        durationMs: run.durationMs,
+        playwrightStatus: run.playwrightStatus,
+        stopReason: run.stopReason,
+        errors: run.errors,
+      },
+      featuresOf(config.runDir),
+    );
     writeReports(report, info.reportDir, info.secrets);
     return { name: target.name, exitCode: report.verdict.exitCode, line: `${target.name}: ${report.verdict.result} (exit ${report.verdict.exitCode}), ${outcomes.length} tests: ${info.reportDir}` };
   });
@@ -74,20 +98,35 @@ export function writeTargetReports(root: Suite | undefined, outcomeOf: (t: TestC
 
 /**
  * `chatconform run --reference`, in one run: the reference's cases folded as a run of the reference alone (its
- * own key, profile, budget; the same seed, selection and trials), its reports in `<report dir>/reference/`, and
- * what the target's fold pairs with.
+ * own key, profile, budget; the same seed, selection, trials and models), its reports in `<report dir>/reference/`,
+ * and what the target's fold pairs with. `facts` gives the run's selection or shard as the reports in `dir` say
+ * it; a shard's reference report names the shard's blob, copied beside it, so `report merge` merges the reference's
+ * shards as it merges the target's.
  */
-export function writeReferenceReports(cases: readonly TestCase[], outcomeOf: (t: TestCase) => TestOutcome, target: RunTarget, index: number, run: TargetsRun): ReferenceInput {
+export function writeReferenceReports(
+  cases: readonly TestCase[],
+  outcomeOf: (t: TestCase) => TestOutcome,
+  target: RunTarget,
+  index: number,
+  run: TargetsRun,
+  facts: (dir: string) => Pick<RunFacts, 'selection' | 'scope' | 'shard'> = () => ({}),
+): ReferenceInput {
   const base = runConfig();
   const config = targetConfig(base, target, index);
   const reportDir = referenceReportDir(base.reportDir);
   const info = { ...collectRunInfo(config), reportDir };
-  const trials = trialsOf();
+  if (shardOf()) copyBlob(path.join(base.reportDir, BLOB_DIR), path.join(reportDir, BLOB_DIR));
   const report = foldReport(
-    cases.map(outcomeOf),
-    { info, startedAt: run.startedAt, durationMs: run.durationMs, playwrightStatus: run.playwrightStatus, stopReason: run.stopReason, errors: run.errors },
-    trials ? { trials } : {},
+    cases.map((t) => recorded(t, outcomeOf)),
+    { info, ...facts(reportDir), startedAt: run.startedAt, durationMs: run.durationMs, playwrightStatus: run.playwrightStatus, stopReason: run.stopReason, errors: run.errors },
+    featuresOf(config.runDir),
   );
   writeReports(report, reportDir, info.secrets);
   return { report, url: config.baseUrl, reportDir };
+}
+
+/** The shard's blob report (written before this reporter ends), in place of any earlier one. */
+function copyBlob(from: string, to: string): void {
+  rmSync(to, { recursive: true, force: true });
+  if (existsSync(from)) cpSync(from, to, { recursive: true });
 }

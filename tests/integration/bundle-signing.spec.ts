@@ -118,3 +118,31 @@ test('--sign-key: refused without --certify (exit 2); a key that is not ed25519 
   expect(await err(['run', '--certify', '--profile', 'mock', '--sign-key', path.join(root, 'rsa.pem')])).toMatchObject({ code: 3, text: expect.stringContaining('a bundle is signed with an ed25519 key') });
   expect(await err(['verify', root, '--verify-key', path.join(root, 'nope.pem')])).toMatchObject({ code: 3, text: expect.stringContaining('--verify-key') });
 });
+
+test('a signed bundle with a file changed after signing: NOT VERIFIED, no verdict shown as if it held, no "signature: VERIFIED"', async () => {
+  const dir = await bundle('tampered-signed', true);
+  // The forger edits the report and leaves SHA256SUMS (and its signature) as they were.
+  const file = path.join(dir, 'conformance.json');
+  const report = JSON.parse(readFileSync(file, 'utf8'));
+  report.verdict.result = 'pass';
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  const r = await verify(dir, '--verify-key', publicPem);
+  expect(r.code).toBe(1);
+  expect(r.text).toContain('NOT VERIFIED');
+  expect(r.text).toContain('conformance.json: its SHA-256 does not match SHA256SUMS');
+  expect(r.text).not.toContain('signature: VERIFIED');
+  expect(r.text).not.toMatch(/^verdict: [A-Z]+ —/m);
+  expect(r.text).toContain('verdict: not shown');
+});
+
+test('a private key given as --verify-key is refused in one line (exit 3), its content never echoed', async () => {
+  const dir = await bundle('private-as-public', true);
+  let out = '';
+  let err = '';
+  const code = await main(['verify', dir, '--verify-key', privatePem], { out: (s) => (out += s), err: (s) => (err += s) });
+  expect(code).toBe(3);
+  expect(out).toBe('');
+  expect(err.trim().split('\n')).toHaveLength(1);
+  expect(err).toContain('is a private key');
+  expect(err).not.toContain('PRIVATE KEY');
+});

@@ -1,11 +1,12 @@
-// `chatconform client` end to end: the command spawned as a user runs it, on the openai reference adapter (every
-// scenario: a pass, exit 0, the four reports) and on a flawed client (its one failure: exit 1); bad command lines
-// exit 2 before anything runs.
+// `chatconform client` end to end: the command spawned as a user runs it, on the Python reference adapter (standard
+// library only: every scenario a pass, exit 0, the four reports; CI runs it, python3 is on its machine) and on a
+// flawed client (its one failure: exit 1); bad command lines exit 2 before anything runs.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { SCENARIOS } from '../../client/scenarios.ts';
 import { repoRoot } from '../../run/config.ts';
 import { chatconformCommand } from './support/cli-process.ts';
 
@@ -34,16 +35,17 @@ test.beforeAll(() => {
 });
 test.afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-test('the openai adapter passes every scenario: exit 0 and the four reports, subject the command', async () => {
+test('a client in a second language, Python with its standard library alone, passes every scenario: exit 0 and the four reports', async () => {
   test.setTimeout(180_000);
-  const dir = path.join(scratch, 'openai');
-  const ran = await chatconformClient(['--command', 'node examples/clients/openai.mjs', '--report-dir', dir]);
+  const dir = path.join(scratch, 'python');
+  const ran = await chatconformClient(['--report-dir', dir, '--', 'python3', 'examples/clients/stdlib.py']);
   expect(ran.code, ran.stdout + ran.stderr).toBe(0);
   for (const f of ['conformance.json', 'junit.xml', 'conformance.html', 'badge.svg']) expect(existsSync(path.join(dir, f)), f).toBe(true);
   const report = JSON.parse(readFileSync(path.join(dir, 'conformance.json'), 'utf8'));
-  expect(report.subject).toEqual({ kind: 'client', command: 'node examples/clients/openai.mjs' });
+  expect(report.subject).toEqual({ kind: 'client', command: 'python3 examples/clients/stdlib.py' });
   expect(report.verdict).toMatchObject({ result: 'pass', exitCode: 0, mustFailed: [] });
   expect(report.scenarios.filter((s: { status: string }) => s.status !== 'pass')).toEqual([]);
+  expect(report.scenarios).toHaveLength(SCENARIOS.length);
   expect(ran.stdout).toContain('PASS');
 });
 

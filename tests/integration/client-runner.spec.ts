@@ -1,11 +1,14 @@
-// A client that hangs, crashes, prints garbage or floods stdout (issue 42, point 6): each scenario ends within its
-// bound with an `error` that carries the client's stderr tail, and the run goes on to the next scenario.
+// A client that hangs, crashes, prints garbage or floods stdout: each scenario ends within its bound with an
+// `error` that carries the client's stderr tail, and the run goes on to the next scenario. The run owns the client's
+// whole process tree: a process that left the client's group with setsid neither holds the run nor survives it.
+import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { commandDriver, runClientScenarios } from '../../client/engine.ts';
 import { parseReport } from '../../client/protocol.ts';
 import { buildClientReport } from '../../client/report.ts';
-import { runClient } from '../../client/runner.ts';
+import { runClient, runProblem } from '../../client/runner.ts';
 import { SCENARIOS } from '../../client/scenarios.ts';
+import { HANG_BOUND_MS } from '../support/hang-bound.ts';
 
 const node = (code: string): string[] => [process.execPath, '-e', code];
 const two = SCENARIOS.filter((s) => s.id === 'stream-plain' || s.id === 'catalog-optional');
@@ -41,6 +44,43 @@ test('a timed-out client is killed with its whole process group, children includ
   expect(child).toBeGreaterThan(0);
   // Signal 0 probes the pid: it throws ESRCH once the child is gone.
   await expect.poll(() => { try { process.kill(child, 0); return 'alive'; } catch { return 'gone'; } }).toBe('gone');
+});
+
+/** Whether a process is still alive (a zombie awaiting its reaper counts as gone). */
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+// A process the client starts in a session of its own (setsid: outside the client's process group) holds the
+// client's output open for two minutes: the run still ends on its own terms (long before the grandchild would: a
+// hang bound, not a speed target), says what it ended, and leaves nothing.
+const ESCAPES = `${process.execPath} -e "const c = require('child_process').spawn('sleep', ['120'], { detached: true, stdio: 'inherit' }); process.stderr.write('grandchild ' + c.pid + '\\n'); c.unref()"`;
+
+test('a client that exits leaving a setsid grandchild holding its output: the run ends at once, the grandchild ended and named', async () => {
+  test.setTimeout(HANG_BOUND_MS + 10_000);
+  const results = await runClientScenarios({ driver: commandDriver({ shell: ESCAPES }), scenarios: SCENARIOS.filter((s) => s.id === 'stream-plain'), bounds: { timeoutMs: 3000 } });
+  const r = results[0]!;
+  // Not timed out: the client's exit ended the wait, the grandchild did not hold it.
+  expect(r.run.timedOut).toBe(false);
+  expect(r.run.durationMs).toBeLessThan(HANG_BOUND_MS);
+  const grandchild = Number(/grandchild (\d+)/.exec(r.run.stderrTail)?.[1]);
+  expect(grandchild).toBeGreaterThan(0);
+  expect(r.problem).toMatch(new RegExp(`^the client printed nothing on stdout; after it exited, 1 process it started \\(pid ${grandchild}: sleep 120\\) still ran: the kit ended them`));
+  await expect.poll(() => alive(grandchild), { timeout: 2000 }).toBe(false);
+});
+
+test('a client that hangs with a setsid grandchild: the time bound holds, both are ended, the reason says so', async () => {
+  test.setTimeout(HANG_BOUND_MS + 10_000);
+  const run = await runClient({ shell: `${ESCAPES}; exec sleep 120` }, process.env, { timeoutMs: 3000, maxStdoutBytes: 1024, stderrTailBytes: 1024 });
+  expect(run.timedOut).toBe(true);
+  expect(run.durationMs).toBeLessThan(HANG_BOUND_MS);
+  const grandchild = Number(/grandchild (\d+)/.exec(run.stderrTail)?.[1]);
+  expect(runProblem(run, 3000)).toMatch(new RegExp(`^the client did not finish within 3000 ms \\(killed, with 1 process it started \\(pid ${grandchild}: sleep 120\\)\\)`));
+  await expect.poll(() => alive(grandchild), { timeout: 2000 }).toBe(false);
 });
 
 test("the client's report: one JSON object, or its last line after logs", () => {

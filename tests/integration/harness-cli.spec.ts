@@ -66,7 +66,9 @@ test('bad harness flags: one line on stderr naming the problem, exit 2 (3 for a 
 test('--script (YAML), --prefix, --journal-size, --fault: served as said, the control API over HTTP', async () => {
   const script = write('script.yaml', 'rules:\n  - name: greet\n    match: { user_contains: hello }\n    answer: { content: "Hello from the script." }\n');
   const mock = await start(['--script', script, '--prefix', '/api/', '--journal-size', '2', '--fault', 'framing=crlf', '--seed', '5']);
-  expect(mock.lines).toEqual([`mock listening on ${mock.url}`, `base URL ${mock.url}/api/v1`]);
+  expect(mock.lines.slice(0, 2)).toEqual([`mock listening on ${mock.url}`, `base URL ${mock.url}/api/v1`]);
+  // The banner's commands name the mount prefix too.
+  expect(mock.lines.join('\n')).toContain(`--base-url ${mock.url}/api --profile mock`);
   const ask = (base: string, content: string, headers: Record<string, string> = {}) =>
     fetch(`${base}/chat/completions`, {
       method: 'POST',

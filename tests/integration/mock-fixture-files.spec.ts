@@ -71,7 +71,7 @@ test('--host: the mock listens on the address given (tests stay on loopback: 127
 test('bad files are refused before the mock listens: one line naming the file and every problem, exit 3', async () => {
   const cases: [string[], RegExp][] = [
     [['--catalog', path.join(dir, 'absent.json')], /^error: --catalog .*absent\.json: no such file$/],
-    [['--catalog', write('not-json.json', '{ nope')], /^error: --catalog .*not-json\.json: not JSON/],
+    [['--catalog', write('not-json.json', '{ nope')], /^error: --catalog .*not-json\.json: not valid JSON at line 1, column 3$/],
     [['--catalog', write('shape.json', { entries: [] })], /^error: --catalog .*shape\.json does not match spec\/schemas\/mock-catalog\.schema\.json: .*tiers_order/],
     [['--catalog', write('entry.json', { tiers_order: ['free'], entries: [{ id: 'x', mock: { family: 'f', state: 'active', routes: [{ name: 'r', price_rank: 1, latency_rank: 1, throughput_rank: 1, available: true, web_search: false }] } }] })], /^error: --catalog .*entry\.json: entries\[0\] \(x\) is not a catalog entry: .*name/],
     [['--keys', write('keys-tier.json', { keys: [{ key: 'sk-team-0123456789', name: 'team', tier: 'gold', models: ['no/such-model'] }] })], /^error: --keys .*keys-tier\.json: keys\[0\] \(team\): tier "gold" is not one of the catalog's tiers \(.*\); keys\[0\] \(team\): model no\/such-model is not in the catalog$/],

@@ -98,7 +98,11 @@ test.describe('point 15: CLI', () => {
       try {
         const url = mock.url;
         expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-        expect(mock.output().trim()).toBe(`mock listening on ${url}`);
+        // The first line is what scripts read; the banner after it names a key, models and the command to run.
+        const [first, ...banner] = mock.output().trim().split('\n');
+        expect(first).toBe(`mock listening on ${url}`);
+        expect(banner.join('\n')).toContain(MOCK_KEYS.full);
+        expect(banner.join('\n')).toContain(`chatconform run --base-url ${url} --profile mock`);
         const res = await fetch(`${url}/v1/models`);
         assertValid('model-list', await res.json());
         // To the process itself, as a terminal's Ctrl-C or a service manager would send it.
@@ -114,7 +118,7 @@ test.describe('point 15: CLI', () => {
     // tsx relays signals to the script; `npx` does not forward SIGTERM to its child, so the test runs tsx itself.
     const tsx = await startProcess(`${repoRoot}node_modules/.bin/tsx`, ['cli/main.ts', 'mock', '--port', '0']);
     try {
-      expect(tsx.stdout()).toMatch(/^mock listening on http:\/\/127\.0\.0\.1:\d+\n$/);
+      expect(tsx.stdout()).toMatch(/^mock listening on http:\/\/127\.0\.0\.1:\d+\n/);
       const url = tsx.url;
       expect((await fetch(`${url}/v1/models`)).status).toBe(200);
       // tsx relays the signal to the script once its IPC channel is up; give it a moment under load.

@@ -149,7 +149,7 @@ test.describe('the npm package, installed into a fresh project', () => {
     expect(readdirSync(reports).sort()).toEqual([...REPORT_FILES].sort());
     const report = JSON.parse(readFileSync(path.join(reports, 'conformance.json'), 'utf8')) as ConformanceReport;
     expect(report.verdict.result).toBe('pass');
-    expect(report.kit).toEqual({ name: 'chatconform', version: VERSION });
+    expect(report.kit).toEqual({ name: 'chatconform', version: VERSION, build: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
     expect(report.spec.sha256).toBe(CONTRACT.sha256);
     expect(report.target.url).toBe(url);
     // Test locations read as in the repository (through the shipped source maps), never as paths into node_modules.

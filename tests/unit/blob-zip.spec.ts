@@ -1,7 +1,7 @@
 // What `report merge` lets merge-reports unzip (report/blob-zip.ts), on zips built here, each a few KB: a name that
 // climbs out of its folder, too many entries, a directory that declares too much or too high a ratio, and one that
 // lies about an entry's size (refused while inflating, at the declared size, never holding the rest).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -70,5 +70,18 @@ test('what is not a zip is refused in one line', async () => {
   const file = path.join(dir, 'not.zip');
   writeFileSync(file, 'PK not really');
   await expect(checkZip(file)).rejects.toThrow('not a zip archive (no end of central directory)');
-  await expect(checkZip(path.join(dir, 'missing.zip'))).rejects.toThrow(/^cannot read it: ENOENT/);
+  await expect(checkZip(path.join(dir, 'missing.zip'))).rejects.toThrow(/^cannot read it: no such file$/);
+});
+
+test('an entry within the ratio and the total but past the bound of one entry is refused from the directory (issue 51, item 7)', async () => {
+  // A report.jsonl of events that deflate about 100 times over, like the 2.2 MB blob that inflated to 240 MiB and
+  // took merge-reports past 4 GB: each bound it was under still holds, and the one entry is refused before inflating.
+  let seed = 51;
+  const next = (): string => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % 1e6).toString(36);
+  const lines = Array.from({ length: Math.ceil((33 * 1024 * 1024) / 420) }, () => `${JSON.stringify({ method: 'onStdOut', params: { chunk: `${'x'.repeat(380)}${next()}` } })}\n`);
+  const events = Buffer.from(lines.join(''));
+  const file = zipFile([{ name: 'report.jsonl', data: events }]);
+  expect(events.length / statSync(file).size).toBeLessThan(BLOB_BOUNDS.maxRatio);
+  expect(events.length).toBeLessThan(BLOB_BOUNDS.maxTotalBytes);
+  await expect(checkZip(file)).rejects.toThrow(/^the entry report\.jsonl inflates to 3[34] MiB, more than the 24 MiB one entry of a blob report may \(a shard of fewer tests: run more shards\)$/);
 });

@@ -26,6 +26,7 @@ test('a failed consumer rule: verdict fail, exit 1, one row per scenario with it
   expect(report.verdict).toMatchObject({ result: 'fail', exitCode: 1, mustFailed: ['STREAM-018'] });
   expect(report.requirements.map((r) => [r.id, r.status]).sort()).toEqual([
     ['RESP-020', 'pass'],
+    ['RESP-032', 'pass'],
     ['STREAM-004', 'pass'],
     ['STREAM-018', 'fail'],
     ['TOOL-011', 'pass'],
@@ -71,7 +72,7 @@ test('the baseline makes a known failure expected (exit 0); a selection is a par
 test('a clean client: pass, exit 0, every judged requirement counted', async () => {
   const results = await runClientScenarios({ driver: inProcess('none'), scenarios: chosen, parallel: true });
   const report = buildClientReport({ results, command: 'node tests/fixtures/clients/flawed.mjs', startedAt: new Date(0), durationMs: 5, seed: 0, reportDir: 'reports' });
-  expect(report.verdict).toMatchObject({ result: 'pass', exitCode: 0, requirementsPassed: 4, requirementsTotal: 4 });
+  expect(report.verdict).toMatchObject({ result: 'pass', exitCode: 0, requirementsPassed: 5, requirementsTotal: 5 });
   // A key written into the command line never reaches the report.
   const keyed = buildClientReport({ results, command: 'OPENAI_API_KEY=sk-proj-Zq81bXv3kT0aLm9Rr2Yw node my-client.mjs', startedAt: new Date(0), durationMs: 5, seed: 0, reportDir: 'reports' });
   expect(JSON.stringify(keyed)).not.toContain('sk-proj-Zq81bXv3kT0aLm9Rr2Yw');

@@ -107,5 +107,8 @@ test('headers: the config file\'s object, CONFORMANCE_HEADERS lines, the profile
   expect(headersOfText('X-Tenant: acme\nX-Route: eu, fast\n')).toEqual({ 'x-tenant': 'acme', 'x-route': 'eu, fast' });
   expect(() => headersOfText('no colon here')).toThrow(/is not a header: write it as 'Name: value'/);
   expect(() => headersOfText('Bad Name: x')).toThrow(/"Bad Name" is not a header name/);
-  expect(headerSecrets({ 'x-tenant': 'acme', 'x-api-key': 'sk-gateway-123456', authorization: 'Bearer tok-abcdef' })).toEqual(['sk-gateway-123456', 'tok-abcdef']);
+  // Every header the user supplies is a secret of the run, whatever its name, unless declared public (--public-header);
+  // a credential-looking name never is.
+  expect(headerSecrets({ 'x-tenant': 'acme', 'x-api-key': 'sk-gateway-123456', authorization: 'Bearer tok-abcdef', authentication: 'k-123456' })).toEqual(['acme', 'sk-gateway-123456', 'tok-abcdef', 'k-123456']);
+  expect(headerSecrets({ 'x-tenant': 'acme', 'x-api-key': 'sk-gateway-123456', 'x-auth': 'k-123456' }, ['X-Tenant', 'x-api-key', 'x-auth'])).toEqual(['sk-gateway-123456', 'k-123456']);
 });

@@ -132,3 +132,30 @@ test('script files: JSON and YAML load; a bad file is refused with one message n
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a rule's search provenance: its citations over spans of its content, its actions, its completed count; none without search", async () => {
+  const content = 'Alpha says one thing and Beta says another.';
+  const search = {
+    citations: [{ url: 'https://a.example/1', cited: 'Alpha says one thing' }, { url: 'https://b.example/2', title: 'Beta', cited: 'Beta says another' }],
+    actions: [{ type: 'search' as const, query: 'alpha' }, { type: 'open_page' as const }, { type: 'find_in_page' as const, url: 'https://a.example/1', pattern: 'one' }],
+    completed: 7,
+  };
+  const service = createMockService({ script: { rules: [{ answer: { content, search } }] } });
+  const r = await chat(service, { web_search_options: {} });
+  const message = r.json.choices[0].message;
+  expect(message.annotations).toEqual([
+    { type: 'url_citation', url_citation: { url: 'https://a.example/1', start_index: 0, end_index: 20 } },
+    { type: 'url_citation', url_citation: { url: 'https://b.example/2', title: 'Beta', start_index: 25, end_index: 42 } },
+  ]);
+  expect(message.service_web_search).toEqual(search.actions);
+  expect(r.json.usage.service_web_search_calls).toBe(7);
+  expect(validate('chat-response', r.json).valid).toBe(true);
+  // The stream carries the same provenance in its last content delta.
+  const streamed = events((await chat(service, { web_search_options: {}, stream: true })).pieces!) as { choices?: { delta?: Record<string, unknown> }[] }[];
+  expect(streamed.find((e) => e.choices?.[0]?.delta?.service_web_search)?.choices?.[0]?.delta).toMatchObject({ annotations: message.annotations, service_web_search: search.actions });
+  // A request that asked for no search gets none.
+  const plain = await chat(service);
+  expect(plain.json.choices[0].message).toEqual({ role: 'assistant', content });
+  expect(plain.json.usage.service_web_search_calls).toBeUndefined();
+  expect(() => compileScript({ rules: [{ answer: { content: 'x', search: { citations: [{ url: 'u', cited: 'y' }] } } }] }, 'test')).toThrow(/citations\[0\]\.cited is not part of answer\.content/);
+});

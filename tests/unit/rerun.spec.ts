@@ -3,7 +3,7 @@
 // reports go, never over the report it reruns. The end-to-end rerun is tests/integration/rerun-failed.spec.ts.
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { RERUN_ENV, rerunOfEnv, rerunOfReport, rerunReportDir, testListForTargets, testListOf, type RerunSource } from '../../run/rerun.ts';
+import { RERUN_ENV, rerunOfEnv, rerunOfReport, rerunReportDir, testListOf, type RerunSource } from '../../run/rerun.ts';
 import { buildReport, validateReport } from '../../report/json.ts';
 import { aggregate, type TestOutcome } from '../../report/results.ts';
 import { sampleInfo } from '../support/reports.ts';
@@ -39,7 +39,7 @@ test('the tests where a requirement failed or could not be judged, not those dec
   });
 });
 
-test('evidence cut short: the failed tests charged with it and its tests that failed are taken too; a matrix model is the describe block around the test', () => {
+test("evidence cut short: the failed tests charged with it and its tests that failed are taken too; a matrix model is the slot's block around the file's", () => {
   const source: RerunSource = {
     run: { startedAt: '2026-01-02T03:04:05.000Z' },
     models: [{ id: 'acme/a' }],
@@ -60,10 +60,10 @@ test('evidence cut short: the failed tests charged with it and its tests that fa
   const of = rerunOfReport(source, '/r/conformance.json');
   expect(of.tests.map((t) => `${t.model} ${t.line} ${t.title}`)).toEqual(['acme/a 1 tools › one', 'acme/a 2 tools › two', 'acme/a 3 tools › crashed']);
   expect(testListOf(of.tests, '/kit', '/kit/suites').split('\n').filter((l) => !l.startsWith('#') && l !== '')).toEqual([
-    // The model's describe block directly around the test (suites/lib/test-fixtures.ts declares it so).
-    'tools.spec.ts › tools › acme/a › one',
-    'tools.spec.ts › tools › acme/a › two',
-    'tools.spec.ts › tools › acme/a › crashed',
+    // The slot's block, the outermost (suites/lib/slots.ts declares it so), titled by the model.
+    'tools.spec.ts › acme/a › tools › one',
+    'tools.spec.ts › acme/a › tools › two',
+    'tools.spec.ts › acme/a › tools › crashed',
   ]);
 });
 
@@ -93,9 +93,19 @@ test("the rerun's report says which run it reran, relative to its own folder, an
   expect(report.verdict.summary).toContain('a rerun of the 1 test where STREAM-004 failed or could not be judged in the run of 2026-01-02T03:04:05.000Z (seed 3), whose report ../conformance.json is kept');
 });
 
-test('a rerun beside a reference: each test once per target, the target\'s block directly around the test', () => {
-  const list = '# chatconform rerun\nchat.spec.ts › non-streamed › an answer\ntools.spec.ts › a call\n';
-  expect(testListForTargets(list, ['reference', 'target'])).toBe(
-    '# chatconform rerun\nchat.spec.ts › non-streamed › reference › an answer\nchat.spec.ts › non-streamed › target › an answer\ntools.spec.ts › reference › a call\ntools.spec.ts › target › a call\n',
-  );
+test("a rerun of a run of several targets or trials: each test under every slot of the rerun it may be declared in", () => {
+  const tests = [
+    { file: 'suites/chat.spec.ts', line: 3, title: 'non-streamed › an answer' },
+    { file: 'suites/tools.spec.ts', line: 9, title: 'a call', model: 'acme/a' },
+  ];
+  const lines = (space: Parameters<typeof testListOf>[3]) => testListOf(tests, '/kit', '/kit/suites', space).split('\n').filter((l) => !l.startsWith('#') && l !== '');
+  expect(lines({})).toEqual(['chat.spec.ts › non-streamed › an answer', 'tools.spec.ts › acme/a › a call']);
+  expect(lines({ targets: ['reference', 'target'] })).toEqual([
+    'chat.spec.ts › reference › non-streamed › an answer',
+    'chat.spec.ts › target › non-streamed › an answer',
+    'tools.spec.ts › reference · acme/a › a call',
+    'tools.spec.ts › target · acme/a › a call',
+  ]);
+  // The first trial's block has no title of its own; a test not repeated is left out of the others by the run.
+  expect(lines({ trials: 2 })).toEqual(['chat.spec.ts › non-streamed › an answer', 'chat.spec.ts › trial 2 › non-streamed › an answer', 'tools.spec.ts › acme/a › a call', 'tools.spec.ts › acme/a · trial 2 › a call']);
 });

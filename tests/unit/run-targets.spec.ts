@@ -1,11 +1,13 @@
-// Many targets in one run (run/targets.ts): the targets file is checked before anything runs, and each target's
-// tests see the run's settings with the target's own URL, key, profile, seed, scratch folder and reports folder.
+// Many targets in one run (run/targets.ts): the targets file is checked before anything runs and kept in the plan,
+// the reference is a target beside the run's own, and each target's tests see the run's settings with the target's
+// own URL, key, profile, seed, scratch folder and reports folder.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { repoRoot } from '../../run/config.ts';
-import { targetConfig, targetRunsFile, targetsOf, TARGETS_FILE_ENV, type RunTarget } from '../../run/targets.ts';
+import { REFERENCE_PAIR, referencePair, targetConfig, targetRunsFile, targetsOf, targetsOfPlan, TARGETS_FILE_ENV, type RunTarget } from '../../run/targets.ts';
+import { resolvePlan } from '../../run/plan.ts';
 import { unitRunConfig } from '../support/run-config.ts';
 
 const folders: string[] = [];
@@ -35,6 +37,15 @@ test('a targets file that is not a list of named targets with a URL is refused w
   expect(targetsOf(targetsFile([{ name: 'a', baseUrl: 'http://x' }, { name: 'b.2', baseUrl: 'http://y', files: ['suites/chat.spec.ts'] }]))!.map((t) => t.name)).toEqual(['a', 'b.2']);
 });
 
+test('target names are plain folder names: ., .., a hidden name and a case twin are refused (issue 51, item 11)', () => {
+  // `..` put a target's reports at the top of the report folder, where a one-target run's report is read.
+  for (const name of ['.', '..', '...', '.hidden', 'a/b', 'a\\b', '', 'x'.repeat(101)]) {
+    expect(() => targetsOf(targetsFile([{ name, baseUrl: 'http://127.0.0.1:1' }])), JSON.stringify(name)).toThrow(/needs a name of letters, digits, '\.', '_' or '-' that is a plain folder name/);
+  }
+  expect(() => targetsOf(targetsFile([{ name: 'Acme', baseUrl: 'http://x' }, { name: 'acme', baseUrl: 'http://y' }]))).toThrow(/two targets are named acme/);
+  expect(targetsOf(targetsFile([{ name: 'a..b', baseUrl: 'http://x' }, { name: '-_1.0', baseUrl: 'http://y' }]))!.map((t) => t.name)).toEqual(['a..b', '-_1.0']);
+});
+
 test("a target's tests see its own URL, key (from its variable first), profile, seed, scratch and reports folders", () => {
   const run = unitRunConfig({ baseUrl: 'http://127.0.0.1:1', apiKey: 'sk-run-key-000000', folders }, { seed: 7, models: ['run/pinned'], profilePath: '/nowhere.json' });
   const profile = path.join(repoRoot, 'fixtures/profiles/mock.json');
@@ -59,4 +70,29 @@ test('a target runs the spec files it names (either extension), every file when 
   expect(targetRunsFile({ name: 'a', baseUrl: 'x', files: ['suites/chat.spec.js'] }, chat, repoRoot)).toBe(true);
   expect(targetRunsFile({ name: 'a', baseUrl: 'x', files: ['./suites/chat.spec.ts'] }, chat, repoRoot)).toBe(true);
   expect(targetRunsFile({ name: 'a', baseUrl: 'x', files: ['suites/catalog.spec.ts'] }, chat, repoRoot)).toBe(false);
+});
+
+test("the plan holds the run's targets: a targets file's, read once, or the run's own beside its reference", () => {
+  const profile = path.join(repoRoot, 'fixtures/profiles/mock.json');
+  const file = targetsFile([{ name: 'a', baseUrl: 'http://127.0.0.1:1' }, { name: 'b', baseUrl: 'http://127.0.0.1:2' }]);
+  const { plan } = resolvePlan({ ...file, CONFORMANCE_BASE_URL: 'http://127.0.0.1:3' }, { configFile: false, drawSeed: false });
+  expect(plan.targets!.map((t) => t.name)).toEqual(['a', 'b']);
+  // Read into the plan: the workers never read the file (nor a variable naming it).
+  expect(targetsOfPlan(plan)).toBe(plan.targets);
+  expect(targetsOfPlan(resolvePlan({ CONFORMANCE_BASE_URL: 'http://127.0.0.1:3' }, { configFile: false, drawSeed: false }).plan)).toBeUndefined();
+  expect(() => resolvePlan({ ...file, CONFORMANCE_REFERENCE_URL: 'http://127.0.0.1:4' }, { configFile: false })).toThrow(/targets file/);
+  expect(() => resolvePlan(targetsFile([{ name: 'a' }]), { configFile: false })).toThrow(/needs a baseUrl/);
+
+  const env = { CONFORMANCE_BASE_URL: 'http://gateway.test', CONFORMANCE_HEADERS: 'X-Tenant: acme', CONFORMANCE_MAX_RPS: '2', CONFORMANCE_MODELS: 'gateway/model', CONFORMANCE_REFERENCE_URL: 'http://upstream.test', CONFORMANCE_REFERENCE_PROFILE: profile, CONFORMANCE_REFERENCE_MODEL: 'model', CONFORMANCE_REFERENCE_API_KEY: 'sk-upstream-key-0' };
+  const paired = resolvePlan(env, { configFile: false, drawSeed: false }).plan;
+  const targets = targetsOfPlan(paired)!;
+  expect(targets.map((t) => t.name)).toEqual([REFERENCE_PAIR.reference, REFERENCE_PAIR.self]);
+  expect(referencePair(targets)).toEqual({ reference: 0, self: 1 });
+  // The reference's own key, profile and model, never the target's headers, throttle or pinned models.
+  const run = unitRunConfig({ baseUrl: 'http://gateway.test', apiKey: 'sk-target-key-000', folders }, { headers: { 'x-tenant': 'acme' }, maxRps: 2, models: ['gateway/model'], seed: 7 });
+  const ref = targetConfig(run, targets[0]!, 0, env);
+  expect(ref).toMatchObject({ baseUrl: 'http://upstream.test', apiKey: 'sk-upstream-key-0', apiKeyVar: 'CONFORMANCE_REFERENCE_API_KEY', profilePath: profile, models: ['model'], seed: 7 });
+  expect(ref.headers).toBeUndefined();
+  expect(ref.maxRps).toBeUndefined();
+  expect(targetConfig(run, targets[1]!, 1, env)).toBe(run);
 });

@@ -7,6 +7,9 @@ import { parseShard } from '../../run/shard.ts';
 import { validate } from '../../spec/validator.ts';
 import type { ConformanceReport } from '../../report/json.ts';
 import { MergeRefused, planMerge, type ShardReport } from '../../report/merge.ts';
+import { kitInfo } from '../../report/run-info.ts';
+import { kitBuild } from '../../run/kit-build.ts';
+import { sampleReport } from '../support/reports.ts';
 
 test('a shard is i/n with 1 <= i <= n; anything else is refused in one line', () => {
   expect(parseShard('2/3')).toEqual({ index: 2, total: 3 });
@@ -73,4 +76,23 @@ test('the merge refuses shards of another fuzz budget or kit, naming the setting
   b.report.run.fuzzRuns = 25;
   b.report.kit.version = '0.3.0';
   expect(() => planMerge([a, b])).toThrow('they differ in the kit version (shard 1/3: "0.2.0"; shard 2/3: "0.3.0")');
+});
+
+test('the merge refuses shards of two builds of one version, and a shard that names no build beside one that does (issue 51, item 12)', () => {
+  const a = shardReport(1, { startedAt: '2026-01-01T00:00:00.000Z', durationMs: 1, requests: 0, cost: 0 });
+  const b = shardReport(2, { startedAt: '2026-01-01T00:00:00.000Z', durationMs: 1, requests: 0, cost: 0 });
+  a.report.kit.build = `sha256:${'1'.repeat(64)}`;
+  b.report.kit.build = `sha256:${'2'.repeat(64)}`;
+  expect(() => planMerge([a, b])).toThrow(`the shards are not of one run: they differ in the kit build (shard 1/3: "sha256:${'1'.repeat(64)}"; shard 2/3: "sha256:${'2'.repeat(64)}")`);
+  delete b.report.kit.build;
+  expect(() => planMerge([a, b])).toThrow('they differ in the kit build');
+  b.report.kit.build = a.report.kit.build;
+  expect(planMerge([a, b]).kit.build).toBe(a.report.kit.build);
+});
+
+test("every report records the kit's build: a content digest of its files, the same for every process of one build", () => {
+  const build = kitInfo().build!;
+  expect(build).toMatch(/^sha256:[0-9a-f]{64}$/);
+  expect(kitBuild()).toBe(build);
+  expect(validate('conformance-report', { ...sampleReport('passed'), kit: { ...kitInfo() } }).valid).toBe(true);
 });

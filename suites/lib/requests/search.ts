@@ -104,18 +104,38 @@ export function searchReport(body: Json | undefined): SearchReport {
   }
   const usage = isObject(body.usage) ? body.usage : undefined;
   if (typeof usage?.service_web_search_calls === 'number') r.calls = usage.service_web_search_calls;
-  const walk = (v: unknown, at: string): void => {
-    if (/^\/choices\/\d+\/message\/(annotations|service_web_search)(\/|$)/.test(at)) return; // where they belong (SEARCH-029 judges mixing)
-    if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${at}/${i}`));
-    if (!isObject(v)) return;
-    if (v.type === 'url_citation' || isObject(v.url_citation)) return void r.citationsElsewhere.push(at || '/');
-    if (typeof v.type === 'string' && ACTION_TYPES.has(v.type) && ('query' in v || 'queries' in v || 'url' in v || 'pattern' in v)) return void r.actionsElsewhere.push(at || '/');
-    for (const [k, x] of Object.entries(v)) {
-      if (k === 'citations' && Array.isArray(x) && x.length > 0) r.citationsElsewhere.push(`${at}/${k}`);
-      else walk(x, `${at}/${k}`);
-    }
+  // An explicit stack, never recursion, and each node's pointer built only when it is reported: an answer nested
+  // 100,000 deep is walked in bounded stack and linear time.
+  type Frame = { v: unknown; parent?: Frame; key: string; depth: number };
+  const pointer = (f: Frame): string => {
+    const keys: string[] = [];
+    for (let p: Frame | undefined = f; p?.parent; p = p.parent) keys.push(p.key);
+    return keys.length === 0 ? '/' : `/${keys.reverse().join('/')}`;
   };
-  walk(body, '');
+  const stack: Frame[] = [{ v: body, key: '', depth: 0 }];
+  while (stack.length > 0) {
+    const f = stack.pop()!;
+    const { v } = f;
+    // Where they belong (SEARCH-029 judges mixing).
+    if (f.depth === 4 && /^\/choices\/\d+\/message\/(annotations|service_web_search)$/.test(pointer(f))) continue;
+    const children: Frame[] = [];
+    if (Array.isArray(v)) v.forEach((x, i) => children.push({ v: x, parent: f, key: String(i), depth: f.depth + 1 }));
+    else if (!isObject(v)) continue;
+    else if (v.type === 'url_citation' || isObject(v.url_citation)) {
+      r.citationsElsewhere.push(pointer(f));
+      continue;
+    } else if (typeof v.type === 'string' && ACTION_TYPES.has(v.type) && ('query' in v || 'queries' in v || 'url' in v || 'pattern' in v)) {
+      r.actionsElsewhere.push(pointer(f));
+      continue;
+    } else {
+      for (const [k, x] of Object.entries(v)) {
+        if (k === 'citations' && Array.isArray(x) && x.length > 0) r.citationsElsewhere.push(`${pointer(f) === '/' ? '' : pointer(f)}/${k}`);
+        else children.push({ v: x, parent: f, key: k, depth: f.depth + 1 });
+      }
+    }
+    // Pushed last to first: visited in document order, as the recursive walk did.
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+  }
   return r;
 }
 

@@ -357,18 +357,19 @@ export async function closesKeptAliveTarget(): Promise<HostileTarget & { stats: 
 
 /**
  * The reference mock behind a proxy that takes `key` (a credential the mock does not know) in place of the
- * mock's own, and echoes it into every answer: a response header, a top-level field of every JSON body, every
- * catalog entry's name, and every streamed chunk. A run against it must leave `key` nowhere on disk.
+ * mock's own, and echoes `echoed` (by default the same key; another target's, for a run of many) into every answer:
+ * a response header, a top-level field of every JSON body, every catalog entry's name, and every streamed chunk. A
+ * run against it must leave `echoed` nowhere on disk.
  */
-export async function echoesKeyTarget(key: string): Promise<HostileTarget> {
+export async function echoesKeyTarget(key: string, echoed = key): Promise<HostileTarget> {
   const mock = await startMockServer({ port: 0 });
   const echoJson = (value: unknown): unknown => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-    const o: Record<string, unknown> = { ...(value as Record<string, unknown>), echo: `Authorization: Bearer ${key}` };
+    const o: Record<string, unknown> = { ...(value as Record<string, unknown>), echo: `Authorization: Bearer ${echoed}` };
     if (o.object === 'list' && Array.isArray(o.data)) {
-      o.data = o.data.map((m: unknown) => (typeof m === 'object' && m !== null && typeof (m as { name?: unknown }).name === 'string' ? { ...m, name: `${(m as { name: string }).name} ${key}` } : m));
+      o.data = o.data.map((m: unknown) => (typeof m === 'object' && m !== null && typeof (m as { name?: unknown }).name === 'string' ? { ...m, name: `${(m as { name: string }).name} ${echoed}` } : m));
     }
-    if (o.object === 'model' && typeof o.name === 'string') o.name = `${o.name} ${key}`;
+    if (o.object === 'model' && typeof o.name === 'string') o.name = `${o.name} ${echoed}`;
     return o;
   };
   const server = http.createServer((req, res) => {
@@ -393,11 +394,48 @@ export async function echoesKeyTarget(key: string): Promise<HostileTarget> {
           }
         }
         const out = Buffer.from(text, 'utf8');
-        res.writeHead(status, { ...headers, 'content-length': String(out.length), 'x-echo': key });
+        res.writeHead(status, { ...headers, 'content-length': String(out.length), 'x-echo': echoed });
         res.end(out);
       },
       () => res.destroy(),
     );
   });
   return listen(server, () => mock.close());
+}
+
+/** `{"x":{"x":…1…}}`, `depth` objects deep, as text (JSON.stringify of such a value would overflow the stack). */
+export function nestedJsonText(depth: number): string {
+  return `${'{"x":'.repeat(depth)}1${'}'.repeat(depth)}`;
+}
+
+/**
+ * The reference mock behind a proxy that adds one field, `depth` objects deep, to every JSON answer (the catalog and
+ * each of its entries, a model, a completion and its message, an error) and every streamed chunk and its delta: a run against it must judge (or refuse in one line), never
+ * crash on the depth.
+ */
+export async function nestsAnswersTarget(depth: number): Promise<HostileTarget> {
+  const mock = await startMockServer({ port: 0 });
+  const deep = nestedJsonText(depth);
+  // Spliced in as text (JSON.stringify of such a value would overflow the stack): into every catalog entry, message
+  // and delta, and before the closing brace of each JSON object answered.
+  const withDeep = (json: string): string => {
+    if (!/^\s*\{[^]*\}\s*$/.test(json)) return json;
+    const inner = json.replace(/"object":"model"/g, `"object":"model","deep":${deep}`).replace(/"(message|delta)":\{/g, `"$1":{"deep":${deep},`);
+    return `${inner.replace(/\}\s*$/, '')}${/^\s*\{\s*\}\s*$/.test(inner) ? '' : ','}"deep":${deep}}`;
+  };
+  const server = http.createServer((req, res) => {
+    void forward(mock, req).then(
+      ({ status, headers, body }) => {
+        let text = body.toString('utf8');
+        const type = headers['content-type'] ?? '';
+        if (type.includes('text/event-stream')) text = text.replace(/^data: ?(\{.*\})\r?$/gm, (_line, json: string) => `data: ${withDeep(json)}`);
+        else if (type.includes('json')) text = withDeep(text);
+        const out = Buffer.from(text, 'utf8');
+        res.writeHead(status, { ...headers, 'content-length': String(out.length) });
+        res.end(out);
+      },
+      () => res.destroy(),
+    );
+  });
+  return { ...(await listen(server, () => mock.close())), apiKey: MOCK_KEYS.full };
 }
