@@ -246,45 +246,51 @@ async function runAll(place: Place): Promise<string[]> {
   return problems;
 }
 
-const dirs: string[] = [];
-let mock: RunningMockServer | undefined;
-test.afterAll(async () => {
-  await mock?.close();
-  dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
-});
-
-async function mockUrl(): Promise<string> {
-  mock ??= await startMockServer({ port: 0 });
-  return mock.url;
+/**
+ * Runs the docs in a place made in a temp folder by `make`, with a mock of its own; removes both after. (No file-level
+ * afterAll: in parallel mode Playwright then runs the two places one after the other.)
+ */
+async function inPlace(label: string, make: (work: string) => Promise<Omit<Place, 'mockUrl'>>): Promise<string[]> {
+  const work = mkdtempSync(path.join(os.tmpdir(), `chatconform-doc-${label}-`));
+  let mock: RunningMockServer | undefined;
+  try {
+    const place = await make(work);
+    mock = await startMockServer({ port: 0 });
+    return await runAll({ ...place, mockUrl: mock.url });
+  } finally {
+    await mock?.close();
+    rmSync(work, { recursive: true, force: true });
+  }
 }
 
 test('from an install: every command of the docs works in a project with the packed kit', async () => {
   test.setTimeout(40 * 60_000);
   const kit = await sharedInstalledKit();
   if (!kit.tarball) throw new Error(`the run's installed kit (${kit.project}) was not packed by this run: unset CHATCONFORM_KIT_PROJECT`);
-  const work = mkdtempSync(path.join(os.tmpdir(), 'chatconform-doc-install-'));
-  dirs.push(work);
-  const dir = path.join(work, 'project');
-  writeConsumerProject(dir, kit.tarball);
-  const install = await runProcess('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, env: userEnv(), boundMs: 300_000 });
-  expect(install.code, install.stderr.slice(-3000)).toBe(0);
-  const problems = await runAll({ where: 'install', dir, mockUrl: await mockUrl(), examples: 'node_modules/chatconform/examples/clients' });
+  const tarball = kit.tarball;
+  const problems = await inPlace('install', async (work) => {
+    const dir = path.join(work, 'project');
+    writeConsumerProject(dir, tarball);
+    const install = await runProcess('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: dir, env: userEnv(), boundMs: 300_000 });
+    expect(install.code, install.stderr.slice(-3000)).toBe(0);
+    return { where: 'install', dir, examples: 'node_modules/chatconform/examples/clients' };
+  });
   expect(problems, 'commands of the docs that fail from an install').toEqual([]);
 });
 
 test('from a clone: every command of the docs works in a copy of this working tree, unbuilt', async () => {
   test.setTimeout(40 * 60_000);
-  const work = mkdtempSync(path.join(os.tmpdir(), 'chatconform-doc-clone-'));
-  dirs.push(work);
-  const dir = path.join(work, 'chatconform');
-  // The files a clone has (tracked, and new ones not ignored): no dist/, no reports.
-  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], { cwd: repoRoot, encoding: 'utf8' }).split('\0').filter((f) => f !== '' && existsSync(path.join(repoRoot, f)));
-  for (const f of files) {
-    mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
-    cpSync(path.join(repoRoot, f), path.join(dir, f));
-  }
-  symlinkSync(path.join(repoRoot, 'node_modules'), path.join(dir, 'node_modules'));
-  expect(existsSync(path.join(dir, 'dist'))).toBe(false);
-  const problems = await runAll({ where: 'clone', dir, mockUrl: await mockUrl(), examples: 'examples/clients' });
+  const problems = await inPlace('clone', async (work) => {
+    const dir = path.join(work, 'chatconform');
+    // The files a clone has (tracked, and new ones not ignored): no dist/, no reports.
+    const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], { cwd: repoRoot, encoding: 'utf8' }).split('\0').filter((f) => f !== '' && existsSync(path.join(repoRoot, f)));
+    for (const f of files) {
+      mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+      cpSync(path.join(repoRoot, f), path.join(dir, f));
+    }
+    symlinkSync(path.join(repoRoot, 'node_modules'), path.join(dir, 'node_modules'));
+    expect(existsSync(path.join(dir, 'dist'))).toBe(false);
+    return { where: 'clone', dir, examples: 'examples/clients' };
+  });
   expect(problems, 'commands of the docs that fail from a clone').toEqual([]);
 });
