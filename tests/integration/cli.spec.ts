@@ -34,7 +34,7 @@ async function child(argv: string[]): Promise<{ code: number | null; stdout: str
 }
 
 async function childIn(cwd: string, argv: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  // tsx's own CLI, so that the command runs from any working directory (a config file is looked for there).
+  // From any working directory (a config file is looked for there): the sources, or the installed kit under CHATCONFORM_KIT=installed.
   const { code, stdout, stderr } = await runProcess(...chatconformCommand(argv), { cwd, env: { ...process.env, CONFORMANCE_BASE_URL: '' } });
   return { code, stdout, stderr };
 }
