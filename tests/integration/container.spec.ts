@@ -1,7 +1,7 @@
 // The shipped Containerfile, built and run for real (slow tier): Debian's podman with runc (crun fails on the
 // rlimits here, so containers.conf sets none). No image registry is reachable, so the base is made here from a Debian
-// root file system (debootstrap, Node 20 and npm from Debian, this machine's CA certificates) and handed to the Containerfile as NODE_IMAGE in place
-// of the official node image it names. The test checks that the image holds exactly the runtime versions of
+// root file system (debootstrap, Node 20 from Debian, npm 10 as the official image has it, this machine's CA
+// certificates) and handed to the Containerfile as NODE_IMAGE in place of the official node image it names. The test checks that the image holds exactly the runtime versions of
 // package-lock.json, starts the image's mock, runs the image's suite against it, and reads the report from the
 // volume. It prints what the build and the run took (figures, never asserted).
 import { spawnSync } from 'node:child_process';
@@ -14,7 +14,7 @@ import type { Lockfile } from '../../scripts/shrinkwrap.ts';
 import { closedPort } from '../support/listen.ts';
 import { runProcess } from './support/cli-process.ts';
 
-const BASE = 'localhost/chatconform-test-base:trixie';
+const BASE = 'localhost/chatconform-test-base:trixie-npm10';
 const IMAGE = 'localhost/chatconform:test';
 /** Debian's release with Node 20 (bookworm has 18). */
 const SUITE = 'trixie';
@@ -44,8 +44,10 @@ async function podman(args: string[], boundMs = 900_000) {
 
 /**
  * The base image, made once per machine: a Debian root file system with nodejs (debootstrap), npm (apt in the new
- * root: debootstrap's own resolver trips on npm's dependencies) and this machine's CA certificates (the build's npm
- * reaches the registry as this machine does, through whatever TLS-inspecting proxy it trusts), imported into podman.
+ * root: debootstrap's own resolver trips on npm's dependencies; then npm 10, the official node:20 image's: Debian's
+ * npm 9.2 cannot read an `npm:` alias in the lockfile, and refuses `npm ci`) and this machine's CA certificates (the
+ * build's npm reaches the registry as this machine does, through whatever TLS-inspecting proxy it trusts), imported
+ * into podman.
  */
 async function baseImage(): Promise<void> {
   if (spawnSync('podman', ['image', 'exists', BASE], { env }).status === 0) return;
@@ -58,6 +60,7 @@ async function baseImage(): Promise<void> {
   await step('chroot', [rootfs, 'apt-get', 'install', '-y', '-qq', '--no-install-recommends', 'npm']);
   await step('chroot', [rootfs, 'apt-get', 'clean']);
   copyFileSync('/etc/ssl/certs/ca-certificates.crt', path.join(rootfs, 'etc/ssl/certs/ca-certificates.crt'));
+  await step('chroot', [rootfs, 'env', 'NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt', 'npm', 'install', '--global', '--no-audit', '--no-fund', 'npm@10']);
   await step('sh', ['-c', `tar -C '${rootfs}' -c . | podman import --change 'CMD ["node"]' --change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' - ${BASE}`]);
   rmSync(rootfs, { recursive: true, force: true });
 }
