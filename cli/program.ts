@@ -2,6 +2,7 @@
 // every parse error and every UsageError becomes one line on stderr and exit 2; --help and --version exit 0.
 import { Command, CommanderError } from 'commander';
 import { kitPackage } from '../run/config.ts';
+import { SetupError } from '../run/setup-messages.ts';
 import { ConfigError, EXIT, EXIT_CODES_TEXT, oneLine, UsageError } from './usage.ts';
 
 export interface Io {
@@ -80,6 +81,11 @@ export async function main(argv: readonly string[], io: Io = stdio): Promise<num
     if (err instanceof ConfigError) {
       io.err(`error: ${oneLine(err.message)}\n`);
       return EXIT.config;
+    }
+    // A setup mistake the run found before any test (run/setup-messages.ts): its line, its exit code.
+    if (err instanceof SetupError) {
+      io.err(`error: ${oneLine(err.message)}\n`);
+      return err.exitCode;
     }
     throw err;
   }

@@ -14,6 +14,7 @@ import { loadReport, ReportFileError } from '../report/load.ts';
 import { checkZip, ZipRefused } from '../report/blob-zip.ts';
 import { MERGE_CONTEXT_ENV, MergeRefused, planMerge, shardBlob, shardDirs, type ShardReport } from '../report/merge.ts';
 import { referenceReportDir } from '../run/reference.ts';
+import { withoutInputVariables } from '../run/plan.ts';
 import { REFERENCE_PAIR } from '../run/targets.ts';
 import { CONFORMANCE_CONFIG, playwrightCli } from './kit-files.ts';
 import { ConfigError } from './usage.ts';
@@ -63,10 +64,11 @@ async function mergeRun(shards: readonly ShardReport[], reportDir: string, slotT
     if (context.features.reference) context.referenceReport = await mergeReference(shards, reportDir);
     if (context.merge.missing.length > 0) process.stderr.write(`chatconform: merging ${context.merge.shards.length} of ${context.merge.total} shards; missing: ${context.merge.missing.map((i) => `${i}/${context.merge.total}`).join(', ')} (the merged verdict is partial)\n`);
     context.refusalFile = path.join(scratch, 'refused.txt');
+    context.reportDir = reportDir;
     const contextFile = path.join(scratch, 'merge-context.json');
     writeFileSync(contextFile, JSON.stringify(context));
-    const env: NodeJS.ProcessEnv = { ...process.env, [MERGE_CONTEXT_ENV]: contextFile, [ENV.reportDir]: reportDir };
-    delete env[ENV.shard];
+    const env = { ...withoutInputVariables(process.env), [MERGE_CONTEXT_ENV]: contextFile };
+    // The replay reads the context file, and no setting's variable (the shard's, the report dir's) of this process.
     await spawnMerge(['merge-reports', '-c', CONFORMANCE_CONFIG, blobs], env);
     if (existsSync(context.refusalFile)) throw new ConfigError(`report merge: ${readFileSync(context.refusalFile, 'utf8').split('\n')[0]}`);
     try {

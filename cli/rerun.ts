@@ -4,9 +4,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ENV, reportDirOf } from '../run/config.ts';
-import { declaredTitlesOf, RERUN_ENV, RERUN_TEST_LIST, rerunOfReport, rerunReportDir, testListOf, type RerunOf } from '../run/rerun.ts';
+import { declaredTitlesOf, RERUN_TEST_LIST, rerunOfReport, rerunReportDir, testListOf, type RerunOf } from '../run/rerun.ts';
 import type { SlotSpace } from '../run/slots.ts';
 import { SELECTION_ENV } from '../run/selection.ts';
+import { testIndex } from '../run/test-index.ts';
 import { loadReport, ReportFileError } from '../report/load.ts';
 import type { ConformanceReport } from '../report/json.ts';
 import { CONFORMANCE_CONFIG, KIT_ROOT } from './kit-files.ts';
@@ -30,8 +31,9 @@ export interface Rerun {
 }
 
 /**
- * Reads the report to rerun and prepares `env` for the rerun (its reports in rerun/, the earlier seed and fuzz runs
- * unless given, RERUN_ENV for the reporter). Returns undefined when nothing failed there: nothing to run.
+ * Reads the report to rerun and prepares the plan's input `env` for the rerun (its reports in rerun/, the earlier
+ * seed, fuzz runs and models unless given); the plan records `of` (its reporter reads it there). Returns undefined
+ * when nothing failed there: nothing to run.
  */
 export function prepareRerun(env: NodeJS.ProcessEnv, flags: RerunFlags): Rerun | undefined {
   const flag = flags.lastFailed ? '--last-failed' : '--rerun';
@@ -47,7 +49,7 @@ export function prepareRerun(env: NodeJS.ProcessEnv, flags: RerunFlags): Rerun |
     if (err instanceof ReportFileError) throw new ConfigError(`${flags.lastFailed ? '--last-failed: no report to rerun from: ' : '--rerun: '}${err.message}`);
     throw err;
   }
-  const of = rerunOfReport(report, file);
+  const of = rerunOfReport(report, file, testIndex());
   if (of.requirements.length === 0) {
     process.stderr.write(`chatconform: nothing to rerun: no requirement failed in ${file}\n`);
     return undefined;
@@ -61,10 +63,9 @@ export function prepareRerun(env: NodeJS.ProcessEnv, flags: RerunFlags): Rerun |
   if (!env[ENV.modelMatrix] && models.length > 0) env[ENV.modelMatrix] = models.join(',');
   const dir = rerunReportDir(reportDirOf(env), file);
   env[ENV.reportDir] = dir;
-  env[RERUN_ENV] = JSON.stringify(of);
   mkdirSync(dir, { recursive: true });
   const list = path.join(dir, RERUN_TEST_LIST);
-  const describe = `the ${of.tests.length} test(s) where ${of.requirements.join(', ')} failed or could not be judged in ${file}`;
+  const describe = `the ${of.tests.length} test(s) that can record ${of.requirements.join(', ')}, which failed or could not be judged in ${file}`;
   process.stderr.write(`chatconform: rerunning ${describe} (seed ${env[ENV.seed] ?? 'random'}; reports in ${dir})\n`);
   return { of, args: ['--test-list', list], list, describe };
 }

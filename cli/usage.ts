@@ -16,10 +16,12 @@ export const EXIT_CODES_TEXT = `Exit codes (every command):
   1  a MUST requirement failed outside the baseline, whatever else happened (or a stale baseline entry, a warning
      with --fail-on warn, a bundle that does not verify)
   2  the command line is wrong: an unknown flag, a bad value or URL, flags that do not fit together, a base URL
-     ending in /v1 (the kit adds /v1), a --models selection that matches no model; nothing ran
+     ending in /v1 (the kit adds /v1), a --models selection that matches no model, a --model the catalog does not
+     list; nothing ran
   3  the command could not be done as asked: a file missing or unusable (profile, baseline, config file, report,
-     bundle, fixtures, script, recordings), a port in use, a target never reached or never judged, an error
-     outside the tests, a run interrupted or out of time, the kit's own failure
+     bundle, fixtures, script, recordings), a report folder it cannot write, a port in use, a target never
+     reached or never judged (not this API, no key or a refused one), an error outside the tests, a run
+     interrupted (Ctrl-C) or out of time, the kit's own failure
 Errors are one line on stderr, never a stack trace.`;
 
 /** A usage error found after parsing (an ID the catalog does not know, a flag that does not fit another). */

@@ -85,6 +85,14 @@ export interface CheckerOptions {
    */
   declared?: () => readonly string[];
   /**
+   * The test's index: every requirement ID it may record (the IDs it declares and those of the judge entry points it
+   * declares, judge/entry.ts). Given, a record of any other ID (a pass, a failure, a skip) is the kit's bug and throws:
+   * a test records only what the suite's index says it can, so a partial run selects every test that can record an
+   * ID. Not given (a Checker outside the suite): a check for an ID the test does not declare throws, unless a
+   * registered check judges it on every answer of its kind.
+   */
+  index?: () => readonly string[];
+  /**
    * What `skip` does to the runner: the suite skips the Playwright test, the property runner one generated case.
    * Default: the declared requirements without a record are marked skipped and `Skipped` is thrown.
    */
@@ -122,10 +130,20 @@ export class Checker {
    * registered check judges it on every response of its kind (judge/checks/registry.ts).
    */
   private declared(id: string): Requirement {
-    if (!CHECKED_IDS.has(id) && !this.declaredIds.includes(id)) {
+    if (this.options.index) this.indexed(id);
+    else if (!CHECKED_IDS.has(id) && !this.declaredIds.includes(id)) {
       throw new Error(`check for ${id}, which this test does not declare with req(); declare every ID a test checks`);
     }
     return getRequirement(id);
+  }
+
+  /** Refuses an ID outside the test's index (when it has one): the kit's bug, never the target's. */
+  private indexed(id: string): void {
+    const index = this.options.index?.();
+    if (!index || !isKnownRequirement(id)) return;
+    const primary = primaryOf(id);
+    if (index.some((i) => isKnownRequirement(i) && primaryOf(i) === primary)) return;
+    throw new Error(`a record for ${primary}, which is outside this test's index (its req() IDs and the IDs of the judge functions it declares with judges()): declare it, or the judge function that records it`);
   }
 
   /** The index of a response's exchange among the test's exchanges. */
@@ -154,6 +172,7 @@ export class Checker {
   }
 
   private push(record: CheckRecord, exchange: number | undefined): void {
+    this.indexed(record.id);
     if (exchange !== undefined && record.exchange === undefined) record.exchange = exchange;
     this.records.push(record);
   }

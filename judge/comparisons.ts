@@ -7,6 +7,10 @@ import { formatIssues, validateDeclared } from '../spec/validator.ts';
 import type { Checker } from './checker.ts';
 import type { TargetResponse } from './exchange.ts';
 import type { ChatStream } from './decoding/chat-stream.ts';
+import { entryPoint } from './entry.ts';
+import type { DeclaredFunction } from './asked.ts';
+
+export type { DeclaredFunction } from './asked.ts';
 
 const q = (v: unknown): string => JSON.stringify(v) ?? String(v);
 
@@ -14,21 +18,21 @@ const q = (v: unknown): string => JSON.stringify(v) ?? String(v);
  * CAT-037: the entry GET /v1/models/{id} gave (`entry`, on `res`) equals the one the list gave (`listed`). The
  * caller has already re-read both on a mismatch (the catalog is live, section 9): these are the last reads.
  */
-export function judgeEntryReadBack(check: Checker, res: TargetResponse, entry: unknown, listed: unknown, what: string): boolean {
+export const judgeEntryReadBack = entryPoint('CAT-037', function judgeEntryReadBack(check: Checker, res: TargetResponse, entry: unknown, listed: unknown, what: string): boolean {
   return check.that('CAT-037', isDeepStrictEqual(entry, listed), () => `${what} differs from the list's entry, also when both are read again:\n  list: ${q(listed)}\n  one:  ${q(entry)}`, res);
-}
+});
 
 /** CAT-039: the model list (`res`, its entries' ids `ids`) does not list the deactivated model; an empty list is no list. */
-export function judgeDeactivatedUnlisted(check: Checker, res: TargetResponse, ids: readonly unknown[], deactivated: string): boolean {
+export const judgeDeactivatedUnlisted = entryPoint('CAT-039', function judgeDeactivatedUnlisted(check: Checker, res: TargetResponse, ids: readonly unknown[], deactivated: string): boolean {
   return check.that('CAT-039', ids.length > 0 && !ids.includes(deactivated), () => (ids.length === 0 ? 'the catalog could not be read' : `the deactivated model ${deactivated} is listed`), res);
-}
+});
 
 /**
  * CAT-045: the model list (`list`, listing `ids`) is the whole catalog (2.11: one entry per available model): it does
  * not say it is a first page (`has_more: true`), and every model in `readBack` that GET /v1/models/{id} served
  * (200) with the same credential is in it. Recorded on the list, the answer that left them out.
  */
-export function judgeListWhole(check: Checker, list: TargetResponse, ids: readonly unknown[], readBack: readonly { id: string; res: TargetResponse }[]): boolean {
+export const judgeListWhole = entryPoint('CAT-045', function judgeListWhole(check: Checker, list: TargetResponse, ids: readonly unknown[], readBack: readonly { id: string; res: Pick<TargetResponse, 'status'> }[]): boolean {
   const body = list.json();
   const paged = isObject(body) && body.has_more === true;
   const missing = readBack.filter((r) => r.res.status === 200 && !ids.includes(r.id)).map((r) => r.id);
@@ -37,7 +41,7 @@ export function judgeListWhole(check: Checker, list: TargetResponse, ids: readon
     ...(missing.length > 0 ? [`GET /v1/models/{id} serves ${missing.map(q).join(', ')} to the same credential, but the list does not hold ${missing.length === 1 ? 'it' : 'them'}`] : []),
   ];
   return check.that('CAT-045', problems.length === 0, () => problems.join('; '), list);
-}
+});
 
 /** How an upload ended: an HTTP status (with the error code), a closed connection, or no answer in time. */
 export type UploadOutcome = { kind: 'status'; status: number; code: unknown } | { kind: 'closed' | 'timeout'; error: string };
@@ -59,7 +63,7 @@ function describeUpload(o: UploadOutcome): string {
  * refusal: the same non-200 status and error.code for the valid JSON upload and the one that is not JSON (or a
  * closed connection for both). Recorded on the upload that is not JSON, the one a parser answers differently.
  */
-export function judgeRefusedBeforeParsing(check: Checker, valid: TargetResponse, notJson: TargetResponse, bytes: number): boolean {
+export const judgeRefusedBeforeParsing = entryPoint('LIMIT-002', function judgeRefusedBeforeParsing(check: Checker, valid: TargetResponse, notJson: TargetResponse, bytes: number): boolean {
   const v = uploadOutcome(valid);
   const g = uploadOutcome(notJson);
   // A refusal with a status for one upload and a bare close for the other, also when sent again: a server that
@@ -73,7 +77,7 @@ export function judgeRefusedBeforeParsing(check: Checker, valid: TargetResponse,
   const sameStatusAndCode = v.kind === 'status' && g.kind === 'status' && v.status !== 200 && v.status === g.status && v.code === g.code;
   const differ = () => `the oversized valid JSON body (${bytes} bytes) got ${describeUpload(v)}; the oversized body that is not JSON got ${describeUpload(g)}: the refusal depends on parsing`;
   return check.that('LIMIT-002', sameStatusAndCode || (v.kind === 'closed' && g.kind === 'closed'), differ, notJson);
-}
+});
 
 /**
  * LIMIT-007 (SHOULD): the oversized uploads were refused with an answer, not a closed connection (4.3: a failure
@@ -81,12 +85,12 @@ export function judgeRefusedBeforeParsing(check: Checker, valid: TargetResponse,
  * `Expect: 100-continue` let the server answer before the upload. A close on one upload and a status on the other is
  * the connection's race, not the refusal's. Recorded on the valid JSON upload.
  */
-export function judgeRefusalAnswered(check: Checker, valid: TargetResponse, notJson: TargetResponse, bytes: number): boolean {
+export const judgeRefusalAnswered = entryPoint('LIMIT-007', function judgeRefusalAnswered(check: Checker, valid: TargetResponse, notJson: TargetResponse, bytes: number): boolean {
   const v = uploadOutcome(valid);
   const g = uploadOutcome(notJson);
   const closed = v.kind === 'closed' && g.kind === 'closed';
   return check.that('LIMIT-007', !closed, () => `both oversized uploads (${bytes} bytes, valid JSON and not, sent with Expect: 100-continue) ended on a closed connection with no status and no body (${describeUpload(v)}); a refusal is a non-200 answer with a JSON error body, which the server could send before the upload`, valid);
-}
+});
 
 /** A returned tool call as the judgement reads it: its position in the answer and the function it names. */
 export interface NamedCall {
@@ -95,21 +99,15 @@ export interface NamedCall {
 }
 
 /** TOOL-006: every call the answer `res` returned names a function the request declared. */
-export function judgeCallsNameDeclared(check: Checker, res: TargetResponse, calls: readonly NamedCall[], declared: readonly string[], where: string): void {
+export const judgeCallsNameDeclared = entryPoint('TOOL-006', function judgeCallsNameDeclared(check: Checker, res: TargetResponse, calls: readonly NamedCall[], declared: readonly string[], where: string): void {
   for (const c of calls) {
     check.that('TOOL-006', typeof c.name === 'string' && declared.includes(c.name), () => `${where}: tool call ${c.position} names ${q(c.name)}; the request declared only ${declared.map(q).join(', ')}`, res);
   }
-}
+});
 
 /** A returned call with its arguments as sent (a string that should decode to the arguments). */
 export interface ArgumentedCall extends NamedCall {
   arguments: unknown;
-}
-
-/** A function tool as the request declared it: its name and, when it takes arguments, their JSON Schema. */
-export interface DeclaredFunction {
-  name: string;
-  parameters?: unknown;
 }
 
 /**
@@ -117,7 +115,7 @@ export interface DeclaredFunction {
  * an object valid against the schema, never a string holding JSON again. A call whose arguments do not decode is
  * RESP-020's finding, one naming no declared function TOOL-006's: neither is judged here.
  */
-export function judgeCallArguments(check: Checker, res: TargetResponse, calls: readonly ArgumentedCall[], tools: readonly DeclaredFunction[], where: string): void {
+export const judgeCallArguments = entryPoint('TOOL-015', function judgeCallArguments(check: Checker, res: TargetResponse, calls: readonly ArgumentedCall[], tools: readonly DeclaredFunction[], where: string): void {
   for (const c of calls) {
     const tool = tools.find((t) => t.name === c.name);
     if (!tool || typeof c.arguments !== 'string') continue;
@@ -136,13 +134,13 @@ export function judgeCallArguments(check: Checker, res: TargetResponse, calls: r
     const p = problem();
     check.that('TOOL-015', p === undefined, () => `${where}: the arguments of tool call ${c.position} (${q(c.name)}) ${p}; received ${quote(c.arguments, 200)}`, res);
   }
-}
+});
 
 /**
  * TOOL-016: a tool_choice object naming `forced` is honoured: every call returned calls it, and an answer the cap
  * did not cut (`cut`) returns one. An answer answered "as auto" calls another function or none.
  */
-export function judgeForcedFunction(check: Checker, res: TargetResponse, calls: readonly NamedCall[], forced: string, cut: boolean, where: string): void {
+export const judgeForcedFunction = entryPoint('TOOL-016', function judgeForcedFunction(check: Checker, res: TargetResponse, calls: readonly NamedCall[], forced: string, cut: boolean, where: string): void {
   const others = calls.filter((c) => c.name !== forced);
   if (calls.length === 0) {
     if (cut) return check.notApplicable(['TOOL-016'], `${where}: the token cap cut the answer before a call came back`, res);
@@ -150,16 +148,16 @@ export function judgeForcedFunction(check: Checker, res: TargetResponse, calls: 
     return;
   }
   check.that('TOOL-016', others.length === 0, () => `${where}: tool_choice names ${q(forced)}, but the answer calls ${others.map((c) => q(c.name)).join(', ')}`, res);
-}
+});
 
 /**
  * ROUTE-008: whatever the routing preferences, the answer names the requested model: `named` holds the model
  * values the answer gave (a body's model; every chunk's that names one).
  */
-export function judgeModelKept(check: Checker, res: TargetResponse, requested: string, named: readonly unknown[], what: string): boolean {
+export const judgeModelKept = entryPoint('ROUTE-008', function judgeModelKept(check: Checker, res: TargetResponse, requested: string, named: readonly unknown[], what: string): boolean {
   const others = [...new Set(named.filter((m) => m !== requested))];
   return check.that('ROUTE-008', others.length === 0, () => `with ${what}, requested model ${q(requested)}, the response names ${others.map(q).join(', ')}`, res);
-}
+});
 
 /**
  * Chunks a stream cut where the kit asked may still hold beyond the `after` it asked for: the finish chunk and one
@@ -174,7 +172,7 @@ const CUT_SLACK = 2;
  * whole answer did not act on the request: it cannot be judged, and the error event it did not send is only the
  * MAY's warning. A stream cut without [DONE] is STREAM-004's.
  */
-export function judgeProvokedFailure(check: Checker, res: TargetResponse, s: ChatStream, after: number, at: string): void {
+export const judgeProvokedFailure = entryPoint(['STREAM-017', 'STREAM-020'], function judgeProvokedFailure(check: Checker, res: TargetResponse, s: ChatStream, after: number, at: string): void {
   if (s.outcome === 'error') {
     check.that('STREAM-017', true, '', res);
     check.that('STREAM-020', true, '', res);
@@ -192,5 +190,22 @@ export function judgeProvokedFailure(check: Checker, res: TargetResponse, s: Cha
     return;
   }
   check.that('STREAM-020', false, () => `${at}: the failure the kit provoked after ${after} chunk(s) ended as a complete answer: [DONE] after ${s.chunks.length} chunk(s), finish_reason ${q(finish ?? null)}, text ${quote(text, 160)}; a failure after the stream opened is an error event, never a truncated answer passed off as complete`, res);
-}
+});
 
+
+/**
+ * The calls an answer returned, judged against the tools the request declared: each names one of them (TOOL-006)
+ * and its arguments are what that function's parameters describe (TOOL-015).
+ */
+export const judgeCallsAgainstTools = entryPoint([judgeCallsNameDeclared, judgeCallArguments], function judgeCallsAgainstTools(check: Checker, res: TargetResponse, calls: readonly ArgumentedCall[], tools: readonly DeclaredFunction[], where: string): void {
+  judgeCallsNameDeclared(check, res, calls, tools.map((t) => t.name), where);
+  judgeCallArguments(check, res, calls, tools, where);
+});
+
+/**
+ * CAT-036 where only the answer's status can be read against the list: GET /v1/models/{id} for an id the list gave
+ * the same credential is answered 200 (the entry itself is judgeModelEntry's).
+ */
+export const judgeListedIdServed = entryPoint('CAT-036', function judgeListedIdServed(check: Checker, res: TargetResponse, id: string): boolean {
+  return check.status('CAT-036', res, 200, `GET /v1/models/${encodeURIComponent(id)}, an id the list gave the same credential, status`);
+});

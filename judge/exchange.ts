@@ -60,6 +60,11 @@ export class TargetResponse {
   constructor(
     readonly exchange: Exchange,
     readonly body: Buffer,
+    /**
+     * The request body as sent, when the sender has it parsed (the proxy): what the judge reads of what was asked
+     * (judge/asked.ts). Without it, the exchange's evidence of the request is read back (cut past 16 KiB).
+     */
+    readonly sent?: unknown,
   ) {}
   get status(): number {
     return this.exchange.status;

@@ -22,18 +22,16 @@ import {
   completionIsJson,
 } from './checks/registry.ts';
 import { noResponse, type Checker } from './checker.ts';
+import { entryPoint } from './entry.ts';
+import { askedOf } from './asked.ts';
 import type { ChatStream } from './decoding/chat-stream.ts';
 import type { TargetResponse } from './exchange.ts';
 
 /** The completion subject with the token cap its request carried (read back from the exchange's request body). */
 function withCap(c: Completion, res: TargetResponse): Completion {
-  try {
-    const sent = JSON.parse(res.exchange.requestBody ?? '') as { max_completion_tokens?: unknown; max_tokens?: unknown };
-    const cap = typeof sent.max_completion_tokens === 'number' ? sent.max_completion_tokens : sent.max_tokens;
-    return typeof cap === 'number' ? { ...c, cap } : c;
-  } catch {
-    return c;
-  }
+  const caps = askedOf(res)?.caps;
+  const cap = caps?.max_completion_tokens ?? caps?.max_tokens;
+  return cap !== undefined ? { ...c, cap } : c;
 }
 
 /** What `Checker.cannotJudge` is told: why, the requirement that failed, and the exchange it was on. */
@@ -66,7 +64,7 @@ function notAnswered(check: Checker, res: TargetResponse, statusId: string, exch
  * A non-streamed completion for `model`: every completion check runs on it. Returns the body, or undefined when
  * there is no completion (then the completion checks are recorded as skipped, with the cause).
  */
-export function judgeCompletion(check: Checker, res: TargetResponse, model: string, opts: JudgeOptions = {}): Json | undefined {
+export const judgeCompletion = entryPoint(['CHAT-004', COMPLETION_IDS], function judgeCompletion(check: Checker, res: TargetResponse, model: string, opts: JudgeOptions = {}): Json | undefined {
   const exchange = check.exchangeIndex(res);
   const cause = notAnswered(check, res, opts.statusId ?? 'CHAT-004', exchange, 'non-streamed completion');
   if (cause) {
@@ -82,7 +80,7 @@ export function judgeCompletion(check: Checker, res: TargetResponse, model: stri
   check.apply(COMPLETION_SCHEMA_CHECKS, { values: [{ label: 'chat completion', data: body }] }, res);
   check.apply(COMPLETION_CHECKS, withCap({ body, model, what: 'completion' }, res), res);
   return body;
-}
+});
 
 export interface StreamJudgeOptions extends JudgeOptions {
   includeUsage?: boolean;
@@ -95,7 +93,7 @@ export interface StreamJudgeOptions extends JudgeOptions {
  * A streamed completion for `model`: the stream checks run on the stream and its chunks, the completion checks on
  * what it assembles into. Returns the decoded stream, or undefined when there is none.
  */
-export function judgeStream(check: Checker, res: TargetResponse, model: string, opts: StreamJudgeOptions = {}): ChatStream | undefined {
+export const judgeStream = entryPoint(['CHAT-005', STREAM_IDS], function judgeStream(check: Checker, res: TargetResponse, model: string, opts: StreamJudgeOptions = {}): ChatStream | undefined {
   const exchange = check.exchangeIndex(res);
   const cause = notAnswered(check, res, opts.statusId ?? 'CHAT-005', exchange, 'streamed completion');
   if (cause) {
@@ -104,7 +102,9 @@ export function judgeStream(check: Checker, res: TargetResponse, model: string, 
   }
   const stream = res.stream();
   const subject: StreamSubject = { res, stream, model };
-  if (opts.includeUsage !== undefined) subject.includeUsage = opts.includeUsage;
+  // What the request asked (stream_options.include_usage), read back from it unless the caller says otherwise.
+  const includeUsage = opts.includeUsage ?? askedOf(res)?.includeUsage;
+  if (includeUsage !== undefined) subject.includeUsage = includeUsage;
   if (opts.expectText !== undefined) subject.expectText = opts.expectText;
   check.apply(STREAM_CHECKS, subject, res);
   check.apply(CHUNK_SCHEMA_CHECKS, { values: stream.chunks.map((data, i) => ({ label: `chunk ${i}`, data })) }, res);
@@ -121,7 +121,7 @@ export function judgeStream(check: Checker, res: TargetResponse, model: string, 
     check.cannotJudge(MEANING_IDS, { message: why, ...(stream.outcome === 'truncated' ? { id: 'STREAM-004' } : {}), on: res });
   }
   return stream;
-}
+});
 
 export interface ExpectedError {
   /** The requirement that names this refusal (its status and code). */
@@ -139,7 +139,7 @@ export interface ExpectedError {
  * A refusal: a non-200 status (under the named requirement), then its status, code and message as that
  * requirement fixes them, and the section 7 body checks. Returns the error object when there is one.
  */
-export function judgeRefusal(check: Checker, res: TargetResponse, expected: ExpectedError): Json | undefined {
+export const judgeRefusal = entryPoint(REFUSAL_IDS, function judgeRefusal(check: Checker, res: TargetResponse, expected: ExpectedError): Json | undefined {
   if (noResponse(res)) {
     check.couldNotJudge(expected.id, res);
     check.cannotJudge(REFUSAL_IDS, { message: `no HTTP response (${res.exchange.error ?? 'transport'})`, on: res });
@@ -163,13 +163,13 @@ export function judgeRefusal(check: Checker, res: TargetResponse, expected: Expe
     check.that(expected.id, ok, () => `expected error.message ${String(expected.message)}; received ${JSON.stringify(m)}`, res);
   }
   return error;
-}
+});
 
 /**
  * A model list read (GET /v1/models): its status under `statusId`, then every catalog check. Returns the entries
  * (empty when there is no list; then the catalog checks are skipped with that cause).
  */
-export function judgeModelList(check: Checker, res: TargetResponse, statusId: string): Json[] {
+export const judgeModelList = entryPoint(CATALOG_IDS, function judgeModelList(check: Checker, res: TargetResponse, statusId: string): Json[] {
   if (!check.status(statusId, res, 200)) {
     check.cannotJudge(CATALOG_IDS, { message: `GET /v1/models gave no model list: ${res.describe()}`, ...(noResponse(res) ? {} : { id: statusId }), on: res });
     return [];
@@ -179,13 +179,13 @@ export function judgeModelList(check: Checker, res: TargetResponse, statusId: st
   check.apply(MODEL_LIST_CHECKS, { res, body, entries } satisfies ModelList, res);
   check.apply(MODEL_LIST_SCHEMA_CHECKS, { values: [{ label: 'GET /v1/models', data: body }] }, res);
   return entries;
-}
+});
 
 /**
  * One catalog entry read (GET /v1/models/{id}) for a listed `id`: 200 with one entry whose id is `id` (CAT-036),
  * then the entry's field checks. An answer that is not one entry (the whole list, say) fails CAT-036 alone.
  */
-export function judgeModelEntry(check: Checker, res: TargetResponse, id: string, what: string): Json | undefined {
+export const judgeModelEntry = entryPoint(['CAT-036', MODEL_ENTRY_SCHEMA_CHECKS.map((c) => c.id)], function judgeModelEntry(check: Checker, res: TargetResponse, id: string, what: string): Json | undefined {
   if (!check.status('CAT-036', res, 200, `${what}, status`)) return undefined;
   const body = res.json();
   const isEntry = isObject(body) && !Array.isArray(body.data) && body.id === id;
@@ -196,4 +196,4 @@ export function judgeModelEntry(check: Checker, res: TargetResponse, id: string,
   }
   check.apply(MODEL_ENTRY_SCHEMA_CHECKS, { values: [{ label: what, data: body }] }, res);
   return body as Json;
-}
+});

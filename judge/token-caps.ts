@@ -2,11 +2,13 @@
 // exceeds the cap in force, which is max_completion_tokens whenever it is present, else max_tokens.
 import type { Checker } from './checker.ts';
 import type { TargetResponse } from './exchange.ts';
+import { askedOf, type CapPair } from './asked.ts';
+import { entryPoint } from './entry.ts';
 
-export interface CapPair {
-  max_tokens?: number;
-  max_completion_tokens?: number;
-}
+export type { CapPair } from './asked.ts';
+
+/** Every requirement a cap judgement records. */
+export const CAP_IDS = ['REQ-008', 'REQ-010', 'REQ-011', 'CHAT-008'] as const;
 
 /** The cap in force (2.1, 4.3 rule 2): max_completion_tokens whenever present, else max_tokens. */
 export function winningCap(c: CapPair): number | undefined {
@@ -26,18 +28,7 @@ export function describeCaps(c: CapPair): string {
 
 /** The caps the request of `res` carried, read back from its exchange (numbers only). */
 export function capsSent(res: TargetResponse): CapPair {
-  let sent: unknown;
-  try {
-    sent = JSON.parse(res.exchange.requestBody ?? '');
-  } catch {
-    return {};
-  }
-  const caps: CapPair = {};
-  if (typeof sent !== 'object' || sent === null) return caps;
-  const { max_tokens: t, max_completion_tokens: c } = sent as Record<string, unknown>;
-  if (typeof t === 'number') caps.max_tokens = t;
-  if (typeof c === 'number') caps.max_completion_tokens = c;
-  return caps;
+  return askedOf(res)?.caps ?? {};
 }
 
 /**
@@ -60,7 +51,7 @@ export function capNotShown(caps: CapPair, used: number): string | undefined {
  * passes only when the answer shows the cap (capNotShown), else it is no case (not applicable). Returns whether it
  * held; undefined when the request sent no cap (nothing to judge).
  */
-export function judgeCapInForce(check: Checker, res: TargetResponse, used: number, ids?: readonly string[]): boolean | undefined {
+export const judgeCapInForce = entryPoint([...CAP_IDS], function judgeCapInForce(check: Checker, res: TargetResponse, used: number, ids?: readonly string[]): boolean | undefined {
   const caps = capsSent(res);
   const cap = winningCap(caps);
   if (cap === undefined) return undefined;
@@ -73,7 +64,6 @@ export function judgeCapInForce(check: Checker, res: TargetResponse, used: numbe
     return true;
   }
   let ok = true;
-  // judges: REQ-008, REQ-010, REQ-011, CHAT-008
   for (const id of judged) ok = check.that(id, used <= cap, failure, res) && ok;
   return ok;
-}
+});

@@ -1,14 +1,21 @@
-// Judging one exchange the proxy forwarded, with the suite's own checks (judge/checks/): the client's request by
-// the request checks, the server's answer by the same judge functions a suite run uses (judgeCompletion,
-// judgeStream, judgeModelList, judgeModelEntry, judgeRefusal). Every record names its party: a request that
-// breaks a rule is the client's fault; what the server owes such a request (a refusal) and every answer are the
-// server's. An exchange the upstream never answered, or the client cut short, says nothing about either side.
+// Judging one exchange the proxy forwarded, with the suite's own judge (judge/): the client's request by the request
+// checks, the server's answer by the same judge entry points a suite run uses, every one whose precondition the
+// exchange meets (judge/answers.ts ANSWER_RULES: both caps sent, a model named, tools declared, search asked for,
+// ...; the refusals a broken request is owed; the body limit; an entry read back against the list). Every record
+// names its party: a request that breaks a rule is the client's fault; what the server owes such a request (a
+// refusal) and every answer are the server's. An exchange the upstream never answered, or the client cut short, says
+// nothing about either side.
 import { gunzipSync, inflateSync, brotliDecompressSync } from 'node:zlib';
 import { primaryOf } from '../spec/requirements/index.ts';
 import { Checker, type CheckRecord } from '../judge/checker.ts';
 import { isObject, type Check, type Json } from '../judge/checks/check.ts';
 import { ERROR_CHECKS } from '../judge/checks/errors.ts';
-import { judgeCompletion, judgeModelEntry, judgeModelList, judgeRefusal, judgeStream } from '../judge/judge-response.ts';
+import { judgeModelEntry, judgeModelList, judgeRefusal } from '../judge/judge-response.ts';
+import { ANSWER_RULES, judgeCatalogReadServed, judgeRefusedBeforeStream } from '../judge/answers.ts';
+import { askedOfBody } from '../judge/asked.ts';
+import { judgeEntryReadBack, judgeListedIdServed, judgeListWhole } from '../judge/comparisons.ts';
+import { idsOf } from '../judge/entry.ts';
+import { judgeOversizedRefused, judgeSizeNotRefused, overBodyLimit, underBodyLimitButLarge } from '../judge/limits.ts';
 import { ERROR_SCHEMA_CHECKS } from '../judge/checks/registry.ts';
 import { owedRefusals, REQUEST_ADVICE, REQUEST_CHECKS, REQUEST_SCHEMA_CHECKS, schemaSubjectOf, type OutgoingRequest } from '../judge/checks/request.ts';
 import { curlOf, evidenceText } from '../judge/evidence.ts';
@@ -24,6 +31,10 @@ export interface JudgeContext {
   secrets: readonly string[];
   /** The catalog entry of a model id, when the proxy has seen (or read) the catalog. */
   entryOf: (id: string) => Json | undefined;
+  /** The entry of `id` as the model list last gave it to the same credential (an Authorization value, or none). */
+  listedEntry?: (id: string, authorization: string | undefined) => Json | undefined;
+  /** The ids GET /v1/models/{id} has served (200) to the same credential so far. */
+  servedEntries?: (authorization: string | undefined) => readonly string[];
   /** Bytes of a body the checks read (the contract's 10 MB limit). */
   captureLimit: number;
 }
@@ -36,9 +47,17 @@ export interface JudgedExchange {
   note?: string;
 }
 
-/** The requirement IDs the judge functions may judge by name (the Checker asks that they be declared). */
-const NAMED = ['CHAT-004', 'CHAT-005', 'AUTH-005', 'AUTH-006', 'CAT-036', 'TOOL-012', 'TOOL-013', 'IMG-006', 'SEARCH-046', 'SEARCH-047', 'SEARCH-048', 'SEARCH-049', 'REQ-002', 'REQ-004', 'REQ-016'];
-const DECLARED = (): readonly string[] => NAMED;
+/**
+ * What the proxy may record on a server's answer: the IDs of every judge entry point it calls, and those it names
+ * itself (the statuses it judges, the refusals a broken request is owed): its index, as a test's is.
+ */
+const SERVER_INDEX: readonly string[] = idsOf(
+  ANSWER_RULES.map((r) => r.judge),
+  [judgeModelList, judgeModelEntry, judgeRefusal, judgeEntryReadBack, judgeListWhole, judgeListedIdServed, judgeCatalogReadServed, judgeRefusedBeforeStream, judgeOversizedRefused, judgeSizeNotRefused],
+  ['CHAT-004', 'CHAT-005', 'AUTH-002', 'AUTH-005', 'AUTH-006', 'CAT-036', 'TOOL-012', 'TOOL-013', 'IMG-006', 'SEARCH-046', 'SEARCH-047', 'SEARCH-048', 'SEARCH-049', 'REQ-002', 'REQ-004', 'REQ-016'],
+  ERROR_CHECKS.map((c) => c.id),
+  ERROR_SCHEMA_CHECKS.map((c) => c.id),
+);
 
 type Route = { route: 'models' } | { route: 'model'; id: string } | { route: 'chat' } | undefined;
 
@@ -152,35 +171,57 @@ export function judgeExchange(x: CapturedExchange, decoded: Buffer | undefined, 
   if (x.status === 0) return { ...judged, note: `the upstream gave no answer (${x.error ?? 'no response'}): nothing to judge` };
   if (x.responseBytes > ctx.captureLimit) return { ...judged, note: `the answer is over ${ctx.captureLimit} bytes: forwarded whole, not judged` };
   if (decoded === undefined) return { ...judged, note: `the answer's content-encoding ${x.responseHeaders['content-encoding']} could not be undone: not judged` };
-  const res = new TargetResponse(exchange, decoded);
-  const check = new Checker({ exchanges: [exchange], scrub: ctx.scrub }, { declared: DECLARED });
+  const res = new TargetResponse(exchange, decoded, request?.body);
+  const check = new Checker({ exchanges: [exchange], scrub: ctx.scrub }, { index: () => SERVER_INDEX });
   const errorBody = (): void => {
     check.apply(ERROR_CHECKS, { res, body: res.json() }, 0);
     check.apply(ERROR_SCHEMA_CHECKS, { values: [{ label: `error body of HTTP ${res.status}`, data: res.json() }] }, 0);
   };
+  const credential = x.requestHeaders.authorization !== undefined;
+  // The body's size as the client declared it (an answer may come before the whole upload was forwarded).
+  const bytes = Math.max(x.requestBytes, Number(x.requestHeaders['content-length']) || 0);
   if (route.route === 'chat') {
     const body = request && isObject(request.body) ? request.body : undefined;
     const broken = new Set(records.filter((r) => r.status === 'fail').map((r) => r.id));
     const owed = request ? owedRefusals(request, broken) : [];
-    if (owed.length > 0) {
+    // 5: a chat request without a credential is not served (a non-200 with a section 7 error body).
+    if (!credential) owed.push({ id: 'AUTH-002' });
+    if (overBodyLimit(bytes)) {
+      // 4.3 rule 1, 8: over the limit, whichever reading of 10 MB: refused, whatever the body holds.
+      judgeOversizedRefused(check, res, bytes, 'a request');
+    } else if (owed.length > 0) {
       for (const o of owed) judgeRefusal(check, res, { id: o.id, ...(o.status ? { status: o.status } : {}), ...(o.code ? { code: o.code } : {}), ...(o.message ? { message: o.message } : {}) });
+      // 7: with stream true, the refusal still comes before a stream opens (its body is judged just above).
+      if (body?.stream === true) judgeRefusedBeforeStream(check, res, `a streamed request owed a refusal (${owed.map((o) => o.id).join(', ')})`, false);
       // 4.3 rule 3: refused as the client's error, never blamed on an upstream.
       if (broken.has('TOOL-012')) check.that('TOOL-013', res.status < 500, () => `tool calls without declared tools were answered ${res.describe()}, a server error, not a client error`, res);
     } else if (res.status === 200 && body) {
-      const model = typeof body.model === 'string' ? body.model : '';
-      if (body.stream === true) {
-        const so = body.stream_options;
-        judgeStream(check, res, model, { includeUsage: isObject(so) && so.include_usage === true });
-      } else judgeCompletion(check, res, model);
+      // Every judgement of the answer whose precondition the request meets (ANSWER_RULES), with the catalog entry.
+      const asked = askedOfBody(body);
+      const entry = asked.model !== undefined ? ctx.entryOf(asked.model) : undefined;
+      for (const rule of ANSWER_RULES) if (rule.when(asked, entry)) rule.run(check, res, entry);
     } else if (res.status !== 200) errorBody();
+    if (underBodyLimitButLarge(bytes)) judgeSizeNotRefused(check, res, bytes);
   } else if (route.route === 'models' || route.route === 'model') {
-    const credential = x.requestHeaders.authorization !== undefined;
     if (res.status === 200) {
-      if (route.route === 'models') judgeModelList(check, res, credential ? 'AUTH-006' : 'AUTH-005');
-      else judgeModelEntry(check, res, route.id, 'GET /v1/models/{model_id}');
+      if (route.route === 'models') {
+        const entries = judgeModelList(check, res, credential ? 'AUTH-006' : 'AUTH-005');
+        // The whole catalog: no further page, and every entry GET /v1/models/{id} served this credential is listed.
+        const served = ctx.servedEntries?.(x.requestHeaders.authorization) ?? [];
+        if (isObject(res.json())) judgeListWhole(check, res, entries.map((e) => e.id), served.map((id) => ({ id, res: { status: 200 } })));
+      } else {
+        const entry = judgeModelEntry(check, res, route.id, 'GET /v1/models/{model_id}');
+        // The same entry as the list gave to the same credential (CAT-037), when the proxy has seen that list.
+        const listed = ctx.listedEntry?.(route.id, x.requestHeaders.authorization);
+        if (entry && listed) judgeEntryReadBack(check, res, entry, listed, `GET ${x.path.split('?')[0]}`);
+      }
     } else {
-      // 5: the catalog answers without a credential; with one, a refusal (a key it does not know) is its right.
+      // 5: the catalog answers without a credential; with one, a refusal (a key it does not know) is its right, a
+      // server error is not.
       if (!credential && res.status !== 404) check.status('AUTH-005', res, 200, 'for the catalog read without a credential, status');
+      if (credential) judgeCatalogReadServed(check, res);
+      // An id the list gave this credential is served (CAT-036).
+      if (route.route === 'model' && ctx.listedEntry?.(route.id, x.requestHeaders.authorization)) judgeListedIdServed(check, res, route.id);
       errorBody();
     }
   }

@@ -30,12 +30,28 @@ export class LocalJudge {
     this.recorder = setup.recordDir ? new Recorder(setup.recordDir, this.scrub) : undefined;
   }
 
+  /** The last list each credential was given (kept in memory only, never written): an entry read back is compared with it. */
+  private readonly lists = new Map<string, Map<string, Json>>();
+
   entryOf = (id: string): Json | undefined => this.catalog.get(id);
 
-  /** The entries of a model list the upstream answered, for the request checks (IMG-007). */
-  private learnCatalog(body: unknown): void {
+  listedEntry = (id: string, authorization: string | undefined): Json | undefined => this.lists.get(authorization ?? '')?.get(id);
+
+  /** The ids GET /v1/models/{id} served (200) to each credential (kept in memory only). */
+  private readonly served = new Map<string, Set<string>>();
+
+  servedEntries = (authorization: string | undefined): readonly string[] => [...(this.served.get(authorization ?? '') ?? [])];
+
+  /** The entries of a model list the upstream answered, for the request checks (IMG-007) and the entries read back (CAT-037). */
+  private learnCatalog(body: unknown, authorization: string | undefined): void {
     if (!isObject(body) || !Array.isArray(body.data)) return;
-    for (const e of body.data) if (isObject(e) && typeof e.id === 'string') this.catalog.set(e.id, e);
+    const list = new Map<string, Json>();
+    for (const e of body.data) {
+      if (!isObject(e) || typeof e.id !== 'string') continue;
+      this.catalog.set(e.id, e);
+      list.set(e.id, e);
+    }
+    this.lists.set(authorization ?? '', list);
   }
 
   /** Judges one finished exchange and records it; `secrets`: every credential the traffic has shown so far. */
@@ -45,12 +61,17 @@ export class LocalJudge {
     const decoded = decodedBody(x.responseBody, x.responseHeaders['content-encoding'], captureLimit);
     if (decoded && x.status === 200 && routeOf(x.method, x.path)?.route === 'models') {
       try {
-        this.learnCatalog(JSON.parse(decoded.toString('utf8')));
+        this.learnCatalog(JSON.parse(decoded.toString('utf8')), x.requestHeaders.authorization);
       } catch {
         // Not a list: the checks say so.
       }
     }
-    const judged = judgeExchange(x, decoded, { upstream, scrub: this.scrub, secrets: [...secrets], entryOf: this.entryOf, captureLimit });
+    const judged = judgeExchange(x, decoded, { upstream, scrub: this.scrub, secrets: [...secrets], entryOf: this.entryOf, listedEntry: this.listedEntry, servedEntries: this.servedEntries, captureLimit });
+    const route = routeOf(x.method, x.path);
+    if (route?.route === 'model' && x.status === 200) {
+      const key = x.requestHeaders.authorization ?? '';
+      this.served.set(key, (this.served.get(key) ?? new Set()).add(route.id));
+    }
     if (this.recorder && decoded) this.recorder.record(x, decoded, this.scrub);
     return judged;
   }

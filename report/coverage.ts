@@ -42,5 +42,7 @@ export function insufficient(c: Coverage): boolean {
 }
 
 export function coverageSentence(c: Coverage): string {
+  // Nothing in scope (a run that stopped before any test): no "0 of 0".
+  if (c.mustDeclared === 0) return 'no MUST requirement judged';
   return `${c.mustJudged} of ${c.mustDeclared} MUST requirements judged (${c.percent} %)`;
 }

@@ -5,7 +5,7 @@
 import { formatIssues, validate, type ValidationIssue } from '../spec/validator.ts';
 import { CORE_REQUIREMENTS } from '../spec/requirements/index.ts';
 import { coverageOf, coverageSentence, insufficient, type Coverage } from './coverage.ts';
-import { UNREACHABLE_PREFIX } from '../run/reachability.ts';
+import { targetProblemIn } from '../run/setup-messages.ts';
 import { rootCauses, type RootCause } from './root-causes.ts';
 import { transportSentence, transportSummary, type TransportSummary } from './transport-events.ts';
 import {
@@ -260,9 +260,9 @@ function chargedIds(t: TestOutcome, byId: ReadonlyMap<string, RequirementResult>
 
 /** The verdict in one clause, the start of its summary: what failed, or why there is no pass. */
 export function headlineOf(v: { result: Verdict; mustFailed: readonly string[]; stopReason: StopReason; errors: readonly string[] }): string {
-  // A target the run could not reach is named first, in the words of the one check that found it.
-  const unreached = v.errors.find((e) => e.includes(UNREACHABLE_PREFIX));
-  if (unreached !== undefined && v.result !== 'fail') return unreached.slice(unreached.indexOf(UNREACHABLE_PREFIX)).replace(/ \([^()]*:\d+\)$/, '');
+  // A target the run could not reach (or judge: not this API, its key refused) is named first, in the words of the one check that found it.
+  const unreached = v.errors.map(targetProblemIn).find((e) => e !== undefined);
+  if (unreached !== undefined && v.result !== 'fail') return unreached.replace(/ \([^()]*:\d+\)$/, '');
   const why =
     v.stopReason === 'interrupted' ? 'the run was interrupted' : v.stopReason === 'timedout' ? 'the run hit its global timeout' : v.errors.length > 0 ? `${plural(v.errors.length, 'error')} outside the tests` : undefined;
   const unfinished = why === undefined ? '' : `the run did not complete: ${why}`;

@@ -29,6 +29,8 @@ export interface ShardReport {
 
 /** What the reporter needs, in `playwright merge-reports`, beside the replayed tests. */
 export interface MergeContext {
+  /** Where the merged reports are written (set by `report merge`; the replay's reporter reads it here, never from a variable). */
+  reportDir?: string;
   kit: ConformanceReport['kit'];
   spec: ConformanceReport['spec'];
   target: ConformanceReport['target'];

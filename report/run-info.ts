@@ -1,12 +1,13 @@
 // What the report says about the run itself: the target, the kit and spec versions, the seed, the spending.
-// Read in the runner process after the global setup has filled in the environment; a run whose setup failed
-// (no target, bad profile) still gets a report, from whatever the environment holds.
+// Read in the runner process from the run's plan (run/plan.ts); a run whose setup failed (no target, bad profile)
+// still gets a report, from whatever the plan holds.
 //
 // Nothing here reads outside the kit: the contract's file name, digest and section titles come from the catalog
 // (spec/requirements/contract.json), the kit's name and version from its own package.json.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { ENV, kitPackage, normaliseBaseUrl, profilePathOf, repoRoot, reportDirOf, runConfig, type RunConfig } from '../run/config.ts';
+import { defaultReportDir, ENV, kitPackage, normaliseBaseUrl, repoRoot, runConfig, type RunConfig } from '../run/config.ts';
+import { currentPlan } from '../run/plan.ts';
 import { runSecrets } from '../run/run-secrets.ts';
 import { kitBuild } from '../run/kit-build.ts';
 import { Ledger } from '../run/ledger.ts';
@@ -14,7 +15,7 @@ import { loadProfile, type Profile } from '../run/profile.ts';
 import { displayPath } from '../run/display-path.ts';
 import { CONTRACT, requirements, type Requirement } from '../spec/requirements/index.ts';
 import { targetRequirements } from './results.ts';
-import { rerunOfEnv, type RerunOf } from '../run/rerun.ts';
+import type { RerunOf } from '../run/rerun.ts';
 
 export interface RunInfo {
   kit: { name: string; version: string; build?: string };
@@ -72,8 +73,8 @@ function configOrFallback(problems: string[], given?: RunConfig): { config?: Run
   } catch (err) {
     problems.push(`run configuration: ${(err as Error).message.split('\n')[0]}`);
   }
-  const env = process.env;
-  const profilePath = env[ENV.profile] ? profilePathOf(env[ENV.profile]!) : undefined;
+  const plan = currentPlan();
+  const profilePath = plan?.settings.profile;
   let profile: Profile = {};
   try {
     profile = loadProfile(profilePath);
@@ -81,10 +82,11 @@ function configOrFallback(problems: string[], given?: RunConfig): { config?: Run
     problems.push(`profile: ${(err as Error).message.split('\n')[0]}`);
   }
   return {
-    apiKey: env[ENV.apiKey] ?? profile.apiKey ?? '',
+    // The key is a credential: the run's processes have it in their environment, never in the plan.
+    apiKey: process.env[ENV.apiKey] ?? profile.apiKey ?? '',
     profile,
     ...(profilePath ? { profilePath } : {}),
-    reportDir: reportDirOf(env),
+    reportDir: plan?.settings.reportDir ?? defaultReportDir(),
   };
 }
 
@@ -92,8 +94,8 @@ function configOrFallback(problems: string[], given?: RunConfig): { config?: Run
 export function collectRunInfo(given?: RunConfig): RunInfo {
   const problems: string[] = [];
   const { config, apiKey, profile, profilePath, reportDir } = configOrFallback(problems, given);
-  const env = process.env;
-  const rawUrl = config?.baseUrl ?? env[ENV.baseUrl];
+  const plan = currentPlan();
+  const rawUrl = config?.baseUrl ?? plan?.settings.baseUrl;
   let url: string | undefined;
   if (rawUrl) {
     try {
@@ -102,14 +104,14 @@ export function collectRunInfo(given?: RunConfig): RunInfo {
       url = publicUrl(rawUrl);
     }
   }
-  const runDir = config?.runDir ?? env[ENV.runDir];
+  const runDir = config?.runDir ?? (plan?.runDir || undefined);
   let ledger: RunInfo['ledger'];
   if (runDir && existsSync(path.join(runDir, 'ledger.jsonl'))) {
     ledger = Ledger.in(runDir, { maxRequests: Infinity, maxCost: Infinity }).totals();
   } else if (runDir) {
     ledger = { requests: 0, cost: 0, costedResponses: 0 };
   }
-  const seed = config ? config.seed : Number(env[ENV.seed]);
+  const seed = config ? config.seed : plan?.seed;
   const profileInfo: { name?: string; path?: string } = {};
   if (profile.name) profileInfo.name = profile.name;
   // The kit's own profiles by their place in the package; the user's relative to where the run started.
@@ -117,7 +119,7 @@ export function collectRunInfo(given?: RunConfig): RunInfo {
   const info: RunInfo = {
     kit: kitInfo(),
     spec: specInfo(),
-    target: { embeddedMock: config?.embeddedMock ?? env[ENV.embeddedMock] === '1' },
+    target: { embeddedMock: config?.embeddedMock ?? plan?.embeddedMock ?? false },
     reportDir,
     // Every secret of the run (run/run-secrets.ts): this target's, every other target's and the reference's.
     secrets: runSecrets(config ?? ({ apiKey, profile } as RunConfig)),
@@ -127,10 +129,10 @@ export function collectRunInfo(given?: RunConfig): RunInfo {
   // A value the run does not know is omitted, never null.
   if (url) info.target.url = url;
   if (Object.keys(profileInfo).length > 0) info.target.profile = profileInfo;
-  if (Number.isSafeInteger(seed)) info.seed = seed;
+  if (seed !== undefined && Number.isSafeInteger(seed)) info.seed = seed;
   if (config) info.fuzzRuns = config.fuzzRuns;
   if (ledger) info.ledger = ledger;
-  const rerun = rerunOfEnv(env);
+  const rerun = plan?.rerun;
   // Relative to this report's folder, where the rerun's reports sit (rerun/ of the earlier report dir).
   if (rerun) info.rerunOf = { ...rerun, report: path.relative(reportDir, rerun.report).split(path.sep).join('/') || rerun.report };
   return info;

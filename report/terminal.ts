@@ -8,6 +8,8 @@ import { headline, rerunSentence, subjectLine, type ConformanceReport } from './
 import { firstLine, oneLine, type SectionCounts } from './results.ts';
 import { CLASSIFICATION_TEXT, referenceRunText, trialsText } from './columns.ts';
 import { modelsSentence, type ModelResult } from './models.ts';
+import { coverageSentence } from './coverage.ts';
+import { plural } from './plural.ts';
 import { blameLine, causeOrigin, clientOnly, gateResult } from './gate.ts';
 
 const COLUMNS = ['pass', 'fail', 'warn', 'error', 'expected-fail', 'skip', 'observed', 'untested'] as const;
@@ -81,10 +83,10 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
   const c = report.coverage;
   if (v.result === 'incomplete') {
     const why = c.coreNotJudged.length > 0 ? `; core requirements not judged: ${c.coreNotJudged.join(', ')}` : '';
-    out.push(paint.yellow(paint.bold(`  INCOMPLETE — NOT A PASS: ${c.mustJudged} of ${c.mustDeclared} MUST requirements judged (${c.percent} %)${why}`)));
+    out.push(paint.yellow(paint.bold(`  INCOMPLETE — NOT A PASS: ${coverageSentence(c)}${why}`)));
   } else if (v.result === 'partial') {
-    out.push(paint.yellow(paint.bold(`  PARTIAL RUN — NOT A CERTIFICATION: ${v.selection ?? 'some tests only'}; ${c.mustJudged} of ${c.mustDeclared} MUST requirements judged (${c.percent} %)`)));
-  } else out.push(`  coverage: ${c.mustJudged} of ${c.mustDeclared} MUST requirements judged (${c.percent} %); ${v.requirementsPassed} of ${v.requirementsTotal} requirements pass`);
+    out.push(paint.yellow(paint.bold(`  PARTIAL RUN — NOT A CERTIFICATION: ${v.selection ?? 'some tests only'}; ${coverageSentence(c)}`)));
+  } else out.push(`  coverage: ${coverageSentence(c)}; ${v.requirementsPassed} of ${v.requirementsTotal} requirements pass`);
   if (report.models) out.push(...modelLines(report.models, paint));
   if (report.transport.failed + report.transport.withEvents > 0) {
     const t = report.transport;
@@ -120,9 +122,12 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
     const l = label.padEnd(titleWidth);
     return `  ${bold ? paint.bold(l) : l}${cells.join('')}`;
   };
-  out.push(paint.bold(`  ${'section'.padEnd(titleWidth)}${COLUMNS.map((k) => k.padStart(width(k))).join('')}`));
-  for (const s of report.sections) out.push(row(truncate(`§${s.section} ${s.title ?? ''}`.trim(), titleWidth - 1), s));
-  out.push(row('total', report.counts, true));
+  // A run that stopped before any test has no table to show: every row would be untested.
+  if (report.run.tests.total > 0 || report.counts.pass + report.counts.fail > 0) {
+    out.push(paint.bold(`  ${'section'.padEnd(titleWidth)}${COLUMNS.map((k) => k.padStart(width(k))).join('')}`));
+    for (const s of report.sections) out.push(row(truncate(`§${s.section} ${s.title ?? ''}`.trim(), titleWidth - 1), s));
+    out.push(row('total', report.counts, true));
+  }
   const failures = report.requirements.filter((r) => r.level === 'MUST' && r.status === 'fail');
   if (failures.length > 0) {
     out.push('', paint.red(paint.bold(`  MUST failures (${failures.length}):`)));
@@ -164,7 +169,7 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
       `duration ${duration(run.durationMs)}`,
       // What a run of the suite has and observed traffic (the proxy) does not: only the figures the run knows.
       ...(run.seed !== undefined ? [`seed ${run.seed}`] : []),
-      ...(run.requests !== undefined ? [`${run.requests} requests sent`] : []),
+      ...(run.requests !== undefined ? [`${plural(run.requests, 'request')} sent`] : []),
       ...(run.cost !== undefined ? [`cost ${Number(run.cost.toFixed(6))}`] : []),
     ].join(' · ')}`,
   );

@@ -8,10 +8,9 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { readBoundedText } from '../spec/file-reader.ts';
 import { formatIssues, validate } from '../spec/validator.ts';
-import { ENV } from './config.ts';
 import { headersText } from './extra-headers.ts';
 import { REFERENCE_ENV } from './reference.ts';
-import { SETTINGS, setting, type SettingValues } from './settings.ts';
+import { ENV, SETTINGS, setting, type SettingValues } from './settings.ts';
 
 export const CONFIG_FILE_NAMES = ['chatconform.config.json', 'chatconform.config.yaml', 'chatconform.config.yml'] as const;
 

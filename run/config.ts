@@ -1,12 +1,13 @@
 // The run's configuration as a test sees it (RunConfig), built from the run's plan (run/plan.ts, which resolves the
-// settings of run/settings.ts once), and the kit's own paths.
+// settings of run/settings.ts once). Above the plan in run/'s imports: kit-paths <- settings <- config-file <- plan
+// <- config.
 import { headerSecrets } from './extra-headers.ts';
+import { defaultReportDir } from './kit-paths.ts';
 import { currentPlan, resolvePlan, runSetting, type RunPlan } from './plan.ts';
-import { setting, SETTINGS, type SettingName, type SettingValues } from './settings.ts';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { ENV, setting, type SettingName, type SettingValues } from './settings.ts';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { RetryPolicy } from './transient.ts';
 import { loadProfile, type Profile } from './profile.ts';
 
@@ -54,56 +55,13 @@ export interface RunConfig {
   maxRequestsPerModel?: number;
 }
 
-/** Each setting's variable by its name (run/settings.ts), and the two the run sets for its own processes. */
-export const ENV = {
-  ...(Object.fromEntries(SETTINGS.map((s) => [s.name, s.env])) as { [S in (typeof SETTINGS)[number] as S['name']]: S['env'] }),
-  // Set by the run for its processes; not meant to be set by people.
-  runDir: 'CONFORMANCE_RUN_DIR',
-  embeddedMock: 'CONFORMANCE_EMBEDDED_MOCK',
-} as const;
+/** The run's processes read the plan; ENV names the variables a person sets (run/settings.ts). */
+export { ENV } from './settings.ts';
+export { BUILTIN_PROFILES, compiledKit, defaultReportDir, kitPackage, profilePathOf, repoRoot } from './kit-paths.ts';
 
-/**
- * The root of the kit's tree (spec/, suites/, mock/, fixtures/): the repository when it runs from its TypeScript
- * sources, the package's dist/ when it runs compiled from an install.
- */
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-/** True when running from the compiled package (dist/ holds no package.json; the checkout's root does). */
-export const compiledKit = !existsSync(path.join(repoRoot, 'package.json'));
-
-/** The kit's package.json: beside the sources in a checkout, one level above dist/ in an install. */
-export function kitPackage(): { name: string; version: string } {
-  const file = path.join(compiledKit ? path.dirname(repoRoot) : repoRoot, 'package.json');
-  try {
-    const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
-    return { name: pkg.name ?? 'chatconform', version: pkg.version ?? '0.0.0' };
-  } catch {
-    return { name: 'chatconform', version: '0.0.0' };
-  }
-}
-
-/**
- * Reports go to `reports/` in the checkout (what `npm run conformance` has always done), and to `./reports` in
- * the caller's working directory when installed: never inside node_modules.
- */
-/** The report folder a run writes to: CONFORMANCE_REPORT_DIR, else the default. */
+/** The report folder of the command in this process: CONFORMANCE_REPORT_DIR, else the default (a run's processes read their plan's). */
 export function reportDirOf(env: NodeJS.ProcessEnv = process.env): string {
   return path.resolve(env[ENV.reportDir] ?? defaultReportDir());
-}
-
-export function defaultReportDir(): string {
-  return compiledKit ? path.resolve('reports') : path.join(repoRoot, 'reports');
-}
-
-/** Profiles that ship with the kit, by name: `--profile mock` is the reference mock's own. */
-export const BUILTIN_PROFILES: Readonly<Record<string, string>> = { mock: path.join(repoRoot, 'fixtures/profiles/mock.json') };
-
-/** The profile file a CONFORMANCE_PROFILE value names: a path, or the name of a built-in profile unless a file has that name. */
-export function profilePathOf(value: string): string {
-  const file = path.resolve(value);
-  const builtin = BUILTIN_PROFILES[value];
-  // A folder named like a profile (a project's own mock/) is not a profile file.
-  return builtin && !(existsSync(file) && statSync(file).isFile()) ? builtin : file;
 }
 
 let cached: RunConfig | undefined;
@@ -126,8 +84,8 @@ export function configOfPlan(plan: RunPlan, env: NodeJS.ProcessEnv = process.env
   const v = plan.settings;
   // The plan holds every default; the table's stands in only for a plan another version of the kit wrote.
   const or = <K extends SettingName>(name: K) => (v[name as keyof typeof v] ?? setting(name).default) as NonNullable<SettingValues[K]>;
-  const baseUrl = v.baseUrl ?? env[ENV.baseUrl];
-  if (!baseUrl) throw new Error(`${ENV.baseUrl} is not set (the global setup sets it when it starts the embedded mock)`);
+  const baseUrl = v.baseUrl;
+  if (!baseUrl) throw new Error(`the run's plan has no base URL (the global setup fills it in when it starts the embedded mock)`);
   const profilePath = v.profile;
   const profile = loadProfile(profilePath);
   const config: RunConfig = {
@@ -136,7 +94,7 @@ export function configOfPlan(plan: RunPlan, env: NodeJS.ProcessEnv = process.env
     profile,
     reportDir: v.reportDir ?? defaultReportDir(),
     // Outside a run (no global setup) a fixed name in the OS temp dir; never in the checkout.
-    runDir: plan.runDir || env[ENV.runDir] || path.join(os.tmpdir(), 'chatconform-run'),
+    runDir: plan.runDir || path.join(os.tmpdir(), 'chatconform-run'),
     seed: plan.seed,
     fuzzRuns: or('fuzzRuns'),
     requestTimeoutMs: or('requestTimeoutMs'),

@@ -1,7 +1,7 @@
 // A file as a person reads it: relative to the working directory when it is under it, the kit's own files (a
 // built-in profile, the suite) by their place in the package, never as node_modules/chatconform/dist/...
 import path from 'node:path';
-import { kitPackage, repoRoot } from './config.ts';
+import { kitPackage, repoRoot } from './kit-paths.ts';
 
 /** `kitPrefix: false` names a kit file by its place in the package alone (fixtures/profiles/mock.json), as reports do. */
 export function displayPath(file: string, cwd: string = process.cwd(), kitRoot: string = repoRoot, opts: { kitPrefix?: boolean } = {}): string {

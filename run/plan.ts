@@ -1,25 +1,39 @@
 // The run's plan: every setting of run/settings.ts resolved once (flag, then variable, then config file, then
-// profile, then default), the seed fixed before anything runs, written to the run's folder as plan.json. Every
-// process of the run reads that file (CONFORMANCE_PLAN names it): the Playwright config, the global setup, the
-// workers (runConfig()) and the reporter. The credentials are held apart: they stay in the processes' environment
-// and are never written to plan.json (nor anywhere on disk).
+// profile, then default), the seed fixed before anything runs, written to the run's folder as plan.json. The plan is
+// the only channel to the run's processes: the Playwright config, the global setup, the workers (runConfig()) and the
+// reporter read that file, and their environment names it (CONFORMANCE_PLAN) and holds the credentials, which are
+// never written to plan.json (nor anywhere on disk), and none of the settings' variables (runEnvironment).
+//
+// run/'s imports point one way: kit-paths, settings <- config-file <- plan <- config, selection, trials, shard, ...
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { applyConfigFile } from './config-file.ts';
-import { BUILTIN_PROFILES, defaultReportDir, ENV, profilePathOf } from './config.ts';
+import { applyConfigFile, readConfigFile } from './config-file.ts';
+import { BUILTIN_PROFILES, defaultReportDir, profilePathOf } from './kit-paths.ts';
 import { headersOfText, headersText, isPublicHeader } from './extra-headers.ts';
 import { loadProfile, type Profile } from './profile.ts';
 import { REFERENCE_ENV } from './reference.ts';
-import { parseSetting, setting, SettingError, SETTINGS, settingText, type Setting, type SettingName, type SettingValues } from './settings.ts';
+import type { RerunOf } from './rerun.ts';
+import { ENV, parseSetting, setting, SettingError, SETTINGS, type Setting, type SettingName, type SettingValues } from './settings.ts';
 import { TARGETS_FILE_ENV, targetsOf, type RunTarget } from './targets-file.ts';
 
 /** The variable naming the plan file, set for every process of the run. */
 export const PLAN_ENV = 'CONFORMANCE_PLAN';
 export const PLAN_FILE = 'plan.json';
 
-/** The variables that hold credentials: read from the environment, never written into the plan. */
-const secretVariables = (): string[] => [ENV.apiKey, REFERENCE_ENV.apiKey];
+/**
+ * Every variable the plan is made from (the settings', the reference's, the targets file's) and the ones earlier
+ * versions of the kit set for their processes: none of them reaches a process of the run, which reads its plan.
+ */
+export const INPUT_VARIABLES: readonly string[] = [
+  ...SETTINGS.map((s) => s.env),
+  ...Object.values(REFERENCE_ENV),
+  TARGETS_FILE_ENV,
+  PLAN_ENV,
+  'CONFORMANCE_RUN_DIR',
+  'CONFORMANCE_EMBEDDED_MOCK',
+  'CONFORMANCE_RERUN_OF',
+];
 
 export interface RunPlan {
   /** Every setting's value: what was given, else the profile's, else the default. Never a credential. */
@@ -35,13 +49,29 @@ export interface RunPlan {
   runDir: string;
   /** The config file read, if any. */
   configFile?: string;
+  /** Where the run's key comes from, as the run header names it (`$CONFORMANCE_API_KEY`, `--api-key`, ...); never the key. */
+  keySource: string;
   /** The targets of a run of several (CONFORMANCE_TARGETS_FILE, read once here): every process of the run reads them here. */
   targets?: RunTarget[];
+  /** A reference run's conformance.json to pair the target's report with (CONFORMANCE_REFERENCE_REPORT, resolved). */
+  referenceReport?: string;
+  /** `--last-failed` / `--rerun FILE`: the run it reruns (its report records it). */
+  rerun?: RerunOf;
   /**
-   * Headers whose value is a secret (every one not declared public): plan.json holds their names only, the values stay where
-   * they were given (CONFORMANCE_HEADERS in the environment, or the profile).
+   * Headers whose value is a secret (every one not declared public): plan.json holds their names only, the values stay
+   * where they were given (the credentials handed to the run's processes, or the profile).
    */
   heldApartHeaders?: string[];
+}
+
+/** What a plan is made from: the settings' texts by variable, in this process only (never a child's environment). */
+export interface PlanInput {
+  /** The caller's variables, the flags written over them, the config file's settings under both. */
+  texts: NodeJS.ProcessEnv;
+  /** The config file read, if any. */
+  configFile?: string;
+  /** Where a given key came from (`--api-key`, `$CONFORMANCE_API_KEY`, the config file's `$VAR`); undefined: none was given. */
+  keySource?: string;
 }
 
 export interface ResolveOptions {
@@ -50,6 +80,8 @@ export interface ResolveOptions {
   configFile?: boolean;
   /** Draw a seed when none is given (default true); outside a run a missing seed stays 0. */
   drawSeed?: boolean;
+  /** The command line's settings, as text by variable: they win over the variables. */
+  flags?: Record<string, string>;
 }
 
 /** The profile file of a plan: the one given, else the mock's own for the embedded mock. */
@@ -57,13 +89,41 @@ export function planProfilePath(values: SettingValues, embeddedMock: boolean): s
   return values.profile ?? (embeddedMock ? BUILTIN_PROFILES.mock : undefined);
 }
 
+/** The plan's input: the flags over the caller's variables, the config file's settings under both. */
+export function planInput(env: NodeJS.ProcessEnv, opts: Pick<ResolveOptions, 'cwd' | 'configFile' | 'flags'> = {}): PlanInput {
+  const flags = opts.flags ?? {};
+  const texts: NodeJS.ProcessEnv = { ...env, ...flags };
+  // A plan is made here, never taken from a run that started this process.
+  delete texts[PLAN_ENV];
+  const configFile = opts.configFile === false ? undefined : applyConfigFile(texts, opts.cwd ?? process.cwd());
+  // Paths are the caller's, relative to where they ran the command; a profile may be a built-in one's name.
+  for (const s of SETTINGS as readonly Setting[]) {
+    const text = texts[s.env];
+    if (text && (s.kind === 'path' || s.kind === 'profile')) texts[s.env] = s.kind === 'path' ? path.resolve(text) : profilePathOf(text);
+  }
+  const key = ENV.apiKey;
+  const keySource = flags[key]
+    ? '--api-key'
+    : env[key]
+      ? `$${key}`
+      : texts[key] && configFile
+        ? `$${readConfigFile(configFile).apiKeyEnv ?? key} (config file)`
+        : undefined;
+  return { texts, ...(configFile ? { configFile } : {}), ...(keySource ? { keySource } : {}) };
+}
+
 /**
- * Resolves every setting once. `env` holds the flags already written over their variables (cli/run.ts); the config
- * file fills in what neither set. Returns the plan and the credentials, which the caller keeps in the environment.
+ * Resolves every setting once. `env` holds the caller's variables (and `opts.flags` the command line's settings);
+ * the config file fills in what neither set. Returns the plan and the credentials, which the caller hands to the
+ * run's processes in their environment (runEnvironment).
  */
 export function resolvePlan(env: NodeJS.ProcessEnv, opts: ResolveOptions = {}): { plan: RunPlan; secrets: Record<string, string> } {
-  const merged: NodeJS.ProcessEnv = { ...env };
-  const configFile = opts.configFile === false ? undefined : applyConfigFile(merged, opts.cwd ?? process.cwd());
+  return planOfInput(planInput(env, opts), opts);
+}
+
+/** The plan of an input planInput made (and the CLI's own steps completed: a rerun's seed, its report folder). */
+export function planOfInput(input: PlanInput, opts: Pick<ResolveOptions, 'drawSeed'> = {}): { plan: RunPlan; secrets: Record<string, string> } {
+  const merged = input.texts;
   const values: SettingValues = {};
   const given: SettingName[] = [];
   for (const s of SETTINGS) {
@@ -91,12 +151,18 @@ export function resolvePlan(env: NodeJS.ProcessEnv, opts: ResolveOptions = {}): 
   const seed = values.seed ?? (drawn ? Math.floor(Math.random() * 2 ** 31) : 0);
   values.seed = seed;
   const secrets: Record<string, string> = {};
-  for (const name of secretVariables()) if (merged[name]) secrets[name] = merged[name]!;
-  const plan: RunPlan = { settings: values, given, seed, seedDrawn: drawn, embeddedMock, runDir: '' };
-  if (configFile) plan.configFile = configFile;
+  for (const name of [ENV.apiKey, REFERENCE_ENV.apiKey]) if (merged[name]) secrets[name] = merged[name]!;
+  // The given headers that are secrets (every one not declared public) reach the run's processes as credentials do,
+  // never through plan.json.
+  const credentialHeaders = Object.entries(headersOfText(merged[ENV.headers])).filter(([name]) => !isPublicHeader(name, values.publicHeaders));
+  if (credentialHeaders.length > 0) secrets[ENV.headers] = headersText(Object.fromEntries(credentialHeaders));
+  const keySource = merged[ENV.apiKey] ? (input.keySource ?? `$${ENV.apiKey}`) : profile.apiKey ? `the profile's apiKey (${path.basename(profilePath!)})` : 'none';
+  const plan: RunPlan = { settings: values, given, seed, seedDrawn: drawn, embeddedMock, runDir: '', keySource };
+  if (input.configFile) plan.configFile = input.configFile;
   const targets = targetsOf(merged);
   if (targets && values.reference) throw new SettingError(`${TARGETS_FILE_ENV} and ${setting('reference').env}: a run beside its reference is a run of two targets; name the reference in the targets file (reference: true) instead`);
   if (targets) plan.targets = targets;
+  if (merged[REFERENCE_ENV.report]) plan.referenceReport = path.resolve(merged[REFERENCE_ENV.report]!);
   return { plan, secrets };
 }
 
@@ -112,26 +178,24 @@ function fillFromProfile(values: SettingValues, profile: Profile): void {
   if (profile.headers) values.headers = { ...headersOfText(headersText(profile.headers)), ...(values.headers ?? {}) };
 }
 
+/** The plan file of a written plan. */
+export function planFileOf(plan: RunPlan, name: string = PLAN_FILE): string {
+  return path.join(plan.runDir, name);
+}
+
 /**
- * The variables of what the plan was given, and its seed: for the modules that read a variable (the selection, the
- * shard, the trials, the reporter's gate) and for a child run, so every one of them sees the plan's values.
+ * The environment of a process of the run: the caller's, without any variable the plan was made from, with the
+ * plan's path and the credentials. Nothing else of the run travels as a variable.
  */
-export function planVariables(plan: RunPlan): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const s of SETTINGS) {
-    const value = (plan.settings as Record<string, unknown>)[s.name];
-    if (value === undefined || !(plan.given as string[]).includes(s.name)) continue;
-    // Headers: the given ones only (the profile's are the plan's, not a variable's).
-    out[s.env] = settingText(s, value);
-  }
-  out[ENV.seed] = String(plan.seed);
-  if (plan.settings.baseUrl) out[ENV.baseUrl] = plan.settings.baseUrl;
-  if (plan.embeddedMock && plan.settings.baseUrl) out[ENV.embeddedMock] = '1';
-  if (plan.runDir) {
-    out[ENV.runDir] = plan.runDir;
-    out[PLAN_ENV] = path.join(plan.runDir, PLAN_FILE);
-  }
-  return out;
+export function runEnvironment(planFile: string, secrets: Record<string, string>, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return { ...withoutInputVariables(base), ...secrets, [PLAN_ENV]: planFile };
+}
+
+/** `base` without the variables a plan is made from (INPUT_VARIABLES); the credentials stay. */
+export function withoutInputVariables(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base };
+  for (const name of INPUT_VARIABLES) if (name !== ENV.apiKey && name !== REFERENCE_ENV.apiKey) delete env[name];
+  return env;
 }
 
 /** Opens a fresh scratch folder for the plan (in the OS temp dir, never the checkout) and writes the plan into it. */
@@ -140,10 +204,13 @@ export function writePlanInNewRunDir(plan: RunPlan): string {
   return writePlan(plan);
 }
 
-/** Writes (or rewrites) plan.json in the plan's run folder, credential headers' values held apart; returns its path. */
-export function writePlan(plan: RunPlan): string {
+/**
+ * Writes (or rewrites) the plan in its run folder, credential headers' values held apart; returns its path. `name`:
+ * another plan of the same run (the listing of the whole suite for a shard).
+ */
+export function writePlan(plan: RunPlan, name: string = PLAN_FILE): string {
   readPlans.clear();
-  const file = path.join(plan.runDir, PLAN_FILE);
+  const file = planFileOf(plan, name);
   const headers = plan.settings.headers ?? {};
   // Every header not declared public is a secret of the run (run/extra-headers.ts).
   const heldApart = Object.keys(headers).filter((n) => !isPublicHeader(n, plan.settings.publicHeaders));
@@ -152,7 +219,7 @@ export function writePlan(plan: RunPlan): string {
   return file;
 }
 
-/** A plan read back, its credential headers' values taken from where they were given (the variable wins, as it did). */
+/** A plan read back, its credential headers' values taken from where they were given (the credentials handed over win, as they did). */
 export function readPlan(file: string, env: NodeJS.ProcessEnv = process.env): RunPlan {
   let plan: RunPlan;
   try {
@@ -180,7 +247,7 @@ const readPlans = new Map<string, RunPlan>();
 
 /**
  * One setting of this process's run: its plan's value (CONFORMANCE_PLAN), else the setting's variable parsed by the
- * table (a caller before the plan is written: the CLI's own checks, a unit test), else undefined.
+ * table (a caller before the plan is made: the CLI's own checks of its input, a unit test), else undefined.
  */
 export function runSetting<N extends SettingName>(name: N, env: NodeJS.ProcessEnv = process.env): SettingValues[N] | undefined {
   const plan = currentPlan(env);
@@ -201,17 +268,19 @@ export function currentPlan(env: NodeJS.ProcessEnv = process.env): RunPlan | und
 
 /**
  * The plan of a process that may be the first of its run (`npx playwright test -c suites/conformance.config.ts`
- * with only CONFORMANCE_* variables): the one CONFORMANCE_PLAN names, else resolved now, written to a fresh run
- * folder and announced in `env` (its variables, the credentials, its path) so the workers read the same plan. The
- * folder is removed when this process exits, unless kept.
+ * with only CONFORMANCE_* variables): the one CONFORMANCE_PLAN names, else resolved now and written to a fresh run
+ * folder; then `env` becomes the run's (runEnvironment: the plan's path and the credentials, no setting's variable),
+ * so the workers read the same plan. The folder is removed when this process exits, unless kept.
  */
 export function planOfThisRun(env: NodeJS.ProcessEnv = process.env): RunPlan {
   const existing = currentPlan(env);
   if (existing) return existing;
   const { plan, secrets } = resolvePlan(env);
-  writePlanInNewRunDir(plan);
+  const file = writePlanInNewRunDir(plan);
   removeAtExit(plan);
-  Object.assign(env, planVariables(plan), secrets);
+  const handed = runEnvironment(file, secrets, env);
+  for (const name of Object.keys(env)) if (!(name in handed)) delete env[name];
+  Object.assign(env, handed);
   return plan;
 }
 

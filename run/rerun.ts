@@ -1,16 +1,15 @@
-// --last-failed / --rerun FILE: run again exactly the tests in which a requirement failed or could not be judged,
-// as a report names them (each evidence item's test and location, the failed tests and the IDs charged to each).
-// A requirement a test does not declare can fail there (the checks of every stream judge [DONE] in the tools
-// tests): selecting the requirement again would run the tests that declare it, not the one where it failed.
+// --last-failed / --rerun FILE: run again the tests in which a requirement failed or could not be judged, as a report
+// names them (each evidence item's test and location, the failed tests and the IDs charged to each), and every other
+// test that can record one of those requirements (the suite's index, run/test-index.ts: what `--requirement` runs),
+// so the rerun judges each requirement as the whole run does. A requirement a test does not declare can fail there
+// (the checks of every stream judge [DONE] in the tools tests): the index holds that test too.
 //
 // The tests are handed to Playwright as a --test-list (file and full title, matched exactly; a `file:line` would
 // also take the other tests a loop declares on that line). The rerun writes its reports to `rerun/` in the report
 // dir, never over the report it reruns, and says in each of them which run it reran (run.rerunOf).
 import path from 'node:path';
 import { slotTitlesFor, type SlotSpace } from './slots.ts';
-
-/** The rerun's facts for its reporter (JSON of RerunOf, set by `chatconform run`; not meant to be set by hand). */
-export const RERUN_ENV = 'CONFORMANCE_RERUN_OF';
+import { testsRecording, type TestIndex } from './test-index.ts';
 
 /** The folder of the report dir a rerun writes to. */
 export const RERUN_DIR = 'rerun';
@@ -58,7 +57,7 @@ export function declaredTitlesOf(t: Pick<RerunTest, 'title' | 'model'>, space: P
 
 /** What a rerun's report records of the run it reran (conformance.json run.rerunOf). */
 export interface RerunOf {
-  /** The report it reran: an absolute path in RERUN_ENV, relative to the rerun's own report dir in the report. */
+  /** The report it reran: an absolute path in the run's plan, relative to the rerun's own report dir in the report. */
   report: string;
   startedAt: string;
   seed?: number;
@@ -78,13 +77,14 @@ function parseLocation(location: string): { file: string; line: number } | undef
  * that status; where the report kept only part of it (evidenceOmitted), also the failed tests charged with it, and
  * the tests of it that failed or timed out (the kit's exceptions, judged `error`).
  */
-export function rerunOfReport(source: RerunSource, reportFile: string): RerunOf {
+export function rerunOfReport(source: RerunSource, reportFile: string, index?: TestIndex): RerunOf {
   const models = (source.models ?? []).map((m) => m.id);
   const tests = new Map<string, RerunTest>();
   const add = (title: string, file: string, line: number) => {
     const model = models.find((m) => title.startsWith(`${m} › `));
     const t: RerunTest = { file, line, title: model === undefined ? title : title.slice(model.length + 3), ...(model !== undefined ? { model } : {}) };
-    tests.set(`${t.model ?? ''}\n${t.file}\n${t.title}`, t);
+    const key = `${t.model ?? ''}\n${t.file}\n${t.title}`;
+    if (!tests.has(key)) tests.set(key, t);
   };
   const ids: string[] = [];
   for (const r of source.requirements) {
@@ -98,6 +98,9 @@ export function rerunOfReport(source: RerunSource, reportFile: string): RerunOf 
     for (const t of source.failedTests ?? []) if (t.failed.includes(r.id)) add(t.title, t.file, t.line);
     for (const t of r.tests) if (ENDED_BADLY.has(t.status)) add(t.title, t.file, t.line);
   }
+  // Every other test that can record a failed requirement (not in a per-model matrix: there a test's declaration
+  // depends on the models, and the report's own tests are the ones to run again).
+  if (index && models.length === 0) for (const t of testsRecording(ids, index)) add(t.titles.join(' › '), `suites/${t.file}`, 0);
   const out: RerunOf = { report: reportFile, startedAt: source.run.startedAt, requirements: ids, tests: [...tests.values()] };
   if (source.run.seed !== undefined) out.seed = source.run.seed;
   return out;
@@ -120,15 +123,4 @@ export function testListOf(tests: readonly RerunTest[], kitRoot: string, suitesD
 export function rerunReportDir(reportDir: string, reportFile: string): string {
   const dir = path.resolve(reportDir, RERUN_DIR);
   return path.dirname(path.resolve(reportFile)) === dir ? path.join(dir, RERUN_DIR) : dir;
-}
-
-/** The rerun's facts (RERUN_ENV), or undefined for a run that is no rerun. */
-export function rerunOfEnv(env: NodeJS.ProcessEnv = process.env): RerunOf | undefined {
-  const raw = env[RERUN_ENV];
-  if (!raw) return undefined;
-  try {
-    return JSON.parse(raw) as RerunOf;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,10 +1,11 @@
-// A partial run: only the tests that check some requirements. Every test carries its requirement IDs as
-// Playwright tags (`@STREAM-004`, from req()), so a selection is a grep over tags. The selection comes from the
-// environment (the CLI's --requirement, --section, --level and --exclude-requirement set it), and the reporter
-// reads the same variables to call the verdict `partial`: a filtered run never shows as a full pass.
+// A partial run: only the tests that can record some requirements. Which tests can record an ID is the suite's
+// index (run/test-index.ts: the IDs a test declares and those of the judge entry points it calls), so a selection is
+// a grep for those tests. The selection comes from the run's plan (the CLI's --requirement, --section, --level and
+// --exclude-requirement set it), and the reporter reads the same to call the verdict `partial`: a filtered run never
+// shows as a full pass.
 import { getRequirement, isKnownRequirement, primaryOf, requirements, type Requirement } from '../spec/requirements/index.ts';
-import { CATALOG_IDS, COMPLETION_IDS, REFUSAL_IDS, STREAM_IDS } from '../judge/checks/registry.ts';
 import { runSetting } from './plan.ts';
+import { grepOf, testIndex, testsDeclaring, testsRecording, type IndexedTest, type TestIndex } from './test-index.ts';
 import { setting } from './settings.ts';
 
 /** The variables of the selection's settings (the settings table's). */
@@ -58,48 +59,35 @@ export function selectedIds(sel: Selection): string[] {
 }
 
 /**
- * Whether a selection takes a test of the suite, from the catalog alone (no listing of the suite, which costs a
- * second Playwright process): every requirement but the kit's own (`mock-only`) is declared by a conformance test or
- * judged by a registered check whose files the selection runs, as tests/integration/suite-coverage.spec.ts holds the suite
- * to. undefined when the catalog cannot tell: an exclusion may leave out every test of a selected ID.
+ * The tests a selection runs, from the suite's index (run/test-index.ts): every test that can record a selected ID
+ * (it declares it, or a judge entry point it declares records it), without those that declare an excluded one.
  */
-export function selectionTakesTests(sel: Selection): boolean | undefined {
-  if (sel.exclude.length > 0) return undefined;
-  return selectedIds(sel).some((id) => getRequirement(primaryOf(id)).check !== 'mock-only');
+export function selectedTests(sel: Selection, index: TestIndex = testIndex()): IndexedTest[] {
+  const excluded = new Set(testsDeclaring(excludedIds(sel), index));
+  return testsRecording(selectedIds(sel), index).filter((t) => !excluded.has(t));
 }
 
-/** The Playwright tag of a requirement. */
-export const tagOf = (id: string): string => `@${id}`;
+/** The requirement IDs an exclusion names (restatements included). */
+function excludedIds(sel: Selection): string[] {
+  return requirements.filter((r) => sel.exclude.includes(primaryOf(r.id))).map((r) => r.id);
+}
+
+/** Whether a selection takes a test of the suite, from the index alone (no listing of the suite, a second Playwright process). */
+export function selectionTakesTests(sel: Selection, index: TestIndex = testIndex()): boolean {
+  return selectedTests(sel, index).length > 0;
+}
 
 /**
- * The spec files whose tests send each kind of exchange. A requirement judged by a registered check
- * (judge/checks/registry.ts) is checked by every test that gets an answer of its kind, whether or not the test
- * declares it; a selection of it runs these files.
+ * grep / grepInvert for the conformance config, as arrays of patterns (Playwright runs a test that one grep pattern
+ * matches and no grepInvert pattern matches, so a caller may add its own): one pattern per selected test, and, for
+ * an exclusion, one per test declaring an excluded ID. Nothing selected: a pattern nothing matches, so the run says
+ * "no tests" instead of running everything.
  */
-export const KIND_FILES: readonly { ids: readonly string[]; files: readonly string[] }[] = [
-  { ids: CATALOG_IDS, files: ['catalog.spec'] },
-  { ids: COMPLETION_IDS, files: ['chat.spec'] },
-  { ids: STREAM_IDS, files: ['streaming.spec'] },
-  { ids: REFUSAL_IDS, files: ['errors.spec'] },
-];
-
-/** The spec files (stems) that check `ids` through registered checks. */
-export function filesCheckingByKind(ids: readonly string[]): string[] {
-  return [...new Set(KIND_FILES.filter((k) => ids.some((id) => k.ids.includes(id))).flatMap((k) => k.files))];
-}
-
-// Playwright matches grep against "project file describe… title @tags": a tag or a file name selects a test.
-const tagAlternatives = (ids: readonly string[]) => (ids.length > 0 ? [`@(?:${ids.join('|')})(?![\\w-])`] : []);
-const fileAlternatives = (stems: readonly string[]) => stems.map((f) => `(?:^|[\\s/])${f.replace('.', '\\.')}\\.[jt]s(?=\\s|$)`);
-
-/** grep / grepInvert for the conformance config: the tests that check a selected ID, without those declaring an excluded one. */
-export function selectionGrep(sel: Selection | undefined): { grep?: RegExp; grepInvert?: RegExp } {
+export function selectionGrep(sel: Selection | undefined, index: TestIndex = testIndex()): { grep?: RegExp[]; grepInvert?: RegExp[] } {
   if (!sel) return {};
-  const ids = selectedIds(sel);
-  const excluded = requirements.filter((r) => sel.exclude.includes(primaryOf(r.id))).map((r) => r.id);
-  const wanted = [...tagAlternatives(ids), ...fileAlternatives(filesCheckingByKind(ids))];
-  // Nothing selected: a pattern nothing matches, so the run says "no tests" instead of running everything.
-  return { grep: wanted.length > 0 ? new RegExp(wanted.join('|')) : /(?!)/, ...(excluded.length > 0 ? { grepInvert: new RegExp(tagAlternatives(excluded).join('|')) } : {}) };
+  const tests = testsRecording(selectedIds(sel), index);
+  const excluded = testsDeclaring(excludedIds(sel), index);
+  return { grep: tests.length > 0 ? tests.map(grepOf) : [/(?!)/], ...(excluded.length > 0 ? { grepInvert: excluded.map(grepOf) } : {}) };
 }
 
 /** "requirement STREAM-004; section 6; level MUST" for reports. */

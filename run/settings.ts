@@ -2,10 +2,10 @@
 // CONFORMANCE_* variable, its config-file key, the profile field that may also set it, its default, how a value is
 // parsed and checked, and its help line. The CLI builds its options from this table, run/plan.ts resolves it into
 // the run's plan, and unit tests hold README's table, the config-file schema and the Action's inputs to it.
+// The root of run/'s settings: it imports no module of run/ that reads a run (plan, config), so they all may use it.
 import path from 'node:path';
 import { headersOfText } from './extra-headers.ts';
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from './http.ts';
-import { parseShard, shardLabel } from './shard.ts';
 import { DEFAULT_RETRY_POLICY } from './transient.ts';
 
 /** How a setting's text (a variable, a flag) becomes its value. */
@@ -91,6 +91,30 @@ interface KindValue {
 
 /** Every setting's value, typed by its kind; a setting nothing set and without a default is absent. */
 export type SettingValues = { -readonly [S in (typeof SETTINGS)[number] as S['name']]?: KindValue[S['kind']] };
+
+/** Each setting's variable by its name: the user's input (the kit hands its own processes the plan, run/plan.ts). */
+export const ENV = Object.fromEntries(SETTINGS.map((s) => [s.name, s.env])) as { [S in (typeof SETTINGS)[number] as S['name']]: S['env'] };
+
+/** One shard of a run (`--shard i/n`): 1-based, as Playwright counts. */
+export interface Shard {
+  index: number;
+  total: number;
+}
+
+/** "2/3" → { index: 2, total: 3 }; throws a one-line error on anything else (the `shard` kind's parse). */
+export function parseShard(raw: string): Shard {
+  const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(raw);
+  const index = Number(m?.[1]);
+  const total = Number(m?.[2]);
+  if (!m || !Number.isSafeInteger(index) || !Number.isSafeInteger(total) || total < 1 || index < 1 || index > total) {
+    throw new Error(`expected a shard as i/n with 1 <= i <= n (e.g. 2/3), got "${raw}"`);
+  }
+  return { index, total };
+}
+
+export function shardLabel(s: Shard): string {
+  return `${s.index}/${s.total}`;
+}
 
 /** The setting of this name. */
 export function setting(name: SettingName): Setting {

@@ -6,7 +6,13 @@
 //
 // Pure functions of plain data: the suite's side (which files run in which slots) and the reporter's side (which
 // slot a finished case ran in, from its annotations) both read the slot through this module.
-import { MODEL_DEPENDENT_TAG } from './trials.ts';
+
+/**
+ * The tag of the tests whose outcome depends on sampling (a tool call produced, reasoning returned, a search
+ * performed, a token cap honoured): each test says so where it is declared, `req(..., { modelDependent: true })`
+ * (suites/lib/declare.ts), so a renamed test keeps its trials.
+ */
+export const MODEL_DEPENDENT_TAG = '@model-dependent';
 
 /** Which of its file's tests a slot holds: every one, only the model-dependent ones, or only the others. */
 export type SlotHolds = 'all' | 'model-dependent' | 'model-independent';

@@ -9,12 +9,7 @@ import { setting } from './settings.ts';
 /** The variables of --trials and --min-pass-rate (the settings table's). */
 export const TRIALS_ENV = { trials: setting('trials').env, minPassRate: setting('minPassRate').env } as const;
 
-/**
- * The tag of the tests whose outcome depends on sampling (a tool call produced, reasoning returned, a search
- * performed, a token cap honoured): each test says so where it is declared, `req(..., { modelDependent: true })`
- * (suites/lib/declare.ts), so a renamed test keeps its trials.
- */
-export const MODEL_DEPENDENT_TAG = '@model-dependent';
+export { MODEL_DEPENDENT_TAG } from './slots.ts';
 
 /**
  * The requirements judged on a sampled answer: a call that names a declared function, reasoning present, search

@@ -10,7 +10,7 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const DIST = path.join(ROOT, 'dist');
 
 /** Folders whose JSON files the compiled kit reads at run time (every one of them, so a new fixture ships). */
-export const DATA_DIRS = ['spec/schemas', 'spec/requirements', 'fixtures/mock', 'fixtures/profiles'] as const;
+export const DATA_DIRS = ['spec/schemas', 'spec/requirements', 'run/test-index', 'fixtures/mock', 'fixtures/profiles'] as const;
 /** Folders copied whole: the HTML report's style and script (report/html.ts reads them beside itself). */
 export const ASSET_DIRS = ['report/html'] as const;
 

@@ -62,16 +62,6 @@ function table(rows: readonly Requirement[], withLevel: boolean): string[] {
   ];
 }
 
-/** `every stream: a.spec.ts, b.spec.ts`, one entry per kind of answer, from `file (every stream)` links. */
-function everyAnswer(links: readonly string[]): string[] {
-  const byKind = new Map<string, string[]>();
-  for (const l of links) {
-    const m = /^(\S+) \((every [^)]+)\)$/.exec(l);
-    if (m) byKind.set(m[2]!, [...(byKind.get(m[2]!) ?? []), m[1]!]);
-  }
-  return [...byKind].map(([kind, files]) => `${kind}: ${files.join(', ')}`);
-}
-
 /** Where each requirement is judged, honoured and broken, read from the sources (scripts/requirement-links.ts). */
 function linksTable(): string[] {
   const links = requirementLinks();
@@ -82,17 +72,20 @@ function linksTable(): string[] {
       const l = links.get(r.id)!;
       if (r.sameAs) return `| ${r.id} | see ${r.sameAs} | | | |`;
       const typeOnly = l.checks.length > 0 && l.tests.length === 0 && l.checks.every((c) => c.startsWith('schema'));
-      return `| ${r.id} | ${typeOnly ? '**type only**: ' : ''}${list(l.checks)} | ${list([...l.tests, ...everyAnswer(l.everyAnswer)])} | ${list(l.mock)} | ${list(l.defects)} |`;
+      const through = l.throughJudges.length > 0 ? [`through judge functions: ${l.throughJudges.join(', ')}`] : [];
+      return `| ${r.id} | ${typeOnly ? '**type only**: ' : ''}${list(l.checks)} | ${list([...l.tests, ...through])} | ${list(l.mock)} | ${list(l.defects)} |`;
     });
   const unbroken = requirements.filter((r) => r.kind === 'requirement' && r.level === 'MUST' && !r.sameAs && r.check !== 'mock-only' && links.get(r.id)!.defects.length === 0);
   return [
     '## Where each requirement is judged',
     '',
-    'Generated from the sources: the check functions that judge it (`judge/checks/`), the conformance tests that declare it',
-    '(`req(...)`) and, for a rule the checks judge on every answer of a kind, the spec files that send that kind (`every',
-    'stream: ...`), the mock code that honours it (its `// honours: ID` markers), and the defect modes (`mock/defects.ts`)',
-    'that break it; the defect matrix runs exactly those spec files for each defect. **type only** marks a rule that only',
-    'the schema checks judge (its JSON type and presence), with no check of what the value means.',
+    'Generated from the sources and the suite\'s index (`run/test-index/`): the check functions that judge it (`judge/checks/`)',
+    'and the judge entry points that record it themselves (`judge/`), the conformance tests that declare it (`req(...)`) and,',
+    'counted by spec file, those that can record it through a judge entry point they declare (`judges(...)`): a partial run',
+    'of the requirement runs exactly these tests. Then the mock code that honours it (its `// honours: ID` markers), and the',
+    'defect modes (`mock/defects.ts`) that break it; the defect matrix runs the spec files of those tests for each defect.',
+    '**type only** marks a rule that only the schema checks judge (its JSON type and presence), with no check of what the',
+    'value means.',
     '',
     '| ID | Checks | Tests | Mock | Defect modes |',
     '|---|---|---|---|---|',

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { selectionGrep, selectionOf } from '../run/selection.ts';
 import { planOfThisRun } from '../run/plan.ts';
-import { reportDirOf } from '../run/config.ts';
+import { defaultReportDir } from '../run/config.ts';
 import { shardOf } from '../run/shard.ts';
 import { BLOB_DIR, MERGE_CONTEXT_ENV } from '../report/merge.ts';
 import { resolveModelMatrix } from './lib/discovery-matrix.ts';
@@ -31,7 +31,7 @@ const reporters: ReporterDescription[] = process.env[MERGE_CONTEXT_ENV]
     [[`./reporter${ext}`]]
   : // The blob reporter before the conformance reporter: Playwright ends reporters in order, so the blob is whole when
     // the shard's conformance.json records its digest (the merge replays only that blob).
-    [[progress], ...(shard ? [['blob', { outputDir: path.join(reportDirOf(), BLOB_DIR) }] as ReporterDescription] : []), [`./reporter${ext}`]];
+    [[progress], ...(shard ? [['blob', { outputDir: path.join(plan?.settings.reportDir ?? defaultReportDir(), BLOB_DIR) }] as ReporterDescription] : []), [`./reporter${ext}`]];
 // --models: the chosen models, resolved once here and written beside the plan. Targets (a targets file, the reference),
 // models and trials are the run's slots (run/slots.ts): each spec file declares its tests once per slot that holds
 // them (suites/lib/slots.ts), all in this one project, so the same workers serve every slot.
@@ -55,12 +55,12 @@ export default defineConfig({
   retries: 0,
   reporter: reporters,
   ...(shard ? { shard: { current: shard.index, total: shard.total } } : {}),
-  // A partial run (CONFORMANCE_REQUIREMENTS, _SECTIONS, _LEVELS, _EXCLUDE_REQUIREMENTS): the tests tagged with the
-  // selected requirement IDs. The reporter reads the same variables and calls the verdict partial.
+  // A partial run (CONFORMANCE_REQUIREMENTS, _SECTIONS, _LEVELS, _EXCLUDE_REQUIREMENTS): the tests the suite's index
+  // says can record a selected ID (arrays of patterns). The reporter calls the verdict partial.
   ...(selection.grep ? { grep: selection.grep } : {}),
   // Besides the selection's exclusions, each slot leaves out the tests it does not hold (a later trial and a model's
   // block of a model-independent file hold only the model-dependent tests).
-  grepInvert: [...(selection.grepInvert ? [selection.grepInvert] : []), ...SLOT_GREP_INVERT],
+  grepInvert: [...(selection.grepInvert ?? []), ...SLOT_GREP_INVERT],
   // No browser, no Playwright request context: the suite's own transport (run/http.ts) sends everything,
   // with its user-agent. Nothing that could hold a credential is kept as an artefact.
   use: { trace: 'off', screenshot: 'off', video: 'off' },

@@ -9,15 +9,16 @@ import path from 'node:path';
 import { startMockServer } from '../mock/server.ts';
 import { forgetRunConfig, gateOf, runConfig } from '../run/config.ts';
 import { runSecrets } from '../run/run-secrets.ts';
-import { planOfThisRun, planVariables, writePlan } from '../run/plan.ts';
+import { planOfThisRun, writePlan } from '../run/plan.ts';
 import { loadBaseline } from '../report/baseline.ts';
 import { discover, saveDiscovery } from './lib/discovery.ts';
 import { resolveModelMatrix } from './lib/discovery-matrix.ts';
 import { budgetOf } from '../run/profile.ts';
-import { Target } from '../run/target.ts';
+import { Target, type TargetResponse } from '../run/target.ts';
 import { closeIdleConnections } from '../run/http.ts';
-import { reachTarget, REACH_TIMEOUT_MS, TargetUnreachable } from '../run/reachability.ts';
+import { reachTarget, REACH_TIMEOUT_MS } from '../run/reachability.ts';
 import { displayPath } from '../run/display-path.ts';
+import { describeKey, discoveryKeyRefusal, runKeyOf } from '../run/preflight.ts';
 import { targetsOfPlan } from '../run/targets.ts';
 import { discoverTargets } from './lib/targets-setup.ts';
 
@@ -33,7 +34,6 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   if (targets && !own && !plan.settings.baseUrl) {
     plan.settings.baseUrl = targets[0]!.baseUrl;
     writePlan(plan);
-    Object.assign(env, planVariables(plan));
     forgetRunConfig();
   }
   if (!plan.settings.baseUrl) {
@@ -42,7 +42,6 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     // The embedded target's address is the one thing known only now: the plan is rewritten before the workers start.
     plan.settings.baseUrl = mock.url;
     writePlan(plan);
-    Object.assign(env, planVariables(plan));
     forgetRunConfig();
   }
   const scratch = plan.runDir;
@@ -51,8 +50,10 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   // A bad baseline or gate setting stops the run before it sends anything.
   const gate = gateOf();
   if (gate.expectedFailures) loadBaseline(gate.expectedFailures);
+  // The run header names the key's source and last 4 characters: a run with no key, or the wrong one, says so first.
+  const key = runKeyOf(plan, config.apiKey || undefined, undefined);
   process.stderr.write(`chatconform: target ${config.embeddedMock ? `${config.baseUrl} (embedded mock)` : config.baseUrl}; seed ${config.seed}${plan.seedDrawn ? ' (random)' : ''}` +
-    (config.profilePath ? `; profile ${displayPath(config.profilePath)}` : '; no profile') + `; scratch ${scratch}\n`);
+    (config.profilePath ? `; profile ${displayPath(config.profilePath)}` : '; no profile') + `; key: ${describeKey(key)}; scratch ${scratch}\n`);
 
   // The matrix's models (chosen when the config loaded, beside the plan): every target's discovery probes them.
   const matrix = (await resolveModelMatrix(plan)) ?? [];
@@ -69,16 +70,29 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   }
   const target = new Target(config);
   // One question before any test: a target that cannot be reached, or is not this API, ends the run here.
-  const problem = await reachTarget(() => target.get('/v1/models', { timeoutMs: REACH_TIMEOUT_MS }), config.baseUrl, {
-    waitSeconds: config.waitForTargetSeconds ?? 0,
-    onWait: (p) => process.stderr.write(`chatconform: waiting up to ${config.waitForTargetSeconds ?? 0} s for the target (${p})\n`),
-  });
+  let catalog: TargetResponse | undefined;
+  const problem = await reachTarget(
+    () => target.get('/v1/models', { timeoutMs: REACH_TIMEOUT_MS }),
+    config.baseUrl,
+    {
+      waitSeconds: config.waitForTargetSeconds ?? 0,
+      onWait: (p) => process.stderr.write(`chatconform: waiting up to ${config.waitForTargetSeconds ?? 0} s for the target (${p})\n`),
+    },
+    (answer) => (catalog = answer),
+  );
   if (problem !== undefined) {
     await stopMock?.();
-    throw new TargetUnreachable(problem);
+    throw problem;
   }
   if (matrix.length > 0) process.stderr.write(`chatconform: per-model matrix of ${matrix.length} model(s)\n`);
-  saveDiscovery(config.runDir, await discover(target, config.profile, budgetOf(config.profile).maxSearchProbes, config.models, matrix), runSecrets(config));
+  const found = await discover(target, config.profile, budgetOf(config.profile).maxSearchProbes, config.models, matrix);
+  // Every request of discovery refused for its key (or for want of one): a setup mistake, not the server's failures.
+  const refusal = discoveryKeyRefusal(config.baseUrl, key, catalog!, found.accessProbes ?? []);
+  if (refusal) {
+    await stopMock?.();
+    throw refusal;
+  }
+  saveDiscovery(config.runDir, found, runSecrets(config));
   return async () => {
     closeIdleConnections();
     await stopMock?.();

@@ -6,6 +6,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { FullConfig, Reporter, Suite } from '@playwright/test/reporter';
 import { REQUIREMENT_ANNOTATION } from '../judge/checker.ts';
+import { JUDGE_ANNOTATION } from '../judge/entry.ts';
 import { LIST_FILE_ENV, type ListedLine } from '../run/suite-listing.ts';
 
 export default class ListReporter implements Reporter {
@@ -23,11 +24,15 @@ export default class ListReporter implements Reporter {
         const titles = [test.title];
         // An anonymous block (the slot of a run of one target: run/slots.ts) is no part of a title.
         for (let s: Suite | undefined = test.parent; s && s.type === 'describe'; s = s.parent) if (s.title) titles.unshift(s.title);
+        const described = (type: string) => [...new Set(test.annotations.filter((a) => a.type === type && a.description).map((a) => a.description!))];
         const entry: ListedLine = {
           file: path.relative(this.rootDir, test.location.file).split(path.sep).join('/'),
           line: test.location.line,
           titles,
-          ids: [...new Set(test.annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION && a.description).map((a) => a.description!))],
+          ids: described(REQUIREMENT_ANNOTATION),
+          judges: described(JUDGE_ANNOTATION),
+          tags: test.tags.map((t) => (t.startsWith('@') ? t : `@${t}`)),
+          annotations: test.annotations.map((a) => ({ type: a.type, ...(a.description !== undefined ? { description: a.description } : {}) })),
         };
         const text = JSON.stringify(entry);
         if (seen.has(text)) continue;

@@ -16,7 +16,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError } from '@playwright/test/reporter';
 import { EVIDENCE_ATTACHMENT, REQUIREMENT_ANNOTATION, failureSummary, type CheckRecord } from '../judge/checker.ts';
-import { gateOf, reportDirOf, repoRoot } from '../run/config.ts';
+import { defaultReportDir, gateOf, repoRoot } from '../run/config.ts';
+import { currentPlan } from '../run/plan.ts';
 import { loadBaseline } from '../report/baseline.ts';
 import { describeSelection, runnerFilters, selectedIds, selectionOf } from '../run/selection.ts';
 import { publishToCi } from '../report/ci-summary.ts';
@@ -125,7 +126,7 @@ function partialRun(argv: readonly string[] = process.argv): { selection?: strin
 function shardRun(shard: { current: number; total: number }, reportDir: string): Pick<RunFacts, 'selection' | 'scope' | 'shard'> {
   // The shard is not one of the run's filters: the merge compares the rest, which every shard shares.
   const own = partialRun(process.argv.filter((a, i, all) => !a.startsWith('--shard') && all[i - 1] !== '--shard'));
-  const runDir = process.env[ENV.runDir];
+  const runDir = currentPlan()?.runDir;
   const found = runDir ? loadDiscovery(runDir) : { catalogError: 'discovery did not run (no global setup?)', models: [], searchProbes: [] };
   const info: ShardInfo = {
     index: shard.current,
@@ -193,7 +194,7 @@ function mergedInfo(ctx: MergeContext): RunInfo {
     ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}),
     ...(ctx.fuzzRuns !== undefined ? { fuzzRuns: ctx.fuzzRuns } : {}),
     ...(ctx.ledger ? { ledger: ctx.ledger } : {}),
-    reportDir: reportDirOf(),
+    reportDir: ctx.reportDir ?? defaultReportDir(),
     // The shards' reports are redacted already; the merge job's own key, if it has one, is masked too.
     secrets: [process.env[ENV.apiKey] ?? ''].filter((s) => s.length >= 4),
     sectionTitles: new Map(Object.entries(CONTRACT.sections)),
@@ -276,7 +277,16 @@ export default class ConformanceReporter implements Reporter {
           ...(models ? { models } : {}),
         },
       );
-      const files = writeReports(report, info.reportDir, info.secrets);
+      let files: string[];
+      try {
+        files = writeReports(report, info.reportDir, info.secrets);
+      } catch (err) {
+        // The run is over and judged: its verdict is printed even when its reports cannot be written (exit 3).
+        process.stdout.write(renderSummary(report, [], paintFor(process.stdout)));
+        process.stderr.write(`chatconform: error: the reports could not be written to ${info.reportDir}: ${redact((err as Error).message.split('\n')[0]!, info.secrets)}\n`);
+        exitWith(3);
+        return { status: 'failed' };
+      }
       // The report is redacted already; the CI outputs are written from it alone.
       publishToCi(report);
       for (const p of info.problems) process.stderr.write(`chatconform: note: ${redact(p, info.secrets)}\n`);

@@ -22,8 +22,9 @@ const location = '/web_search_options/user_location';
 /** The request schema's issues, each charged to the requirement of the field it points at (most specific first). */
 const REQUEST_RULES: readonly PointerRule[] = [
   { id: 'SEARCH-047', scope: new RegExp(`^${location}/type$`) },
-  // Mixed nested and flat fields come by the schema node's x-requirement (user-location.schema.json).
-  { id: 'SEARCH-048', scope: new RegExp(`^${location}(?:/approximate)?$`) },
+  // Mixed nested and flat fields come by the schema node's x-requirement (user-location.schema.json); a nested
+  // approximate that is no object is a malformed field (SEARCH-049), not a mix.
+  { id: 'SEARCH-048', scope: new RegExp(`^${location}$`) },
   { id: 'SEARCH-049', scope: new RegExp(`^${location}(?:/.*)?$`) },
   { id: 'SEARCH-046', scope: /^\/web_search_options\/search_context_size$/ },
   { id: 'SEARCH-001', scope: /^\/web_search_options(?:\/.*)?$/ },

@@ -10,7 +10,7 @@ import { readChatStream, streamedAnswer, StreamFailure, type ChatStream } from '
 import { decodeSse, transcribeSse, type SseEvent } from '../../judge/decoding/sse.ts';
 import { repoRoot, type RunConfig } from '../../run/config.ts';
 import { pickModel, usableModels, type Discovery, type ModelEntry } from '../lib/discovery.ts';
-import { searchReport } from '../lib/requests/search.ts';
+import { searchReport } from '../../judge/search.ts';
 import { assembledCompletion } from '../../judge/checks/stream.ts';
 import { COMPLETION_CHECKS } from '../../judge/checks/completion.ts';
 import { COMPLETION_SCHEMA_CHECKS } from '../../judge/checks/registry.ts';

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Profile } from '../../run/profile.ts';
-import { searched, searchReport } from './requests/search.ts';
+import { searched, searchReport } from '../../judge/search.ts';
 import { redact } from '../../spec/redact.ts';
 import type { Target } from '../../run/target.ts';
 

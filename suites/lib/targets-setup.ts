@@ -5,7 +5,8 @@ import { mkdirSync } from 'node:fs';
 import { runConfig } from '../../run/config.ts';
 import { runSecrets } from '../../run/run-secrets.ts';
 import { budgetOf } from '../../run/profile.ts';
-import { reachTarget, REACH_TIMEOUT_MS, TargetUnreachable } from '../../run/reachability.ts';
+import { reachTarget, REACH_TIMEOUT_MS } from '../../run/reachability.ts';
+import { SetupError } from '../../run/setup-messages.ts';
 import { Target } from '../../run/target.ts';
 import { targetConfig, type RunTarget } from '../../run/targets.ts';
 import { discover, saveDiscovery } from './discovery.ts';
@@ -26,8 +27,8 @@ export async function discoverTargets(targets: readonly RunTarget[], matrix: rea
       const target = new Target(config);
       const problem = await reachTarget(() => target.get('/v1/models', { timeoutMs: REACH_TIMEOUT_MS }), config.baseUrl, { waitSeconds: config.waitForTargetSeconds ?? 0, onWait: () => {} });
       // The reference of `chatconform run --reference` is what the run's target is read against: without it, no run.
-      if (problem !== undefined && targets[i]!.reference) throw new TargetUnreachable(`the reference ${config.baseUrl}: ${problem}`);
-      const found = problem !== undefined ? { catalogError: `the target cannot be judged: ${problem}`, models: [], searchProbes: [] } : await discover(target, config.profile, budgetOf(config.profile).maxSearchProbes, config.models, matrix);
+      if (problem !== undefined && targets[i]!.reference) throw new SetupError(problem.id, `the reference ${config.baseUrl}: ${problem.message}`, 3);
+      const found = problem !== undefined ? { catalogError: `the target cannot be judged: ${problem.message}`, models: [], searchProbes: [] } : await discover(target, config.profile, budgetOf(config.profile).maxSearchProbes, config.models, matrix);
       saveDiscovery(config.runDir, found, runSecrets(config));
     }
   };

@@ -7,7 +7,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { test as base } from '@playwright/test';
 import { Checker, EVIDENCE_ATTACHMENT, failureSummary } from '../../judge/checker.ts';
 import { findingAnnotations } from './findings.ts';
-import { declaredRequirements } from './declare.ts';
+import { declaredRequirements, indexedRequirements } from './declare.ts';
 import { runConfig, type RunConfig } from '../../run/config.ts';
 import { runTargets, targetConfig, type RunTarget } from '../../run/targets.ts';
 import { PLAIN_SLOT, type Slot } from '../../run/slots.ts';
@@ -73,6 +73,8 @@ export const test = base.extend<{ target: Target; check: Checker; discovery: Dis
   check: async ({ target, findingsFailTests }, use, testInfo) => {
     const checker: Checker = new Checker(target, {
       declared: () => declaredRequirements(testInfo),
+      // What the test may record: the suite's index of it (a partial run selects by the same).
+      index: () => indexedRequirements(testInfo),
       onSkip: (reason) => {
         checker.markSkipped(reason);
         testInfo.skip(true, reason);
@@ -108,4 +110,4 @@ export const test = base.extend<{ target: Target; check: Checker; discovery: Dis
 });
 
 export { expect } from '@playwright/test';
-export { req } from './declare.ts';
+export { judges, req } from './declare.ts';

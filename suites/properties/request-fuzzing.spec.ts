@@ -15,12 +15,12 @@
 // - odd but legal-looking requests (unknown roles, a few thousand messages, deep nesting in an unread field):
 //   no 5xx (CHAT-001); roles are a gap of the spec (OBS-011), so the answer is recorded.
 // Every non-200 answer is judged for the section 7 error body (ERR-001..004).
-import { req, test } from '../lib/test-fixtures.ts';
+import { judges, req, test } from '../lib/test-fixtures.ts';
 import { describeFuzzCase, malformedRequest, type FuzzCase, type RequestFault } from '../lib/properties/arb/requests.ts';
 import { judgeRefusal } from '../../judge/judge-response.ts';
 import { chatModel, noModelReason } from '../lib/requests/chat.ts';
 import { CaseSkipped, checkProperty, type CaseChecker } from '../lib/properties/runner.ts';
-import { errorOf } from '../lib/requests/search.ts';
+import { errorOf } from '../../judge/search.ts';
 import type { TargetResponse } from '../../judge/exchange.ts';
 import { blamesUpstream } from '../lib/requests/tools.ts';
 import { slotsOf } from '../lib/slots.ts';
@@ -81,29 +81,31 @@ function judge(cc: CaseChecker, f: FuzzCase, res: TargetResponse): void {
   if (f.fault === 'odd-role') cc.observe('OBS-011', { role: f.label, status: res.status, code: error?.code }, 'status of a message with a generated role', res);
 }
 
-for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => { test.use({ slot });
-test.describe('property: request fuzzing', () => {
-  test(
-    'malformed and odd requests: never a 5xx for a client fault, a section 7 error body on every refusal, a 4xx where the contract names one, unread fields accepted',
-    req('REQ-002', 'REQ-004', 'REQ-013', 'REQ-014', 'REQ-016', 'REQ-019', 'TOOL-005', 'TOOL-012', 'TOOL-013', 'TOOL-014', 'CHAT-001', 'OBS-011'),
-    async ({ target, check, discovery, config }) => {
-      const model = chatModel(discovery, config.profile);
-      if (!model) return check.skip(noModelReason(discovery));
-      await checkProperty(
-        { check, target, config },
-        {
-          law: 'a malformed or odd request gets the answer the contract gives its fault, and never a server failure',
-          arbitrary: malformedRequest({ model: model.id, cap: Math.min(FUZZ_CAP, target.maxTokens) }),
-          describe: describeFuzzCase,
-          run: async (f, cc) => {
-            // Raw bodies go as a Buffer: Playwright sends a string that is not JSON, under a JSON content type, as a
-            // JSON string literal, so the target would never see the malformed bytes.
-            const res = f.raw !== undefined ? await target.postRaw('/v1/chat/completions', Buffer.from(f.raw, 'utf8')) : await target.chat(f.body!);
-            judge(cc, f, res);
+for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => {
+  test.use({ slot });
+
+  test.describe('property: request fuzzing', () => {
+    test(
+      'malformed and odd requests: never a 5xx for a client fault, a section 7 error body on every refusal, a 4xx where the contract names one, unread fields accepted',
+      req('REQ-002', 'REQ-004', 'REQ-013', 'REQ-014', 'REQ-016', 'REQ-019', 'TOOL-005', 'TOOL-012', 'TOOL-013', 'TOOL-014', 'CHAT-001', 'OBS-011', judges(judgeRefusal)),
+      async ({ target, check, discovery, config }) => {
+        const model = chatModel(discovery, config.profile);
+        if (!model) return check.skip(noModelReason(discovery));
+        await checkProperty(
+          { check, target, config },
+          {
+            law: 'a malformed or odd request gets the answer the contract gives its fault, and never a server failure',
+            arbitrary: malformedRequest({ model: model.id, cap: Math.min(FUZZ_CAP, target.maxTokens) }),
+            describe: describeFuzzCase,
+            run: async (f, cc) => {
+              // Raw bodies go as a Buffer: Playwright sends a string that is not JSON, under a JSON content type, as a
+              // JSON string literal, so the target would never see the malformed bytes.
+              const res = f.raw !== undefined ? await target.postRaw('/v1/chat/completions', Buffer.from(f.raw, 'utf8')) : await target.chat(f.body!);
+              judge(cc, f, res);
+            },
           },
-        },
-      );
-    },
-  );
-});
+        );
+      },
+    );
+  });
 });

@@ -2,7 +2,7 @@
 // absent; either cap) against the live target: every stream decodes through the reference consumer, every chunk
 // validates, and the stream invariants judgeStream judges hold.
 import fc from 'fast-check';
-import { req, test } from '../lib/test-fixtures.ts';
+import { judges, req, test } from '../lib/test-fixtures.ts';
 import { capPair, describeCaps } from '../lib/properties/arb/caps.ts';
 import { streamedRequest } from '../lib/properties/arb/requests.ts';
 import { chatModel, noModelReason } from '../lib/requests/chat.ts';
@@ -10,32 +10,35 @@ import { checkProperty } from '../lib/properties/runner.ts';
 import { judgeStream } from '../../judge/judge-response.ts';
 import { slotsOf } from '../lib/slots.ts';
 
-for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => { test.use({ slot });
-test.describe('property: streamed completions', () => {
-  test(
-    'generated prompts and stream options: every stream decodes, every chunk validates, the stream invariants hold',
-    req('REQ-021'),
-    async ({ target, check, discovery, config }) => {
-      const model = chatModel(discovery, config.profile);
-      if (!model) return check.skip(noModelReason(discovery));
-      await checkProperty(
-        { check, target, config },
-        {
-          law: 'a streamed completion of any prompt, with or without include_usage, is a valid section 6 stream',
-          arbitrary: fc.record({ request: streamedRequest(), caps: capPair(target.maxTokens) }),
-          describe: ({ request, caps }) => `${JSON.stringify(request.messages)}; include_usage ${request.includeUsage ?? 'absent'}; ${describeCaps(caps)}`,
-          run: async ({ request, caps }, cc) => {
-            const body: Record<string, unknown> = { model: model.id, messages: request.messages, stream: true, ...caps };
-            if (request.includeUsage !== undefined) body.stream_options = { include_usage: request.includeUsage };
-            const res = await target.chat(body);
-            if (request.includeUsage !== undefined) {
-              cc.that('REQ-021', res.status === 200, () => `stream_options.include_usage ${request.includeUsage} with stream true must be accepted; received ${res.describe()}`, res);
-            }
-            judgeStream(cc, res, model.id, { includeUsage: request.includeUsage === true });
+for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => {
+  test.use({ slot });
+
+  test.describe('property: streamed completions', () => {
+    test(
+      'generated prompts and stream options: every stream decodes, every chunk validates, the stream invariants hold',
+      req('REQ-021', judges(judgeStream)),
+      async ({ target, check, discovery, config }) => {
+        const model = chatModel(discovery, config.profile);
+        if (!model) return check.skip(noModelReason(discovery));
+        await checkProperty(
+          { check, target, config },
+          {
+            law: 'a streamed completion of any prompt, with or without include_usage, is a valid section 6 stream',
+            arbitrary: fc.record({ request: streamedRequest(), caps: capPair(target.maxTokens) }),
+            describe: ({ request, caps }) => `${JSON.stringify(request.messages)}; include_usage ${request.includeUsage ?? 'absent'}; ${describeCaps(caps)}`,
+            run: async ({ request, caps }, cc) => {
+              const body: Record<string, unknown> = { model: model.id, messages: request.messages, stream: true, ...caps };
+              if (request.includeUsage !== undefined) body.stream_options = { include_usage: request.includeUsage };
+              const res = await target.chat(body);
+              if (request.includeUsage !== undefined) {
+                cc.that('REQ-021', res.status === 200, () => `stream_options.include_usage ${request.includeUsage} with stream true must be accepted; received ${res.describe()}`, res);
+              }
+              // include_usage as sent is read back from the request by judgeStream (STREAM-016).
+              judgeStream(cc, res, model.id);
+            },
           },
-        },
-      );
-    },
-  );
-});
+        );
+      },
+    );
+  });
 });

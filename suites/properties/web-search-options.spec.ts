@@ -2,13 +2,14 @@
 // hosted search. Valid user_location objects from the spec's grammar are accepted; invalid ones, each with one
 // labelled fault, are refused with 400 invalid_web_search_options and the fixed message of its row; the same
 // for search_context_size.
-import { req, test } from '../lib/test-fixtures.ts';
+import { judges, req, test } from '../lib/test-fixtures.ts';
 import { judgeRefusal } from '../../judge/judge-response.ts';
 import type { Checker } from '../../judge/checker.ts';
 import type { Discovery } from '../lib/discovery.ts';
 import { contextSize, invalidLocation, validLocation, type LocationFault } from '../lib/properties/arb/location.ts';
 import { checkProperty, type CaseChecker } from '../lib/properties/runner.ts';
-import { errorOf, searchTakers, SEARCH_MESSAGES, SEARCH_PROMPT } from '../lib/requests/search.ts';
+import { searchTakers, SEARCH_MESSAGES, SEARCH_PROMPT } from '../lib/requests/search.ts';
+import { errorOf } from '../../judge/search.ts';
 import type { Target, TargetResponse } from '../../run/target.ts';
 import { slotsOf } from '../lib/slots.ts';
 
@@ -50,80 +51,82 @@ function notRejected(cc: CaseChecker, res: TargetResponse, ids: string[], what: 
   for (const id of ids) cc.that(id, res.exchange.status === 200, () => `${what} is valid (2.7) and must be accepted; received ${res.describe()}`, res);
 }
 
-for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => { test.use({ slot });
-test.describe('property: web_search_options validation', () => {
-  test(
-    'valid user_location objects (nested or flat, real countries and time zones, short city and region) are accepted',
-    req('SEARCH-008', 'SEARCH-009', 'SEARCH-010', 'SEARCH-014', 'SEARCH-015', 'SEARCH-017', 'SEARCH-019', 'SEARCH-045'),
-    async ({ target, check, discovery, config }) => {
-      const model = searchModel(check, discovery);
-      await checkProperty(
-        { check, target, config },
-        {
-          law: 'a user_location of the 2.7 grammar is accepted',
-          arbitrary: validLocation(),
-          describe: (l) => `${l.form} location ${JSON.stringify(l.value)}`,
-          run: async (l, cc) => {
-            const res = await ask(target, model, { user_location: l.value });
-            // Charged to what the location exercises: its form and each field it carries.
-            const ids = ['SEARCH-008', l.form === 'nested' ? 'SEARCH-009' : 'SEARCH-010'];
-            if (l.fields.country !== undefined) ids.push('SEARCH-014');
-            if (l.fields.city !== undefined) ids.push('SEARCH-015');
-            if (l.fields.region !== undefined) ids.push('SEARCH-017');
-            if (l.fields.timezone !== undefined) ids.push('SEARCH-019');
-            notRejected(cc, res, ids, `the ${l.form} location ${JSON.stringify(l.value)}`);
-          },
-        },
-      );
-    },
-  );
+for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => {
+  test.use({ slot });
 
-  test(
-    'invalid user_location objects are refused with 400 invalid_web_search_options and the fixed message of their fault',
-    req('SEARCH-011', 'SEARCH-012', 'SEARCH-013', 'SEARCH-014', 'SEARCH-019', 'SEARCH-047', 'SEARCH-048', 'SEARCH-049'),
-    async ({ target, check, discovery, config }) => {
-      const model = searchModel(check, discovery);
-      await checkProperty(
-        { check, target, config },
-        {
-          law: 'a user_location with one fault is refused with status 400, code invalid_web_search_options and the message of its section 7 row',
-          arbitrary: invalidLocation(),
-          describe: (l) => `${l.fault}: ${l.label}; user_location ${JSON.stringify(l.value)}`,
-          run: async (l, cc) => {
-            const res = await ask(target, model, { user_location: l.value });
-            const rule = FAULT_RULES[l.fault];
-            if (rule.rejected) cc.that(rule.rejected, res.exchange.status !== 0 && res.status !== 200, () => `user_location with ${l.label} must be rejected; received ${res.describe()}`, res);
-            judgeRefusal(cc, res, { id: rule.row, status: 400, code: INVALID_OPTIONS, message: rule.message });
+  test.describe('property: web_search_options validation', () => {
+    test(
+      'valid user_location objects (nested or flat, real countries and time zones, short city and region) are accepted',
+      req('SEARCH-008', 'SEARCH-009', 'SEARCH-010', 'SEARCH-014', 'SEARCH-015', 'SEARCH-017', 'SEARCH-019', 'SEARCH-045', judges(judgeRefusal)),
+      async ({ target, check, discovery, config }) => {
+        const model = searchModel(check, discovery);
+        await checkProperty(
+          { check, target, config },
+          {
+            law: 'a user_location of the 2.7 grammar is accepted',
+            arbitrary: validLocation(),
+            describe: (l) => `${l.form} location ${JSON.stringify(l.value)}`,
+            run: async (l, cc) => {
+              const res = await ask(target, model, { user_location: l.value });
+              // Charged to what the location exercises: its form and each field it carries.
+              const ids = ['SEARCH-008', l.form === 'nested' ? 'SEARCH-009' : 'SEARCH-010'];
+              if (l.fields.country !== undefined) ids.push('SEARCH-014');
+              if (l.fields.city !== undefined) ids.push('SEARCH-015');
+              if (l.fields.region !== undefined) ids.push('SEARCH-017');
+              if (l.fields.timezone !== undefined) ids.push('SEARCH-019');
+              notRejected(cc, res, ids, `the ${l.form} location ${JSON.stringify(l.value)}`);
+            },
           },
-        },
-      );
-    },
-  );
+        );
+      },
+    );
 
-  test(
-    'search_context_size: low, medium, high or absent are accepted; any other value is refused with 400 and the fixed message',
-    req('SEARCH-005', 'SEARCH-006', 'SEARCH-007', 'SEARCH-046', 'SEARCH-045'),
-    async ({ target, check, discovery, config }) => {
-      const model = searchModel(check, discovery);
-      await checkProperty(
-        { check, target, config },
-        {
-          law: 'search_context_size is accepted exactly when it is low, medium, high or absent',
-          arbitrary: contextSize(),
-          describe: (c) => (c.valid && c.value === undefined ? 'search_context_size absent' : `search_context_size ${JSON.stringify(c.value)}`),
-          run: async (c, cc) => {
-            const options = c.value === undefined ? {} : { search_context_size: c.value };
-            const res = await ask(target, model, options);
-            if (c.valid) {
-              notRejected(cc, res, [c.value === undefined ? 'SEARCH-006' : 'SEARCH-005'], c.value === undefined ? 'web_search_options without search_context_size' : `search_context_size ${JSON.stringify(c.value)}`);
-              return;
-            }
-            cc.status('SEARCH-007', res, 400, `for search_context_size ${JSON.stringify(c.value)}, status`);
-            judgeRefusal(cc, res, { id: 'SEARCH-046', status: 400, code: INVALID_OPTIONS, message: SEARCH_MESSAGES.contextSize });
+    test(
+      'invalid user_location objects are refused with 400 invalid_web_search_options and the fixed message of their fault',
+      req('SEARCH-011', 'SEARCH-012', 'SEARCH-013', 'SEARCH-014', 'SEARCH-019', 'SEARCH-047', 'SEARCH-048', 'SEARCH-049', judges(judgeRefusal)),
+      async ({ target, check, discovery, config }) => {
+        const model = searchModel(check, discovery);
+        await checkProperty(
+          { check, target, config },
+          {
+            law: 'a user_location with one fault is refused with status 400, code invalid_web_search_options and the message of its section 7 row',
+            arbitrary: invalidLocation(),
+            describe: (l) => `${l.fault}: ${l.label}; user_location ${JSON.stringify(l.value)}`,
+            run: async (l, cc) => {
+              const res = await ask(target, model, { user_location: l.value });
+              const rule = FAULT_RULES[l.fault];
+              if (rule.rejected) cc.that(rule.rejected, res.exchange.status !== 0 && res.status !== 200, () => `user_location with ${l.label} must be rejected; received ${res.describe()}`, res);
+              judgeRefusal(cc, res, { id: rule.row, status: 400, code: INVALID_OPTIONS, message: rule.message });
+            },
           },
-        },
-      );
-    },
-  );
-});
+        );
+      },
+    );
+
+    test(
+      'search_context_size: low, medium, high or absent are accepted; any other value is refused with 400 and the fixed message',
+      req('SEARCH-005', 'SEARCH-006', 'SEARCH-007', 'SEARCH-046', 'SEARCH-045', judges(judgeRefusal)),
+      async ({ target, check, discovery, config }) => {
+        const model = searchModel(check, discovery);
+        await checkProperty(
+          { check, target, config },
+          {
+            law: 'search_context_size is accepted exactly when it is low, medium, high or absent',
+            arbitrary: contextSize(),
+            describe: (c) => (c.valid && c.value === undefined ? 'search_context_size absent' : `search_context_size ${JSON.stringify(c.value)}`),
+            run: async (c, cc) => {
+              const options = c.value === undefined ? {} : { search_context_size: c.value };
+              const res = await ask(target, model, options);
+              if (c.valid) {
+                notRejected(cc, res, [c.value === undefined ? 'SEARCH-006' : 'SEARCH-005'], c.value === undefined ? 'web_search_options without search_context_size' : `search_context_size ${JSON.stringify(c.value)}`);
+                return;
+              }
+              cc.status('SEARCH-007', res, 400, `for search_context_size ${JSON.stringify(c.value)}, status`);
+              judgeRefusal(cc, res, { id: 'SEARCH-046', status: 400, code: INVALID_OPTIONS, message: SEARCH_MESSAGES.contextSize });
+            },
+          },
+        );
+      },
+    );
+  });
 });

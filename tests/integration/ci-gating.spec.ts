@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { testsRecording } from '../../run/test-index.ts';
 import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
 import { repoRoot } from '../../run/config.ts';
@@ -119,12 +120,32 @@ test('--requirement STREAM-004 runs only the tests that check it, and the verdic
   expect(run.code, run.tail).toBe(0);
   expect(report.verdict).toMatchObject({ result: 'partial', selection: 'requirement STREAM-004', exitStatus: 'passed' });
   expect(report.requirements.find((r) => r.id === 'STREAM-004')!.status).toBe('pass');
-  // Only the stream tests ran: every test any requirement names is a streaming file's.
+  // Only the tests that can record STREAM-004 ran (the suite's index: those whose judgeStream judges [DONE]), in
+  // every file that has one: the streamed tool calls too.
   const files = new Set(report.requirements.flatMap((r) => r.tests.map((t) => t.file)));
-  expect([...files].sort()).toEqual(['suites/properties/streaming.spec.ts', 'suites/streaming.spec.ts']);
+  expect([...files].sort()).toEqual([...new Set(testsRecording(['STREAM-004']).map((t) => `suites/${t.file}`))].sort());
+  expect(files).toContain('suites/tools.spec.ts');
+  expect(report.run.tests.total).toBe(testsRecording(['STREAM-004']).length);
   expect(report.requirements.filter((r) => r.status === 'untested').length).toBeGreaterThan(100);
   expect(readFileSync(path.join(run.reportDir, 'badge.svg'), 'utf8')).toMatch(/partial: \d+ pass, \d+ not run/);
   expect(run.tail).toContain('PARTIAL RUN — NOT A CERTIFICATION: requirement STREAM-004');
+  cleanup(run);
+});
+
+test('--requirement STREAM-004 against a server whose streamed tool calls end without [DONE] fails STREAM-004, as the whole run does', async () => {
+  // The defect shows only on streams that carry tool calls (tools.spec.ts): a selection by tag ran the streaming
+  // files alone and passed STREAM-004; the index selects every test whose judgeStream can record it.
+  const mock = await startMockServer({ port: 0, defect: 'stream-no-done' });
+  mocks.push(mock);
+  const run = await runSuite({ baseUrl: mock.url, workers: 2, boundMs: BOUND_MS, label: 'partial-defect', extraEnv: { CONFORMANCE_REQUIREMENTS: 'STREAM-004' } });
+  const report = JSON.parse(readFileSync(path.join(run.reportDir, 'conformance.json'), 'utf8')) as {
+    verdict: { result: string; mustFailed: string[] };
+    requirements: { id: string; status: string; evidence: { status: string; location: string }[] }[];
+  };
+  expect(run.code, run.tail).toBe(1);
+  expect(report.verdict.mustFailed).toEqual(['STREAM-004']);
+  const failedAt = report.requirements.find((r) => r.id === 'STREAM-004')!.evidence.filter((e) => e.status === 'fail').map((e) => e.location.split(':')[0]);
+  expect(new Set(failedAt)).toEqual(new Set(['suites/tools.spec.ts']));
   cleanup(run);
 });
 

@@ -2,7 +2,7 @@
 // exit 2 before anything runs, --help and --version exit 0, and a subset run selects the tests that judge what
 // was asked for. Errors and help are read in-process (cli/program.ts takes its output streams); what a command
 // prints on stdout is read from the command run as a child, as a user runs it.
-import { readFileSync, truncateSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { existsSync, readFileSync, truncateSync, writeFileSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -11,7 +11,9 @@ import { main } from '../../cli/program.ts';
 import { EXIT_CODES_TEXT } from '../../cli/usage.ts';
 import { RECORDING_FILE_LIMIT } from '../../mock/replay/recording.ts';
 import { listen } from '../support/listen.ts';
-import { commandLine, environmentFor } from '../../cli/run.ts';
+import { flagTexts } from '../../cli/run.ts';
+import { commandLine } from '../../cli/certify.ts';
+import { planInput } from '../../run/plan.ts';
 import { SETTINGS } from '../../run/settings.ts';
 import { BUILTIN_PROFILES, ENV, repoRoot } from '../../run/config.ts';
 import { SELECTION_ENV } from '../../run/selection.ts';
@@ -44,7 +46,7 @@ test('every CONFORMANCE_* variable the README documents is also a flag of chatco
   expect(documented.length).toBeGreaterThanOrEqual(10);
   // The reference's key is never a flag (a flag shows in the process list); its report is set by the run itself.
   const reference = [REFERENCE_ENV.url, REFERENCE_ENV.profile, REFERENCE_ENV.model];
-  const people = [...Object.values(ENV).filter((v) => v !== ENV.runDir && v !== ENV.embeddedMock), ...Object.values(SELECTION_ENV), ...reference, ...Object.values(TRIALS_ENV)];
+  const people = [...Object.values(ENV), ...Object.values(SELECTION_ENV), ...reference, ...Object.values(TRIALS_ENV)];
   // README's table is the settings table (run/settings.ts), row for row: a setting missing from it fails here.
   expect(new Set(documented)).toEqual(new Set(SETTINGS.map((s) => s.env)));
   expect(documented).toHaveLength(SETTINGS.length);
@@ -52,8 +54,11 @@ test('every CONFORMANCE_* variable the README documents is also a flag of chatco
   expect(new Set(SETTINGS.map((s) => s.env))).toEqual(new Set(people));
 });
 
+/** The plan's input of these flags over these variables (run/plan.ts), no config file. */
+const inputOf = (flags: Parameters<typeof flagTexts>[0], env: NodeJS.ProcessEnv) => planInput(env, { flags: flagTexts(flags), configFile: false }).texts;
+
 test('a flag is written over its variable; paths resolve against the working directory; "mock" names the built-in profile', () => {
-  const env = environmentFor({ baseUrl: 'http://127.0.0.1:1', seed: 7, keepScratch: true, reportDir: 'out', profile: 'mock' }, { CONFORMANCE_BASE_URL: 'http://elsewhere', CONFORMANCE_SEED: '1', CONFORMANCE_API_KEY: 'sk-from-env' });
+  const env = inputOf({ baseUrl: 'http://127.0.0.1:1', seed: 7, keepScratch: true, reportDir: 'out', profile: 'mock' }, { CONFORMANCE_BASE_URL: 'http://elsewhere', CONFORMANCE_SEED: '1', CONFORMANCE_API_KEY: 'sk-from-env' });
   expect(env.CONFORMANCE_BASE_URL).toBe('http://127.0.0.1:1');
   expect(env.CONFORMANCE_SEED).toBe('7');
   expect(env.CONFORMANCE_KEEP_SCRATCH).toBe('1');
@@ -74,7 +79,7 @@ test('the command a bundle records: every flag as given, the key only as the var
 });
 
 test('gating flags write their variables: lists joined, paths resolved', () => {
-  const env = environmentFor({ requirement: ['STREAM-004', 'AUTH-008'], level: ['MUST'], model: ['acme/chat-small'], expectedFailures: 'base.yaml', failOn: 'warn', maxRps: 0.5 }, {});
+  const env = inputOf({ requirement: ['STREAM-004', 'AUTH-008'], level: ['MUST'], model: ['acme/chat-small'], expectedFailures: 'base.yaml', failOn: 'warn', maxRps: 0.5 }, {});
   expect(env).toMatchObject({
     CONFORMANCE_REQUIREMENTS: 'STREAM-004,AUTH-008',
     CONFORMANCE_LEVELS: 'MUST',
@@ -195,14 +200,13 @@ test('configuration errors: a profile, baseline or config file that does not loa
   expect(found.stderr.trim()).toMatch(/^error: config file .*chatconform\.config\.json does not match spec\/schemas\/config-file\.schema\.json: \/failOn/);
 });
 
-test('a target that never answers is a runtime error: exit 3, with the report saying so', async () => {
+test('a target that never answers is a runtime error: exit 3, said in one line before any test', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-cli-notarget-'));
   const r = await child(['run', '--base-url', 'http://127.0.0.1:9', '--requirement', 'CAT-031', '--report-dir', dir, '--request-timeout-ms', '2000']);
   expect(r.code, r.stderr + r.stdout.slice(-2000)).toBe(3);
-  const report = JSON.parse(readFileSync(path.join(dir, 'conformance.json'), 'utf8')) as { verdict: { exitCode: number; summary: string } };
-  expect(report.verdict.exitCode).toBe(3);
-  // The one check before the tests finds it (run/reachability.ts).
-  expect(report.verdict.summary).toMatch(/^the target cannot be reached: connection refused at 127\.0\.0\.1:9/);
+  // The one check before the tests finds it (run/preflight.ts): no table, no report.
+  expect(r.stderr.trim()).toMatch(/^error: the target cannot be reached: connection refused at 127\.0\.0\.1:9: [^\n]*--wait-for-target 60$/);
+  expect(existsSync(path.join(dir, 'conformance.json'))).toBe(false);
 });
 
 test('--version prints the package version; --help works on every command and exits 0', async () => {
@@ -228,9 +232,10 @@ test('run --list prints the tests a subset would run, with their requirement IDs
   const narrowed = await child(['run', '--list', '--section', '6', '--grep', 'x-mock-framing: crlf @']);
   expect(narrowed.stdout.trim().split('\n').slice(0, 2)).toEqual([expect.stringMatching(/x-mock-framing: crlf {2}\[/), '1 test in 1 file(s)']);
   expect(narrowed.stderr).not.toMatch(/chatconform: target/);
-  const none = await child(['run', '--grep', 'no test is called this']);
+  // A refusal is read in-process (its one line is the command's stderr): one process fewer, the listing is the cost.
+  const none = await cli(['run', '--grep', 'no test is called this']);
   expect(none.code).toBe(2);
-  expect(none.stderr.trim()).toBe('error: --grep no test is called this: no test of the suite checks it (the kit\'s own mock-only requirements are judged by its own tests)');
+  expect(none.err.trim()).toBe('error: --grep no test is called this: no test of the suite checks it (the kit\'s own mock-only requirements are judged by its own tests)');
 });
 
 test('requirements --id prints the record whole; --search finds records by their words', async () => {

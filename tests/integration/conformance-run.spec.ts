@@ -7,6 +7,7 @@ import { expect, test } from '@playwright/test';
 import { CliProcesses } from './support/cli-process.ts';
 import { cleanup, MOCK_PROFILE, runSuite } from './support/suite-runner.ts';
 import type { ConformanceReport } from '../../report/json.ts';
+import { indexMisses } from '../support/index-truth.ts';
 
 const SEED = '20261122';
 
@@ -69,6 +70,9 @@ test('npm run conformance: the embedded run passes, and a separately started moc
   const unexpected = skipped.filter((r) => !(r.id in EXPECTED_SKIPS)).map((r) => `${r.id}: ${r.reason ?? ''}`);
   expect(unexpected, 'nothing is skipped that the mock supports').toEqual([]);
   for (const r of skipped) expect(r.reason, `${r.id} states why it was skipped`).toBeTruthy();
+
+  // The suite's index holds every test that recorded a requirement: a partial run of it would run that test.
+  expect(indexMisses(embedded), 'every test that recorded a requirement is in its selection (run/test-index/)').toEqual({ outside: [], unknownTests: [] });
 
   expect(separate.target.embeddedMock).toBe(false);
   expect(statuses(separate), 'the same status for every requirement').toEqual(statuses(embedded));

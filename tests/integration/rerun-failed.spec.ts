@@ -1,7 +1,8 @@
-// `chatconform run --last-failed` (the report of the report dir) and `--rerun FILE` run again exactly the tests in
-// which a requirement failed or could not be judged, where it failed: STREAM-004 ([DONE]) fails in a tools test
-// that does not declare it (the checks of every stream judge it), and the rerun runs that test, not the tests that
-// declare STREAM-004. The rerun's reports go to rerun/ and name the run they reran; the earlier report is kept.
+// `chatconform run --last-failed` (the report of the report dir) and `--rerun FILE` run again the tests in which a
+// requirement failed or could not be judged, and every test that can record it (the suite's index): STREAM-004
+// ([DONE]) fails in a tools test that does not declare it (its judgeStream records it), and the rerun runs that test
+// with every other test whose index holds STREAM-004. The rerun's reports go to rerun/ and name the run they reran;
+// the earlier report is kept.
 // Each run is narrowed (a requirement, then the rerun's own tests): no whole-suite run.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -10,6 +11,7 @@ import { expect, test } from '@playwright/test';
 import { startMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
 import { chatconformCommand, runProcess } from './support/cli-process.ts';
+import { testsRecording } from '../../run/test-index.ts';
 
 const dirs: string[] = [];
 test.afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -20,7 +22,7 @@ const text = (file: string) => readFileSync(file, 'utf8');
 const reportOf = (dir: string): any => JSON.parse(text(path.join(dir, 'conformance.json')));
 const where = (r: any, id: string): string[] => [...new Set<string>(r.requirements.find((x: any) => x.id === id).evidence.filter((e: any) => e.status === 'fail').map((e: any) => `${e.location} ${e.test}`))].sort();
 
-test('--last-failed reruns the tests where a requirement failed, not those declaring it; the earlier report is kept', async () => {
+test('--last-failed reruns the tests where a requirement failed and every test that can record it; the earlier report is kept', async () => {
   test.setTimeout(600_000);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-rerun-'));
   dirs.push(dir);
@@ -43,21 +45,31 @@ test('--last-failed reruns the tests where a requirement failed, not those decla
 
     const again = await chatconform([...base, '--last-failed']);
     expect(again.code, again.output.slice(-2000)).toBe(1);
-    expect(again.output).toContain(`rerunning the ${first.failedTests.length} test(s) where STREAM-004 failed or could not be judged in ${path.join(dir, 'conformance.json')} (seed 7; reports in ${rerunDir})`);
+    // The tests where it failed first, then every other test whose index holds STREAM-004, once each.
+    const recording = testsRecording(['STREAM-004']);
+    const failedKeys = new Set(first.failedTests.map((t: any) => `${t.file}\n${t.title}`));
+    const others = recording.filter((t) => !failedKeys.has(`suites/${t.file}\n${t.titles.join(' › ')}`));
+    const total = first.failedTests.length + others.length;
+    expect(total).toBe(recording.length);
+    expect(again.output).toContain(`rerunning the ${total} test(s) that can record STREAM-004, which failed or could not be judged in ${path.join(dir, 'conformance.json')} (seed 7; reports in ${rerunDir})`);
     const rerun = reportOf(rerunDir);
-    // The same test, and only the tests named: it still fails there, with the earlier run's seed.
-    expect(where(rerun, 'STREAM-004')).toEqual(failedAt);
+    // It still fails where it failed, with the earlier run's seed, and also in the other streamed tool calls the first
+    // run (a selection of TOOL-009) did not run: the rerun judges STREAM-004 as the whole run does.
+    const rerunAt = where(rerun, 'STREAM-004');
+    expect(rerunAt).toEqual(expect.arrayContaining(failedAt));
+    expect(rerunAt.length).toBeGreaterThan(failedAt.length);
+    for (const at of rerunAt) expect(at).toMatch(/^suites\/tools\.spec\.ts:\d+ .*streamed/);
     expect(rerun.verdict.mustFailed).toEqual(['STREAM-004']);
-    expect(rerun.run.tests.total).toBe(first.failedTests.length);
+    expect(rerun.run.tests.total).toBe(total);
     expect(rerun.run.seed).toBe(7);
     expect(rerun.run.rerunOf).toEqual({
       report: '../conformance.json',
       startedAt: first.run.startedAt,
       seed: 7,
       requirements: ['STREAM-004'],
-      tests: first.failedTests.map((t: any) => ({ file: t.file, line: t.line, title: t.title })),
+      tests: [...first.failedTests.map((t: any) => ({ file: t.file, line: t.line, title: t.title })), ...others.map((t) => ({ file: `suites/${t.file}`, line: 0, title: t.titles.join(' › ') }))],
     });
-    expect(rerun.verdict.summary).toContain(`a rerun of the ${first.failedTests.length} test`);
+    expect(rerun.verdict.summary).toContain(`a rerun of the ${total} test`);
     expect(text(path.join(rerunDir, 'conformance.html'))).toContain('Rerun of');
     // The earlier report, untouched.
     expect(text(path.join(dir, 'conformance.json'))).toBe(before);

@@ -8,10 +8,10 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { parse } from 'yaml';
 import { main } from '../../cli/program.ts';
-import { environmentFor } from '../../cli/run.ts';
+import { flagTexts } from '../../cli/run.ts';
 import { configOfPlan, repoRoot } from '../../run/config.ts';
 import { parseHeaderLine } from '../../run/extra-headers.ts';
-import { PLAN_ENV, planOfThisRun, readPlan, resolvePlan, writePlanInNewRunDir } from '../../run/plan.ts';
+import { PLAN_ENV, planInput, planOfThisRun, readPlan, resolvePlan, writePlanInNewRunDir } from '../../run/plan.ts';
 import { longFlagOf, SETTINGS, type Setting } from '../../run/settings.ts';
 import { selectionOf } from '../../run/selection.ts';
 import { shardOf } from '../../run/shard.ts';
@@ -103,8 +103,8 @@ test('the plan: a flag over its variable, the variable over the config file, the
   const profile = path.join(dir, 'profile.json');
   writeFileSync(profile, JSON.stringify({ budget: { fuzzRuns: 7, requestsPerMinute: 60 }, headers: { 'X-Tenant': 'profile', 'X-Region': 'eu' } }));
   writeFileSync(path.join(dir, 'chatconform.config.json'), JSON.stringify({ baseUrl: 'http://127.0.0.1:1', profile: 'profile.json', fuzzRuns: 9, maxRetries: 5, headers: { 'X-Tenant': 'file' } }));
-  const env = environmentFor({ maxRetries: 1 }, { CONFORMANCE_MAX_RETRIES: '2', CONFORMANCE_FUZZ_RUNS: '8', CONFORMANCE_API_KEY: 'sk-plan-secret-0123456789' });
-  const { plan, secrets } = resolvePlan(env, { cwd: dir });
+  const env = { CONFORMANCE_MAX_RETRIES: '2', CONFORMANCE_FUZZ_RUNS: '8', CONFORMANCE_API_KEY: 'sk-plan-secret-0123456789' };
+  const { plan, secrets } = resolvePlan(env, { cwd: dir, flags: flagTexts({ maxRetries: 1 }) });
   expect(plan.configFile).toBe(path.join(dir, 'chatconform.config.json'));
   expect(plan.settings).toMatchObject({
     baseUrl: 'http://127.0.0.1:1',
@@ -117,8 +117,9 @@ test('the plan: a flag over its variable, the variable over the config file, the
     workers: 2,
   });
   expect(plan.embeddedMock).toBe(false);
-  // The key is held apart: in the environment the caller keeps, never in the plan.
-  expect(secrets).toEqual({ CONFORMANCE_API_KEY: 'sk-plan-secret-0123456789' });
+  // The key and the given headers (secrets unless declared public) are held apart: handed to the run's processes as
+  // credentials, never in the plan.
+  expect(secrets).toEqual({ CONFORMANCE_API_KEY: 'sk-plan-secret-0123456789', CONFORMANCE_HEADERS: 'x-tenant: file' });
   const file = writePlanInNewRunDir(plan);
   try {
     expect(readFileSync(file, 'utf8')).not.toContain('sk-plan-secret');
@@ -143,13 +144,13 @@ test('the seed is fixed when the plan is made: given, or drawn once; no base URL
 });
 
 test('a process with only CONFORMANCE_* variables plans the run once and hands the plan to the processes after it', () => {
-  const env: NodeJS.ProcessEnv = { CONFORMANCE_BASE_URL: 'http://127.0.0.1:1', CONFORMANCE_API_KEY: 'sk-only-env-0123456789', CONFORMANCE_MODELS: 'a, b' };
+  const env: NodeJS.ProcessEnv = { CONFORMANCE_BASE_URL: 'http://127.0.0.1:1', CONFORMANCE_API_KEY: 'sk-only-env-0123456789', CONFORMANCE_MODELS: 'a, b', PATH: '/bin' };
   const plan = planOfThisRun(env);
   try {
-    expect(env[PLAN_ENV]).toBe(path.join(plan.runDir, 'plan.json'));
-    expect(env.CONFORMANCE_SEED).toBe(String(plan.seed));
-    expect(env.CONFORMANCE_MODELS).toBe('a,b');
-    // A worker inherits the variables and reads the same plan: nothing is resolved twice.
+    // The plan is the only channel: the processes after it get its path and the key, no setting's variable.
+    expect(env).toEqual({ [PLAN_ENV]: path.join(plan.runDir, 'plan.json'), CONFORMANCE_API_KEY: 'sk-only-env-0123456789', PATH: '/bin' });
+    expect(plan.settings.models).toEqual(['a', 'b']);
+    // A worker inherits that environment and reads the same plan: nothing is resolved twice.
     const again = planOfThisRun({ ...env });
     expect(again).toEqual(plan);
     expect(readFileSync(env[PLAN_ENV]!, 'utf8')).not.toContain('sk-only-env');
@@ -186,7 +187,8 @@ test("a header's value is held apart like the key unless declared public: not in
     const text = readFileSync(env[PLAN_ENV]!, 'utf8');
     for (const secret of ['gw-profile', 'sk-profile', 'sk-header', 'route-0123456789']) expect(text).not.toContain(secret);
     expect(text).toContain('acme');
-    // A worker: the variables it inherited and the plan's path.
+    // A worker: the plan's path and the credentials it inherited (the given headers not declared public).
+    expect(env.CONFORMANCE_HEADERS).toBe('x-api-key: sk-header-0123456789\nx-route: route-0123456789');
     const worker = readPlan(env[PLAN_ENV]!, env);
     expect(worker.settings.headers).toEqual({ 'x-api-key': 'sk-header-0123456789', 'x-gateway-token': 'gw-profile-0123456789', 'x-tenant': 'acme', 'x-route': 'route-0123456789' });
     expect(configOfPlan(worker, env).headers).toEqual(plan.settings.headers);
@@ -243,7 +245,7 @@ test("a profile's refused header names the profile: a file the run cannot use (e
 });
 
 test('a variable naming a path or a built-in profile is read as the flag is: from the working directory, "mock" the built-in one', () => {
-  const env = environmentFor({}, { CONFORMANCE_PROFILE: 'mock', CONFORMANCE_REPORT_DIR: 'out', CONFORMANCE_CONFIG_FILE: 'ci.yaml' });
+  const env = planInput({ CONFORMANCE_PROFILE: 'mock', CONFORMANCE_REPORT_DIR: 'out', CONFORMANCE_CONFIG_FILE: 'ci.yaml' }, { configFile: false }).texts;
   expect(env.CONFORMANCE_PROFILE).toBe(path.join(repoRoot, 'fixtures/profiles/mock.json'));
   expect(env.CONFORMANCE_REPORT_DIR).toBe(path.resolve('out'));
   expect(env.CONFORMANCE_CONFIG_FILE).toBe(path.resolve('ci.yaml'));

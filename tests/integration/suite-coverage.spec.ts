@@ -1,74 +1,69 @@
-// Every requirement of the catalog is judged: by a check registered for every response of its kind
-// (judge/checks/registry.ts) or by a conformance test that declares it; the kit's own (`mock-only`) by a kit
-// test (suites/kit/), never in a target's run. No test declares an ID the catalog does not know. Read from Playwright's own listing of the suite, not from the source text.
+// Every requirement of the catalog is judged: some conformance test can record it (the suite's index: the IDs a test
+// declares with req() and those of the judge entry points it declares with judges()); the kit's own (`mock-only`) by a
+// kit test (suites/kit/), never in a target's run. No test declares an ID the catalog does not know. The shipped index
+// (run/test-index/) is the listing's, and a selection's grep takes exactly the tests the index names. Read from
+// Playwright's own listing of the suite, not from the source text.
+import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { isKnownRequirement, requirements } from '../../spec/requirements/index.ts';
-import { REQUIREMENT_ANNOTATION } from '../../judge/checker.ts';
-import { CHECKED_IDS } from '../../judge/checks/registry.ts';
-import { filesCheckingByKind, selectedIds, selectionTakesTests, type Selection } from '../../run/selection.ts';
+import { isKnownRequirement, primaryOf, requirements } from '../../spec/requirements/index.ts';
+import { judgeIdsOf } from '../../judge/entry-points.ts';
+import { selectedIds, selectedTests, selectionTakesTests, type Selection } from '../../run/selection.ts';
+import { listSuite, type ListedTest } from '../../run/suite-listing.ts';
+import { testIndex, testKey } from '../../run/test-index.ts';
+import { indexOf, listForIndex, renderIndex } from '../../scripts/test-index.ts';
 import { requirementLinks } from '../../scripts/requirement-links.ts';
-import { cleanup, CONFORMANCE_CONFIG, KIT_CONFIG, runSuite } from './support/suite-runner.ts';
+import { repoRoot } from '../../run/config.ts';
+import { KIT_CONFIG, PLAYWRIGHT_CLI } from './support/suite-runner.ts';
 
-interface ListedSuite {
-  specs?: { title: string; file: string; line: number; tests: { annotations?: { type: string; description?: string }[] }[] }[];
-  suites?: ListedSuite[];
+/** Every ID a listed test can record. */
+const recordable = (t: ListedTest): string[] => [...t.ids.map(primaryOf), ...t.judges.flatMap(judgeIdsOf)];
+
+/** The listing's environment: no run's settings but those given. */
+function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^(TEST_|PW_|PLAYWRIGHT_|CONFORMANCE_)/.test(k)) out[k] = v;
+  return { ...out, ...extra };
 }
 
-async function listSuite(config = CONFORMANCE_CONFIG): Promise<Map<string, string[]>> {
-  // The listing of a user's run against the embedded mock: none of the cheap target runs' settings.
-  const run = await runSuite({ config, extraArgs: ['--list', '--reporter=json'], seed: null, fuzzRuns: null, workers: null, boundMs: 120_000, label: 'list', keepChars: 64 * 1024 * 1024 });
-  cleanup(run);
-  expect(run.code, run.stderr).toBe(0);
-  const report = JSON.parse(run.stdout) as { suites: ListedSuite[]; errors: unknown[] };
-  expect(report.errors, 'the suite lists without load errors').toEqual([]);
-  const declared = new Map<string, string[]>();
-  const walk = (s: ListedSuite) => {
-    for (const spec of s.specs ?? []) {
-      for (const t of spec.tests) {
-        for (const a of t.annotations ?? []) {
-          if (a.type !== REQUIREMENT_ANNOTATION || !a.description) continue;
-          declared.set(a.description, [...(declared.get(a.description) ?? []), `${spec.file}:${spec.line} ${spec.title}`]);
-        }
-      }
-    }
-    for (const c of s.suites ?? []) walk(c);
-  };
-  report.suites.forEach(walk);
-  return declared;
-}
+const listConformance = (extra: Record<string, string>) => listSuite({ playwrightCli: PLAYWRIGHT_CLI, config: path.join(repoRoot, 'suites/conformance.config.ts') }, env(extra));
+const keyOf = (t: ListedTest) => testKey({ file: t.file, titles: t.titles });
 
-test('every requirement is judged: by a registered check, or declared by a conformance test (the kit\'s own by a kit test)', async () => {
-  const [declared, kit] = await Promise.all([listSuite(), listSuite(KIT_CONFIG)]);
-  const unknown = [...declared.keys(), ...kit.keys()].filter((id) => !isKnownRequirement(id));
+test('every requirement is judged: some conformance test can record it (the kit\'s own by a kit test); the shipped index is the listing\'s', () => {
+  const suite = listForIndex();
+  const kit = listSuite({ playwrightCli: PLAYWRIGHT_CLI, config: path.join(repoRoot, KIT_CONFIG) }, env());
+  const unknown = [...suite, ...kit].flatMap((t) => t.ids).filter((id) => !isKnownRequirement(id));
   expect(unknown, 'tests declare IDs the catalog does not know').toEqual([]);
+  const inSuite = new Set(suite.flatMap(recordable));
+  const inKit = new Set(kit.flatMap(recordable));
   // A rule the contract states twice is judged under its primary ID (`sameAs`).
   const targetRules = requirements.filter((r) => r.check !== 'mock-only' && !r.sameAs);
-  const missing = targetRules.map((r) => r.id).filter((id) => !declared.has(id) && !CHECKED_IDS.has(id));
-  expect(missing, 'requirements no check judges and no conformance test declares').toEqual([]);
+  expect(targetRules.map((r) => r.id).filter((id) => !inSuite.has(id)), 'requirements no conformance test can record').toEqual([]);
   const kitRules = requirements.filter((r) => r.check === 'mock-only' && !r.sameAs);
-  expect(kitRules.map((r) => r.id).filter((id) => !kit.has(id)), "the kit's own requirements no kit test declares").toEqual([]);
-  expect(kitRules.map((r) => r.id).filter((id) => declared.has(id)), "the kit's own requirements must stay out of a target's run").toEqual([]);
+  expect(kitRules.map((r) => r.id).filter((id) => !inKit.has(id)), "the kit's own requirements no kit test declares").toEqual([]);
+  expect(kitRules.map((r) => r.id).filter((id) => new Set(suite.flatMap((t) => t.ids)).has(id)), "the kit's own requirements must stay out of a target's run").toEqual([]);
+  // The index a partial run selects by is this listing's (npm run requirements:md regenerates it).
+  expect(renderIndex(indexOf(suite)) === renderIndex(testIndex()), 'run/test-index/test-index.json is stale: run npm run requirements:md').toBe(true);
 });
 
-test('a requirement, section or level selection takes a test exactly when the catalog says so (chatconform run checks it without listing the suite)', async () => {
-  const declared = await listSuite();
+test('a selection takes exactly the tests its index names: Playwright runs them, and only them, under its grep', () => {
   const none: Selection = { requirements: [], sections: [], levels: [], exclude: [] };
-  const selections: Selection[] = [
-    ...requirements.map((r) => ({ ...none, requirements: [r.id] })),
-    ...[...new Set(requirements.map((r) => r.section))].map((s) => ({ ...none, sections: [s] })),
-    ...(['MUST', 'SHOULD', 'MAY'] as const).map((l) => ({ ...none, levels: [l] })),
+  const cases: { sel: Selection; env: Record<string, string> }[] = [
+    // Judged by every stream: the streamed tool calls of tools.spec.ts are in, though none declares it.
+    { sel: { ...none, requirements: ['STREAM-004'] }, env: { CONFORMANCE_REQUIREMENTS: 'STREAM-004' } },
+    { sel: { ...none, sections: ['2.7'], exclude: ['SEARCH-049'] }, env: { CONFORMANCE_SECTIONS: '2.7', CONFORMANCE_EXCLUDE_REQUIREMENTS: 'SEARCH-049' } },
   ];
-  let empty = 0;
-  for (const sel of selections) {
-    const ids = selectedIds(sel);
-    // What the run's grep takes: a test tagged with a selected ID, or a file of a registered check's kind.
-    const listed = ids.some((id) => declared.has(id)) || filesCheckingByKind(ids).length > 0;
-    if (!listed) empty++;
-    expect(selectionTakesTests(sel), JSON.stringify(sel)).toBe(listed);
+  for (const c of cases) {
+    const listed = listConformance(c.env).map(keyOf).sort();
+    expect(listed, JSON.stringify(c.env)).toEqual(selectedTests(c.sel).map(testKey).sort());
+    expect(listed.length).toBeGreaterThan(0);
   }
-  // The kit's own requirements select nothing: the check above has both answers to compare.
-  expect(empty).toBeGreaterThan(0);
-  expect(selectionTakesTests({ ...none, requirements: ['STREAM-004'], exclude: ['STREAM-013'] })).toBeUndefined();
+  expect(listConformance({ CONFORMANCE_REQUIREMENTS: 'STREAM-004' }).some((t) => t.file === 'tools.spec.ts')).toBe(true);
+  // Every requirement of a target selects a test; the kit's own select none (chatconform run refuses them, no listing).
+  for (const r of requirements.filter((q) => !q.sameAs)) {
+    const sel = { ...none, requirements: [r.id] };
+    expect(selectionTakesTests(sel), r.id).toBe(r.check !== 'mock-only');
+    expect(selectedIds(sel)).toContain(r.id);
+  }
 });
 
 test('the MUST requirements no defect mode breaks are listed (the defect matrix cannot show the suite catches them)', () => {

@@ -120,3 +120,34 @@ export function folderCycles(edges: readonly ImportEdge[]): string[][] {
   for (const node of graph.keys()) visit(node, []);
   return cycles;
 }
+
+/** The files of `folder` each file of it imports (type imports included), by path from the root. */
+export function fileGraph(edges: readonly ImportEdge[], folder: string): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  for (const e of edges) {
+    if (e.external || e.from !== folder || e.to !== folder) continue;
+    const target = path.posix.normalize(path.posix.join(path.posix.dirname(e.file), e.specifier));
+    if (!graph.has(e.file)) graph.set(e.file, new Set());
+    if (target !== e.file) graph.get(e.file)!.add(target);
+  }
+  return graph;
+}
+
+/** Cycles between the files of one folder, each as a path that returns to its start. */
+export function fileCycles(edges: readonly ImportEdge[], folder: string): string[][] {
+  const graph = fileGraph(edges, folder);
+  const cycles: string[][] = [];
+  const done = new Set<string>();
+  const visit = (node: string, trail: string[]): void => {
+    const at = trail.indexOf(node);
+    if (at >= 0) {
+      cycles.push([...trail.slice(at), node]);
+      return;
+    }
+    if (done.has(node)) return;
+    for (const next of graph.get(node) ?? []) visit(next, [...trail, node]);
+    done.add(node);
+  };
+  for (const node of [...graph.keys()].sort()) visit(node, []);
+  return cycles;
+}

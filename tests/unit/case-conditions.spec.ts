@@ -6,7 +6,7 @@ import { expect, test } from '@playwright/test';
 import { judgeCompletion, judgeStream } from '../../judge/judge-response.ts';
 import { Checker, type CheckRecord } from '../../judge/checker.ts';
 import { TargetResponse, type Exchange, type Target } from '../../run/target.ts';
-import { NO_ACTION_URL, NO_SEARCH_RAN, checkActionUrls, checkProvenancePlacement, checkStreamProvenance, searchReport } from '../../suites/lib/requests/search.ts';
+import { NO_ACTION_URL, NO_SEARCH_RAN, judgeActionUrls, judgeProvenancePlacement, judgeStreamProvenance, searchReport } from '../../judge/search.ts';
 
 import { completion, NOW, scratch, statusOf, type Json } from '../support/check-scratch.ts';
 import { aggregate, type TestOutcome } from '../../report/results.ts';
@@ -93,7 +93,7 @@ test.describe('no pass without a search', () => {
   test('an answer that shows no search leaves SEARCH-041 and SEARCH-042 skipped with the reason, never passed', () => {
     const { check, respond } = scratch(['SEARCH-041', 'SEARCH-042']);
     const res = respond(200, completion({ content: 'The Louvre is in Paris.' }));
-    checkProvenancePlacement(check, report(res.json() as Json), 'web_search_options', res);
+    judgeProvenancePlacement(check, report(res.json() as Json), 'web_search_options', res);
     for (const id of ['SEARCH-041', 'SEARCH-042']) {
       expect(statusOf(check.records, id), id).toBe('skip');
       expect(check.records.find((r) => r.id === id)?.message).toContain(NO_SEARCH_RAN);
@@ -104,36 +104,36 @@ test.describe('no pass without a search', () => {
     const { check, respond } = scratch(['SEARCH-041', 'SEARCH-042']);
     const message = { content: 'Paris.', annotations: [{ type: 'url_citation', url_citation: { url: 'https://example.com/', start_index: 0, end_index: 5 } }], service_web_search: [{ type: 'search', query: 'louvre' }] };
     const res = respond(200, completion(message, { usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8, service_web_search_calls: 1 } }));
-    checkProvenancePlacement(check, report(res.json() as Json), 'web_search_options', res);
+    judgeProvenancePlacement(check, report(res.json() as Json), 'web_search_options', res);
     for (const id of ['SEARCH-041', 'SEARCH-042']) expect(statusOf(check.records, id), id).toBe('pass');
   });
 
   test('action urls (SEARCH-034): skipped with the reason when no action carries one, passed on a string url, failed on another type', () => {
     const none = scratch(['SEARCH-034']);
     const a = none.respond(200, completion({ content: 'Paris.', service_web_search: [{ type: 'search', query: 'louvre' }] }));
-    checkActionUrls(none.check, a.json() as Json, 'answer', a);
+    judgeActionUrls(none.check, a.json() as Json, 'answer', a);
     expect(statusOf(none.check.records, 'SEARCH-034')).toBe('skip');
     expect(none.check.records[0]).toMatchObject({ notApplicable: true, message: expect.stringContaining(NO_ACTION_URL) });
     const good = scratch(['SEARCH-034']);
     const b = good.respond(200, completion({ content: 'Paris.', service_web_search: [{ type: 'open_page', url: 'https://example.com/' }] }));
-    checkActionUrls(good.check, b.json() as Json, 'answer', b);
+    judgeActionUrls(good.check, b.json() as Json, 'answer', b);
     expect(statusOf(good.check.records, 'SEARCH-034')).toBe('pass');
     const bad = scratch(['SEARCH-034']);
     const c = bad.respond(200, completion({ content: 'Paris.', service_web_search: [{ type: 'open_page', url: 42 }] }));
-    checkActionUrls(bad.check, c.json() as Json, 'answer', c);
+    judgeActionUrls(bad.check, c.json() as Json, 'answer', c);
     expect(statusOf(bad.check.records, 'SEARCH-034')).toBe('fail');
   });
 
   test('a stream that shows no search leaves STREAM-015 skipped; one that counts searches without provenance in a delta fails it', () => {
     const plain = scratch(['STREAM-015']);
     const a = plain.respond(200, sse([chunk({ role: 'assistant', content: 'Paris.' }), chunk({}, 'stop'), '[DONE]']));
-    checkStreamProvenance(plain.check, a.stream(), a);
+    judgeStreamProvenance(plain.check, a.stream(), a);
     expect(statusOf(plain.check.records, 'STREAM-015')).toBe('skip');
 
     const counted = scratch(['STREAM-015']);
     const usage = { id: 'c1', object: 'chat.completion.chunk', created: NOW(), model: 'm', choices: [], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6, service_web_search_calls: 2 } };
     const b = counted.respond(200, sse([chunk({ role: 'assistant', content: 'Paris.' }), chunk({}, 'stop'), usage, '[DONE]']));
-    checkStreamProvenance(counted.check, b.stream(), b);
+    judgeStreamProvenance(counted.check, b.stream(), b);
     expect(statusOf(counted.check.records, 'STREAM-015')).toBe('fail');
   });
 });

@@ -19,7 +19,8 @@ import { isObject } from '../../judge/checks/check.ts';
 import { getRequirement, primaryOf, requirements } from '../../spec/requirements/index.ts';
 import { requirementLinks } from '../../scripts/requirement-links.ts';
 import { TINY_PNG_DATA_URL } from '../../suites/lib/requests/features.ts';
-import { SEARCH_MESSAGES, SEARCH_PROMPT, WEB_SEARCH_TOOL, checkUpfront } from '../../suites/lib/requests/search.ts';
+import { SEARCH_MESSAGES, SEARCH_PROMPT, WEB_SEARCH_TOOL } from '../../suites/lib/requests/search.ts';
+import { judgeUpfront } from '../../judge/search.ts';
 import { PARALLEL_PROMPT, TIME_TOOL, WEATHER_PROMPT, WEATHER_TOOL, returnedCalls } from '../../suites/lib/requests/tools.ts';
 import { LONG_ANSWER_PROMPT, completionTokensOf } from '../../suites/lib/requests/chat.ts';
 import { InProcessMock } from '../support/in-process.ts';
@@ -275,7 +276,7 @@ const PROBES = {
   },
   'refused: a model that cannot search, streamed': {
     send: (m) => m.stream({ ...hello(M.mini), web_search_options: {} }),
-    judge: (c, r) => checkUpfront(c, r, ['SEARCH-043'], 'SEARCH-044', 'web_search_options with stream true'),
+    judge: (c, r) => judgeUpfront(c, r, ['SEARCH-043'], 'SEARCH-044', 'web_search_options with stream true'),
     declared: ['SEARCH-043', 'SEARCH-044'],
   },
   'refused: an unknown search_context_size': {

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { repoRoot } from '../../run/config.ts';
-import { folderCycles, importEdges, parseLayers, violations, type ImportEdge } from '../support/import-graph.ts';
+import { fileCycles, fileGraph, folderCycles, importEdges, parseLayers, violations, type ImportEdge } from '../support/import-graph.ts';
 
 const layers = parseLayers(readFileSync(path.join(repoRoot, 'README.md'), 'utf8'));
 
@@ -40,4 +40,22 @@ test('the rule fails on each kind of import it forbids', () => {
     expect.stringContaining('judge/ may import spec, not report/'),
     'a cycle between top-level folders: report -> judge -> report',
   ]);
+});
+
+test("run/'s modules import one way: no circle between them, the settings table and the kit's paths at the root", () => {
+  const edges = importEdges(repoRoot);
+  expect(fileCycles(edges, 'run').map((c) => c.join(' -> '))).toEqual([]);
+  const graph = fileGraph(edges, 'run');
+  // The root of run/'s settings imports nothing that reads a run; the plan reads no run's configuration.
+  const below = (file: string): Set<string> => {
+    const seen = new Set<string>();
+    const walk = (f: string) => (graph.get(f) ?? new Set<string>()).forEach((g) => !seen.has(g) && (seen.add(g), walk(g)));
+    walk(file);
+    return seen;
+  };
+  for (const root of ['run/settings.ts', 'run/kit-paths.ts', 'run/config-file.ts']) expect([...below(root)].filter((f) => /run\/(plan|config)\.ts$/.test(f)), root).toEqual([]);
+  expect(below('run/plan.ts').has('run/config.ts')).toBe(false);
+  // The rule finds a circle when there is one.
+  const edge = (file: string, specifier: string): ImportEdge => ({ file, specifier, from: 'run', to: 'run', external: false });
+  expect(fileCycles([edge('run/a.ts', './b.ts'), edge('run/b.ts', './c.ts'), edge('run/c.ts', './a.ts')], 'run')).toEqual([['run/a.ts', 'run/b.ts', 'run/c.ts', 'run/a.ts']]);
 });

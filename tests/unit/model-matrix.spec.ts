@@ -7,7 +7,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { chooseModels, modelSelectionOf, needsCatalog, matrixProblem, MAX_MATRIX_MODELS, MAX_MODEL_ID_CHARS } from '../../run/model-matrix.ts';
 import { configFileEnv } from '../../run/config-file.ts';
-import { environmentFor } from '../../cli/run.ts';
+import { flagTexts } from '../../cli/run.ts';
 import { BudgetExhausted, Ledger, modelRequests } from '../../run/ledger.ts';
 import { discoveryFor, isModelIndependentSpec, modelSkipReason, MODEL_INDEPENDENT_SPECS } from '../../suites/lib/discovery-matrix.ts';
 import { repoRoot } from '../../run/config.ts';
@@ -34,8 +34,8 @@ test('a selection chooses all listed models, a list as given, a glob in catalog 
 });
 
 test('--models, CONFORMANCE_MODEL_MATRIX, the config file and the profile name the selection, in that order', () => {
-  expect(environmentFor({ models: ['all'] }, {}).CONFORMANCE_MODEL_MATRIX).toBe('all');
-  expect(environmentFor({ models: ['acme/*', 'mini-chat'], maxRequestsPerModel: 40, maxFailingModels: 1 }, {})).toMatchObject({
+  expect(flagTexts({ models: ['all'] }).CONFORMANCE_MODEL_MATRIX).toBe('all');
+  expect(flagTexts({ models: ['acme/*', 'mini-chat'], maxRequestsPerModel: 40, maxFailingModels: 1 })).toMatchObject({
     CONFORMANCE_MODEL_MATRIX: 'acme/*,mini-chat',
     CONFORMANCE_MAX_REQUESTS_PER_MODEL: '40',
     CONFORMANCE_MAX_FAILING_MODELS: '1',

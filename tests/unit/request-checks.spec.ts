@@ -30,6 +30,8 @@ test('each breach is charged to the rule it breaks', () => {
   expect(broken({ ...base, web_search_options: { user_location: { type: 'exact' } } })).toEqual(['SEARCH-047']);
   expect(broken({ ...base, web_search_options: { user_location: { type: 'approximate', approximate: { country: 'FR' }, city: 'Paris' } } })).toEqual(['SEARCH-048']);
   expect(broken({ ...base, web_search_options: { user_location: { type: 'approximate', country: 'France' } } })).toEqual(['SEARCH-049']);
+  // A nested approximate that is not an object is malformed, not a mix of nested and flat fields.
+  expect(broken({ ...base, web_search_options: { user_location: { type: 'approximate', approximate: 'Paris' } } })).toEqual(['SEARCH-049']);
   expect(broken({ ...base, messages: [{ role: 'assistant', content: '', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }] })).toEqual(['TOOL-012']);
   const image = { ...base, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }] };
   expect(broken(image, { id: 'm', supports_images: false })).toEqual(['IMG-007']);

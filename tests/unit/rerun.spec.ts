@@ -3,13 +3,35 @@
 // reports go, never over the report it reruns. The end-to-end rerun is tests/integration/rerun-failed.spec.ts.
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { RERUN_ENV, rerunOfEnv, rerunOfReport, rerunReportDir, testListOf, type RerunSource } from '../../run/rerun.ts';
+import { rerunOfReport, rerunReportDir, testListOf, type RerunSource } from '../../run/rerun.ts';
 import { buildReport, validateReport } from '../../report/json.ts';
 import { aggregate, type TestOutcome } from '../../report/results.ts';
 import { sampleInfo } from '../support/reports.ts';
+import type { TestIndex } from '../../run/test-index.ts';
 
 type Req = RerunSource['requirements'][number];
 const requirement = (id: string, status: string, evidence: Req['evidence'], more: Partial<Req> = {}): Req => ({ id, kind: 'requirement', status, evidence, evidenceOmitted: 0, tests: [], ...more });
+
+test('with the suite\'s index, a rerun also takes every other test that can record a failed requirement (as --requirement would), not in a per-model matrix', () => {
+  const index: TestIndex = {
+    note: 'test',
+    tests: [
+      { file: 'tools.spec.ts', titles: ['streamed tool calls', 'deltas assemble'], declared: ['TOOL-006'], judges: ['judgeStream'], ids: ['STREAM-004', 'TOOL-006'] },
+      { file: 'streaming.spec.ts', titles: ['stream true', 'a streamed completion'], declared: ['REQ-005'], judges: ['judgeStream'], ids: ['REQ-005', 'STREAM-004'] },
+      { file: 'catalog.spec.ts', titles: ['GET /v1/models', 'lists'], declared: ['CAT-001'], judges: [], ids: ['CAT-001'] },
+    ],
+  };
+  const source: RerunSource = {
+    run: { startedAt: '2026-01-02T03:04:05.000Z' },
+    requirements: [requirement('STREAM-004', 'fail', [{ status: 'fail', test: 'streamed tool calls › deltas assemble', location: 'suites/tools.spec.ts:127' }])],
+  };
+  expect(rerunOfReport(source, '/r/conformance.json', index).tests).toEqual([
+    { file: 'suites/tools.spec.ts', line: 127, title: 'streamed tool calls › deltas assemble' },
+    { file: 'suites/streaming.spec.ts', line: 0, title: 'stream true › a streamed completion' },
+  ]);
+  // A per-model matrix's report: only its own tests (a declaration there depends on the models).
+  expect(rerunOfReport({ ...source, models: [{ id: 'm' }] }, '/r/conformance.json', index).tests).toHaveLength(1);
+});
 
 test('the tests where a requirement failed or could not be judged, not those declaring it; a warning or a pass is not rerun', () => {
   const source: RerunSource = {
@@ -76,8 +98,6 @@ test("the rerun's reports go to rerun/ of the report dir, never over the report 
 test("the rerun's report says which run it reran, relative to its own folder, and is partial even when all passes", () => {
   const outcome: TestOutcome = { title: 'streaming › ends', file: 'suites/streaming.spec.ts', line: 1, status: 'passed', declared: ['STREAM-004'], durationMs: 1, evidence: { checks: [{ id: 'STREAM-004', status: 'pass' }], exchanges: [] } };
   const of = rerunOfReport({ run: { startedAt: '2026-01-02T03:04:05.000Z', seed: 3 }, requirements: [requirement('STREAM-004', 'fail', [{ status: 'fail', test: 'streaming › ends', location: 'suites/streaming.spec.ts:1' }])] }, '/r/conformance.json');
-  expect(rerunOfEnv({ [RERUN_ENV]: JSON.stringify(of) })).toEqual(of);
-  expect(rerunOfEnv({})).toBeUndefined();
   const report = buildReport({
     info: { ...sampleInfo(), rerunOf: { ...of, report: '../conformance.json' } },
     results: aggregate([outcome]),

@@ -15,7 +15,7 @@ test.afterAll(() => folders.forEach((f) => rmSync(f, { recursive: true, force: t
 
 /** A run's plan in a folder of its own (the targets come from the plan: a targets file's, or the reference pair). */
 function planFile(dir: string, extra: Partial<RunPlan> & { settings?: RunPlan['settings'] }): string {
-  const plan: RunPlan = { settings: {}, given: [], seed: 1, seedDrawn: false, embeddedMock: false, runDir: dir, ...extra };
+  const plan: RunPlan = { settings: {}, given: [], seed: 1, seedDrawn: false, embeddedMock: false, runDir: dir, keySource: 'none', ...extra };
   const file = path.join(dir, PLAN_FILE);
   writeFileSync(file, JSON.stringify(plan));
   return file;

@@ -1,8 +1,9 @@
 // Standard chat-completions clients (openai-node, the Vercel AI SDK's openai-compatible provider) pointed at
 // the target through the suite's one HTTP client: their requests go through `target` (timeout, budget, token
-// cap, evidence), so a client run is recorded and bounded like any other request of the suite.
-import OpenAI from 'openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+// cap, evidence), so a client run is recorded and bounded like any other request of the suite. Each is loaded by
+// the one test that uses it: the SDKs are some 300 modules, which every worker and every listing of the suite
+// (`chatconform run --list`) would otherwise load through the runner's module hooks, slowest on a loaded machine.
+import type OpenAI from 'openai';
 import type { Target } from '../../../run/target.ts';
 
 /**
@@ -42,7 +43,8 @@ export function targetFetch(target: Target): typeof fetch {
 }
 
 /** openai-node against the target: no retries, the run's credential, the suite's transport. */
-export function openaiClient(target: Target): OpenAI {
+export async function openaiClient(target: Target): Promise<OpenAI> {
+  const { default: OpenAI } = await import('openai');
   return new OpenAI({
     baseURL: `${target.config.baseUrl}/v1`,
     // The key is sent by `target`; the client needs a non-empty value to start.
@@ -54,7 +56,8 @@ export function openaiClient(target: Target): OpenAI {
 }
 
 /** The AI SDK's openai-compatible provider against the target, with usage in streams. */
-export function aiSdkProvider(target: Target) {
+export async function aiSdkProvider(target: Target) {
+  const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
   return createOpenAICompatible({
     name: 'chatconform-target',
     baseURL: `${target.config.baseUrl}/v1`,

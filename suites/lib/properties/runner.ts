@@ -14,7 +14,7 @@
 import fc from 'fast-check';
 import { test, type TestInfo } from '@playwright/test';
 import { Checker, type CheckRecord } from '../../../judge/checker.ts';
-import { declaredRequirements } from '../declare.ts';
+import { declaredRequirements, indexedRequirements } from '../declare.ts';
 import type { RunConfig } from '../../../run/config.ts';
 import { BudgetExhausted } from '../../../run/ledger.ts';
 import type { Target } from '../../../run/target.ts';
@@ -33,6 +33,7 @@ export type CaseChecker = Checker;
 function caseChecker(info: TestInfo, via: Target): CaseChecker {
   return new Checker(via, {
     declared: () => declaredRequirements(info),
+    index: () => indexedRequirements(info),
     onSkip: (reason) => {
       throw new CaseSkipped(reason);
     },

@@ -5,16 +5,21 @@
 // mode of a plan (it must fail, and its failed MUST IDs must include the requirement the defect breaks), in the
 // legal variants (it must pass: failing one is a false alarm) and clean (the control). Prints the score table.
 //
+// Every run's report is held to the suite's index (tests/support/index-truth.ts): a test that recorded an ID its
+// index does not hold fails the job, so a partial run never leaves out a test the whole run judges an ID on.
+//
 // One run for the whole plan: every job is a target of one conformance run (run/targets.ts), each with its own mock
 // in this process on a free port, its own seed, profile and scratch folder, and its own reports; the same two
-// workers serve every target, so a job costs its tests, never a runner, a global setup or a worker. A defect target
-// runs the spec files that can show it (those declaring the requirement it breaks and, for a rule judged on every
-// answer of a kind, those sending that kind: spec/REQUIREMENTS.md's Tests column); the clean and variant targets run
-// the whole suite. Two tiers of cooperation: with full cooperation (the mock's own profile, a fixed seed), every
-// defect must be caught under the requirement it breaks; as a black box (no profile, only a key), every defect of a
-// black-box requirement must still be caught. A defect a black box cannot see (its provocation needs a profile) is
-// not run as a black box: such a run could not fail; the table says why it is blind.
-import { writeFileSync } from 'node:fs';
+// workers serve every target, so a job costs its tests, never a runner, a global setup or a worker. A cooperative
+// defect target runs its requirement's selection, exactly what `run --requirement R` runs (the tests the suite's index
+// says can record R), so every MUST defect caught is one whose subset run fails R (issue 47's subset parity); a
+// black-box defect target runs the spec files holding those tests (a black box may see it under another ID); the
+// clean and variant targets run the whole suite. Two tiers of cooperation: with full cooperation (the mock's own
+// profile, a fixed seed), every defect must be caught under the requirement it breaks; as a black box (no profile,
+// only a key), every defect of a black-box requirement must still be caught. A defect a black box cannot see (its
+// provocation needs a profile) is not run as a black box: such a run could not fail; the table says why it is blind.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect, type TestInfo } from '@playwright/test';
 import { DEFECTS, type DefectName, type DefectSpec } from '../../../mock/defects.ts';
@@ -24,26 +29,30 @@ import { getRequirement, primaryOf } from '../../../spec/requirements/index.ts';
 import { requirementLinks, specFilesOf } from '../../../scripts/requirement-links.ts';
 import { VARIANTS, type VariantName } from '../../../mock/variants.ts';
 import { testSeed } from '../../support/seed.ts';
+import { indexMisses } from '../../support/index-truth.ts';
 import type { RunTarget } from '../../../run/targets.ts';
+import { selectedTests } from '../../../run/selection.ts';
+import { testIndex, type IndexedTest } from '../../../run/test-index.ts';
+import { testListOf } from '../../../run/rerun.ts';
+import { repoRoot } from '../../../run/config.ts';
 import { cleanup, crashes, MOCK_PROFILE, runTargets, type SuiteRun } from './suite-runner.ts';
 
 /** The run's workers (default 2: the machine has two cores). */
-const WORKERS = Math.max(1, Number(process.env.CHATCONFORM_MATRIX_WORKERS) || 2);
+export const WORKERS = Math.max(1, Number(process.env.CHATCONFORM_MATRIX_WORKERS) || 2);
 const SEED = 20261122;
 /**
  * The black-box tier's seed: fixed (CHATCONFORM_MATRIX_SEED replays another); random under `npm run test:explore`
  * and printed with the table, so a miss can be replayed.
  */
-const BLACK_BOX_SEED = Number(process.env.CHATCONFORM_MATRIX_SEED) || testSeed(20261125, 'defect matrix, black-box tier');
+export const BLACK_BOX_SEED = Number(process.env.CHATCONFORM_MATRIX_SEED) || testSeed(20261125, 'defect matrix, black-box tier');
 
 const LINKS = requirementLinks();
 
 /**
- * The spec files a defect run runs: those that can show a deviation from the requirement it breaks (the files
- * declaring it and, for a rule judged on every answer of a kind, the files sending that kind), derived from the
- * sources by scripts/requirement-links.ts, as spec/REQUIREMENTS.md shows them.
+ * The spec files that can show a deviation from the requirement a defect breaks: those holding a test whose index
+ * holds it (scripts/requirement-links.ts, as spec/REQUIREMENTS.md shows them).
  */
-function filesFor(d: DefectSpec): string[] {
+export function filesFor(d: DefectSpec): string[] {
   const files = specFilesOf(LINKS.get(d.breaks)!);
   if (files.length === 0) throw new Error(`no spec file can show ${d.name}: nothing declares ${d.breaks} or sends the answers its checks judge`);
   return files;
@@ -55,7 +64,7 @@ export function blackBoxBlindSpot(d: DefectSpec): string | undefined {
   const r = getRequirement(d.breaks);
   return r.check === 'black-box' ? undefined : `${d.breaks} is checked only with cooperation (${r.check}): the profile's keys, models or scenario headers`;
 }
-const FUZZ_RUNS = 3;
+export const FUZZ_RUNS = 3;
 /**
  * The bound on one run of a plan's targets: for a hang, not a slow machine. A target is a few seconds of tests; the
  * bound gives each target of the plan half a minute on top of a quarter of an hour.
@@ -94,6 +103,11 @@ function judge(job: Job, run: SuiteRun): Outcome {
     const what = [...crashed.map((c) => `${c.title}: ${c.error}`), ...r.errors].slice(0, 3).join(' | ');
     return { ...base, ok: false, result: `the suite crashed: ${what}` };
   }
+  // The suite's index holds every test that recorded a requirement here: a partial run of it would run that test.
+  const misses = indexMisses(r);
+  if (misses.outside.length > 0 || misses.unknownTests.length > 0) {
+    return { ...base, ok: false, result: `INDEX: tests recorded requirements outside their index: ${[...misses.outside, ...misses.unknownTests.map((t) => `${t} (not in the index)`)].slice(0, 5).join('; ')}` };
+  }
   const verdict = `${r.verdict.result}, exit ${run.code}`;
   if (job.kind === 'defect') {
     const d = job.defect;
@@ -119,16 +133,45 @@ function judge(job: Job, run: SuiteRun): Outcome {
   return { ...base, ok, result: ok ? 'pass' : `FALSE ALARM: verdict ${verdict}` };
 }
 
-/** The target of a job: its mock's URL, seed, profile or key, and (a defect) the files that can show it. */
+/** The target of a job: its mock's URL, seed, profile or key, and (a black-box defect) the files that can show it. */
 function targetOf(job: Job, url: string): RunTarget {
   const blackBox = job.kind === 'defect' && job.blackBox === true;
   return {
     name: job.label,
     baseUrl: url,
     ...(blackBox ? { apiKey: MOCK_KEYS.full, seed: BLACK_BOX_SEED } : { profile: MOCK_PROFILE, seed: SEED }),
-    ...(job.kind === 'defect' ? { files: filesFor(job.defect) } : {}),
+    ...(job.kind === 'defect' && job.blackBox ? { files: filesFor(job.defect) } : {}),
   };
 }
+
+/**
+ * The tests a job's target runs. A cooperative MUST defect: its requirement's selection, exactly what `run --requirement
+ * R` runs (run/selection.ts selectedTests, from the suite's index), so "caught" is the subset parity of issue 47: the
+ * requirement's own selection fails it (a test outside the selection cannot record R: the Checker refuses it, so the
+ * whole suite could not fail R anywhere else). A black-box defect, and a SHOULD one: every test of the files that can
+ * show it (a black box may see it under another requirement). The clean mock and the variants: the whole suite.
+ */
+export function testsOfJob(job: Job): IndexedTest[] {
+  if (job.kind !== 'defect') return testIndex().tests;
+  // A SHOULD defect's run runs its files: the one test of LIMIT-007, every exchange reset by design, is a run whose
+  // target never answered (exit 3), where the warning must show in a run that otherwise passes.
+  if (!job.blackBox && job.defect.expect !== 'warn') return selectionOfRequirement(job.defect.breaks);
+  const files = new Set(filesFor(job.defect));
+  return testIndex().tests.filter((t) => files.has(`suites/${t.file}`));
+}
+
+/** Playwright's --test-list of a run of many targets: each target's tests inside its target's block (as a rerun lists them). */
+export function targetsTestList(entries: readonly { target: string; tests: readonly IndexedTest[] }[]): string {
+  const lines = entries.flatMap(({ target, tests }) => {
+    const listed = tests.map((t) => ({ file: `suites/${t.file}`, line: 0, title: t.titles.join(' › ') }));
+    // Each test under its target's slot block (run/slots.ts names a target's block by the target).
+    return testListOf(listed, repoRoot, path.join(repoRoot, 'suites'), { targets: [target] }).split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+  });
+  return `# each target's tests, in its target's block\n${lines.join('\n')}\n`;
+}
+
+/** The tests of a requirement's selection: what `run --requirement ID` runs. */
+export const selectionOfRequirement = (id: string): IndexedTest[] => selectedTests({ requirements: [primaryOf(id)], sections: [], levels: [], exclude: [] });
 
 /** Every job as a target of one conformance run; each job's outcome judged from its target's reports. */
 async function runJobs(jobs: readonly Job[], label: string): Promise<{ outcomes: Outcome[]; run: SuiteRun }> {
@@ -141,10 +184,13 @@ async function runJobs(jobs: readonly Job[], label: string): Promise<{ outcomes:
       }),
     ),
   );
+  const listDir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-matrix-list-'));
+  const list = path.join(listDir, 'tests.txt');
+  writeFileSync(list, targetsTestList(jobs.map((job) => ({ target: job.label, tests: testsOfJob(job) }))));
   try {
     const run = await runTargets(
       jobs.map((job, i) => targetOf(job, mocks[i]!.url)),
-      { seed: SEED, fuzzRuns: FUZZ_RUNS, workers: WORKERS, boundMs: runBoundMs(jobs.length), label },
+      { seed: SEED, fuzzRuns: FUZZ_RUNS, workers: WORKERS, boundMs: runBoundMs(jobs.length), label, extraArgs: ['--test-list', list] },
     );
     const outcomes = jobs.map((job) => {
       const report = run.reportOf(job.label);
@@ -156,6 +202,7 @@ async function runJobs(jobs: readonly Job[], label: string): Promise<{ outcomes:
     return { outcomes, run };
   } finally {
     await Promise.all(mocks.map((m) => m.close()));
+    rmSync(listDir, { recursive: true, force: true });
   }
 }
 
@@ -183,7 +230,7 @@ function table(plan: MatrixPlan, outcomes: Outcome[], runs: readonly SuiteRun[],
   const lines: string[] = [];
   lines.push(`defect matrix: the whole suite against the mock (seed ${SEED}, ${FUZZ_RUNS} fuzz runs; every job a target of one run, ${WORKERS} workers; ${plan.name})`);
   lines.push('');
-  lines.push(`  ${'defect'.padEnd(w)}  ${'breaks'.padEnd(10)}  ${'section'.padEnd(14)}  ${'result'.padEnd(10)}  ${'tests'.padStart(5)}  failed MUST IDs`);
+  lines.push(`  ${'defect'.padEnd(w)}  ${'breaks'.padEnd(10)}  ${'section'.padEnd(14)}  ${'result'.padEnd(10)}  ${'tests'.padStart(5)}  failed MUST IDs   (each run: the selection of the requirement it breaks)`);
   for (const o of defects) {
     const d = o.job.defect;
     lines.push(`  ${d.name.padEnd(w)}  ${d.breaks.padEnd(10)}  ${d.section.padEnd(14)}  ${(o.ok ? (d.expect === 'warn' ? 'warned' : 'caught') : 'MISSED').padEnd(10)}  ${testsOf(o).padStart(5)}  ${o.mustFailed.join(', ') || '-'}${o.ok ? '' : `   (${o.result})`}`);
@@ -200,7 +247,7 @@ function table(plan: MatrixPlan, outcomes: Outcome[], runs: readonly SuiteRun[],
     lines.push(`  ${label}: ${o.result} (${testsOf(o)} tests)${o.ok ? '' : `; failed MUST IDs: ${o.mustFailed.join(', ') || '-'}; log ${o.run?.logFile ?? '-'}`}`);
   }
   lines.push('');
-  lines.push(`  defects caught: ${musts.filter((o) => o.ok).length}/${musts.length} (MUST)   SHOULD defects warned: ${shoulds.filter((o) => o.ok).length}/${shoulds.length}`);
+  lines.push(`  defects caught: ${musts.filter((o) => o.ok).length}/${musts.length} (MUST), each by its requirement's own selection (run --requirement R: subset parity)   SHOULD defects warned: ${shoulds.filter((o) => o.ok).length}/${shoulds.length}`);
   const blind = blackBox.filter((o) => o.result.startsWith('not visible'));
   lines.push(`  black box: ${blackBox.filter((o) => o.ok && !o.result.startsWith('not visible')).length}/${blackBox.length} caught, ${blind.length} not visible without cooperation (${blind.map((o) => o.job.defect.name).join(', ') || 'none'}), ${blackBox.filter((o) => !o.ok).length} missed`);
   if (variantRuns.length === 0) lines.push(`  variants: not run   clean mock: ${clean ? (clean.ok ? 'pass' : 'FAIL') : 'not run'}`);

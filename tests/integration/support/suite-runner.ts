@@ -21,7 +21,7 @@ export const KIT_CONFIG = 'suites/kit.config.ts';
 /** The parts of conformance.json the matrix reads (its full schema: spec/schemas/conformance-report.schema.json). */
 export interface ReportView {
   verdict: { result: 'pass' | 'fail' | 'incomplete' | 'partial'; mustFailed: string[]; summary: string; exitCode: number };
-  requirements: { id: string; level: string; kind: string; status: string; reason?: string; skipReasons?: string[] }[];
+  requirements: { id: string; level: string; kind: string; status: string; reason?: string; skipReasons?: string[]; tests: { title: string; file: string }[] }[];
   failedTests: { title: string; failed: string[]; error: string }[];
   errors: string[];
   run: { durationMs: number; requests?: number; tests: { total: number } };
