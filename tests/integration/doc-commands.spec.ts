@@ -117,7 +117,7 @@ export const WAYS: Way[] = [
     },
   },
   { line: /^npx chatconform verify chatconform-bundle\.tar\.gz --verify-key certifier\.pub\.pem$/ },
-  { line: /^docker (build|run) /, skip: 'the image: tests/integration/container.spec.ts builds and runs it with podman (slow tier)' },
+  { line: /^(mkdir -p reports && )?docker (build|run) /, skip: 'the image: tests/integration/container.spec.ts builds it and runs these lines with podman, --user and the mounted reports folder too (slow tier)' },
   // README: shards.
   {
     line: /^chatconform run --base-url URL --seed 42 --shard 1\/3 --report-dir shards\/1$/,
