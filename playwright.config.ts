@@ -61,11 +61,9 @@ export const MATRIX_FILES = ['**/defect-matrix-full.spec.ts'];
  * The files run a second time against the installed package (CHATCONFORM_KIT=installed, the `installed` project):
  * those of the integration tier that start the `chatconform` command through support/cli-process.ts, where the
  * compiled kit can differ from its sources (test locations, data files found beside the code, the runner the
- * command spawns, signals through npm's shim). Not those whose command is only the mock beside a suite run from the
- * sources (conformance-run, harness-clients), nor exit-codes (half of it is `npm run conformance`, a clone's command;
- * the exit codes of the installed command are cli.spec.ts's and the parity tests'). The slow tier's long whole-suite
- * runs stay on the sources: the parity tests (installed-parity.spec.ts) compare the installed kit's reports with the
- * sources' on those features.
+ * command spawns, signals through npm's shim). The slow tier's long whole-suite runs stay on the sources: the parity
+ * tests (installed-parity.spec.ts) compare the installed kit's reports with the sources' on those features. A file of
+ * the integration tier that starts the command is in this list or in SOURCES_ONLY_FILES (tests/unit/tiers.spec.ts).
  */
 export const INSTALLED_KIT_FILES = [
   'cli.spec.ts',
@@ -73,6 +71,7 @@ export const INSTALLED_KIT_FILES = [
   'control-api-guard.spec.ts',
   'first-contact.spec.ts',
   'harness-cli.spec.ts',
+  'hostile-files.spec.ts',
   'mock-cors.spec.ts',
   'mock-fixture-files.spec.ts',
   'mock-runtime.spec.ts',
@@ -91,6 +90,14 @@ export const INSTALLED_KIT_FILES = [
   'shards.spec.ts',
   'stream-error-event.spec.ts',
 ].map((f) => `**/${f}`);
+
+/** Integration files that start the `chatconform` command but run on the sources only, and why. */
+export const SOURCES_ONLY_FILES: Record<string, string> = {
+  'conformance-run.spec.ts': 'its command is only the mock beside a suite run from the sources',
+  'harness-clients.spec.ts': 'its command is only the mock beside a suite run from the sources',
+  'exit-codes.spec.ts': "half of it is `npm run conformance`, a clone's command; the installed command's exit codes are cli.spec.ts's and the parity tests'",
+  'mock-hardening-property.spec.ts': "a property test of the mock's answers: the installed mock is the one the other mock files start",
+};
 
 /** An import of tests/support/seed.ts (tests/integration/test-hygiene.spec.ts requires it of every file drawing random inputs). */
 export const SEED_IMPORT = /^import .*support\/seed\.ts';$/m;
