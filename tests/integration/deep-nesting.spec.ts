@@ -46,7 +46,16 @@ test('a client whose report nests 3,000 deep is judged, its four reports written
   test.setTimeout(180_000);
   const client = testInfo.outputPath('deep-client.mjs');
   const deep = `\${'{"x":'.repeat(3000)}1\${'}'.repeat(3000)}`;
-  writeFileSync(client, `process.stdout.write(\`{"text":"hi","models":[${deep}],"tool_calls":[{"id":"a","name":"f","arguments":${deep}}],"error":${deep}}\\n\`);\n`);
+  // The client asks for a completion first (a scenario judges only a client that got as far as its request), then
+  // reports an answer nested 3,000 deep in every field.
+  const asks = [
+    'const ins = JSON.parse(process.env.CHATCONFORM_INSTRUCTION);',
+    "const headers = { authorization: `Bearer ${process.env.OPENAI_API_KEY}`, 'content-type': 'application/json' };",
+    "const list = await (await fetch(`${process.env.OPENAI_BASE_URL}/models`, { headers })).json();",
+    "const body = { model: ins.model ?? list.data[0].id, messages: ins.messages ?? [{ role: 'user', content: 'hi' }] };",
+    "await (await fetch(`${process.env.OPENAI_BASE_URL}/chat/completions`, { method: 'POST', headers, body: JSON.stringify(body) })).text();",
+  ].join('\n');
+  writeFileSync(client, `${asks}\nprocess.stdout.write(\`{"text":"hi","models":[${deep}],"tool_calls":[{"id":"a","name":"f","arguments":${deep}}],"error":${deep}}\\n\`);\n`);
   const reports = testInfo.outputPath('reports');
   const r = await runProcess(...chatconformCommand(['client', '--command', `node ${JSON.stringify(client)}`, '--report-dir', reports]), { boundMs: 150_000 });
   expect(r.code, r.output.slice(-3000)).toBe(1);

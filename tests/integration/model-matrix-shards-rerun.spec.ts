@@ -56,7 +56,7 @@ test('a sharded --models run merges into the models[] of the whole run; --last-f
   // The rerun: the report's own models, its failed tests each under its model; the earlier report kept.
   const rerun = await chatconform(['run', '--base-url', target.url, '--profile', 'mock', '--report-dir', whole, '--last-failed']);
   expect(rerun.code, rerun.output.slice(-2000)).toBe(1);
-  expect(rerun.output).toContain('rerunning the 2 test(s) where TOOL-006 failed');
+  expect(rerun.output).toContain('rerunning the 2 test(s) that can record TOOL-006, which failed or could not be judged');
   const again = reportOf(path.join(whole, 'rerun'));
   expect(rows(again)).toEqual(rows(wholeReport));
   expect(titles(again)).toEqual(titles(wholeReport));

@@ -26,6 +26,11 @@ test('-H reaches every request (a test\'s own headers aside), and no header\'s v
   const gateway = await listen(
     http.createServer((req, res) => {
       seen.push({ tenant: req.headers['x-tenant'] as string | undefined, key: req.headers['x-gateway-key'] as string | undefined });
+      // One route fails, so the report carries a failure's evidence: the request's headers as the kit sent them.
+      if (req.method === 'GET' && /^\/v1\/models\/[^/?]+$/.test(req.url ?? '')) {
+        res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'down', type: 'server_error', code: 'internal_error' } }));
+        return;
+      }
       forward(req, res);
     }),
   );
@@ -35,7 +40,7 @@ test('-H reaches every request (a test\'s own headers aside), and no header\'s v
       ...chatconformCommand(['run', '--base-url', gateway.url, '--profile', 'mock', '--section', '4.1', '--report-dir', dir, '-H', 'X-Tenant: acme, eu', '--header', `X-Gateway-Key: ${GATEWAY_KEY}`, '-H', `Authentication: ${AUTHENTICATION_KEY}`, '-H', `X-Route: ${ROUTE_KEY}`, '--public-header', 'X-Tenant']),
       { boundMs: 240_000 },
     );
-    expect(r.code, r.output.slice(-3000)).toBe(0);
+    expect(r.code, r.output.slice(-3000)).toBe(1);
     expect(seen.length).toBeGreaterThan(3);
     expect(seen.filter((s) => s.tenant !== 'acme, eu' || s.key !== GATEWAY_KEY)).toEqual([]);
     for (const key of [GATEWAY_KEY, AUTHENTICATION_KEY, ROUTE_KEY]) {

@@ -86,8 +86,8 @@ test("the run's processes get the plan's path and the credentials, no setting's 
       env,
       onSpawn: (root) => {
         poll = setInterval(() => {
+          // Read again at every poll: a process just forked has its parent's command line until it execs.
           for (const pid of descendants(root)) {
-            if (seen.has(pid)) continue;
             try {
               const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
               const variables = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter((v) => v.startsWith('CONFORMANCE_')).map((v) => v.slice(0, v.indexOf('=')));
