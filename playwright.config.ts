@@ -7,7 +7,8 @@
 //   with random seeds, each printed.
 // - installed: `npm run test:installed` (CHATCONFORM_KIT=installed), the integration files that start the
 //   `chatconform` command (INSTALLED_KIT_FILES) run again against the packed tarball installed in an empty project
-//   (tests/integration/support/installed-kit.ts), as a user installs it.
+//   (tests/integration/support/installed-kit.ts), as a user installs it; .ci/run runs a part of them
+//   (`npm run test:installed:ci`, INSTALLED_KIT_CI_FILES).
 // .ci/run runs every tier but explore. A file is in exactly one of unit, integration, slow, matrix; installed runs
 // some of them a second time.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -91,6 +92,17 @@ export const INSTALLED_KIT_FILES = [
   'stream-error-event.spec.ts',
 ].map((f) => `**/${f}`);
 
+/**
+ * What .ci/run runs of INSTALLED_KIT_FILES (`npm run test:installed:ci`, CHATCONFORM_KIT_FILES=ci): the whole list
+ * takes about 9 min on one worker, and the slow tier already runs the installed kit in its parity, packaging and
+ * doc-command tests (every command of the docs from an install: mock, proxy, replay, client, shards and their merge,
+ * baseline, certify, verify, init). These files hold what those do not: the command's own flags, listings and
+ * errors (cli), the setup mistakes and files found beside the code or the working directory (first-contact,
+ * hostile-files, mock-fixture-files), and the runner and workers the installed command starts (run-plan). About 3 min
+ * on one worker, the pack and install included. `npm run test:installed` runs them all (before a release).
+ */
+export const INSTALLED_KIT_CI_FILES = ['cli.spec.ts', 'first-contact.spec.ts', 'hostile-files.spec.ts', 'mock-fixture-files.spec.ts', 'run-plan.spec.ts'].map((f) => `**/${f}`);
+
 /** Integration files that start the `chatconform` command but run on the sources only, and why. */
 export const SOURCES_ONLY_FILES: Record<string, string> = {
   'conformance-run.spec.ts': 'its command is only the mock beside a suite run from the sources',
@@ -126,7 +138,9 @@ export default defineConfig({
     { name: 'matrix', testDir: 'tests/integration', testMatch: MATRIX_FILES },
     { name: 'slow', testDir: 'tests/integration', testMatch: SLOW_FILES },
     // Only under test:installed, so that the sources' runs stay one per file.
-    ...(process.env.CHATCONFORM_KIT === 'installed' ? [{ name: 'installed', testDir: 'tests/integration', testMatch: INSTALLED_KIT_FILES }] : []),
+    ...(process.env.CHATCONFORM_KIT === 'installed'
+      ? [{ name: 'installed', testDir: 'tests/integration', testMatch: process.env.CHATCONFORM_KIT_FILES === 'ci' ? INSTALLED_KIT_CI_FILES : INSTALLED_KIT_FILES }]
+      : []),
     // Only under test:explore, so that running one seeded file by its path runs it once.
     ...(process.env.CHATCONFORM_EXPLORE === '1' ? [{ name: 'explore', testDir: 'tests', testMatch: seededFiles() }] : []),
   ],

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { repoRoot } from '../../run/config.ts';
-import { INSTALLED_KIT_FILES, MATRIX_FILES, SLOW_FILES, SOURCES_ONLY_FILES } from '../../playwright.config.ts';
+import { INSTALLED_KIT_CI_FILES, INSTALLED_KIT_FILES, MATRIX_FILES, SLOW_FILES, SOURCES_ONLY_FILES } from '../../playwright.config.ts';
 
 const dir = path.join(repoRoot, 'tests/integration');
 const names = (globs: string[]) => globs.map((g) => g.replace(/^\*\*\//, ''));
@@ -25,4 +25,9 @@ test('every integration file that starts the chatconform command runs against th
     expect(integration, `${f}: a file of the integration tier`).toContain(f);
     expect(startsCommand(f), `${f}: starts the chatconform command`).toBe(true);
   }
+});
+
+test("CI's part of the installed pass is a part of it", () => {
+  expect(names(INSTALLED_KIT_CI_FILES).filter((f) => !names(INSTALLED_KIT_FILES).includes(f))).toEqual([]);
+  expect(INSTALLED_KIT_CI_FILES.length).toBeGreaterThan(0);
 });
