@@ -217,9 +217,17 @@ test('the reader of shell blocks: comments dropped, other languages left out', (
 async function runAll(place: Place): Promise<string[]> {
   const env = userEnv({ CONFORMANCE_API_KEY: MOCK_KEYS.full, ...place.env });
   const problems: string[] = [];
+  // A page may repeat a command (README's quick starts, then its sections): it ran here once, as written.
+  const ran = new Map<string, string>();
   for (const doc of docLines()) {
     const [way] = wayOf(doc.command);
     if (!way || way.skip || (way.only && way.only.where !== place.where)) continue;
+    const first = ran.get(doc.command);
+    if (first) {
+      console.log(`[docs] ${place.where} ${doc.page}:${doc.lineNo} the command of ${first}, run already`);
+      continue;
+    }
+    ran.set(doc.command, `${doc.page}:${doc.lineNo}`);
     way.before?.(place);
     const line = replace(way.rewrite ? way.rewrite.to(doc.command, place) : doc.command, place);
     const what = `${doc.page}:${doc.lineNo}: ${doc.command}${line !== doc.command ? `\n    run as: ${line}` : ''}`;
@@ -240,10 +248,10 @@ async function runAll(place: Place): Promise<string[]> {
       }
       continue;
     }
-    const ran = await runProcess('sh', ['-c', line], { cwd: place.dir, env: lineEnv, boundMs: 600_000, keepChars: 100_000 });
+    const r = await runProcess('sh', ['-c', line], { cwd: place.dir, env: lineEnv, boundMs: 600_000, keepChars: 100_000 });
     const expected = way.code?.code ?? 0;
-    console.log(`[docs] ${place.where} ${doc.page}:${doc.lineNo} exit ${ran.code ?? ran.signal}, ${took()}`);
-    if (ran.code !== expected) problems.push(`${what}\n    exit ${ran.code ?? ran.signal} (expected ${expected})\n    ${ran.output.slice(-1500).split('\n').join('\n    ')}`);
+    console.log(`[docs] ${place.where} ${doc.page}:${doc.lineNo} exit ${r.code ?? r.signal}, ${took()}`);
+    if (r.code !== expected) problems.push(`${what}\n    exit ${r.code ?? r.signal} (expected ${expected})\n    ${r.output.slice(-1500).split('\n').join('\n    ')}`);
   }
   return problems;
 }
