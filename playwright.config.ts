@@ -18,7 +18,7 @@ import { defineConfig } from '@playwright/test';
 
 /**
  * Integration files out of the contributor's path; each still runs in .ci/run (npm run test:slow): the packaging
- * test (a build, an install from the registry), the HTML report in a real browser, the bench ladder, and the
+ * test (a build, an install from the registry), the HTML report and `chatconform ui` in a real browser, the bench ladder, and the
  * files whose tests are whole-suite runs against special targets (a third-party server, hostile and slow targets,
  * a 200 MB body, proxies in between, an echoed key, targets with one deviation each, baselines in defect modes,
  * the evidence of every suite area in a defect of its own, three shards of the whole suite merged, two shards of a
@@ -28,6 +28,7 @@ import { defineConfig } from '@playwright/test';
  * from the sources and from the installed package, compared; every command of the docs, from an install and a clone.
  */
 export const SLOW_FILES = [
+  'card-pairs.spec.ts',
   'packaging.spec.ts',
   'reports-browser.spec.ts',
   'bench-ladder.spec.ts',
@@ -55,6 +56,7 @@ export const SLOW_FILES = [
   'deep-nesting.spec.ts',
   'installed-parity.spec.ts',
   'doc-commands.spec.ts',
+  'ui-browser.spec.ts',
 ].map((f) => `**/${f}`);
 export const MATRIX_FILES = ['**/defect-matrix-full.spec.ts'];
 

@@ -20,7 +20,7 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 /** The parts of conformance.json read here (bench/ stays off run/ and report/: the layers README). */
 interface ConformanceReport {
   verdict: { result: string; summary: string };
-  run: { durationMs: number; requests?: number; tests: { total: number; passed: number; skipped: number; failed: number } };
+  run: { durationMs: number; requests?: number; tests: { total: number; judged: number; skipped: number; unfinished: number } };
   requirements: { reason?: string }[];
   models?: { verdict: string; requests?: number }[];
 }
@@ -54,7 +54,8 @@ async function main(): Promise<void> {
   clearInterval(poll);
   const wallMs = Date.now() - started;
   await mock.close();
-  const report = JSON.parse(readFileSync(path.join(reportDir, 'conformance.json'), 'utf8')) as ConformanceReport;
+  const text = readFileSync(path.join(reportDir, 'conformance.json'), 'utf8');
+  const report = JSON.parse(text) as ConformanceReport;
   rmSync(reportDir, { recursive: true, force: true });
   const rows = report.models ?? [];
   const by = (v: string) => rows.filter((m) => m.verdict === v).length;
@@ -64,11 +65,12 @@ async function main(): Promise<void> {
     `models          ${rows.length} (pass ${by('pass')}, fail ${by('fail')}, skipped ${by('skipped')}, incomplete ${by('incomplete')})`,
     `verdict         ${report.verdict.result}, exit ${code} — ${report.verdict.summary.split('; ').slice(0, 2).join('; ')}`,
     `wall time       ${(wallMs / 1000).toFixed(1)} s (the report's run: ${(report.run.durationMs / 1000).toFixed(1)} s)`,
-    `tests           ${report.run.tests.total} (${report.run.tests.passed} passed, ${report.run.tests.skipped} skipped, ${report.run.tests.failed} failed)`,
+    `tests           ${report.run.tests.total} (${report.run.tests.judged} judged, ${report.run.tests.skipped} skipped, ${report.run.tests.unfinished} unfinished)`,
     `requests        ${report.run.requests ?? '?'} sent by the run (its ledger; plus the one catalog read that resolves --models all)`,
     `per model       median ${perModel[Math.floor(perModel.length / 2)] ?? 0}, max ${perModel.at(-1) ?? 0} requests`,
     `budget          ${budgetSkips ? 'EXHAUSTED: some tests were skipped for budget' : 'within the budget (no test skipped for it)'}`,
     `peak RSS        ${mb(peak)} (runner and workers together, sampled every 250 ms)`,
+    `report          conformance.json ${mb(Buffer.byteLength(text))}`,
     `processes       ${own.size} in the tree over the run; the largest peaks: ${[...own.values()].sort((a, b) => b.rss - a.rss).slice(0, 3).map((p) => `${mb(p.rss)} (${p.command})`).join(', ')}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

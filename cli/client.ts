@@ -10,6 +10,7 @@ import { SCENARIOS, type Scenario } from '../client/scenarios.ts';
 import { loadBaseline, type Baseline } from '../report/baseline.ts';
 import { paintFor, renderSummary } from '../report/terminal.ts';
 import { reportDirOf } from '../run/config.ts';
+import { appendEvent } from '../run/events.ts';
 import { redact } from '../spec/redact.ts';
 import { isKnownRequirement } from '../spec/requirements/index.ts';
 import type { Done } from './program.ts';
@@ -25,6 +26,7 @@ interface ClientFlags {
   seed: number;
   jobs: number;
   list?: boolean;
+  events?: string;
 }
 
 /** The scenarios the flags choose (every one without a selection), and the selection in words. */
@@ -54,6 +56,7 @@ export function clientCommand(done: Done): Command {
     .option('--report-dir <dir>', 'where the four reports go (default: CONFORMANCE_REPORT_DIR, else reports/)')
     .option('--seed <n>', 'the seed of the mocks', integerFrom(0), 0)
     .option('--jobs <n>', `scenarios run at once, each with its own mock (1: one after the other; the verdict is the same)`, integerFrom(1), DEFAULT_JOBS)
+    .option('--events <file>', "append the run's events to this file as they happen, one JSON line each (the start, each finished scenario, the end): for a watcher such as chatconform ui")
     .option('--list', 'list the scenarios and the requirements each judges, then exit')
     .action(async (argv: string[], flags: ClientFlags) => {
       if (flags.list) {
@@ -75,13 +78,19 @@ export function clientCommand(done: Done): Command {
       const reportDir = flags.reportDir ? path.resolve(flags.reportDir) : reportDirOf();
       const command = flags.command ?? argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
       const started = new Date();
+      // A watcher (`chatconform ui`) follows the scenarios as they end (run/events.ts).
+      const events = flags.events;
+      if (events) appendEvent(events, { type: 'begin', at: Date.now(), total: scenarios.length, declared: [...new Set(scenarios.flatMap((s) => s.requirements))] });
       const results = await runClientScenarios({
         driver: commandDriver(flags.command !== undefined ? { shell: flags.command } : { argv }),
         scenarios,
         bounds: { timeoutMs: flags.timeoutMs },
         seed: flags.seed,
         jobs: flags.jobs,
-        onScenario: (r) => process.stderr.write(`  ${r.scenario.id} (${r.run.durationMs} ms)${r.run.leftovers ? ` ${leftoverNote(r.run).replace(/^[;,] /, '')}` : ''}\n`),
+        onScenario: (r) => {
+          if (events) appendEvent(events, { type: 'scenario', at: Date.now(), id: r.scenario.id, status: scenarioStatus(r), durationMs: r.run.durationMs, total: scenarios.length });
+          process.stderr.write(`  ${r.scenario.id} (${r.run.durationMs} ms)${r.run.leftovers ? ` ${leftoverNote(r.run).replace(/^[;,] /, '')}` : ''}\n`);
+        },
       });
       // A key written into the command line (OPENAI_API_KEY=sk-... node x) is masked by its shape.
       process.stdout.write(`client: ${redact(command, [])}\n`);

@@ -20,6 +20,7 @@ import { ALL_VARIANTS, formatVariants, isVariantName, type VariantName } from '.
 import { collectList, ConfigError, integerFrom, listenProblem, portNumber, UsageError } from './usage.ts';
 import { createReplayService, type ReplayFallback, type ReplayPace } from '../mock/replay/service.ts';
 import { RecordingError } from '../mock/replay/recording.ts';
+import { closeOnSignal } from './close-on-signal.ts';
 
 interface MockFlags {
   port: number;
@@ -265,15 +266,5 @@ async function serve(flags: MockFlags): Promise<void> {
   }
   // One write: a reader that waits for the first line has the rest with it.
   console.log(lines.join('\n'));
-  let closing = false;
-  const stop = (): void => {
-    if (closing) return;
-    closing = true;
-    server.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  closeOnSignal(server);
 }

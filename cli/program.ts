@@ -26,6 +26,7 @@ const COMMANDS: readonly (readonly [string, Build])[] = [
   ['mock', async () => (await import('./mock.ts')).mockCommand()],
   ['proxy', async () => (await import('./proxy.ts')).proxyCommand()],
   ['client', async (_io, done) => (await import('./client.ts')).clientCommand(done)],
+  ['ui', async () => (await import('./ui.ts')).uiCommand()],
   ['report', async (io, done) => (await import('./report.ts')).reportCommand(io, done)],
   ['requirements', async () => (await import('./requirements.ts')).requirementsCommand()],
   ['openapi', async () => (await import('./openapi.ts')).openapiCommand()],

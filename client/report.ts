@@ -5,9 +5,10 @@
 import type { Exchange } from '../judge/exchange.ts';
 import { curlOf } from '../judge/evidence.ts';
 import { MOCK_KEYS, type JournalEntry } from '../mock/index.ts';
-import { applyBaseline, type Baseline } from '../report/baseline.ts';
-import { buildReport, type ConformanceReport, type ReportSubject, type ScenarioRow, type ScenarioStatus } from '../report/json.ts';
-import { aggregate, firstLine, type TestOutcome } from '../report/results.ts';
+import type { Baseline } from '../report/baseline.ts';
+import { foldReport } from '../report/fold.ts';
+import type { ConformanceReport, ReportSubject, ScenarioRow, ScenarioStatus } from '../report/json.ts';
+import { firstLine, type TestOutcome } from '../report/results.ts';
 import { kitInfo, type RunInfo } from '../report/run-info.ts';
 import { writeReports } from '../report/write.ts';
 import { redact, redactDeep } from '../spec/redact.ts';
@@ -49,15 +50,15 @@ function exchangeOf(e: JournalEntry, origin: string): Exchange {
   };
 }
 
+/** A scenario as the fold's case: named by its id, judged to its end (what the client did is in its records). */
 function outcomeOf(r: ScenarioResult): TestOutcome {
   const status = scenarioStatus(r);
   const origin = new URL(r.baseUrl).origin;
   const firstBad = r.records.find((x) => x.status === 'fail' || x.status === 'error');
   return {
     title: `client › ${r.scenario.id}: ${r.scenario.title}`,
-    file: 'client/scenarios.ts',
-    line: 1,
-    status: status === 'fail' || status === 'error' ? 'failed' : status === 'skip' ? 'skipped' : 'passed',
+    scenario: r.scenario.id,
+    status: status === 'skip' ? 'skipped' : 'judged',
     ...(firstBad?.message ? { error: firstBad.message, errors: [firstBad.message] } : {}),
     ...(status === 'skip' ? { skipReason: r.records[0]?.cause?.message ?? 'skipped' } : {}),
     declared: [...r.scenario.requirements],
@@ -123,22 +124,19 @@ export function buildClientReport(input: ClientReportInput): ClientConformanceRe
   const errors = [...(input.errors ?? [])];
   // A client that never gave a report in any scenario was not judged at all: the run could not be done.
   if (input.results.length > 0 && input.results.every((r) => r.report === undefined)) errors.push(`the client gave no report in any of the ${input.results.length} scenarios: ${firstLine(input.results[0]!.problem ?? '')}`);
-  let results = aggregate(outcomes, requirements, judged);
-  let baseline;
-  if (input.baseline) ({ results, outcome: baseline } = applyBaseline(results, input.baseline));
-  const report = buildReport({
-    info,
-    results,
+  // The one fold, with the client run's own plan: its scope is the consumer's rules its scenarios judge (results and
+  // root causes alike), its cases are scenarios, and it owes a judgement of none of the server's core requirements.
+  const report = foldReport(
     outcomes,
-    startedAt: input.startedAt,
-    durationMs: input.durationMs,
-    stopReason: 'completed',
-    errors,
-    ...(baseline ? { baseline } : {}),
-    ...(input.selection !== undefined ? { selection: input.selection } : {}),
-    // A client run owes a judgement of the rules it judges only: none of the server's core requirements.
-    scope: [...ids],
-  });
+    { info, startedAt: input.startedAt, durationMs: input.durationMs, stopReason: 'completed', errors },
+    {
+      judged,
+      scope: [...ids],
+      caseKind: 'scenario',
+      ...(input.baseline ? { baseline: input.baseline } : {}),
+      ...(input.selection !== undefined ? { selection: input.selection } : {}),
+    },
+  );
   return {
     ...report,
     subject: { kind: 'client', command: redact(input.command, SECRETS) },

@@ -8,7 +8,7 @@
 import { getRequirement, isKnownRequirement, primaryOf, type Requirement } from '../spec/requirements/index.ts';
 import { isNotApplicable, type Check, type Verdict } from './checks/check.ts';
 import { CHECKED_IDS } from './checks/registry.ts';
-import { noResponse, type Exchange, type TargetResponse } from './exchange.ts';
+import { noAnswer, noResponse, TargetResponse, type Exchange } from './exchange.ts';
 
 export { noResponse } from './exchange.ts';
 
@@ -178,10 +178,28 @@ export class Checker {
   }
 
   /**
-   * Records a judgement; a failed SHOULD/MAY is a warning. A rule the contract states twice is recorded under
-   * its primary ID, so it is counted once. Returns `ok`.
+   * The exchange `on` names when it got no answer to judge (no response head, or the kit stopped waiting for the
+   * body): the one place that decides it for every judgement, so no check can forget it.
    */
-  private judge(stated: Requirement, ok: boolean, failure: string | (() => string), exchange: number | undefined, statusOnly = false): boolean {
+  private unanswered(on: Judged, exchange: number | undefined): Exchange | undefined {
+    const x = on instanceof TargetResponse ? on.exchange : exchange !== undefined ? this.target.exchanges[exchange] : undefined;
+    return x !== undefined && noAnswer(x) ? x : undefined;
+  }
+
+  /**
+   * Records a judgement; a failed SHOULD/MAY is a warning. A rule the contract states twice is recorded under
+   * its primary ID, so it is counted once. Returns `ok`. A judgement of an exchange that got no answer is the
+   * kit's `error` with the transport's cause, never a pass or a failure (and returns false: nothing was shown),
+   * unless the rule is about how the exchange ended (`outcome`).
+   */
+  private judge(stated: Requirement, ok: boolean, failure: string | (() => string), on: Judged, how: { statusOnly?: boolean; outcome?: boolean } = {}): boolean {
+    const exchange = this.judgedIndex(on);
+    const missing = how.outcome ? undefined : this.unanswered(on, exchange);
+    if (missing) {
+      this.noAnswerRecord(stated.id, missing, exchange);
+      return false;
+    }
+    const statusOnly = how.statusOnly === true;
     const r = getRequirement(primaryOf(stated.id));
     const record: CheckRecord = { id: r.id, status: 'pass' };
     if (!ok) {
@@ -199,7 +217,16 @@ export class Checker {
    * throws on what the target sent, never stops the test.
    */
   that(id: string, ok: boolean, failure: string | (() => string), on: Judged): boolean {
-    return this.judge(this.declared(id), ok, failure, this.judgedIndex(on));
+    return this.judge(this.declared(id), ok, failure, on);
+  }
+
+  /**
+   * `that` for the few rules about how an exchange ended, answered or not: a body over the limit met by a closed
+   * connection, a request left waiting for a body that never comes. The only judgement that may fall on an exchange
+   * without an answer; every other one records `error` there.
+   */
+  outcome(id: string, ok: boolean, failure: string | (() => string), on: Judged): boolean {
+    return this.judge(this.declared(id), ok, failure, on, { outcome: true });
   }
 
   /**
@@ -223,7 +250,7 @@ export class Checker {
         continue;
       }
       const found = problems;
-      this.judge(getRequirement(c.id), found.length === 0, () => quoteProblems(found), exchange);
+      this.judge(getRequirement(c.id), found.length === 0, () => quoteProblems(found), on);
     }
   }
 
@@ -241,7 +268,7 @@ export class Checker {
       return false;
     }
     const ok = typeof expected === 'function' ? expected(res.status) : ([] as number[]).concat(expected).includes(res.status);
-    return this.judge(r, ok, () => statusMessage(what, expected, res.describe()), this.exchangeIndex(res), true);
+    return this.judge(r, ok, () => statusMessage(what, expected, res.describe()), res, { statusOnly: true });
   }
 
   /**
@@ -249,16 +276,21 @@ export class Checker {
    * the target can be said from it.
    */
   couldNotJudge(id: string, res: TargetResponse): void {
-    const exchange = this.exchangeIndex(res);
-    const x = res.exchange;
+    this.noAnswerRecord(id, res.exchange, this.exchangeIndex(res));
+  }
+
+  /** The `error` record of `id` on an exchange without an answer, once per requirement and exchange. */
+  private noAnswerRecord(id: string, x: Exchange, exchange: number | undefined): void {
+    const primary = primaryOf(id);
+    if (exchange !== undefined && this.records.some((r) => r.id === primary && r.status === 'error' && r.exchange === exchange)) return;
     const what =
       x.status === 0
         ? 'no HTTP response to judge'
         : x.errorKind === 'timeout'
           ? `the kit stopped waiting before the answer (HTTP ${x.status}) was complete, so it is not judged`
           : `no answer to judge (HTTP ${x.status})`;
-    const message = this.target.scrub(`${what} (${res.exchange.errorKind ?? 'transport'}: ${res.exchange.error ?? 'unknown'})`);
-    this.push({ id: primaryOf(id), status: 'error', message, cause: { message, ...(exchange !== undefined ? { exchange } : {}) } }, exchange);
+    const message = this.target.scrub(`${what} (${x.errorKind ?? 'transport'}: ${x.error ?? 'unknown'})`);
+    this.push({ id: primary, status: 'error', message, cause: { message, ...(exchange !== undefined ? { exchange } : {}) } }, exchange);
   }
 
   /**
@@ -305,6 +337,21 @@ export class Checker {
     if (this.options.onSkip) return this.options.onSkip(reason);
     this.markSkipped(reason);
     throw new Skipped(reason);
+  }
+
+  /**
+   * Skip the rest of the test because a finding under `causeId` (judged where its rule is: a probe that could not
+   * classify, a forced call not made) left it nothing to judge: every declared requirement without a record is a
+   * skip with that finding as its cause, never a silent skip.
+   */
+  skipFor(causeId: string, reason: string): never {
+    const message = this.target.scrub(reason);
+    const recorded = new Set(this.records.map((r) => r.id));
+    for (const id of new Set(this.declaredIds.map(primaryOf))) {
+      if (!recorded.has(id)) this.records.push({ id, status: 'skip', message, cause: { id: causeId, message } });
+    }
+    if (this.options.onSkip) return this.options.onSkip(message);
+    throw new Skipped(message);
   }
 
   /** A remark for the reader that judges nothing (a client-note convention that fits no requirement). */

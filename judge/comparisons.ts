@@ -5,7 +5,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { isObject, quote } from './checks/check.ts';
 import { formatIssues, validateDeclared } from '../spec/validator.ts';
 import type { Checker } from './checker.ts';
-import type { TargetResponse } from './exchange.ts';
+import { noResponse, type TargetResponse } from './exchange.ts';
 import type { ChatStream } from './decoding/chat-stream.ts';
 import { entryPoint } from './entry.ts';
 import type { DeclaredFunction } from './asked.ts';
@@ -30,10 +30,18 @@ export const judgeDeactivatedUnlisted = entryPoint('CAT-039', function judgeDeac
 /**
  * CAT-045: the model list (`list`, listing `ids`) is the whole catalog (2.11: one entry per available model): it does
  * not say it is a first page (`has_more: true`), and every model in `readBack` that GET /v1/models/{id} served
- * (200) with the same credential is in it. Recorded on the list, the answer that left them out.
+ * (200) with the same credential is in it. Recorded on the list, the answer that left them out; an unreadable list
+ * (its status 200, its body no list) leaves CAT-045 unjudged, with the list's own failure as the cause.
  */
 export const judgeListWhole = entryPoint('CAT-045', function judgeListWhole(check: Checker, list: TargetResponse, ids: readonly unknown[], readBack: readonly { id: string; res: Pick<TargetResponse, 'status'> }[]): boolean {
   const body = list.json();
+  // Only a readable list can lack a model: an unreadable one (not JSON, no data array) is the list's own rules'
+  // failure (CAT-032, CAT-029), and nothing here is known to be missing from it.
+  if (list.exchange.status !== 0 && (!isObject(body) || !Array.isArray(body.data))) {
+    const cause = list.exchange.status !== 200 ? 'CAT-031' : isObject(body) ? 'CAT-029' : 'CAT-032';
+    check.cannotJudge(['CAT-045'], { id: cause, message: `the model list is unreadable (${isObject(body) ? 'its data is not an array' : 'its body is not a JSON object'}), so whether it lacks a model cannot be told`, on: list });
+    return false;
+  }
   const paged = isObject(body) && body.has_more === true;
   const missing = readBack.filter((r) => r.res.status === 200 && !ids.includes(r.id)).map((r) => r.id);
   const problems = [
@@ -43,29 +51,59 @@ export const judgeListWhole = entryPoint('CAT-045', function judgeListWhole(chec
   return check.that('CAT-045', problems.length === 0, () => problems.join('; '), list);
 });
 
-/** How an upload ended: an HTTP status (with the error code), a closed connection, or no answer in time. */
-export type UploadOutcome = { kind: 'status'; status: number; code: unknown } | { kind: 'closed' | 'timeout'; error: string };
+/**
+ * How an upload ended: an HTTP status (with the error code); a connection closed under it, either after the server's
+ * 100 (Continue) or where the kit cannot tell (`closed`: the upload race, a server answering early and closing while
+ * the body still arrives can lose its own answer to the reset), or with no 100 and no status after `Expect:
+ * 100-continue` (`silent`: the server said nothing, though the head alone let it refuse); no answer in time
+ * (`timeout`) or no connection at all (`unreachable`): the kit's, never judged.
+ */
+export type UploadOutcome = { kind: 'status'; status: number; code: unknown } | { kind: 'closed' | 'silent' | 'timeout' | 'unreachable'; error: string };
 
 export function uploadOutcome(res: TargetResponse): UploadOutcome {
-  const error = res.exchange.error;
-  if (error !== undefined) return { kind: /timeout|timed out/i.test(error) ? 'timeout' : 'closed', error };
+  const x = res.exchange;
+  const error = x.error;
+  if (error !== undefined && (x.status === 0 || x.errorKind === 'timeout')) {
+    if (x.errorKind === 'timeout' || /timeout|timed out/i.test(error)) return { kind: 'timeout', error };
+    if (x.errorKind === 'refused' || x.errorKind === 'tls' || x.errorKind === 'rate-limited') return { kind: 'unreachable', error };
+    return { kind: x.continued === false ? 'silent' : 'closed', error };
+  }
   const body = res.json();
   return { kind: 'status', status: res.status, code: isObject(body) && isObject(body.error) ? body.error.code : undefined };
 }
 
+/** A connection closed under the upload, with or without the server's 100 first. */
+export const closedUpload = (o: UploadOutcome): boolean => o.kind === 'closed' || o.kind === 'silent';
+
+/** An upload the kit could not judge: no answer in time, no connection. */
+const notJudgeable = (o: UploadOutcome): boolean => o.kind === 'timeout' || o.kind === 'unreachable';
+
 function describeUpload(o: UploadOutcome): string {
   if (o.kind === 'status') return `status ${o.status} code ${q(o.code)}`;
-  return o.kind === 'closed' ? `the connection closed without a response (${o.error})` : `no response in time (${o.error})`;
+  if (o.kind === 'silent') return `the connection was reset with no 100 (Continue) and no status (${o.error})`;
+  return o.kind === 'closed' ? `the connection closed without a response (${o.error})` : `no answer (${o.error})`;
 }
+
+/** Why a silent reset is a failure of the limit: the server could refuse from the head, and did not answer at all. */
+export const SILENT_RESET = 'sent with Expect: 100-continue, the server neither let the upload go on (100) nor answered: it could refuse from the head alone (Content-Length) with a section 7 error, and reset the connection instead';
 
 /**
  * LIMIT-002: an oversized body is refused before it is parsed, so whether its bytes are JSON cannot change the
  * refusal: the same non-200 status and error.code for the valid JSON upload and the one that is not JSON (or a
  * closed connection for both). Recorded on the upload that is not JSON, the one a parser answers differently.
+ * A reset with no 100 and no status is no refusal the server gave (SILENT_RESET): it fails.
  */
 export const judgeRefusedBeforeParsing = entryPoint('LIMIT-002', function judgeRefusedBeforeParsing(check: Checker, valid: TargetResponse, notJson: TargetResponse, bytes: number): boolean {
   const v = uploadOutcome(valid);
   const g = uploadOutcome(notJson);
+  if (notJudgeable(v) || notJudgeable(g)) {
+    check.couldNotJudge('LIMIT-002', notJudgeable(g) ? notJson : valid);
+    return true;
+  }
+  if (v.kind === 'silent' || g.kind === 'silent') {
+    const silent = g.kind === 'silent' ? notJson : valid;
+    return check.outcome('LIMIT-002', false, () => `the oversized ${silent === notJson ? 'body that is not JSON' : 'valid JSON body'} (${bytes} bytes), ${SILENT_RESET} (${describeUpload(silent === notJson ? g : v)})`, silent);
+  }
   // A refusal with a status for one upload and a bare close for the other, also when sent again: a server that
   // answers early and closes while the upload still arrives can lose its own answer to the reset, so the close says
   // nothing of parsing. Not judged, never charged (a parser answers with another status, as the defect mode does).
@@ -76,20 +114,29 @@ export const judgeRefusedBeforeParsing = entryPoint('LIMIT-002', function judgeR
   }
   const sameStatusAndCode = v.kind === 'status' && g.kind === 'status' && v.status !== 200 && v.status === g.status && v.code === g.code;
   const differ = () => `the oversized valid JSON body (${bytes} bytes) got ${describeUpload(v)}; the oversized body that is not JSON got ${describeUpload(g)}: the refusal depends on parsing`;
-  return check.that('LIMIT-002', sameStatusAndCode || (v.kind === 'closed' && g.kind === 'closed'), differ, notJson);
+  return check.outcome('LIMIT-002', sameStatusAndCode || (v.kind === 'closed' && g.kind === 'closed'), differ, notJson);
 });
 
 /**
  * LIMIT-007 (SHOULD): the oversized uploads were refused with an answer, not a closed connection (4.3: a failure
- * before a stream is a non-200 with a JSON error body). Both closed, also when sent again: no status, no body, where
- * `Expect: 100-continue` let the server answer before the upload. A close on one upload and a status on the other is
- * the connection's race, not the refusal's. Recorded on the valid JSON upload.
+ * before a stream is a non-200 with a JSON error body). Both closed in the upload race, also when sent again: no
+ * status, no body. A close on one upload and a status on the other is the connection's race, not the refusal's. A
+ * reset with no 100 and no status is LIMIT-001's and LIMIT-002's failure, not this warning. Recorded on the valid
+ * JSON upload.
  */
 export const judgeRefusalAnswered = entryPoint('LIMIT-007', function judgeRefusalAnswered(check: Checker, valid: TargetResponse, notJson: TargetResponse, bytes: number): boolean {
   const v = uploadOutcome(valid);
   const g = uploadOutcome(notJson);
+  if (notJudgeable(v) || notJudgeable(g)) {
+    check.couldNotJudge('LIMIT-007', notJudgeable(v) ? valid : notJson);
+    return true;
+  }
+  if (v.kind === 'silent' || g.kind === 'silent') {
+    check.cannotJudge(['LIMIT-007'], { id: 'LIMIT-001', message: `an oversized upload (${bytes} bytes) got no answer at all: ${SILENT_RESET}; that is the limit's failure, not the manner of a refusal`, on: v.kind === 'silent' ? valid : notJson });
+    return true;
+  }
   const closed = v.kind === 'closed' && g.kind === 'closed';
-  return check.that('LIMIT-007', !closed, () => `both oversized uploads (${bytes} bytes, valid JSON and not, sent with Expect: 100-continue) ended on a closed connection with no status and no body (${describeUpload(v)}); a refusal is a non-200 answer with a JSON error body, which the server could send before the upload`, valid);
+  return check.outcome('LIMIT-007', !closed, () => `both oversized uploads (${bytes} bytes, valid JSON and not, sent with Expect: 100-continue) ended on a closed connection with no status and no body (${describeUpload(v)}); a refusal is a non-200 answer with a JSON error body, which the server could send before the upload`, valid);
 });
 
 /** A returned tool call as the judgement reads it: its position in the answer and the function it names. */
@@ -148,6 +195,31 @@ export const judgeForcedFunction = entryPoint('TOOL-016', function judgeForcedFu
     return;
   }
   check.that('TOOL-016', others.length === 0, () => `${where}: tool_choice names ${q(forced)}, but the answer calls ${others.map((c) => q(c.name)).join(', ')}`, res);
+});
+
+/**
+ * CHAT-001 (section 1: the widely used chat-completions shape, in which tool_choice "required" makes the model call
+ * one or more tools; 2.1 lists the value only, so a SHOULD): a whole 200 answer to "required" that returns no call
+ * is that finding, and the rules of a returned call (`dependents`) skip with it as their cause, never silently. An
+ * answer that may not be whole (`cut`: the token cap ended it, the stream did not complete) leaves them not
+ * applicable. True when a call came back.
+ */
+export const judgeForcedCallMade = entryPoint('CHAT-001', function judgeForcedCallMade(check: Checker, res: TargetResponse, calls: readonly unknown[], cut: boolean, dependents: readonly string[], where: string): boolean {
+  if (calls.length > 0) return true;
+  // No answer (none came, or the kit stopped waiting for it): nothing was answered without a call.
+  if (noResponse(res)) {
+    if (res.exchange.status === 200) check.couldNotJudge('CHAT-001', res);
+    return false;
+  }
+  if (res.exchange.status !== 200) return false;
+  if (cut) {
+    check.notApplicable(dependents, `${where}: the answer was not whole (cut by the token cap or the stream), and no tool call came back`, res);
+    return false;
+  }
+  const finding = `${where}: tool_choice "required" was answered without a tool call; in the widely used chat-completions shape (section 1) "required" makes the model call a tool`;
+  check.that('CHAT-001', false, () => finding, res);
+  check.cannotJudge(dependents, { id: 'CHAT-001', message: `not judged: ${finding}`, on: res });
+  return false;
 });
 
 /**

@@ -46,6 +46,11 @@ export interface Exchange {
    * `responseBytes` and the checks are the decoded answer. Absent for an answer sent as it is.
    */
   responseEncoding?: 'gzip' | 'deflate' | 'br';
+  /**
+   * Set for a request sent with `Expect: 100-continue`: whether the server's 100 (Continue) came. False with no
+   * status: the server answered nothing at all, though the head alone let it refuse (an oversized Content-Length).
+   */
+  continued?: boolean;
   /** What happened on the way that is not the target's answer, e.g. a retry on a fresh connection. */
   transportEvents?: TransportEvent[];
   durationMs: number;
@@ -109,5 +114,10 @@ export class TargetResponse {
  * says nothing about the rule the request was sent for.
  */
 export function noResponse(res: TargetResponse): boolean {
-  return res.exchange.status === 0 || res.exchange.errorKind === 'timeout' || res.exchange.errorKind === 'rate-limited';
+  return noAnswer(res.exchange);
+}
+
+/** noResponse, on the exchange record itself (what a Checker holds of a finding's evidence). */
+export function noAnswer(x: Exchange): boolean {
+  return x.status === 0 || x.errorKind === 'timeout' || x.errorKind === 'rate-limited';
 }

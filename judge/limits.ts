@@ -4,6 +4,7 @@
 import type { Checker } from './checker.ts';
 import { entryPoint } from './entry.ts';
 import type { TargetResponse } from './exchange.ts';
+import { SILENT_RESET, uploadOutcome } from './comparisons.ts';
 
 /** "10 MB" read as 10,000,000 bytes, and as 10 MiB. */
 export const BODY_LIMIT_READINGS = { mb: 10_000_000, mib: 10 * 1024 * 1024 } as const;
@@ -15,12 +16,19 @@ export const underBodyLimitButLarge = (bytes: number): boolean => bytes > 1024 *
 
 /**
  * LIMIT-001: a body over the limit is refused: a non-200 status, or the connection closed on the upload (a proxy may
- * cut an oversized body short). No answer in time is no refusal.
+ * cut an oversized body short; the manner is LIMIT-007's). A reset with no 100 (Continue) and no status after
+ * `Expect: 100-continue` is no refusal the server gave: it could refuse from the head alone, and said nothing. No
+ * answer in time, or no connection, is the kit's: not judged.
  */
 export const judgeOversizedRefused = entryPoint('LIMIT-001', function judgeOversizedRefused(check: Checker, res: TargetResponse, bytes: number, what: string): boolean {
-  const closed = res.exchange.error !== undefined && res.exchange.errorKind !== 'timeout' && !/timeout|timed out/i.test(res.exchange.error);
-  const rejected = closed || (res.status !== 0 && res.status !== 200);
-  return check.that('LIMIT-001', rejected, () => `${what} of ${bytes} bytes was not refused: ${res.describe()}`, res);
+  const o = uploadOutcome(res);
+  if (o.kind === 'timeout' || o.kind === 'unreachable') {
+    check.couldNotJudge('LIMIT-001', res);
+    return false;
+  }
+  if (o.kind === 'silent') return check.outcome('LIMIT-001', false, () => `${what} of ${bytes} bytes, ${SILENT_RESET} (${o.error})`, res);
+  const rejected = o.kind !== 'status' || o.status !== 200;
+  return check.outcome('LIMIT-001', rejected, () => `${what} of ${bytes} bytes was not refused: ${res.describe()}`, res);
 });
 
 /**

@@ -7,6 +7,7 @@ import type { TargetResponse } from './exchange.ts';
 import { isObject, type Json } from './checks/check.ts';
 import { entryPoint } from './entry.ts';
 import { judgeCompletion } from './judge-response.ts';
+import { contentText } from './content-text.ts';
 
 /** What a completion (or an assembled stream) reported about a search. */
 export interface SearchReport {
@@ -140,7 +141,7 @@ export const judgeUpfront = entryPoint([], function judgeUpfront(check: Checker,
   } else {
     const body = res.json();
     const choices = isObject(body) && Array.isArray(body.choices) ? body.choices : [];
-    const content = choices.map((c) => (isObject(c) && isObject(c.message) ? c.message.content : undefined)).filter((x) => typeof x === 'string' && x !== '');
+    const content = choices.map((c) => (isObject(c) && isObject(c.message) ? contentText(c.message.content) : undefined)).filter((x) => x !== undefined && x !== '');
     if (content.length > 0) partial = `an answer ${JSON.stringify(String(content[0]).slice(0, 120))}`;
   }
   check.that(partialId, partial === undefined, () => `${what}: a refused search request never leaves a partial answer; received ${partial}`, res);

@@ -15,6 +15,7 @@ import { GAP_STATUSES_VARIANT } from './modes/variants/gap-statuses.ts';
 import { LONG_TOOL_ARGUMENTS_VARIANT } from './modes/variants/long-tool-arguments.ts';
 import {
   CATALOG_PAGE_FIELDS_VARIANT,
+  CONTENT_PARTS_VARIANT,
   CREATED_SKEWED_VARIANT,
   EXTRA_FIELDS_VARIANT,
   KEY_ORDER_VARIANT,
@@ -48,6 +49,7 @@ export const VARIANTS = [
   SEARCH_CALLS_PARTIAL_VARIANT,
   CATALOG_PAGE_FIELDS_VARIANT,
   STREAM_ERROR_FINISH_CHUNK_VARIANT,
+  CONTENT_PARTS_VARIANT,
 ] as const satisfies readonly VariantSpec[];
 
 /**

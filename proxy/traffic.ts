@@ -113,11 +113,11 @@ export class Traffic {
   private keepOutcome(x: CapturedExchange, title: string, judged: JudgedExchange, breached: boolean, failed: readonly CheckRecord[]): void {
     const keep = breached && this.withEvidence < MAX_EVIDENCE_OUTCOMES;
     if (keep) this.withEvidence++;
+    // A case of the traffic is the exchange itself, named by its sequence number: judged to its end.
     const outcome: TestOutcome = {
       title,
-      file: 'proxy',
-      line: x.seq,
-      status: failed.length > 0 ? 'failed' : 'passed',
+      exchange: x.seq,
+      status: 'judged',
       declared: [],
       durationMs: x.durationMs,
       evidence: keep ? { checks: judged.records, exchanges: [judged.exchange] } : { checks: judged.records.map(({ exchange: _x, ...r }) => r), exchanges: [] },
@@ -132,9 +132,7 @@ export class Traffic {
     const checks = [...this.folded.values()];
     const rest: TestOutcome = {
       title: `${this.foldedExchanges} exchange(s) judged after the first ${MAX_OUTCOMES}, counted per requirement`,
-      file: 'proxy',
-      line: MAX_OUTCOMES + 1,
-      status: checks.some((c) => c.status === 'fail') ? 'failed' : 'passed',
+      status: 'judged',
       declared: [],
       durationMs: 0,
       evidence: { checks, exchanges: [] },
@@ -158,17 +156,12 @@ export class Traffic {
     };
     const outcomes = this.allOutcomes();
     const judgedIds = [...new Set(outcomes.flatMap((o) => o.evidence?.checks.map((c) => c.id) ?? []))];
-    // The one fold a suite run uses; no Playwright ran, so no playwrightStatus: every judged exchange is counted.
-    return foldReport(outcomes, {
-      info,
-      catalog: TRAFFIC_REQUIREMENTS,
-      startedAt: this.startedAt,
-      durationMs,
-      stopReason: 'completed',
-      errors: [],
-      selection: `traffic through chatconform proxy: ${this.exchanges} exchange(s), judged on what they exercised`,
-      scope: judgedIds,
-    });
+    // The one fold a suite run uses, with the traffic's plan: its cases are exchanges, judged on what they exercised.
+    return foldReport(
+      outcomes,
+      { info, startedAt: this.startedAt, durationMs, stopReason: 'completed', errors: [] },
+      { catalog: TRAFFIC_REQUIREMENTS, selection: `traffic through chatconform proxy: ${this.exchanges} exchange(s), judged on what they exercised`, scope: judgedIds, caseKind: 'exchange' },
+    );
   }
 
   /**

@@ -36,7 +36,8 @@ export interface BundleInfo {
   command: string;
   createdAt: string;
   target?: string;
-  verdict: { result: string; summary: string; exitStatus: string; exitCode?: number };
+  /** `exitStatus`: only in bundles of version-1 reports (the 0.2 kit's), compared with their report's. */
+  verdict: { result: string; summary: string; exitCode?: number; exitStatus?: string };
   /** Set when the bundle is signed: the algorithm and the SHA-256 of the signer's public key (SPKI DER). */
   signature?: { algorithm: 'ed25519'; file: string; publicKeySha256: string };
 }
@@ -165,7 +166,7 @@ export async function writeBundle(input: BundleInput): Promise<{ dir: string; ta
     command: redact(input.command, input.secrets),
     createdAt: new Date().toISOString(),
     ...(r.target.url ? { target: r.target.url } : {}),
-    verdict: { result: r.verdict.result, summary: r.verdict.summary, exitStatus: r.verdict.exitStatus, exitCode: r.verdict.exitCode },
+    verdict: { result: r.verdict.result, summary: r.verdict.summary, exitCode: r.verdict.exitCode },
     ...(input.signKey ? { signature: { algorithm: 'ed25519' as const, file: SIGNATURE, publicKeySha256: publicKeySha256(input.signKey) } } : {}),
   };
   writeFileSync(path.join(dir, BUNDLE_INFO), `${JSON.stringify(info, null, 2)}\n`);
@@ -221,7 +222,7 @@ function crossCheck(info: BundleInfo, report: ConformanceReport): string[] {
   same('the seed', info.seed, report.run?.seed);
   same('the verdict', info.verdict?.result, report.verdict?.result);
   same("the verdict's summary", info.verdict?.summary, report.verdict?.summary);
-  same('the exit status', info.verdict?.exitStatus, report.verdict?.exitStatus);
+  if (info.verdict?.exitStatus !== undefined) same('the exit status', info.verdict.exitStatus, (report.verdict as { exitStatus?: string } | undefined)?.exitStatus);
   if (info.verdict?.exitCode !== undefined) same('the exit code', info.verdict.exitCode, report.verdict?.exitCode);
   return problems;
 }
@@ -430,7 +431,7 @@ const INFO_FIELDS: ReadonlyArray<[string, 'string' | 'number' | 'object']> = [
   ['verdict', 'object'],
   ['verdict.result', 'string'],
   ['verdict.summary', 'string'],
-  ['verdict.exitStatus', 'string'],
+  ['verdict.exitStatus?', 'string'],
   ['verdict.exitCode?', 'number'],
   ['signature?', 'object'],
   ['signature.publicKeySha256', 'string'],

@@ -8,7 +8,7 @@
 // the error body is not a JSON error object; one rule the catalog states as several requirements (the token caps);
 // else the requirement it breaks (one rule, one card, whatever its messages say). Pure functions of the run's outcomes.
 import type { Exchange } from '../judge/exchange.ts';
-import { isKnownRequirement, primaryOf } from '../spec/requirements/index.ts';
+import { getRequirement, isKnownRequirement, primaryOf } from '../spec/requirements/index.ts';
 import { oneLine, type Entry, type TestOutcome } from './results.ts';
 
 export type CauseKind = 'missing-route' | 'common-answer' | 'same-answer' | 'error-body' | 'rule' | 'requirement';
@@ -75,13 +75,17 @@ export function requestShape(x: Pick<Exchange, 'requestBody'>): string[] {
   return features;
 }
 
-/** One failure answer repeated across requirements: how many requests got it, and what they all asked for. */
+/** One failure answer repeated across requests: how many requests got it, what they all asked for, the requirements it explains. */
 interface SameAnswer {
+  /** `answer`: the same status and body; `kind`: the same status and JSON error (type and code, whatever its message) to the same request shape. */
+  tier: 'answer' | 'kind';
   requests: number;
   of: number;
   requirements: Set<string>;
   shape: string[];
   contentType: string;
+  /** The error's type and code (tier `kind`). */
+  identity?: string;
 }
 
 export interface CauseContext {
@@ -89,8 +93,10 @@ export interface CauseContext {
   missing: Map<string, string>;
   /** Per route, the non-2xx answer it gave to most of its requests. */
   common: Map<string, { answer: string; count: number; of: number }>;
-  /** Per route and failure answer (a 5xx, or a 404 from a route that answered 2xx), the requests and findings on it. */
+  /** The same-answer groups that formed (at least two requests got the answer, at least two requirements fail only on it), by key. */
   same: Map<string, SameAnswer>;
+  /** Per requirement, the same-answer group its findings belong to. */
+  sameOf: Map<string, string>;
 }
 
 const contentTypeOf = (x: Exchange) => Object.entries(x.responseHeaders).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? 'no content-type';
@@ -102,34 +108,33 @@ const contentTypeOf = (x: Exchange) => Object.entries(x.responseHeaders).find(([
 const failureAnswer = (x: Exchange, served: boolean) => x.status >= 500 || (x.status === 404 && served);
 const sameKey = (x: Exchange) => `${routeOf(x)} ${answerOf(x)}`;
 
+/** A JSON error object's type and code: what names the error when its message echoes each request (an exception's text). */
+function errorIdentity(body: string): string | undefined {
+  if (!isErrorObject(body)) return undefined;
+  const e = (JSON.parse(body) as { error: Record<string, unknown> }).error;
+  return `error type ${JSON.stringify(e.type ?? null)}, code ${JSON.stringify(e.code ?? null)}`;
+}
+/** The same status and error type and code, to the same request shape (the features the requests asked for). */
+const kindKey = (x: Exchange): string | undefined => {
+  const identity = errorIdentity(x.responseBody);
+  return identity === undefined ? undefined : `${routeOf(x)} HTTP ${x.status} ${identity} [${requestShape(x).join(', ')}]`;
+};
+
 /** What the whole run shows about its routes: which are missing, which answer most requests the same way. */
 export function causeContext(outcomes: readonly TestOutcome[]): CauseContext {
   const byRoute = new Map<string, Exchange[]>();
-  for (const t of outcomes) for (const x of t.evidence?.exchanges ?? []) if (answered(x)) byRoute.set(routeOf(x), [...(byRoute.get(routeOf(x)) ?? []), x]);
+  for (const t of outcomes) {
+    for (const x of t.evidence?.exchanges ?? []) {
+      if (!answered(x)) continue;
+      // Appended in place: a --models run answers some 100,000 requests on one route.
+      const route = routeOf(x);
+      const xs = byRoute.get(route);
+      if (xs) xs.push(x);
+      else byRoute.set(route, [x]);
+    }
+  }
   const missing = new Map<string, string>();
   const common = new Map<string, { answer: string; count: number; of: number }>();
-  const same = new Map<string, SameAnswer>();
-  const served = new Set([...byRoute].filter(([, xs]) => xs.some(success)).map(([route]) => route));
-  for (const [route, xs] of byRoute) {
-    for (const x of xs) {
-      if (!failureAnswer(x, served.has(route))) continue;
-      const key = sameKey(x);
-      const s = same.get(key) ?? { requests: 0, of: xs.length, requirements: new Set<string>(), shape: requestShape(x), contentType: contentTypeOf(x) };
-      s.requests++;
-      // What every request with this answer asked for (the features they share).
-      const shape = new Set(requestShape(x));
-      s.shape = s.shape.filter((f) => shape.has(f));
-      same.set(key, s);
-    }
-  }
-  for (const t of outcomes) {
-    for (const r of t.evidence?.checks ?? []) {
-      const x = r.exchange !== undefined ? t.evidence?.exchanges[r.exchange] : undefined;
-      if ((r.status !== 'fail' && r.status !== 'warn') || !x || !answered(x) || !isKnownRequirement(r.id)) continue;
-      same.get(sameKey(x))?.requirements.add(primaryOf(r.id));
-    }
-  }
-  for (const [key, s] of same) if (s.requirements.size < 2) same.delete(key);
   for (const [route, xs] of byRoute) {
     const keyed = xs.filter(hasCredential);
     if (!xs.some(success) && keyed.length > 0 && keyed.every((x) => x.status === 404 || x.status === 405)) {
@@ -143,7 +148,65 @@ export function causeContext(outcomes: readonly TestOutcome[]): CauseContext {
     const [answer, count] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0] ?? ['', 0];
     if (count >= MIN_COMMON && count * 2 >= xs.length) common.set(route, { answer, count, of: xs.length });
   }
-  return { missing, common, same };
+  // Every failure answer, counted by request: by its status and body, and by its status, error and request shape.
+  const byAnswer = new Map<string, SameAnswer>();
+  const byKind = new Map<string, SameAnswer>();
+  const served = new Set([...byRoute].filter(([, xs]) => xs.some(success)).map(([route]) => route));
+  const count = (m: Map<string, SameAnswer>, key: string, x: Exchange, of: number, tier: SameAnswer['tier']) => {
+    const s = m.get(key) ?? { tier, requests: 0, of, requirements: new Set<string>(), shape: requestShape(x), contentType: contentTypeOf(x), ...(tier === 'kind' ? { identity: errorIdentity(x.responseBody)! } : {}) };
+    s.requests++;
+    // What every request with this answer asked for (the features they share).
+    const shape = new Set(requestShape(x));
+    s.shape = s.shape.filter((f) => shape.has(f));
+    m.set(key, s);
+  };
+  for (const [route, xs] of byRoute) {
+    for (const x of xs) {
+      if (!failureAnswer(x, served.has(route))) continue;
+      count(byAnswer, sameKey(x), x, xs.length, 'answer');
+      const kind = kindKey(x);
+      if (kind !== undefined) count(byKind, kind, x, xs.length, 'kind');
+    }
+  }
+  // Each requirement's findings, but those a missing route or a common answer explains (those cards come first).
+  const findings = new Map<string, (Exchange | undefined)[]>();
+  for (const t of outcomes) {
+    for (const r of t.evidence?.checks ?? []) {
+      if ((r.status !== 'fail' && r.status !== 'warn') || !isKnownRequirement(r.id)) continue;
+      const x = r.exchange !== undefined ? t.evidence?.exchanges[r.exchange] : undefined;
+      if (x && answered(x) && (missing.has(routeOf(x)) || (!success(x) && common.get(routeOf(x))?.answer === answerOf(x)))) continue;
+      const id = primaryOf(r.id);
+      const list = findings.get(id);
+      if (list) list.push(x);
+      else findings.set(id, [x]);
+    }
+  }
+  // A requirement is a consequence of one failure answer only when every finding of it is on that answer: one that
+  // fails elsewhere too (a numeric error.code on every error answer, the 500s included) is its own deviation, and
+  // fixing the answer would not remove it. A group forms when the answer explains at least two requirements and was
+  // seen on more than one request (one request judged by two rules shows no shared cause: a 500 to a client fault
+  // and the numeric code in its body are two), or on one request when the catalog states those rules together, in
+  // one section (a 500 to tool calls without tools fails the 4xx of TOOL-012 and the "no upstream failure" of
+  // TOOL-013: one fix removes both). The same answer first, else the same error to the same request shape.
+  const same = new Map<string, SameAnswer>();
+  const sameOf = new Map<string, string>();
+  const place = (groups: Map<string, SameAnswer>, keyOf: (x: Exchange) => string | undefined, prefix: string) => {
+    for (const [id, xs] of findings) {
+      if (sameOf.has(id)) continue;
+      const keys = new Set(xs.map((x) => (x && answered(x) && !success(x) && failureAnswer(x, served.has(routeOf(x))) ? keyOf(x) : undefined)));
+      const [key] = keys;
+      if (keys.size === 1 && key !== undefined) groups.get(key)?.requirements.add(id);
+    }
+    for (const [key, s] of groups) {
+      const sections = new Set([...s.requirements].map((id) => getRequirement(id).section));
+      if (s.requirements.size < 2 || (s.requests < 2 && sections.size > 1)) continue;
+      same.set(`${prefix}${key}`, s);
+      for (const id of s.requirements) sameOf.set(id, `${prefix}${key}`);
+    }
+  };
+  place(byAnswer, sameKey, '');
+  place(byKind, kindKey, 'kind ');
+  return { missing, common, same, sameOf };
 }
 
 /**
@@ -151,10 +214,33 @@ export function causeContext(outcomes: readonly TestOutcome[]): CauseContext {
  * (4.3 rule 2) read with max_tokens alone, max_completion_tokens alone, and both. A server that ignores one cap
  * breaks two or three of them at once, on answers that are 200.
  */
-const RULES: readonly { name: string; ids: readonly string[]; deviation: string }[] = [
+const RULES: readonly { name: string; ids: readonly string[]; deviation: string; served?: true }[] = [
   // The cap in force: max_completion_tokens whenever it is sent, else max_tokens.
   { name: 'token-cap', ids: ['REQ-008', 'REQ-009', 'REQ-010', 'REQ-011'], deviation: 'the token cap in force is not applied' },
+  // The completion route requires authentication (4), stated for a missing header and for an invalid key (5).
+  // Only a request it served (a refusal with a wrong body is section 7's deviation, not this one).
+  { name: 'authentication', ids: ['AUTH-002', 'AUTH-003', 'AUTH-004'], deviation: 'POST /v1/chat/completions serves requests without a valid credential', served: true },
+  // The response names the requested entry (4.3), whatever the provider preferences (2.8): a substituted model breaks both.
+  { name: 'requested-model', ids: ['CHAT-009', 'ROUTE-008'], deviation: 'the response model is not the requested entry' },
+  // An effort outside the entry's set is refused with 400 (2.6), a 400 with a section 7 body (7): accepting it breaks both.
+  { name: 'effort-refusal', ids: ['RSN-006', 'RSN-010'], deviation: 'a reasoning effort outside the set the entry accepts is not refused with status 400' },
 ];
+
+/**
+ * A rule card's deviation: the rule, and every behaviour it holds, one per requirement it breaks (an ignored
+ * max_tokens and an ignored max_completion_tokens are two behaviours of one rule; the card names both).
+ */
+export function ruleDeviation(rule: string, findings: readonly { id: string; message?: string | undefined }[]): string {
+  const first = new Map<string, string>();
+  for (const f of findings) if (!first.has(f.id)) first.set(f.id, oneLine(f.message ?? 'the check failed', 200));
+  if (first.size === 1) return `${rule}: e.g. ${[...first.values()][0]}`;
+  return `${rule}: ${[...first].map(([id, m]) => `${id}: ${m}`).join('; ')}`;
+}
+
+/** The rule a rule card's key names (`rule token-cap`), as its deviation starts. */
+export function ruleOfKey(key: string): string | undefined {
+  return RULES.find((r) => key === `rule ${r.name}`)?.deviation;
+}
 
 /** The deviation a fail or warn record is a consequence of. */
 export function causeOfFinding(e: Entry, ctx: CauseContext, primary: string): FindingCause {
@@ -167,17 +253,22 @@ export function causeOfFinding(e: Entry, ctx: CauseContext, primary: string): Fi
     if (common && !success(x) && answerOf(x) === common.answer) {
       return { key: `common-answer ${route} ${common.answer}`, kind: 'common-answer', deviation: `${route} gives most requests the same answer (${common.count} of ${common.of}): ${common.answer}` };
     }
-    const same = success(x) ? undefined : ctx.same.get(sameKey(x));
-    if (same) {
+    const sameKeyOf = ctx.sameOf.get(primary);
+    const same = sameKeyOf !== undefined ? ctx.same.get(sameKeyOf) : undefined;
+    if (same && sameKeyOf !== undefined) {
       const shape = same.shape.length > 0 ? `, every one of them with ${same.shape.join(' and ')}` : '';
-      return { key: `same-answer ${sameKey(x)}`, kind: 'same-answer', deviation: `${route} answers ${same.requests} of its ${same.of} requests ${answerOf(x)} (${same.contentType})${shape}` };
+      const deviation =
+        same.tier === 'answer'
+          ? `${route} answers ${same.requests} of its ${same.of} requests ${answerOf(x)} (${same.contentType})${shape}`
+          : `${route} answers ${same.requests} of its ${same.of} requests HTTP ${x.status} with ${same.identity}${shape || ', every one of them with none of the optional features'}: e.g. ${answerOf(x)} (${same.contentType})`;
+      return { key: `same-answer ${sameKeyOf}`, kind: 'same-answer', deviation };
     }
     // A status judged wrong (a 413 to a legal body) is the status's deviation, whatever body came with it.
     if (!success(x) && !isErrorObject(x.responseBody) && !e.record.statusOnly) {
       return { key: 'error-body', kind: 'error-body', deviation: `error answers are not a JSON error object (section 7): e.g. ${answerOf(x)} (${contentTypeOf(x)})` };
     }
   }
-  const rule = RULES.find((r) => r.ids.includes(primary));
-  if (rule) return { key: `rule ${rule.name}`, kind: 'rule', deviation: `${rule.deviation}: e.g. ${oneLine(e.record.message ?? 'the check failed', 200)}` };
+  const rule = RULES.find((r) => r.ids.includes(primary) && (!r.served || (x !== undefined && success(x))));
+  if (rule) return { key: `rule ${rule.name}`, kind: 'rule', deviation: ruleDeviation(rule.deviation, [{ id: primary, message: e.record.message }]) };
   return { key: `requirement ${primary}`, kind: 'requirement', deviation: `${primary}: ${oneLine(e.record.message ?? 'the check failed', 200)}` };
 }

@@ -62,7 +62,7 @@ export function annotations(report: ConformanceReport): string[] {
   for (const r of report.requirements) {
     if (r.status !== 'fail' && r.status !== 'warn') continue;
     const test = r.tests[0];
-    const where = test ? `file=${escapeCommand(test.file, true)},line=${test.line},` : '';
+    const where = test?.file !== undefined ? `file=${escapeCommand(test.file, true)},line=${test.line ?? 0},` : '';
     out.push(`::${r.status === 'fail' ? 'error' : 'warning'} ${where}title=${escapeCommand(`${r.id} (${r.level}, §${r.section})`, true)}::${escapeCommand(`${r.statement}\n${r.reason ?? ''}`)}`);
   }
   for (const e of report.verdict.baseline?.stale ?? []) {

@@ -20,7 +20,8 @@ export function trialsText(t: Trials): string {
 
 /** "reference fail · both: inherited from the reference". */
 export function referenceText(r: RequirementResult): string | undefined {
-  return r.differential ? `reference ${r.differential.reference} · ${CLASSIFICATION_TEXT[r.differential.classification]}` : undefined;
+  const d = r.differential;
+  return d ? `reference ${d.reference} · ${CLASSIFICATION_TEXT[d.classification]}${d.reason ? `: ${d.reason}` : ''}` : undefined;
 }
 
 /** A requirement's JUnit properties for the reference and the trials (none without them). */
@@ -34,4 +35,9 @@ export function columnProperties(r: RequirementResult): [string, string][] {
 /** The run-level line of the reference: "reference URL (verdict fail): 1 target-only, 2 both, 0 reference-only". */
 export function referenceRunText(ref: ReferenceRun): string {
   return `${ref.url} (verdict ${ref.verdict}${ref.requests !== undefined ? `, ${ref.requests} requests` : ''}): ${ref.counts['target-only']} target-only, ${ref.counts.both} both, ${ref.counts['reference-only']} reference-only, ${ref.counts.same} same, ${ref.counts.unjudged} unjudged`;
+}
+
+/** "on the kit's reading of 4.3 Gaps: “Exact shape of …”": a failure that rests on the kit's reading of a gap. */
+export function readingText(reading: NonNullable<RequirementResult['reading']>): string {
+  return `on the kit's reading of ${reading.section !== undefined ? `${reading.section} Gaps` : 'a gap the contract lists'}: “${reading.gap}”`;
 }

@@ -2,6 +2,7 @@
 // upstream a gateway forwards to, or the provider a migration leaves); each requirement of the target is paired
 // with the reference's status for it, and the pair classified: whose failure is it? Pure functions of two reports'
 // requirement records (hand-made ones exercise exactly what a run uses).
+import { sideOf, type CasePairing, type SideCases } from './pairing.ts';
 import type { EvidenceItem, RequirementResult, RequirementStatus } from './results.ts';
 
 /**
@@ -19,6 +20,10 @@ export interface Differential {
   referenceReason?: string;
   /** The reference's evidence for it, the items of the target's own failing tests first (paired by test), at most MAX_PAIRED. */
   referenceEvidence?: EvidenceItem[];
+  /** Cases judged on both sides: the classification is decided over these alone (absent when a side's report carries no pairing). */
+  paired?: number;
+  /** Why it reads `unjudged` although both sides judged it: the failing cases of one side the other never judged. */
+  reason?: string;
 }
 
 /** What the report's `run.reference` block says about the reference run. */
@@ -55,13 +60,53 @@ function paired(target: RequirementResult, reference: RequirementResult): Eviden
   return [...first, ...rest].slice(0, MAX_PAIRED);
 }
 
-/** The target's results, each with its `differential` against the reference's record of the same requirement. */
-export function withDifferential(results: readonly RequirementResult[], reference: readonly RequirementResult[]): RequirementResult[] {
+/** Most case titles named in a reason. */
+const MAX_NAMED = 3;
+const named = (keys: readonly string[]) => `${keys.slice(0, MAX_NAMED).map((k) => `"${k}"`).join(', ')}${keys.length > MAX_NAMED ? ` and ${keys.length - MAX_NAMED} more` : ''}`;
+const cases = (n: number) => `${n} case${n === 1 ? '' : 's'}`;
+
+/**
+ * The classification over the cases judged on both sides. A side fails on a case when its status is a failure and
+ * the case has a fail or warn record (a requirement that passes its trials fails no case). Blame is given only on
+ * paired cases: the target adds a failure on a case the reference judged and passed, inherits one both fail, fixes
+ * one the reference fails and the target judged and passed; a failure on a case the other side never judged is no
+ * evidence either way, and when it is the only failure the requirement reads `unjudged`, with that reason.
+ */
+export function classifyPaired(target: RequirementStatus, reference: RequirementStatus, t: SideCases, r: SideCases): Pick<Differential, 'classification' | 'paired' | 'reason'> {
+  const status = classify(target, reference);
+  if (status === 'unjudged') return { classification: status };
+  const both = [...t.judged].filter((k) => r.judged.has(k));
+  if (both.length === 0) return { classification: 'unjudged', paired: 0, reason: 'no case was judged on both sides' };
+  const tFails = FAILING.has(target) ? t.failed : new Set<string>();
+  const rFails = FAILING.has(reference) ? r.failed : new Set<string>();
+  const tf = both.some((k) => tFails.has(k));
+  const rf = both.some((k) => rFails.has(k));
+  const classification: Classification = tf && rf ? 'both' : tf ? 'target-only' : rf ? 'reference-only' : 'same';
+  if (classification !== 'same') return { classification, paired: both.length };
+  const rOff = [...rFails].filter((k) => !t.judged.has(k));
+  const tOff = [...tFails].filter((k) => !r.judged.has(k));
+  if (rOff.length === 0 && tOff.length === 0) return { classification, paired: both.length };
+  const why = [
+    ...(rOff.length > 0 ? [`the reference fails on ${cases(rOff.length)} the target did not judge (${named(rOff)})`] : []),
+    ...(tOff.length > 0 ? [`the target fails on ${cases(tOff.length)} the reference did not judge (${named(tOff)})`] : []),
+  ];
+  return { classification: 'unjudged', paired: both.length, reason: `${why.join('; ')}; the ${cases(both.length)} judged on both sides agree` };
+}
+
+/**
+ * The target's results, each with its `differential` against the reference's record of the same requirement: over
+ * the cases judged on both sides when both runs carry their pairing (pairing.ts), else on the two statuses alone
+ * (a reference report written before reports carried it).
+ */
+export function withDifferential(results: readonly RequirementResult[], reference: readonly RequirementResult[], pairing?: { target: CasePairing; reference?: CasePairing }): RequirementResult[] {
   const byId = new Map(reference.map((r) => [r.id, r]));
   return results.map((r) => {
     const ref = byId.get(r.id);
     const status: RequirementStatus = ref?.status ?? 'untested';
-    const d: Differential = { reference: status, classification: classify(r.status, status) };
+    const d: Differential =
+      pairing?.reference !== undefined
+        ? { reference: status, ...classifyPaired(r.status, status, sideOf(pairing.target, r.id), sideOf(pairing.reference, r.id)) }
+        : { reference: status, classification: classify(r.status, status) };
     if (ref?.reason) d.referenceReason = ref.reason;
     if (ref && ref.evidence.length > 0) d.referenceEvidence = paired(r, ref);
     return { ...r, differential: d };

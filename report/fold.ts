@@ -1,41 +1,40 @@
-// The one fold: the cases a run recorded (each test's outcome with its evidence) and the run's facts, into the
-// report. A run (suites/reporter.ts onEnd), a merge of shards (writeMerged: the shards' cases replayed from their
-// blob reports) and the proxy (its judged exchanges) all call foldReport, so a feature folded in one is folded in all.
+// The one fold: the cases a run recorded (each case's outcome with its evidence), the run's facts, and the parts of
+// the run's plan that decide the verdict (VerdictPlan: the gate, the baseline, the trials, the reference, the
+// selection and its scope, the records judged), into the report. Every writer calls foldReport with the plan: a run
+// (suites/reporter.ts onEnd), each target of a targets file and the reference (suites/reporter/targets.ts), a merge
+// of shards (writeMerged: the shards' cases replayed from their blob reports), the proxy (its judged exchanges) and
+// a client run (its scenarios). So the same cases under the same plan get the same verdict, whichever path folded
+// them, and a feature folded in one is folded in all.
 //
 // Each run feature is a named step (trials, baseline, reference, models). A step folds its settings into the
 // results, and says what a merge must keep of it: `kept` reads it back from a shard's conformance.json, `join`
 // makes the merged run's setting from the shards'. A step whose setting a merge loses would make a merged report
 // differ from the unsharded run's; report/merge.ts keeps every step listed here.
-import type { Requirement } from '../spec/requirements/index.ts';
+import { requirements as kitCatalog, type Requirement } from '../spec/requirements/index.ts';
 import { MODEL_DEPENDENT_REQUIREMENTS, type TrialSettings } from '../run/trials.ts';
 import { applyBaseline, type Baseline } from './baseline.ts';
 import { classificationCounts, withDifferential, type ReferenceRun } from './differential.ts';
-import { buildReport, type ConformanceReport, type FailOn, type MergeInfo, type ReportInput, type RunStatus, type ShardInfo, type StopReason } from './json.ts';
+import { buildReport, type ConformanceReport, type FailOn, type MergeInfo, type ReportInput, type ShardInfo, type StopReason } from './json.ts';
+import { pairingOf } from './pairing.ts';
+import { causeNamed, rootCauseCards } from './root-causes.ts';
 import { MODEL_SKIP_PREFIX, modelResultOf, type ModelResult } from './models.ts';
-import { aggregate, mustFailures, type RequirementResult, type TestOutcome } from './results.ts';
+import { aggregate, mustFailures, targetRequirements, type CaseKind, type RequirementResult, type TestOutcome } from './results.ts';
 import type { RunInfo } from './run-info.ts';
 import { foldTrials } from './trials.ts';
 
-/** One recorded case: a test's outcome, and the model whose project ran it (a per-model matrix). */
-export type RecordedCase = TestOutcome & { model?: string };
+/** One recorded case: its outcome (with the model it judged, in a per-model matrix). */
+export type RecordedCase = TestOutcome;
 
-/** What the report says of the run beside its cases. */
+/** What the report says of the run beside its cases: what happened, not what decides the verdict. */
 export interface RunFacts {
   info: RunInfo;
   startedAt: Date;
   durationMs: number;
-  /** Playwright's status, when Playwright ran the cases. */
-  playwrightStatus?: RunStatus;
   stopReason: StopReason;
   /** Errors outside the cases. */
   errors: string[];
-  failOn?: FailOn;
-  selection?: string;
-  scope?: readonly string[];
   shard?: ShardInfo;
   merge?: MergeInfo;
-  /** The catalog the cases are judged against (default: the kit's; the proxy judges client rules too). */
-  catalog?: readonly Requirement[];
 }
 
 /** The reference run the results are paired with: its report, where it answered, where its reports are. */
@@ -52,12 +51,52 @@ export interface ModelsInput {
   maxFailingModels: number;
 }
 
-/** The run's features; a feature left out is not folded. */
-export interface Features {
-  trials?: TrialSettings;
+/**
+ * The parts of the run's plan that decide the verdict. Every writer hands the fold its plan; a part left out is not
+ * folded. Two folds of the same cases under the same plan give the same verdict and exit code.
+ */
+export interface VerdictPlan {
+  /** What fails the run (--fail-on); default must. */
+  failOn?: FailOn;
+  /** Expected failures (--expected-failures). */
   baseline?: Baseline;
+  trials?: TrialSettings;
   reference?: ReferenceInput;
   models?: ModelsInput;
+  /** A partial run: what it selected (a selection, the runner's filters, a target's files, a shard, traffic). */
+  selection?: string;
+  /** For a selection of requirements: the IDs it takes (then only its core requirements are owed a judgement). */
+  scope?: readonly string[];
+  /** The catalog the cases are judged against (default: the kit's; the proxy judges client rules too). */
+  catalog?: readonly Requirement[];
+  /** The records the run judges (default: the catalog's target records; a client run judges the consumer's rules). */
+  judged?: readonly Requirement[];
+  /** What the cases are (default: the suite's tests). */
+  caseKind?: CaseKind;
+}
+
+/** The run's features: the plan's parts that are fold steps. */
+export type Features = Pick<VerdictPlan, 'trials' | 'baseline' | 'reference' | 'models'>;
+
+/**
+ * The plan one target of a targets file is folded with: the run's, as `chatconform run` would give that target run
+ * alone with the same flags (gate, baseline, trials, selection); a target that runs some files only is a partial run
+ * of those files, as a run given them would be.
+ */
+export function targetPlan(run: VerdictPlan, files?: readonly string[]): VerdictPlan {
+  const { reference: _r, models: _m, ...plan } = run;
+  if (!files) return plan;
+  const own = `the spec files ${files.map((f) => f.split('/').at(-1)).join(', ')}`;
+  return { ...plan, selection: plan.selection !== undefined ? `${plan.selection}; ${own}` : own };
+}
+
+/**
+ * The plan the reference of a `--reference` run is folded with: the run's selection, scope and trials (the same
+ * tests, judged alike); not the target's gate or baseline, which list what the target may fail.
+ */
+export function referencePlan(run: VerdictPlan): VerdictPlan {
+  const { reference: _r, models: _m, baseline: _b, failOn: _f, ...plan } = run;
+  return plan;
 }
 
 /** What a merge keeps of the features: the same, with the reference named by its URL (its shards merge on their own). */
@@ -114,8 +153,10 @@ export const baselineStep: FoldStep<Baseline, Baseline> = {
 /** --reference: each requirement paired with the reference run's record of it (report/differential.ts). */
 export const referenceStep: FoldStep<ReferenceInput, { url: string }> = {
   name: 'reference',
-  fold: (f, ref) => {
-    const results = withDifferential(f.results, ref.report.requirements);
+  // Paired case by case: the target's cases here, the reference's as its report records them (absent from a report
+  // written before reports carried them: then on the statuses alone).
+  fold: (f, ref, cases) => {
+    const results = withDifferential(f.results, ref.report.requirements, { target: pairingOf(cases, f.results), ...(ref.report.pairing ? { reference: ref.report.pairing } : {}) });
     const reference: ReferenceRun = {
       url: ref.url,
       verdict: ref.report.verdict.result,
@@ -137,8 +178,10 @@ export const referenceStep: FoldStep<ReferenceInput, { url: string }> = {
 export const modelsStep: FoldStep<ModelsInput, ModelsInput> = {
   name: 'models',
   fold: (f, m, cases) => {
+    const byModel = new Map<string, RecordedCase[]>(m.ids.map((id) => [id, []]));
+    for (const c of cases) if (c.model !== undefined) byModel.get(c.model)?.push(c);
     const models: ModelResult[] = m.ids.map((id) => {
-      const outcomes = cases.filter((c) => c.model === id);
+      const outcomes = byModel.get(id)!;
       // A model the run could not use: its tests skipped with one reason naming it (a test that needs no model of
       // the catalog, one judging the request it sends, may still pass beside them; the row says skipped, with why,
       // when no MUST requirement was judged on the model).
@@ -170,25 +213,33 @@ export const modelsStep: FoldStep<ModelsInput, ModelsInput> = {
  */
 export const FOLD_STEPS = [trialsStep, baselineStep, referenceStep, modelsStep] as const;
 
-/** The cases and the run's facts, folded by every feature the run used, as the report (every string redacted). */
-export function foldReport(cases: readonly RecordedCase[], facts: RunFacts, features: Features = {}): ConformanceReport {
-  let f: Folded = { results: aggregate(cases, facts.catalog), input: {} };
-  if (features.trials) f = trialsStep.fold(f, features.trials, cases);
-  if (features.baseline) f = baselineStep.fold(f, features.baseline, cases);
-  if (features.reference) f = referenceStep.fold(f, features.reference, cases);
-  if (features.models) f = modelsStep.fold(f, features.models, cases);
+/** The cases and the run's facts, folded under the run's plan, as the report (every string redacted). */
+export function foldReport(cases: readonly RecordedCase[], facts: RunFacts, plan: VerdictPlan): ConformanceReport {
+  const catalog = plan.catalog ?? kitCatalog;
+  // One scope for the results and the root causes: the records this run judges.
+  const judged = plan.judged ?? targetRequirements(catalog);
+  // The cards first: an unjudged record's reason names the card its cause is on.
+  const { causes, cardOf } = rootCauseCards(cases, catalog, judged);
+  let f: Folded = { results: aggregate(cases, catalog, judged, (r) => causeNamed(r, cardOf.get(r))), input: {} };
+  if (plan.trials) f = trialsStep.fold(f, plan.trials, cases);
+  if (plan.baseline) f = baselineStep.fold(f, plan.baseline, cases);
+  if (plan.reference) f = referenceStep.fold(f, plan.reference, cases);
+  if (plan.models) f = modelsStep.fold(f, plan.models, cases);
   return buildReport({
     info: facts.info,
     results: f.results,
     outcomes: cases,
     startedAt: facts.startedAt,
     durationMs: facts.durationMs,
-    ...(facts.playwrightStatus !== undefined ? { playwrightStatus: facts.playwrightStatus } : {}),
     stopReason: facts.stopReason,
     errors: facts.errors,
-    ...(facts.failOn !== undefined ? { failOn: facts.failOn } : {}),
-    ...(facts.selection !== undefined ? { selection: facts.selection } : {}),
-    ...(facts.scope !== undefined ? { scope: facts.scope } : {}),
+    catalog,
+    judged,
+    rootCauses: causes,
+    ...(plan.caseKind ? { caseKind: plan.caseKind } : {}),
+    ...(plan.failOn !== undefined ? { failOn: plan.failOn } : {}),
+    ...(plan.selection !== undefined ? { selection: plan.selection } : {}),
+    ...(plan.scope !== undefined ? { scope: plan.scope } : {}),
     ...(facts.shard ? { shard: facts.shard } : {}),
     ...(facts.merge ? { merge: facts.merge } : {}),
     ...f.input,

@@ -10,9 +10,9 @@ import { readFileSync } from 'node:fs';
 import { escapeControls } from './control-chars.ts';
 import { headline, rerunSentence, subjectLine, type ConformanceReport } from './json.ts';
 import { blameLine, causeOrigin, gateResult } from './gate.ts';
-import { STATUSES, oneLine, type EvidenceItem, type ReportExchange, type RequirementResult, type RequirementStatus, type SectionCounts } from './results.ts';
+import { STATUSES, location, oneLine, type CaseCounts, type CaseKind, type ModelTally, type EvidenceItem, type ReportExchange, type RequirementResult, type RequirementStatus, type SectionCounts } from './results.ts';
 import type { ImpactTier, RootCause } from './root-causes.ts';
-import { CLASSIFICATION_TEXT, referenceRunText, trialsText } from './columns.ts';
+import { CLASSIFICATION_TEXT, readingText, referenceRunText, trialsText } from './columns.ts';
 import { modelsSentence } from './models.ts';
 import { compareSections } from '../spec/requirements/index.ts';
 
@@ -39,11 +39,32 @@ const STATUS_LABEL: Record<RequirementStatus, string> = {
   untested: 'untested',
 };
 
-const TEST_STATUS_LABEL: Record<string, string> = { timedOut: 'timed out', notRun: 'not run' };
+/** A case's status as the page says it: a judged case that found a failure says so (never a green mark beside it). */
+const TEST_STATUS_LABEL: Record<string, string> = { 'not-run': 'not run', unfinished: 'unfinished' };
 
 function pill(status: string): string {
   // The class is the status's slug: a label with a space ("expected fail") names the same status.
   return `<span class="pill s-${esc(status.replace(/ /g, '-'))}">${esc(TEST_STATUS_LABEL[status] ?? status)}</span>`;
+}
+
+/** A case's pill: its status, and a judged case that found a failure in the failure's colour. */
+function casePill(t: { status: string; error?: string }): string {
+  return t.status === 'judged' && t.error ? `<span class="pill s-fail">judged: failed</span>` : pill(t.status);
+}
+
+const CASE_WORD: Record<CaseKind, string> = { test: 'Tests', exchange: 'Exchanges', scenario: 'Scenarios' };
+
+/** "114 run: 105 judged, 3 skipped". */
+function casesText(c: CaseCounts): string {
+  const parts = CASE_COUNT_KEYS.filter((k) => c[k] > 0).map((k) => `${c[k]} ${k === 'notRun' ? 'not run' : k}`);
+  return `${c.total} run: ${parts.join(', ') || 'none'}`;
+}
+const CASE_COUNT_KEYS = ['judged', 'unfinished', 'skipped', 'notRun'] as const;
+
+/** "on 200 models; failed on acme/x (2 of 12)": the models where it failed, by name; the rest counted. */
+function byModelText(by: Record<string, ModelTally>): string {
+  const failing = Object.entries(by).filter(([, n]) => n.failed > 0);
+  return `on ${Object.keys(by).length} models${failing.length > 0 ? `; failed on ${failing.map(([m, n]) => `${m} (${n.failed} of ${n.tests})`).join(', ')}` : ''}`;
 }
 
 function anchor(id: string): string {
@@ -123,15 +144,17 @@ function evidenceHtml(e: EvidenceItem): string {
 function requirementHtml(r: RequirementResult): string {
   const searchText = `${r.id} ${r.section} ${r.statement} ${r.reason ?? ''}`.toLowerCase();
   // --reference: the reference's status beside the target's, and whose failure it is.
-  const ref = r.differential ? `<span class="refcol" title="${esc(CLASSIFICATION_TEXT[r.differential.classification])}">ref ${pill(r.differential.reference)}<span class="cls cls-${esc(r.differential.classification)}">${esc(r.differential.classification)}</span></span>` : '';
+  const ref = r.differential ? `<span class="refcol" title="${esc(`${CLASSIFICATION_TEXT[r.differential.classification]}${r.differential.reason ? `: ${r.differential.reason}` : ''}`)}">ref ${pill(r.differential.reference)}<span class="cls cls-${esc(r.differential.classification)}">${esc(r.differential.classification)}</span></span>` : '';
   const rate = r.trials ? `<span class="rate">${esc(trialsText(r.trials))}</span>` : '';
-  const summary = `<summary>${pill(r.status)}${ref}${rate}<code class="rid">${esc(r.id)}</code><span class="lvl lvl-${esc(r.level)}">${esc(r.level === 'none' ? 'obs.' : r.level)}</span><span class="sec">§${esc(r.section)}</span><span class="stmt">${esc(r.statement)}</span></summary>`;
+  const reading = r.reading ? `<span class="reading" title="${esc(readingText(r.reading))}">kit's reading</span>` : '';
+  const summary = `<summary>${pill(r.status)}${ref}${rate}${reading}<code class="rid">${esc(r.id)}</code><span class="lvl lvl-${esc(r.level)}">${esc(r.level === 'none' ? 'obs.' : r.level)}</span><span class="sec">§${esc(r.section)}</span><span class="stmt">${esc(r.statement)}</span></summary>`;
   const body: string[] = [];
   if (r.reason && r.status !== 'pass') {
     const label = r.status === 'skip' ? 'Skipped' : r.status === 'untested' ? 'Untested' : r.status === 'observed' ? 'Observed' : r.status === 'error' ? 'The kit could not judge' : 'Reason';
     if (r.status === 'skip' && r.skipReasons && r.skipReasons.length > 1) body.push(`<div class="reason"><b>${label}:</b><ul>${r.skipReasons.map((s) => `<li>${esc(s)}</li>`).join('')}</ul></div>`);
     else body.push(`<div class="reason"><b>${label}:</b> <span>${esc(oneLine(r.reason))}</span></div>`);
   }
+  if (r.reading) body.push(`<div class="reason reading"><b>The kit's reading:</b> <span>${esc(readingText(r.reading))}</span></div>`);
   if (r.baselineReason) body.push(`<div class="reason"><b>${r.status === 'expected-fail' ? 'Expected failure (baseline)' : r.status === 'pass' ? 'Stale baseline entry (it passes now; delete it)' : 'Listed in the baseline'}:</b> <span>${esc(oneLine(r.baselineReason))}</span></div>`);
   body.push(
     `<p class="facts">${esc(r.kind)} · ${esc(r.check)} · cases: ${r.cases.judged} judged, ${r.cases.unjudged} not judged · records: ${(['pass', 'fail', 'warn', 'error', 'skip', 'observed'] as const)
@@ -142,11 +165,12 @@ function requirementHtml(r: RequirementResult): string {
   if (r.tests.length > 0) {
     body.push(
       `<h4>Tests</h4><ul class="tests">${r.tests
-        .map((t) => `<li>${pill(t.status)} <span class="test-title">${esc(t.title)}</span> <span class="loc">${esc(`${t.file}:${t.line}`)}</span>${t.error ? `<div class="err">${esc(t.error)}</div>` : ''}</li>`)
-        .join('')}</ul>`,
+        .map((t) => `<li>${casePill(t)} <span class="test-title">${esc(t.title)}</span> <span class="loc">${esc(location(t))}</span>${t.error ? `<div class="err">${esc(t.error)}</div>` : ''}</li>`)
+        .join('')}${r.testsOmitted > 0 ? `<li class="note">… and ${r.testsOmitted} more${r.byModel ? ` (per model: ${esc(byModelText(r.byModel))})` : ''}</li>` : ''}</ul>`,
     );
   }
   if (r.trials?.failing) body.push(`<h4>Failing trials</h4><ul class="tests">${r.trials.failing.map((f) => `<li>trial ${f.trial + 1}: <span class="test-title">${esc(f.test)}</span><div class="err">${esc(f.reason)}</div></li>`).join('')}</ul>`);
+  if (r.differential?.reason) body.push(`<div class="reason"><b>Reference column, ${esc(r.differential.classification)}:</b> <span>${esc(r.differential.reason)}</span></div>`);
   if (r.differential?.referenceEvidence) {
     // The two sides' evidence side by side, the reference's of the same tests first (paired by test and request order).
     body.push(`<div class="paired"><div><h4>Target</h4>${r.evidence.map(evidenceHtml).join('\n') || '<p class="note">No failure recorded.</p>'}</div><div><h4>Reference</h4>${r.differential.referenceReason ? `<div class="reason"><span>${esc(oneLine(r.differential.referenceReason))}</span></div>` : ''}${r.differential.referenceEvidence.map(evidenceHtml).join('\n')}</div></div>`);
@@ -223,7 +247,7 @@ function metaHtml(report: ConformanceReport): string {
     ...(run.reference ? [['Reference', referenceRunText(run.reference)] as [string, string]] : []),
     ...(run.rerunOf ? [['Rerun of', rerunSentence(run.rerunOf)] as [string, string]] : []),
     ...(run.trials ? [['Trials', `${run.trials.k} per model-dependent test; minimum pass rate ${run.trials.minPassRate}`] as [string, string]] : []),
-    ['Tests', `${run.tests.total} run: ${(['passed', 'failed', 'timedOut', 'skipped', 'interrupted', 'notRun'] as const).filter((k) => run.tests[k] > 0).map((k) => `${run.tests[k]} ${k}`).join(', ') || 'none'}`],
+    [CASE_WORD[run.caseKind], casesText(run.tests)],
   ];
   return `<dl class="meta">${items.map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${esc(v)}</dd></div>`).join('')}</dl>`;
 }
@@ -288,8 +312,8 @@ function problemsHtml(report: ConformanceReport): string {
   if (report.errors.length > 0) parts.push(`<h3>Errors outside the tests</h3><ul class="errors">${report.errors.map((e) => `<li><pre>${esc(e)}</pre></li>`).join('')}</ul>`);
   if (report.failedTests.length > 0) {
     parts.push(
-      `<h3>Failed tests</h3><table class="failed-tests"><thead><tr><th>Test</th><th>Error</th><th>Charged to</th></tr></thead><tbody>${report.failedTests
-        .map((t) => `<tr><td>${pill(t.status)} ${esc(t.title)}<br><span class="loc">${esc(`${t.file}:${t.line}`)}</span></td><td><pre class="msg">${esc(t.error)}</pre></td><td>${t.failed.length > 0 ? t.failed.map((id) => `<a href="#${esc(anchor(id))}" class="jump">${esc(id)}</a>`).join(' ') : '<span class="note">no requirement (the kit could not judge: its IDs are errors, not failures)</span>'}</td></tr>`)
+      `<h3>Failed ${CASE_WORD[report.run.caseKind].toLowerCase()}</h3><table class="failed-tests"><thead><tr><th>${CASE_WORD[report.run.caseKind].slice(0, -1)}</th><th>Error</th><th>Charged to</th></tr></thead><tbody>${report.failedTests
+        .map((t) => `<tr><td>${casePill(t)} ${esc(t.title)}<br><span class="loc">${esc(location(t))}</span></td><td><pre class="msg">${esc(t.error)}</pre></td><td>${t.failed.length > 0 ? t.failed.map((id) => `<a href="#${esc(anchor(id))}" class="jump">${esc(id)}</a>`).join(' ') : '<span class="note">no requirement (the kit could not judge: its IDs are errors, not failures)</span>'}</td></tr>`)
         .join('')}</tbody></table>`,
     );
   }
@@ -300,7 +324,7 @@ const TIER_LABEL: Record<ImpactTier, string> = { core: 'core', 'auth-errors-limi
 
 function rootCauseHtml(c: RootCause, known: ReadonlySet<string>, report: ConformanceReport): string {
   const link = (id: string) => (known.has(id) ? `<a href="#${esc(anchor(id))}" class="jump"><code>${esc(id)}</code></a>` : `<code>${esc(id)}</code>`);
-  const tests = `<ul class="tests">${c.tests.map((t) => `<li><span class="test-title">${esc(t.title)}</span> <span class="loc">${esc(`${t.file}:${t.line}`)}</span></li>`).join('')}</ul>`;
+  const tests = `<ul class="tests">${c.tests.map((t) => `<li><span class="test-title">${esc(t.title)}</span> <span class="loc">${esc(location(t))}</span></li>`).join('')}</ul>`;
   const reach = `${c.occurrences} occurrence${c.occurrences === 1 ? '' : 's'} in ${c.tests.length} test${c.tests.length === 1 ? '' : 's'}`;
   const blocked = c.blocked.length > 0 ? `<p class="blocked">Left unjudged because of it (${c.blocked.length}): ${c.blocked.map(link).join(' ')}</p>` : '';
   // The deviation the card stands for, and every requirement it breaks (one cause, one card).
@@ -326,7 +350,7 @@ function mustFailuresHtml(report: ConformanceReport): string {
   const failed = report.requirements.filter((r) => r.level === 'MUST' && r.status === 'fail');
   if (failed.length === 0) return '';
   return `<section id="must-failures"><h2>MUST requirements that failed (${failed.length})</h2><ol class="must">${failed
-    .map((r) => `<li><a href="#${esc(anchor(r.id))}" class="jump"><code>${esc(r.id)}</code></a> <span class="sec">§${esc(r.section)}</span> ${esc(r.statement)}<div class="err">${esc(oneLine(r.reason ?? ''))}</div></li>`)
+    .map((r) => `<li><a href="#${esc(anchor(r.id))}" class="jump"><code>${esc(r.id)}</code></a> <span class="sec">§${esc(r.section)}</span> ${esc(r.statement)}<div class="err">${esc(oneLine(r.reason ?? ''))}</div>${r.reading ? `<div class="reading">${esc(readingText(r.reading))}</div>` : ''}</li>`)
     .join('')}</ol></section>`;
 }
 

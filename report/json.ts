@@ -2,8 +2,9 @@
 // the verdict, the coverage behind it and the distinct root causes ranked by impact.
 // Its JSON Schema is spec/schemas/conformance-report.schema.json; a report that does not validate is never
 // written as conformance.json (it is a bug of the kit, and the run fails loudly).
+import { readingExcluded, type FailOn } from '../run/gate-readings.ts';
 import { formatIssues, validate, type ValidationIssue } from '../spec/validator.ts';
-import { CORE_REQUIREMENTS } from '../spec/requirements/index.ts';
+import { CORE_REQUIREMENTS, type Requirement } from '../spec/requirements/index.ts';
 import { coverageOf, coverageSentence, insufficient, type Coverage } from './coverage.ts';
 import { targetProblemIn } from '../run/setup-messages.ts';
 import { rootCauses, type RootCause } from './root-causes.ts';
@@ -15,9 +16,15 @@ import {
   sectionCounts,
   type RequirementResult,
   type SectionCounts,
+  caseCounts,
+  failedCase,
+  whereOf,
+  type CaseCounts,
+  type CaseKind,
+  type CaseWhere,
   type StatusCounts,
   type TestOutcome,
-  type TestStatus,
+  type UnfinishedReason,
 } from './results.ts';
 import { redactDeep } from '../spec/redact.ts';
 import { plural } from './plural.ts';
@@ -27,21 +34,28 @@ import { targetOnlyFailures, type ReferenceRun } from './differential.ts';
 import type { TrialSettings } from '../run/trials.ts';
 import type { RerunOf } from '../run/rerun.ts';
 import { modelsSentence, type ModelResult } from './models.ts';
+import { pairingOf, type CasePairing } from './pairing.ts';
 
 export const REPORT_SCHEMA_ID = 'https://chatconform.dev/schemas/conformance-report.schema.json';
-export const REPORT_VERSION = 1;
+/**
+ * 2: the report speaks the kit's words only: `run.stopReason` (required; `out-of-time`), the cases' statuses
+ * (`judged`, `unfinished`, `skipped`, `not-run`) and what the cases are (`run.caseKind`); no `run.playwrightStatus`,
+ * no `verdict.exitStatus`; `requirements[].tests` bounded (`testsOmitted`, `byModel`). Version 1 (the 0.2 kit's) is
+ * still read: report/load.ts upgrades it (report/upgrade.ts).
+ */
+export const REPORT_VERSION = 2;
 
-export type RunStatus = 'passed' | 'failed' | 'timedout' | 'interrupted';
 /**
  * Why the engine that ran the cases stopped, in its own words (suites/reporter.ts reads Playwright's status):
- * `completed`, every case it was given ran to its end; `interrupted` (a signal, the user); `timedout` (the run's
+ * `completed`, every case it was given ran to its end; `interrupted` (a signal, the user); `out-of-time` (the run's
  * global timeout); `failed-to-run`, errors outside the cases (a global setup, a file that did not load, a worker
  * that died) kept some or all of them from running. The proxy's traffic is `completed`: its report counts the
  * exchanges it judged.
  */
-export type StopReason = 'completed' | 'interrupted' | 'timedout' | 'failed-to-run';
+export type StopReason = 'completed' | 'interrupted' | 'out-of-time' | 'failed-to-run';
+
 /** What fails the run: a MUST failure (default), or also a SHOULD/MAY warning, or (with a reference) only a MUST failure the reference does not share. */
-export type FailOn = 'must' | 'warn' | 'target-only';
+export type { FailOn } from '../run/gate-readings.ts';
 /** `partial`: a run of some of the tests (a selection); it never shows as a full pass. */
 export type Verdict = 'pass' | 'fail' | 'incomplete' | 'partial';
 
@@ -72,11 +86,13 @@ export interface MergeInfo {
   catalogsDiffer: boolean;
 }
 
-export interface FailedTest {
+/** A case that found a failure or that the kit could not finish. */
+export interface FailedTest extends CaseWhere {
   title: string;
-  file: string;
-  line: number;
-  status: TestStatus;
+  status: 'judged' | 'unfinished';
+  unfinished?: UnfinishedReason;
+  /** In a per-model matrix: the model it judged. */
+  model?: string;
   error: string;
   /** The IDs this test's failure is charged to (its fail records); empty when none (the kit's own exception). */
   failed: string[];
@@ -126,10 +142,10 @@ export interface ConformanceReport {
     requests?: number;
     cost?: number;
     costedResponses?: number;
-    /** How Playwright saw the run before the reporter decided the exit status (absent from the proxy's reports: no Playwright ran). */
-    playwrightStatus?: RunStatus;
-    /** Why the engine stopped (StopReason); absent from reports written before it was added. */
-    stopReason?: StopReason;
+    /** Why the engine stopped. */
+    stopReason: StopReason;
+    /** What the cases are: the suite's tests, the exchanges the proxy saw, a client's scenarios. */
+    caseKind: CaseKind;
     /** With --reference: the reference run the requirements are paired with. */
     reference?: ReferenceRun;
     /** With --trials: the repeats of each model-dependent test and the minimum pass rate. */
@@ -138,7 +154,8 @@ export interface ConformanceReport {
     rerunOf?: RerunOf;
     /** With --models and --max-failing-models N: how many models may fail before the run does. */
     maxFailingModels?: number;
-    tests: Record<TestStatus, number> & { total: number };
+    /** The cases by how each ended. */
+    tests: CaseCounts;
     /** Set on one shard's report: it is partial until merged. */
     shard?: ShardInfo;
     /** Set on a report merged from shards. */
@@ -146,8 +163,6 @@ export interface ConformanceReport {
   };
   verdict: {
     result: Verdict;
-    /** The run status the reporter handed Playwright: "passed" exactly when exitCode is 0. */
-    exitStatus: RunStatus;
     /**
      * The process's exit code, `npm run conformance` (the reporter sets it) and `chatconform run` alike: 0 nothing
      * failed the gate; 1 a MUST failed outside the baseline (or a stale entry, or a warning with fail-on warn); 3 the
@@ -183,7 +198,7 @@ export interface ConformanceReport {
   sections: SectionCounts[];
   subsections: SectionCounts[];
   requirements: RequirementResult[];
-  /** Tests that failed or timed out, with the IDs their failure was charged to. */
+  /** Cases that found a failure or that the kit could not finish, with the IDs their failure was charged to. */
   failedTests: FailedTest[];
   /** Errors outside any test (global setup, a spec file that does not load, a reporter problem). */
   errors: string[];
@@ -193,6 +208,8 @@ export interface ConformanceReport {
   subject?: ReportSubject;
   /** `chatconform client`: one row per scenario (what the client sent, what it reported, what was expected). */
   scenarios?: ScenarioRow[];
+  /** What a reference column pairs on: the run's case keys, and per requirement the cases that judged and failed it (pairing.ts). */
+  pairing?: CasePairing;
 }
 
 export interface ReportInput {
@@ -201,10 +218,15 @@ export interface ReportInput {
   outcomes: readonly TestOutcome[];
   startedAt: Date;
   durationMs: number;
-  /** Playwright's status, when Playwright ran the cases (reported as it is). */
-  playwrightStatus?: RunStatus;
-  /** Why the engine stopped; without it, read from playwrightStatus (legacyStopReason). */
-  stopReason?: StopReason;
+  /** Why the engine stopped. */
+  stopReason: StopReason;
+  /** What the cases are (default: the suite's tests). */
+  caseKind?: CaseKind;
+  /** The root causes of the outcomes, when the fold already ranked them (it names unjudged records' causes by their cards). */
+  rootCauses?: RootCause[];
+  /** The catalog the results were aggregated from, and the records they judge (aggregate's; default the target's). */
+  catalog?: readonly Requirement[];
+  judged?: readonly Requirement[];
   errors: string[];
   /** The baseline applied to `results` (baseline.ts). */
   baseline?: BaselineOutcome;
@@ -222,26 +244,16 @@ export interface ReportInput {
 }
 
 /**
- * The run status the reporter returns: a MUST failure outside the baseline decides, unless the run could not
- * complete (`incomplete`: an error outside the tests, or a target that never answered); a stale baseline entry fails
- * the run too (the list must be kept current), and with failOn 'warn' so does a warning.
- */
-export function decideExitStatus(stopReason: StopReason | RunStatus, mustFailedCount: number, incomplete: boolean, more: GateInput = {}): RunStatus {
-  if (stopReason === 'interrupted' || stopReason === 'timedout') return stopReason;
-  if (incomplete) return 'failed';
-  return gateFails(mustFailedCount, more) ? 'failed' : 'passed';
-}
-
-/**
  * The one exit-code rule (README, "Exit codes"): 1 when the gate fails (a MUST outside the baseline, a stale entry,
- * a warning with fail-on warn), else 0 when the run status is "passed", else 3 (the run could not judge: the target
- * never answered, an error outside the tests, interrupted, out of time).
+ * a warning with fail-on warn), else 3 when the run could not judge (`unjudged`: the target never answered, an error
+ * outside the tests) or did not finish (interrupted, out of time), else 0.
  */
-export function exitCodeOf(exitStatus: RunStatus, gateFailed: boolean): 0 | 1 | 3 {
-  return gateFailed ? 1 : exitStatus === 'passed' ? 0 : 3;
+export function exitCodeOf(stopReason: StopReason, mustFailedCount: number, unjudged: boolean, more: GateInput = {}): 0 | 1 | 3 {
+  if (gateFails(mustFailedCount, more)) return 1;
+  return unjudged || stopReason === 'interrupted' || stopReason === 'out-of-time' ? 3 : 0;
 }
 
-interface GateInput {
+export interface GateInput {
   stale?: number;
   warnings?: number;
   failOn?: FailOn;
@@ -264,7 +276,7 @@ export function headlineOf(v: { result: Verdict; mustFailed: readonly string[]; 
   const unreached = v.errors.map(targetProblemIn).find((e) => e !== undefined);
   if (unreached !== undefined && v.result !== 'fail') return unreached.replace(/ \([^()]*:\d+\)$/, '');
   const why =
-    v.stopReason === 'interrupted' ? 'the run was interrupted' : v.stopReason === 'timedout' ? 'the run hit its global timeout' : v.errors.length > 0 ? `${plural(v.errors.length, 'error')} outside the tests` : undefined;
+    v.stopReason === 'interrupted' ? 'the run was interrupted' : v.stopReason === 'out-of-time' ? 'the run hit its global timeout' : v.errors.length > 0 ? `${plural(v.errors.length, 'error')} outside the tests` : undefined;
   const unfinished = why === undefined ? '' : `the run did not complete: ${why}`;
   if (v.result === 'fail') return `${plural(v.mustFailed.length, 'MUST requirement')} failed${unfinished ? `; ${unfinished}` : ''}`;
   if (unfinished) return unfinished;
@@ -274,26 +286,12 @@ export function headlineOf(v: { result: Verdict; mustFailed: readonly string[]; 
 
 /** The headline of a written report. */
 export function headline(report: ConformanceReport): string {
-  return headlineOf({ result: report.verdict.result, mustFailed: report.verdict.mustFailed, stopReason: stopReasonOfReport(report), errors: report.errors });
-}
-
-/**
- * The stop reason of a report, or of an input, that names only Playwright's status (a report written before
- * stopReason, a caller that gives only the status): an interrupted or timed-out run says so, anything else ran
- * (its errors outside the tests are counted on their own).
- */
-export function legacyStopReason(status: RunStatus | undefined): StopReason {
-  return status === 'interrupted' || status === 'timedout' ? status : 'completed';
-}
-
-export function stopReasonOfReport(report: ConformanceReport): StopReason {
-  return report.run.stopReason ?? legacyStopReason(report.run.playwrightStatus);
+  return headlineOf({ result: report.verdict.result, mustFailed: report.verdict.mustFailed, stopReason: report.run.stopReason, errors: report.errors });
 }
 
 /** Builds the report (every string redacted with the run's secrets). */
 export function buildReport(input: ReportInput): ConformanceReport {
-  const { info, results, outcomes, playwrightStatus, errors, baseline } = input;
-  const stopReason = input.stopReason ?? legacyStopReason(playwrightStatus);
+  const { info, results, outcomes, stopReason, errors, baseline } = input;
   const failOn = input.failOn ?? 'must';
   const failed = mustFailures(results).map((r) => r.id);
   // A matrix whose failing models are within --max-failing-models: only the model-independent MUSTs gate the run.
@@ -308,10 +306,9 @@ export function buildReport(input: ReportInput): ConformanceReport {
   const sent = outcomes.flatMap((t) => t.evidence?.exchanges ?? []);
   const noTarget = sent.length > 0 && sent.every((x) => x.status === 0);
   // --fail-on target-only: a MUST failure the reference shares (classification both) does not gate.
-  const gated = failOn === 'target-only' ? targetOnlyFailures(modelGated, results) : modelGated;
+  const gated = (failOn === 'target-only' ? targetOnlyFailures(modelGated, results) : modelGated).filter((id) => !readingExcluded(id, failOn));
   const notGated = failed.filter((id) => !gated.includes(id));
-  const exitStatus = decideExitStatus(stopReason, gated.length, errors.length > 0 || noTarget, gate);
-  const exitCode = exitCodeOf(exitStatus, gateFails(gated.length, gate));
+  const exitCode = exitCodeOf(stopReason, gated.length, errors.length > 0 || noTarget, gate);
   const reqs = results.filter((r) => r.kind === 'requirement');
   const passed = reqs.filter((r) => r.status === 'pass').length;
   // A selection of requirements answers for the core requirements it selected; a run narrowed by file or title
@@ -341,22 +338,16 @@ export function buildReport(input: ReportInput): ConformanceReport {
   if (transportNote) parts.push(transportNote);
   const summary = parts.join('; ');
 
-  const tests: ConformanceReport['run']['tests'] = { total: 0, passed: 0, failed: 0, timedOut: 0, skipped: 0, interrupted: 0, notRun: 0 };
-  for (const t of outcomes) {
-    tests[t.status]++;
-    tests.total++;
-  }
   const byId = new Map(results.map((r) => [r.id, r]));
-  const failedTests: FailedTest[] = outcomes
-    .filter((t) => t.status === 'failed' || t.status === 'timedOut')
-    .map((t) => ({
-      title: t.title,
-      file: t.file,
-      line: t.line,
-      status: t.status,
-      error: t.error ? firstLine(t.error) : `the test ${t.status === 'timedOut' ? 'timed out' : 'failed'}`,
-      failed: chargedIds(t, byId),
-    }));
+  const failedTests: FailedTest[] = outcomes.filter(failedCase).map((t) => ({
+    title: t.title,
+    ...whereOf(t),
+    status: t.status === 'unfinished' ? 'unfinished' : 'judged',
+    ...(t.status === 'unfinished' && t.unfinished ? { unfinished: t.unfinished } : {}),
+    ...(t.model !== undefined ? { model: t.model } : {}),
+    error: t.error ? firstLine(t.error) : t.unfinished === 'timeout' ? 'the test timed out' : 'the test failed',
+    failed: chargedIds(t, byId),
+  }));
 
   const report: ConformanceReport = {
     $schema: REPORT_SCHEMA_ID,
@@ -370,19 +361,18 @@ export function buildReport(input: ReportInput): ConformanceReport {
       ...(info.seed !== undefined ? { seed: info.seed } : {}),
       ...(info.fuzzRuns !== undefined ? { fuzzRuns: info.fuzzRuns } : {}),
       ...(info.ledger ? { requests: info.ledger.requests, cost: info.ledger.cost, costedResponses: info.ledger.costedResponses } : {}),
-      ...(playwrightStatus !== undefined ? { playwrightStatus } : {}),
       stopReason,
+      caseKind: input.caseKind ?? 'test',
       ...(input.reference ? { reference: input.reference } : {}),
       ...(input.trials ? { trials: input.trials } : {}),
       ...(info.rerunOf ? { rerunOf: info.rerunOf } : {}),
       ...(m && m.maxFailingModels > 0 ? { maxFailingModels: m.maxFailingModels } : {}),
-      tests,
+      tests: caseCounts(outcomes),
       ...(input.shard ? { shard: input.shard } : {}),
       ...(input.merge ? { merge: input.merge } : {}),
     },
     verdict: {
       result,
-      exitStatus,
       exitCode,
       summary,
       mustFailed: failed,
@@ -394,7 +384,8 @@ export function buildReport(input: ReportInput): ConformanceReport {
       ...(input.selection !== undefined ? { selection: input.selection } : {}),
     },
     coverage,
-    rootCauses: rootCauses(outcomes),
+    // The root causes of the records the results judge: a client run's consumer rules, the proxy's client rules too.
+    rootCauses: input.rootCauses ?? rootCauses(outcomes, input.catalog, input.judged),
     transport,
     counts: countStatuses(results),
     ...sectionCounts(results, info.sectionTitles),
@@ -402,6 +393,7 @@ export function buildReport(input: ReportInput): ConformanceReport {
     failedTests,
     errors,
     ...(m ? { models: m.models } : {}),
+    pairing: pairingOf(outcomes, results),
   };
   return redactDeep(report, info.secrets);
 }

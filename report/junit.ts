@@ -6,7 +6,7 @@
 import { escapeControls } from './control-chars.ts';
 import type { ConformanceReport } from './json.ts';
 import type { EvidenceItem, ReportExchange, RequirementResult } from './results.ts';
-import { oneLine } from './results.ts';
+import { location, oneLine } from './results.ts';
 import { columnProperties, referenceRunText } from './columns.ts';
 
 /** Escapes text for XML content and attributes; what XML 1.0 cannot carry (control characters) shows as `\u0007`. */
@@ -57,7 +57,8 @@ function requirementDetails(r: RequirementResult): string {
   const parts = [`${r.id} (${r.level}, §${r.section}, ${r.kind}, ${r.check}): ${r.statement}`];
   if (r.reason) parts.push(`reason: ${r.reason}`);
   parts.push(`cases: ${r.cases.judged} judged, ${r.cases.unjudged} not judged`);
-  if (r.tests.length > 0) parts.push(`tests:\n${r.tests.map((t) => `  - ${t.title} (${t.file}:${t.line}) ${t.status}${t.error ? `: ${t.error}` : ''}`).join('\n')}`);
+  // The cases' statuses are the kit's (judged, unfinished, skipped, not-run); a judged case that failed says so.
+  if (r.tests.length > 0) parts.push(`tests:\n${r.tests.map((t) => `  - ${t.title} (${location(t)}) ${t.status === 'judged' && t.error ? 'judged, failed' : t.status}${t.error ? `: ${t.error}` : ''}`).join('\n')}${r.testsOmitted > 0 ? `\n  … and ${r.testsOmitted} more` : ''}`);
   for (const e of r.evidence) parts.push(`---\n${evidenceText(e)}`);
   if (r.evidenceOmitted > 0) parts.push(`--- ${r.evidenceOmitted} more record(s) omitted; see conformance.json`);
   return parts.join('\n');

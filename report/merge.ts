@@ -9,8 +9,8 @@ import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { openRegularFile } from '../spec/file-reader.ts';
 import { FOLD_STEPS, type KeptFeatures } from './fold.ts';
-import { stopReasonOfReport, type ConformanceReport, type FailOn, type MergeInfo, type RunStatus, type ShardInfo, type StopReason } from './json.ts';
-import type { TestStatus } from './results.ts';
+import { REPORT_VERSION, type ConformanceReport, type FailOn, type MergeInfo, type ShardInfo, type StopReason } from './json.ts';
+import type { CaseCounts } from './results.ts';
 
 /** Set for `playwright merge-reports`: the file holding the MergeContext; the reporter then writes the merged report. */
 export const MERGE_CONTEXT_ENV = 'CHATCONFORM_MERGE_CONTEXT';
@@ -48,10 +48,14 @@ export interface MergeContext {
   slotTarget?: string;
   startedAt: string;
   durationMs: number;
-  playwrightStatus: RunStatus;
   stopReason: StopReason;
-  /** The tests the shards' reports count, per status: the replay must hold as many. */
-  tests: Record<TestStatus, number>;
+  /** The cases the shards' reports count, per status: the replay must hold as many. */
+  tests: CaseCounts;
+  /**
+   * Whether `tests` counts per status as the replay does: not when a shard's report is of version 1, whose counts
+   * (Playwright's statuses) the upgrade can only map in total (report/upgrade.ts).
+   */
+  countsPerStatus: boolean;
   /** The shards' errors outside the tests, each named by its shard. */
   errors: string[];
   merge: MergeInfo;
@@ -188,9 +192,9 @@ export function planMerge(shards: readonly ShardReport[]): MergeContext {
     features: keptFeatures(ordered.map((s) => s.report)),
     startedAt: new Date(Math.min(...starts)).toISOString(),
     durationMs: Math.max(...ends) - Math.min(...starts),
-    playwrightStatus: worstStatus(ordered.map((s) => s.report.run.playwrightStatus ?? 'passed')),
-    stopReason: worstStop(ordered.map((s) => stopReasonOfReport(s.report))),
+    stopReason: worstStop(ordered.map((s) => s.report.run.stopReason)),
     tests: testCounts(ordered.map((s) => s.report)),
+    countsPerStatus: ordered.every((s) => s.report.reportVersion === REPORT_VERSION),
     errors: ordered.flatMap((s) => s.report.errors.map((e) => `${label(s.report.run.shard!)}: ${e}`)),
     merge: {
       total,
@@ -205,21 +209,15 @@ function sum(xs: readonly number[]): number {
   return xs.reduce((a, b) => a + b, 0);
 }
 
-/** One status for the shards together: an interrupted or timed-out shard decides, then a failed one. */
-function worstStatus(statuses: readonly RunStatus[]): RunStatus {
-  for (const s of ['interrupted', 'timedout', 'failed'] as const) if (statuses.includes(s)) return s;
-  return 'passed';
-}
-
 /** One stop reason for the shards together: the worst of theirs. */
 function worstStop(reasons: readonly StopReason[]): StopReason {
-  for (const r of ['interrupted', 'timedout', 'failed-to-run'] as const) if (reasons.includes(r)) return r;
+  for (const r of ['interrupted', 'out-of-time', 'failed-to-run'] as const) if (reasons.includes(r)) return r;
   return 'completed';
 }
 
-function testCounts(reports: readonly ConformanceReport[]): Record<TestStatus, number> {
-  const out: Record<TestStatus, number> = { passed: 0, failed: 0, timedOut: 0, skipped: 0, interrupted: 0, notRun: 0 };
-  for (const r of reports) for (const k of Object.keys(out) as TestStatus[]) out[k] += r.run.tests[k];
+function testCounts(reports: readonly ConformanceReport[]): CaseCounts {
+  const out: CaseCounts = { total: 0, judged: 0, unfinished: 0, skipped: 0, notRun: 0 };
+  for (const r of reports) for (const k of Object.keys(out) as (keyof CaseCounts)[]) out[k] += r.run.tests[k];
   return out;
 }
 

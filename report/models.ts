@@ -3,7 +3,7 @@
 // fails when it fails on any model); these rows say on which. Pure functions of plain data.
 import { CORE_REQUIREMENTS } from '../spec/requirements/index.ts';
 import { coverageOf, type Coverage } from './coverage.ts';
-import { aggregate, countStatuses, mustFailures, STATUSES, type RequirementStatus, type StatusCounts, type TestOutcome, type TestStatus } from './results.ts';
+import { aggregate, caseCounts, countStatuses, mustFailures, STATUSES, type CaseCounts, type RequirementStatus, type StatusCounts, type TestOutcome } from './results.ts';
 
 /** How a test of a model's project says the run could not use the model ("model skipped: <id>: <why>"). */
 export const MODEL_SKIP_PREFIX = 'model skipped: ';
@@ -18,7 +18,8 @@ export interface ModelResult {
   reason?: string;
   coverage: Coverage;
   counts: StatusCounts;
-  tests: Record<TestStatus, number> & { total: number };
+  /** Its cases by how each ended. */
+  tests: CaseCounts;
   /** Requests its tests sent (its own ledger). */
   requests?: number;
   /** The MUST requirements it fails. */
@@ -42,11 +43,7 @@ export function modelResultOf(m: ModelOutcomes): ModelResult {
   const results = aggregate(m.outcomes);
   const declared = new Set(m.outcomes.flatMap((t) => t.declared));
   const coverage = coverageOf(results, CORE_REQUIREMENTS.filter((id) => declared.has(id)));
-  const tests: ModelResult['tests'] = { total: 0, passed: 0, failed: 0, timedOut: 0, skipped: 0, interrupted: 0, notRun: 0 };
-  for (const t of m.outcomes) {
-    tests[t.status]++;
-    tests.total++;
-  }
+  const tests = caseCounts(m.outcomes);
   const mustFailed = mustFailures(results).map((r) => r.id);
   const failed = [...results.filter((r) => r.status === 'fail'), ...results.filter((r) => r.status === 'warn')].map((r) => r.id);
   const worst = new Map<string, RequirementStatus>();

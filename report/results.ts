@@ -7,7 +7,7 @@
 // the code a run uses.
 import type { CheckRecord } from '../judge/checker.ts';
 import type { Exchange } from '../judge/exchange.ts';
-import { compareSections, requirements as catalog, type Requirement } from '../spec/requirements/index.ts';
+import { compareSections, readingOf, requirements as catalog, type Requirement } from '../spec/requirements/index.ts';
 import type { Differential } from './differential.ts';
 import type { Trials } from './trials.ts';
 
@@ -29,20 +29,60 @@ function aliasesOf(id: string, list: readonly Requirement[]): string[] {
   return list.filter((r) => r.sameAs === id).map((r) => r.id);
 }
 
-/** How a test ended (Playwright's statuses, plus `notRun` for a test that never started). */
-export type TestStatus = 'passed' | 'failed' | 'timedOut' | 'skipped' | 'interrupted' | 'notRun';
+/**
+ * How the engine ended one case (a test of the suite, an exchange the proxy judged, a scenario of a client run), in
+ * the kit's words: `judged`, it ran to its end (what its checks found, failures included, is in its records);
+ * `unfinished`, the kit could not finish it (`unfinished` says why); `skipped`, its precondition could not be met;
+ * `not-run`, it never started.
+ */
+export type CaseStatus = 'judged' | 'unfinished' | 'skipped' | 'not-run';
+/** Why the kit could not finish a case: it timed out, the kit threw outside its checks, the run stopped while it ran. */
+export type UnfinishedReason = 'timeout' | 'kit-error' | 'stopped';
+/** What a run's cases are: the suite's tests, the exchanges the proxy saw, the scenarios a client ran. */
+export type CaseKind = 'test' | 'exchange' | 'scenario';
+/** The statuses in the order the report counts them. */
+export const CASE_STATUSES: readonly CaseStatus[] = ['judged', 'unfinished', 'skipped', 'not-run'];
 
-/** One test as the reporter saw it: what it declared, how it ended, what it recorded. */
-export interface TestOutcome {
-  /** Describe titles and the test title, joined with " › ". */
+/** The run's cases by how each ended (CaseStatus). */
+export interface CaseCounts {
+  total: number;
+  judged: number;
+  unfinished: number;
+  skipped: number;
+  notRun: number;
+}
+
+/** Counts the cases by status. */
+export function caseCounts(outcomes: readonly Pick<TestOutcome, 'status'>[]): CaseCounts {
+  const out: CaseCounts = { total: 0, judged: 0, unfinished: 0, skipped: 0, notRun: 0 };
+  for (const t of outcomes) {
+    out.total++;
+    out[t.status === 'not-run' ? 'notRun' : t.status]++;
+  }
+  return out;
+}
+
+/** Where a case is: a test's file and line, an exchange's sequence number, a scenario's id (only the one that applies). */
+export interface CaseWhere {
+  /** A test: its file, relative to the repository root, and line. */
+  file?: string;
+  line?: number;
+  /** An exchange the proxy judged: its sequence number. */
+  exchange?: number;
+  /** A scenario of a client run: its id. */
+  scenario?: string;
+}
+
+/** One case as the fold sees it: what it declared, how it ended, what it recorded. */
+export interface TestOutcome extends CaseWhere {
+  /** Describe titles and the test title, joined with " › " (an exchange's or a scenario's title). */
   title: string;
-  /** Path relative to the repository root. */
-  file: string;
-  line: number;
-  status: TestStatus;
-  /** The test's first error, when it failed or timed out. */
+  status: CaseStatus;
+  /** Set when the case is unfinished. */
+  unfinished?: UnfinishedReason;
+  /** The case's first error: its first failure, or why it is unfinished. */
   error?: string;
-  /** Every error of the test (the first included), to tell a failed check from an exception of the kit. */
+  /** Every error of the case (the first included), to tell a failed check from an exception of the kit. */
   errors?: string[];
   /** The reason a skipped test gave. */
   skipReason?: string;
@@ -51,15 +91,16 @@ export interface TestOutcome {
   /** The `chatconform-evidence` attachment; absent when the test never reached its teardown. */
   evidence?: { checks: CheckRecord[]; exchanges: Exchange[] };
   durationMs: number;
-  /** With --trials, for a repeated (model-dependent) test: which trial this is (Playwright's repeat index, from 0). */
+  /** With --trials, for a repeated (model-dependent) test: which trial this is (from 0). */
   trial?: number;
+  /** In a per-model matrix: the model a model-dependent test judged. */
+  model?: string;
 }
 
-export interface TestRef {
+export interface TestRef extends CaseWhere {
   title: string;
-  file: string;
-  line: number;
-  status: TestStatus;
+  status: CaseStatus;
+  /** Its first failure, or why it is unfinished. */
   error?: string;
 }
 
@@ -119,8 +160,15 @@ export interface RequirementResult {
   reason?: string;
   /** Every distinct reason it was skipped (status skip). */
   skipReasons?: string[];
-  /** The tests that declared it. */
+  /**
+   * The cases that declared or judged it, at most MAX_TESTS: the failed ones first, then in run order (a --models run
+   * has thousands; `testsOmitted` counts the rest, `byModel` sums them per model).
+   */
   tests: TestRef[];
+  /** Cases left out of `tests` past MAX_TESTS. */
+  testsOmitted: number;
+  /** In a per-model matrix: per model, how many of its cases declared or judged it, and how many of those failed. */
+  byModel?: Record<string, ModelTally>;
   /** How many records of each status the tests made for it. */
   records: RecordCounts;
   /** Cases judged (pass, fail or warn records) and cases that could not be judged (skip or error records). */
@@ -131,6 +179,11 @@ export interface RequirementResult {
   evidenceOmitted: number;
   /** The reason the run's baseline gives, when it lists this requirement as an expected failure. */
   baselineReason?: string;
+  /**
+   * Set on a failure (or warning) of a record that rests on the kit's reading of a gap of the contract (the
+   * catalog's `reading`): the gap, verbatim, and the section whose Gaps list holds it when the catalog names it.
+   */
+  reading?: { gap: string; section?: string };
   /** With --reference: the reference's status for it and whose failure it is (differential.ts). */
   differential?: Differential;
   /** With --trials, for a model-dependent requirement: trials run and passed, and the rate (trials.ts). */
@@ -146,6 +199,44 @@ export interface SectionCounts extends StatusCounts {
 
 /** Most evidence items kept per requirement (each carries up to two 16 KiB bodies). */
 export const MAX_EVIDENCE = 10;
+/** Most cases listed per requirement (`tests`); the rest are counted. */
+export const MAX_TESTS = 20;
+
+/** One model's cases of a requirement: how many declared or judged it, and how many of those failed (failedCase). */
+export interface ModelTally {
+  tests: number;
+  failed: number;
+}
+
+/** A requirement's cases as they come: the first failed and the first other ones (each at most MAX_TESTS), and counts. */
+class CaseList {
+  private readonly failed: TestRef[] = [];
+  private readonly other: TestRef[] = [];
+  private total = 0;
+  private byModel: Record<string, ModelTally> | undefined;
+
+  add(t: TestOutcome): void {
+    const bad = failedCase(t);
+    this.total++;
+    if (t.model !== undefined) {
+      this.byModel ??= {};
+      const m = (this.byModel[t.model] ??= { tests: 0, failed: 0 });
+      m.tests++;
+      if (bad) m.failed++;
+    }
+    const into = bad ? this.failed : this.other;
+    if (into.length >= MAX_TESTS) return;
+    const ref: TestRef = { title: t.title, ...whereOf(t), status: t.status };
+    if (t.error && bad) ref.error = firstLine(t.error);
+    into.push(ref);
+  }
+
+  /** The fields of a result: the list, what it left out, the per-model counts. */
+  done(): Pick<RequirementResult, 'tests' | 'testsOmitted' | 'byModel'> {
+    const tests = [...this.failed, ...this.other].slice(0, MAX_TESTS);
+    return { tests, testsOmitted: this.total - tests.length, ...(this.byModel ? { byModel: this.byModel } : {}) };
+  }
+}
 
 export interface Entry {
   record: CheckRecord;
@@ -153,16 +244,37 @@ export interface Entry {
   fromTestError?: boolean;
 }
 
-const FAILED: ReadonlySet<TestStatus> = new Set(['failed', 'timedOut']);
-
 /**
  * A failed requirement check reads "CAT-027 (MUST, §2.10) …" (see judge/checker.ts); anything else that
  * failed a test (a TypeError, a BudgetExhausted, an assertion outside the checks) is the kit's own exception.
  */
 const CHECK_FAILURE = /^(?:\w*Error:\s*)?[A-Z]+-\d{3}\b/;
 
-export function location(t: Pick<TestOutcome, 'file' | 'line'>): string {
-  return `${t.file}:${t.line}`;
+/** Whether an error that ended a test is a failed check (a finding), not an exception of the kit. */
+export function isCheckFailure(error: string): boolean {
+  return CHECK_FAILURE.test(firstLine(error));
+}
+
+/** A case that found a failure (a fail record) or that the kit could not finish: the failed cases of a report. */
+export function failedCase(t: TestOutcome): boolean {
+  return (t.status === 'unfinished' && t.unfinished !== 'stopped') || (t.evidence?.checks ?? []).some((r) => r.status === 'fail');
+}
+
+/** Where a case is, in one string: `file:line` for a test, `exchange #N`, `scenario ID`. */
+export function location(t: CaseWhere & { title?: string }): string {
+  if (t.file !== undefined) return `${t.file}:${t.line ?? 0}`;
+  if (t.exchange !== undefined) return `exchange #${t.exchange}`;
+  if (t.scenario !== undefined) return `scenario ${t.scenario}`;
+  return t.title ?? '';
+}
+
+/** The case's location fields alone (a ref carries only those its case has). */
+export function whereOf(t: CaseWhere): CaseWhere {
+  return {
+    ...(t.file !== undefined ? { file: t.file, line: t.line ?? 0 } : {}),
+    ...(t.exchange !== undefined ? { exchange: t.exchange } : {}),
+    ...(t.scenario !== undefined ? { scenario: t.scenario } : {}),
+  };
 }
 
 export function firstLine(text: string): string {
@@ -181,15 +293,13 @@ export function oneLine(text: string, max = 240): string {
   return out.length <= max ? out : `${out.slice(0, max - 1)}…`;
 }
 
-/** Why the kit could not judge a test's unrecorded IDs, or undefined when the test ended cleanly or by its checks. */
+/** Why the kit could not judge a case's unrecorded IDs, or undefined when the case ran to its end or was stopped. */
 function kitFailure(t: TestOutcome): string | undefined {
-  if (t.status === 'timedOut') return `the kit could not judge: the test timed out${t.error ? ` (${firstLine(t.error)})` : ''}`;
-  if (t.status !== 'failed') return undefined;
+  if (t.status !== 'unfinished' || t.unfinished === 'stopped') return undefined;
+  if (t.unfinished === 'timeout') return `the kit could not judge: the test timed out${t.error ? ` (${firstLine(t.error)})` : ''}`;
   const errors = t.errors ?? (t.error !== undefined ? [t.error] : []);
-  const thrown = errors.find((e) => !CHECK_FAILURE.test(firstLine(e)));
-  if (thrown !== undefined) return `the kit could not judge: the test threw: ${firstLine(thrown)}`;
-  const failedChecks = (t.evidence?.checks ?? []).some((r) => r.status === 'fail');
-  return errors.length === 0 && !failedChecks ? 'the kit could not judge: the test failed without a recorded check' : undefined;
+  const thrown = errors.find((e) => !isCheckFailure(e)) ?? errors[0];
+  return thrown !== undefined ? `the kit could not judge: the test threw: ${firstLine(thrown)}` : 'the kit could not judge: the test failed without a recorded check';
 }
 
 /** The records a test contributes, including those derived from how it ended for IDs it never recorded. */
@@ -204,8 +314,8 @@ export function entriesOf(t: TestOutcome, known: ReadonlyMap<string, Requirement
     let record: CheckRecord;
     if (kit !== undefined) record = { id, status: 'error', message: kit };
     else if (t.status === 'skipped') record = { id, status: 'skip', message: t.skipReason ?? 'the test was skipped' };
-    else if (t.status === 'interrupted') record = { id, status: 'skip', message: 'not run: the run was interrupted' };
-    else if (t.status === 'notRun') record = { id, status: 'skip', message: 'not run' };
+    else if (t.status === 'unfinished') record = { id, status: 'skip', message: 'not run to its end: the run was stopped' };
+    else if (t.status === 'not-run') record = { id, status: 'skip', message: 'not run' };
     else record = { id, status: 'skip', message: 'not checked in this run' };
     out.push({ record, test: t, ...(kit !== undefined ? { fromTestError: true } : {}) });
   }
@@ -272,11 +382,22 @@ export function caseRecords(list: Entry[]): Entry[] {
 /** Most distinct causes spelled out in a reason. */
 const MAX_CAUSES = 5;
 
-/** What kept a record from being judged: its message, and the requirement that failed on its exchange. */
-export function causeOf(record: CheckRecord): string {
+/**
+ * What kept a record from being judged: its message, and the failure on its exchange, as the card that failure is on
+ * names it (`named`, from the root causes: a failure on another requirement's card is named by that card), else the
+ * requirement that failed.
+ */
+export function causeOf(record: CheckRecord, named?: string): string {
   const message = record.cause?.message ?? record.message ?? (record.status === 'error' ? 'the kit could not judge' : 'skipped');
-  return record.cause?.id && !message.includes(record.cause.id) ? `${message} (root cause: ${record.cause.id} failed)` : message;
+  const id = record.cause?.id;
+  if (!id) return message;
+  // Both halves cut so the card survives a reason's 200 characters (the card holds the whole deviation).
+  if (named !== undefined && named !== `${id} failed`) return `${oneLine(message, 100)} (root cause: ${oneLine(named, 90)})`;
+  return !message.includes(id) ? `${message} (root cause: ${id} failed)` : message;
 }
+
+/** How the fold names an unjudged record's cause (the card its failure is on); none: by the requirement that failed. */
+export type CauseNamer = (record: CheckRecord) => string | undefined;
 
 function listCauses(causes: string[]): string {
   const shown = causes.slice(0, MAX_CAUSES).map((c) => oneLine(c, 200));
@@ -284,21 +405,18 @@ function listCauses(causes: string[]): string {
 }
 
 /** Folds the outcomes of a run into one result per catalog record the target is judged on (or those `judged` names), sorted by section then catalog order. */
-export function aggregate(outcomes: readonly TestOutcome[], requirements: readonly Requirement[] = catalog, judged?: readonly Requirement[]): RequirementResult[] {
+export function aggregate(outcomes: readonly TestOutcome[], requirements: readonly Requirement[] = catalog, judged?: readonly Requirement[], nameCause?: CauseNamer): RequirementResult[] {
   // `judged`: the records a run other than a target's judges (a client run judges the consumer's rules).
   const scope = judged ?? targetRequirements(requirements);
   const known = new Map(scope.map((r) => [r.id, r]));
   const entries = new Map<string, Entry[]>(scope.map((r) => [r.id, []]));
-  const tests = new Map<string, TestRef[]>(scope.map((r) => [r.id, []]));
+  const tests = new Map<string, CaseList>(scope.map((r) => [r.id, new CaseList()]));
+  const sameAs = new Map(requirements.filter((r) => r.sameAs !== undefined).map((r) => [r.id, r.sameAs!]));
   for (const t of outcomes) {
     for (const e of entriesOf(t, known)) entries.get(e.record.id)!.push(e);
     // The tests of a requirement: those that declare it (or a restatement of it) and those whose checks judged it.
-    const primary = (id: string) => requirements.find((r) => r.id === id)?.sameAs ?? id;
-    for (const id of new Set([...t.declared.map(primary), ...(t.evidence?.checks ?? []).map((r) => r.id)])) {
-      const ref: TestRef = { title: t.title, file: t.file, line: t.line, status: t.status };
-      if (t.error && FAILED.has(t.status)) ref.error = firstLine(t.error);
-      tests.get(id)?.push(ref);
-    }
+    const primary = (id: string) => sameAs.get(id) ?? id;
+    for (const id of new Set([...t.declared.map(primary), ...(t.evidence?.checks ?? []).map((r) => r.id)])) tests.get(id)?.add(t);
   }
   const order = new Map(scope.map((r, i) => [r.id, i]));
   const sorted = [...scope].sort((a, b) => compareSections(a.section, b.section) || order.get(a.id)! - order.get(b.id)!);
@@ -316,7 +434,7 @@ export function aggregate(outcomes: readonly TestOutcome[], requirements: readon
       check: r.check,
       statement: aliasesOf(r.id, requirements).length > 0 ? `${r.statement} (Also stated as ${aliasesOf(r.id, requirements).join(', ')}.)` : r.statement,
       status,
-      tests: tests.get(r.id)!,
+      ...tests.get(r.id)!.done(),
       records,
       cases,
       evidence: [],
@@ -330,10 +448,13 @@ export function aggregate(outcomes: readonly TestOutcome[], requirements: readon
     const ownSkips = unjudged.filter((e) => e.record.status === 'skip' && e.record.cause !== undefined && !e.record.cause.id);
     const skips = unjudged.filter((e) => e.record.status === 'skip' && (ownSkips.length === 0 || !e.record.cause?.id));
     // Errors first: they say what the kit could not do; skips say what the target or profile did not offer.
-    const causes = unique([...unjudged.filter((e) => e.record.status === 'error'), ...skips].map((e) => causeOf(e.record)));
+    const causes = unique([...unjudged.filter((e) => e.record.status === 'error'), ...skips].map((e) => causeOf(e.record, nameCause?.(e.record))));
     const notJudged = cases.unjudged > 0 ? `${cases.unjudged} could not be judged: ${listCauses(causes)}` : '';
     let evidence: Entry[] = [];
     if (status === 'fail' || status === 'warn') {
+      // A failure on the kit's reading of a gap says so wherever it is shown.
+      const reading = readingOf(r.id);
+      if (reading) result.reading = reading;
       // Failures first, then warnings; a demoted failure (SHOULD, observation) counts as a warning.
       evidence = [...list.filter((e) => e.record.status === 'fail'), ...list.filter((e) => e.record.status === 'warn')];
       result.reason = evidence[0]?.record.message ?? `the test ${status === 'fail' ? 'failed' : 'warned'}`;

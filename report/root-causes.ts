@@ -6,16 +6,15 @@
 // way) comes first.
 import type { CheckRecord } from '../judge/checker.ts';
 import { primaryOf, requirements as catalog, type Requirement } from '../spec/requirements/index.ts';
-import { causeContext, causeOfFinding, type CauseKind } from './causes.ts';
-import { entriesOf, evidenceItem, oneLine, targetRequirements, type Entry, type ReportExchange, type TestOutcome } from './results.ts';
+import { causeContext, causeOfFinding, ruleDeviation, ruleOfKey, type CauseKind } from './causes.ts';
+import { entriesOf, evidenceItem, location, oneLine, targetRequirements, whereOf, type CaseWhere, type Entry, type ReportExchange, type TestOutcome } from './results.ts';
 
 /** Where a requirement sits for a certifier: the service's core, its guard rails, or an optional extension. */
 export type ImpactTier = 'core' | 'auth-errors-limits' | 'extension';
 
-export interface RootCauseTest {
+/** A case a cause touched: its title and where it is (a test's file and line, an exchange, a scenario). */
+export interface RootCauseTest extends CaseWhere {
   title: string;
-  file: string;
-  line: number;
 }
 
 export interface RootCause {
@@ -99,9 +98,20 @@ const compareKeys = (a: number[], b: number[]) => {
   return 0;
 };
 
-/** The distinct root causes of the run's failures and warnings, ranked by impact. */
-export function rootCauses(outcomes: readonly TestOutcome[], requirements: readonly Requirement[] = catalog): RootCause[] {
-  const scope = targetRequirements(requirements);
+/**
+ * The distinct root causes of the run's failures and warnings, ranked by impact: of the records `judged` names (the
+ * same scope as aggregate's: a client run judges consumer rules the target's scope leaves out), by default the target's.
+ */
+export function rootCauses(outcomes: readonly TestOutcome[], requirements: readonly Requirement[] = catalog, judged?: readonly Requirement[]): RootCause[] {
+  return rootCauseCards(outcomes, requirements, judged).causes;
+}
+
+/**
+ * The root causes, and for each unjudged record whose cause names a failure, the card that failure is on: what the
+ * record's reason names (the card's lead and deviation, never a requirement another card holds).
+ */
+export function rootCauseCards(outcomes: readonly TestOutcome[], requirements: readonly Requirement[] = catalog, judged?: readonly Requirement[]): { causes: RootCause[]; cardOf: Map<CheckRecord, RootCause> } {
+  const scope = judged ?? targetRequirements(requirements);
   const known = new Map(scope.map((r) => [r.id, r]));
   const all = outcomes.flatMap((t) => entriesOf(t, known));
   const ctx = causeContext(outcomes);
@@ -115,13 +125,28 @@ export function rootCauses(outcomes: readonly TestOutcome[], requirements: reado
     groups.set(cause.key, g);
     keyOfEntry.set(e, cause.key);
   }
-  // Link each unjudged record to the failure its cause names: the same test's record on the same exchange first.
+  // Link each unjudged record to the failure its cause names: the same test's record on the same exchange first, else
+  // the run's first finding of it (indexed: a --models run has thousands of each).
+  const findingsOf = new Map<TestOutcome, Entry[]>();
+  const firstOf = new Map<string, Entry>();
+  for (const e of keyOfEntry.keys()) {
+    const list = findingsOf.get(e.test);
+    if (list) list.push(e);
+    else findingsOf.set(e.test, [e]);
+    if (!firstOf.has(e.record.id)) firstOf.set(e.record.id, e);
+  }
+  // A requirement the run judged elsewhere (the catalog checks skipped on the anonymous list read, judged on the
+  // credentialed one) was not left unjudged: the card counts only what it really left without a judgement.
+  const judgedAnywhere = new Set(all.filter((e) => e.record.status !== 'skip' && e.record.status !== 'error').map((e) => e.record.id));
+  const keyOfRecord = new Map<CheckRecord, string>();
   for (const e of all) {
     const cause = e.record.cause;
     if ((e.record.status !== 'skip' && e.record.status !== 'error') || !cause?.id) continue;
-    const failing = (x: Entry) => x.record.id === cause.id && finding(x.record);
-    const same = all.find((x) => x.test === e.test && failing(x) && (cause.exchange === undefined || x.record.exchange === cause.exchange)) ?? all.find(failing);
-    if (same) groups.get(keyOfEntry.get(same)!)!.blocked.add(e.record.id);
+    const same = findingsOf.get(e.test)?.find((x) => x.record.id === cause.id && (cause.exchange === undefined || x.record.exchange === cause.exchange)) ?? firstOf.get(cause.id);
+    if (!same) continue;
+    const key = keyOfEntry.get(same)!;
+    keyOfRecord.set(e.record, key);
+    if (!judgedAnywhere.has(e.record.id)) groups.get(key)!.blocked.add(e.record.id);
   }
   const causes = [...groups.entries()].map(([key, g]) => {
     // The requirements it breaks, the most important first; the card is led by the first.
@@ -129,7 +154,7 @@ export function rootCauses(outcomes: readonly TestOutcome[], requirements: reado
     const r = known.get(ids[0]!)!;
     const first = g.entries.find((e) => e.record.id === r.id)!;
     const tests = new Map<string, RootCauseTest>();
-    for (const e of g.entries) tests.set(`${e.test.file}:${e.test.line}:${e.test.title}`, { title: e.test.title, file: e.test.file, line: e.test.line });
+    for (const e of g.entries) tests.set(`${location(e.test)}:${e.test.title}`, { title: e.test.title, ...whereOf(e.test) });
     const withExchange = [first, ...g.entries].find((e) => evidenceItem(e).exchange !== undefined);
     // A failed SHOULD or observation only warns (as in the requirement's own status).
     const fails = (e: Entry) => e.record.status === 'fail' && known.get(e.record.id)!.level === 'MUST' && known.get(e.record.id)!.kind === 'requirement';
@@ -147,7 +172,8 @@ export function rootCauses(outcomes: readonly TestOutcome[], requirements: reado
       blocked: [...g.blocked].filter((id) => !ids.includes(id)).sort(),
       cause: key,
       kind: g.kind,
-      deviation: g.deviation,
+      // A rule card names every behaviour it holds, the most important requirement's first.
+      deviation: g.kind === 'rule' ? ruleDeviation(ruleOfKey(key) ?? g.deviation, ids.map((id) => ({ id, message: g.entries.find((e) => e.record.id === id)!.record.message }))) : g.deviation,
       requirements: ids,
     };
     const exchange = withExchange ? evidenceItem(withExchange).exchange : undefined;
@@ -168,5 +194,21 @@ export function rootCauses(outcomes: readonly TestOutcome[], requirements: reado
     return a.id.localeCompare(b.id) || a.cause.localeCompare(b.cause);
   });
   causes.forEach((c, i) => (c.rank = i + 1));
-  return causes;
+  const byKey = new Map(causes.map((c) => [c.cause, c]));
+  const cardOf = new Map<CheckRecord, RootCause>();
+  for (const [record, key] of keyOfRecord) cardOf.set(record, byKey.get(key)!);
+  return { causes, cardOf };
+}
+
+/**
+ * What an unjudged record names as its cause, from the card its failure is on: the requirement when the card is
+ * that requirement's own, else the card's deviation and its lead (a 401 to the anonymous list read on the card of the
+ * list's common answer names that card, not AUTH-005).
+ */
+export function causeNamed(record: CheckRecord, card: RootCause | undefined): string | undefined {
+  const id = record.cause?.id;
+  if (!id || !card) return undefined;
+  if (card.kind === 'requirement' && card.id === id) return `${id} failed`;
+  // The card first: a reason's causes are cut at 200 characters, the deviation after it may be.
+  return `the card of ${card.id}: ${oneLine(card.deviation, 200)}`;
 }

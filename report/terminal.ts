@@ -5,16 +5,31 @@
 import path from 'node:path';
 import { escapeControls } from './control-chars.ts';
 import { headline, rerunSentence, subjectLine, type ConformanceReport } from './json.ts';
-import { firstLine, oneLine, type SectionCounts } from './results.ts';
-import { CLASSIFICATION_TEXT, referenceRunText, trialsText } from './columns.ts';
+import { firstLine, location, oneLine, type SectionCounts } from './results.ts';
+import { CLASSIFICATION_TEXT, readingText, referenceRunText, trialsText } from './columns.ts';
 import { modelsSentence, type ModelResult } from './models.ts';
 import { coverageSentence } from './coverage.ts';
 import { plural } from './plural.ts';
 import { blameLine, causeOrigin, clientOnly, gateResult } from './gate.ts';
+import type { RootCause } from './root-causes.ts';
 
 const COLUMNS = ['pass', 'fail', 'warn', 'error', 'expected-fail', 'skip', 'observed', 'untested'] as const;
 /** Wider columns for the longer headings. */
 const width = (k: (typeof COLUMNS)[number]): number => (k === 'expected-fail' ? 14 : k === 'observed' || k === 'untested' ? 9 : 6);
+/** Longest curl printed under its card; a longer one (a large body) is left to conformance.html. */
+const MAX_CURL_LINE = 1000;
+
+/**
+ * A card's replay in one line, as Schemathesis prints its reproduction: the curl of its exchange (the key read from
+ * `$CONFORMANCE_API_KEY`, never its value), or where to find it when it does not fit one line.
+ */
+export function replayLine(rc: Pick<RootCause, 'exchange'>): string | undefined {
+  const curl = rc.exchange?.curl;
+  if (!curl) return undefined;
+  if (curl.length <= MAX_CURL_LINE && !curl.includes('\n')) return curl;
+  return `replay: its curl (${curl.length} characters${curl.includes('\n') ? ', several lines' : ''}) is in conformance.html`;
+}
+
 /** Root causes listed in the terminal; the rest are in the reports. */
 const MAX_ROOT_CAUSES = 15;
 /** Model lines printed in the terminal (failures first); the rest are in the reports. */
@@ -105,6 +120,13 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
       const named = rc.kind !== undefined && rc.kind !== 'requirement';
       out.push(`  ${String(rc.rank).padStart(3)}. ${mark} ${paint.bold(rc.id.padEnd(11))}${paint.dim(`§${rc.section}`.padEnd(7))}${paint.dim(rc.tier.padEnd(19))}${truncate(named ? rc.deviation! : rc.message, 120)} ${paint.dim(`(${reach})`)}${whose}`);
       if ((rc.requirements?.length ?? 0) > 1) out.push(paint.dim(`       breaks ${rc.requirements!.join(', ')}`));
+      // A card whose requirements rest on the kit's reading of a gap says so.
+      for (const id of rc.requirements ?? [rc.id]) {
+        const reading = report.requirements.find((r) => r.id === id)?.reading;
+        if (reading) out.push(paint.yellow(`       ${id} ${truncate(readingText(reading), 140)}`));
+      }
+      const replay = replayLine(rc);
+      if (replay) out.push(paint.dim(`       ${replay}`));
     }
     if (report.rootCauses.length > MAX_ROOT_CAUSES) out.push(paint.dim(`       … ${report.rootCauses.length - MAX_ROOT_CAUSES} more in conformance.html / conformance.json`));
     out.push('');
@@ -131,13 +153,17 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
   const failures = report.requirements.filter((r) => r.level === 'MUST' && r.status === 'fail');
   if (failures.length > 0) {
     out.push('', paint.red(paint.bold(`  MUST failures (${failures.length}):`)));
-    for (const r of failures) out.push(`    ${paint.bold(r.id.padEnd(11))}${paint.dim(`§${r.section}`.padEnd(8))}${clientOnly(r) ? paint.yellow('[client] ') : ''}${truncate(oneLine(r.reason ?? ''), 150)}`);
+    for (const r of failures) {
+      out.push(`    ${paint.bold(r.id.padEnd(11))}${paint.dim(`§${r.section}`.padEnd(8))}${clientOnly(r) ? paint.yellow('[client] ') : ''}${truncate(oneLine(r.reason ?? ''), 150)}`);
+      if (r.reading) out.push(paint.yellow(`               ${truncate(readingText(r.reading), 140)}`));
+    }
   }
   // --reference: whose failure each one is; --trials: the rates of the model-dependent requirements.
   if (report.run.reference) {
     out.push('', paint.bold(`  reference ${referenceRunText(report.run.reference)}`));
     for (const r of report.requirements.filter((q) => q.differential && (q.status === 'fail' || q.status === 'warn' || q.differential.reference === 'fail' || q.differential.reference === 'warn'))) {
-      out.push(`    ${paint.bold(r.id.padEnd(11))}target ${r.status.padEnd(6)} reference ${r.differential!.reference.padEnd(6)} ${r.differential!.classification === 'target-only' ? paint.red(CLASSIFICATION_TEXT['target-only']) : CLASSIFICATION_TEXT[r.differential!.classification]}`);
+      const d = r.differential!;
+      out.push(`    ${paint.bold(r.id.padEnd(11))}target ${r.status.padEnd(6)} reference ${d.reference.padEnd(6)} ${d.classification === 'target-only' ? paint.red(CLASSIFICATION_TEXT['target-only']) : CLASSIFICATION_TEXT[d.classification]}${d.reason ? `: ${truncate(d.reason, 160)}` : ''}`);
     }
   }
   const rated = report.requirements.filter((r) => r.trials);
@@ -156,7 +182,7 @@ export function renderSummary(report: ConformanceReport, files: string[], paint:
   const uncharged = report.failedTests.filter((t) => t.failed.length === 0);
   if (uncharged.length > 0) {
     out.push(paint.yellow(`  ${uncharged.length} failed test(s) charged to no requirement (the kit could not judge; they do not decide the exit code):`));
-    for (const t of uncharged.slice(0, 10)) out.push(`    ${t.file}:${t.line} ${truncate(t.title, 80)}: ${truncate(t.error, 100)}`);
+    for (const t of uncharged.slice(0, 10)) out.push(`    ${location(t)} ${truncate(t.title, 80)}: ${truncate(t.error, 100)}`);
   }
   if (report.errors.length > 0) {
     out.push('', paint.red(paint.bold('  errors outside the tests:')));

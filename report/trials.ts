@@ -43,7 +43,8 @@ function trialFailure(t: TestOutcome, id: string): string | undefined {
  * not run) or produced no case are not counted. A result no trial produced a case of is left as it is.
  */
 export function foldTrials(results: readonly RequirementResult[], outcomes: readonly TestOutcome[], modelDependent: ReadonlySet<string>, minPassRate: number): RequirementResult[] {
-  const trialOutcomes = outcomes.filter((t) => t.trial !== undefined && t.status !== 'skipped' && t.status !== 'notRun' && t.status !== 'interrupted');
+  // A trial the run stopped, skipped or never started is no trial.
+  const trialOutcomes = outcomes.filter((t) => t.trial !== undefined && (t.status === 'judged' || (t.status === 'unfinished' && t.unfinished !== 'stopped')));
   return results.map((r) => {
     if (!modelDependent.has(r.id)) return r;
     // A rate counts only the trials that produced a case: a trial where what the case needs never came (no call

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { RetryPolicy } from './transient.ts';
 import { loadProfile, type Profile } from './profile.ts';
+import type { FailOn } from './gate-readings.ts';
 
 export interface RunConfig {
   /** Origin plus optional path prefix, without a trailing slash; the suite appends `/v1/...`. */
@@ -130,7 +131,7 @@ export function normaliseBaseUrl(raw: string): string {
 export interface Gate {
   /** Path of the expected-failures file (YAML or JSON), resolved. */
   expectedFailures?: string;
-  failOn: 'must' | 'warn' | 'target-only';
+  failOn: FailOn;
 }
 
 /** The run's gate (its plan's, else the variables, parsed by the table); a bad CONFORMANCE_FAIL_ON is a clear error. */

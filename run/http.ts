@@ -60,6 +60,11 @@ export interface TransportResult {
   errorKind?: TransportErrorKind;
   /** The content coding the answer came in (gzip, deflate, br), undone: `body` is the decoded answer. */
   encoding?: ContentCoding;
+  /**
+   * Set for a request sent with `Expect: 100-continue`: whether the server's 100 (Continue) arrived. False with
+   * no status: the server never said anything, though it could answer from the head alone (RFC 9110 10.1.1).
+   */
+  continued?: boolean;
   events: TransportEvent[];
 }
 
@@ -213,6 +218,8 @@ function attempt(request: TransportRequest, url: URL, agent: http.Agent, clock: 
     let decoded: zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | undefined;
     let coding: ContentCoding | undefined;
     let counter: EventCounter | undefined;
+    const expects = Object.keys(headers).some((k) => k.toLowerCase() === 'expect' && /100-continue/i.test(headers[k]!));
+    let continued = false;
     // The idle clock: reset by every byte received and by upload progress (each slice of the body handed to the OS).
     let activeAt = Date.now();
     let headAt: number | undefined;
@@ -250,6 +257,7 @@ function attempt(request: TransportRequest, url: URL, agent: http.Agent, clock: 
       socket?.off('data', onSocketData);
       const result: TransportResult = { status, headers: responseHeaders, body: Buffer.concat(chunks, size), events: [] };
       if (coding) result.encoding = coding;
+      if (expects) result.continued = continued;
       let retry: string | undefined;
       if (err !== undefined) {
         result.error = describe(err);
@@ -352,7 +360,7 @@ function attempt(request: TransportRequest, url: URL, agent: http.Agent, clock: 
     // `Expect: 100-continue`: the head goes first and the body waits for the server's 100 (or its early answer,
     // which ends the exchange unsent), so a server that refuses from the head is read, never written into. A server
     // that ignores Expect gets the body after a second, as curl sends it.
-    if (!Object.keys(headers).some((k) => k.toLowerCase() === 'expect' && /100-continue/i.test(headers[k]!))) return void pump();
+    if (!expects) return void pump();
     let started = false;
     const go = () => {
       clearTimeout(fallback);
@@ -361,7 +369,10 @@ function attempt(request: TransportRequest, url: URL, agent: http.Agent, clock: 
       pump();
     };
     const fallback = setTimeout(go, EXPECT_CONTINUE_WAIT_MS);
-    req.once('continue', go);
+    req.once('continue', () => {
+      continued = true;
+      go();
+    });
     req.flushHeaders();
   });
 }

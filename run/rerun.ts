@@ -19,7 +19,8 @@ export const RERUN_TEST_LIST = 'tests.txt';
 
 /** The statuses a rerun takes: the requirement failed, or the kit could not judge it. */
 const RERUN_STATUSES: ReadonlySet<string> = new Set(['fail', 'error']);
-const ENDED_BADLY: ReadonlySet<string> = new Set(['failed', 'timedOut']);
+/** The cases a rerun takes among a requirement's: those that found a failure (an error names it) or did not finish. */
+const endedBadly = (t: { status: string; error?: string }) => t.status === 'unfinished' || t.error !== undefined;
 
 /** What a rerun reads of a conformance.json (report/json.ts has the whole; this layer does not import it). */
 export interface RerunSource {
@@ -30,9 +31,9 @@ export interface RerunSource {
     status: string;
     evidence: readonly { status: string; test: string; location: string }[];
     evidenceOmitted: number;
-    tests: readonly { title: string; file: string; line: number; status: string }[];
+    tests: readonly { title: string; file?: string; line?: number; status: string; error?: string }[];
   }[];
-  failedTests?: readonly { title: string; file: string; line: number; failed: readonly string[] }[];
+  failedTests?: readonly { title: string; file?: string; line?: number; failed: readonly string[] }[];
   models?: readonly { id: string }[];
 }
 
@@ -95,8 +96,8 @@ export function rerunOfReport(source: RerunSource, reportFile: string, index?: T
       if (at) add(e.test, at.file, at.line);
     }
     if (r.evidenceOmitted === 0) continue;
-    for (const t of source.failedTests ?? []) if (t.failed.includes(r.id)) add(t.title, t.file, t.line);
-    for (const t of r.tests) if (ENDED_BADLY.has(t.status)) add(t.title, t.file, t.line);
+    for (const t of source.failedTests ?? []) if (t.failed.includes(r.id) && t.file !== undefined) add(t.title, t.file, t.line ?? 0);
+    for (const t of r.tests) if (endedBadly(t) && t.file !== undefined) add(t.title, t.file, t.line ?? 0);
   }
   // Every other test that can record a failed requirement (not in a per-model matrix: there a test's declaration
   // depends on the models, and the report's own tests are the ones to run again).

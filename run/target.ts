@@ -188,6 +188,7 @@ export class Target {
     if (result.error !== undefined) exchange.error = this.scrub(result.error);
     if (result.errorKind) exchange.errorKind = result.errorKind;
     if (result.encoding) exchange.responseEncoding = result.encoding;
+    if (result.continued !== undefined) exchange.continued = result.continued;
     if (events.length > 0) exchange.transportEvents = events.map((e) => ({ kind: e.kind, message: this.scrub(e.message) }));
     const response = new TargetResponse(exchange, result.body);
     this.recordCost(response);

@@ -11,8 +11,8 @@ export const DIST = path.join(ROOT, 'dist');
 
 /** Folders whose JSON files the compiled kit reads at run time (every one of them, so a new fixture ships). */
 export const DATA_DIRS = ['spec/schemas', 'spec/requirements', 'run/test-index', 'fixtures/mock', 'fixtures/profiles'] as const;
-/** Folders copied whole: the HTML report's style and script (report/html.ts reads them beside itself). */
-export const ASSET_DIRS = ['report/html'] as const;
+/** Folders copied whole: the HTML report's style and script (report/html.ts reads them beside itself), the UI's page and style (ui/static-files.ts). */
+export const ASSET_DIRS = ['report/html', 'ui/static'] as const;
 
 function files(dir: string): string[] {
   return (readdirSync(dir, { recursive: true }) as string[]).map((f) => path.join(dir, f));

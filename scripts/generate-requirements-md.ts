@@ -55,7 +55,8 @@ function countBy<T extends string>(items: readonly Requirement[], key: (r: Requi
 
 function table(rows: readonly Requirement[], withLevel: boolean): string[] {
   const head = withLevel ? ['| ID | Level | Check | Statement |', '|---|---|---|---|'] : ['| ID | Section | Check | Statement |', '|---|---|---|---|'];
-  const statement = (r: Requirement) => cell(r.sameAs ? `${r.statement} (The same rule as ${r.sameAs}, where it is judged and counted.)` : r.statement);
+  const reading = (r: Requirement) => (r.gap ? ` (On the kit's reading of a gap: "${r.gap}" A failure gates only with --fail-on strict.)` : '');
+  const statement = (r: Requirement) => cell(r.sameAs ? `${r.statement} (The same rule as ${r.sameAs}, where it is judged and counted.)` : `${r.statement}${reading(r)}`);
   return [
     ...head,
     ...rows.map((r) => `| ${r.id} | ${withLevel ? r.level : r.section} | ${r.check} | ${statement(r)} |`),

@@ -5,7 +5,7 @@ import { CONTRACT } from './requirements/index.ts';
 import { loadSchemaFiles, schemaNames, type SchemaName } from './validator.ts';
 
 /** The kit's own files (profiles, reports, configs, fixtures, recordings, scripts) are not resources of the API. */
-const KIT_SCHEMAS: ReadonlySet<SchemaName> = new Set(['profile', 'conformance-report', 'expected-failures', 'config-file', 'mock-catalog', 'mock-keys', 'recording', 'mock-script']);
+const KIT_SCHEMAS: ReadonlySet<SchemaName> = new Set(['profile', 'conformance-report', 'conformance-report-v1', 'expected-failures', 'config-file', 'mock-catalog', 'mock-keys', 'recording', 'mock-script']);
 export const API_SCHEMAS: readonly SchemaName[] = schemaNames.filter((n) => !KIT_SCHEMAS.has(n));
 
 /** `chat-request` → `ChatRequest`. */

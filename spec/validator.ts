@@ -36,7 +36,8 @@ export type SchemaName =
   | 'mock-keys'
   | 'recording'
   | 'mock-script'
-  | 'conformance-report';
+  | 'conformance-report'
+  | 'conformance-report-v1';
 
 export const schemaNames: readonly SchemaName[] = Object.freeze([
   'chat-request',
@@ -68,6 +69,7 @@ export const schemaNames: readonly SchemaName[] = Object.freeze([
   'recording',
   'mock-script',
   'conformance-report',
+  'conformance-report-v1',
 ] as const);
 
 /** One problem found in a value. `pointer` is a JSON pointer into the validated data ("" is the root). */

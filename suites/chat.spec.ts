@@ -23,7 +23,7 @@ import {
   type Json,
 } from './lib/requests/chat.ts';
 import { pickModel, usableModels } from './lib/discovery.ts';
-import { NO_CALL_CAME_BACK } from './lib/requests/tools.ts';
+import { NO_CALL_CAME_BACK, WEATHER_TOOL } from './lib/requests/tools.ts';
 import { slotsOf } from './lib/slots.ts';
 
 /** How many models the "answered by the requested model" test asks (cheapest first). */
@@ -32,6 +32,47 @@ const MODELS_ASKED = 3;
 const SMALL_CAP = 5;
 /** Cap of requests whose answer length does not matter. */
 const TINY = 8;
+
+/**
+ * Unlisted top-level fields that real clients send (OpenAI-style SDK options and defaults), with values that ask for
+ * nothing beyond the default: 2.1 does not list them, so a target must not refuse them (REQ-013).
+ */
+const CLIENT_FIELDS = {
+  n: 1,
+  seed: 7,
+  stop: ['chatconform-stop-never-generated'],
+  store: false,
+  logprobs: false,
+  user: 'chatconform-user',
+  presence_penalty: 0,
+  frequency_penalty: 0,
+  response_format: { type: 'text' },
+} as const;
+
+const text = (t: string, parts: boolean) => (parts ? [{ type: 'text', text: t }] : t);
+
+/** Conversations whose system, assistant and tool messages carry their content as text parts (or as strings). */
+const PARTS_IN_ROLES: { what: string; extra: Json; messages: (parts: boolean) => Json[] }[] = [
+  {
+    what: 'a system message and an assistant message',
+    extra: {},
+    messages: (parts) => [
+      { role: 'system', content: text('Answer in one short sentence.', parts) },
+      { role: 'user', content: 'Remember the word "blue".' },
+      { role: 'assistant', content: text('I will remember "blue".', parts) },
+      { role: 'user', content: 'Which word did I ask you to remember?' },
+    ],
+  },
+  {
+    what: 'a tool result message (after the assistant\'s call)',
+    extra: { tools: [WEATHER_TOOL] },
+    messages: (parts) => [
+      { role: 'user', content: 'What is the weather in Paris?' },
+      { role: 'assistant', content: text('Checking the weather in Paris.', parts), tool_calls: [{ id: 'call_chatconform_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+      { role: 'tool', tool_call_id: 'call_chatconform_1', content: text('{"temperature_c": 21, "sky": "clear"}', parts) },
+    ],
+  },
+];
 
 for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => {
   test.use({ slot });
@@ -88,6 +129,20 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
         const named = await target.chat({ model: model.id, messages: [{ role: 'user', name: 'ada', content: SHORT_PROMPT }], max_completion_tokens: TINY });
         check.status('REQ-020', named, 200, 'for a user message carrying name "ada", status');
         judgeCompletion(check, named, model.id);
+
+        // Content parts in every role a conversation carries (2.2: content is a string or parts, whatever the role),
+        // as SDKs send them. A refusal is REQ-018's only when the same conversation with string content is served.
+        for (const convo of PARTS_IN_ROLES) {
+          const sent = await target.chat({ model: model.id, messages: convo.messages(true), ...convo.extra, max_completion_tokens: TINY });
+          if (sent.status === 200 || sent.exchange.status === 0) {
+            check.status('REQ-018', sent, 200, `for ${convo.what} given as text parts, status`);
+            judgeCompletion(check, sent, model.id);
+            continue;
+          }
+          const strings = await target.chat({ model: model.id, messages: convo.messages(false), ...convo.extra, max_completion_tokens: TINY });
+          if (strings.status === 200) check.status('REQ-018', sent, 200, `for ${convo.what} given as text parts (the same with string content is served), status`);
+          else check.cannotJudge(['REQ-018'], { message: `${convo.what}: the conversation is refused with string content too (${strings.describe()}), so its parts cannot be told apart`, on: strings });
+        }
       },
     );
 
@@ -117,6 +172,20 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
         const topLevel = await target.chat({ ...base, messages: [userMessage(SHORT_PROMPT)], chatconform_unread: { note: 'not a field of 2.1', n: 1 }, x_chatconform_flag: true });
         check.status('REQ-013', topLevel, 200, 'for the same request plus top-level fields chatconform_unread and x_chatconform_flag (not listed in 2.1), status');
         judgeCompletion(check, topLevel, model.id);
+
+        // The unlisted fields real clients send (SDK defaults and common options): not read, so never refused. Sent
+        // together; a refusal is sent again field by field, so the finding names the field refused.
+        const clientFields = await target.chat({ ...base, messages: [userMessage(SHORT_PROMPT)], ...CLIENT_FIELDS });
+        if (clientFields.status === 200 || clientFields.exchange.status === 0) {
+          check.status('REQ-013', clientFields, 200, `for the same request plus the unlisted fields real clients send (${Object.keys(CLIENT_FIELDS).join(', ')}), status`);
+          judgeCompletion(check, clientFields, model.id);
+        } else {
+          for (const [field, value] of Object.entries(CLIENT_FIELDS)) {
+            const one = await target.chat({ ...base, messages: [userMessage(SHORT_PROMPT)], [field]: value });
+            check.status('REQ-013', one, 200, `for the same request plus ${field} ${JSON.stringify(value)} (a field real clients send, not listed in 2.1), status`);
+            if (one.exchange.error) break;
+          }
+        }
 
         const nested = await target.chat({
           ...base,
@@ -170,7 +239,8 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
       const model = chatModel(discovery, config.profile);
       if (!model) return check.skip(noModelReason(discovery));
       const probes: Json[] = [];
-      const sent: Record<string, unknown> = { id: 'chatcmpl-chatconform-set-by-caller', created: 1, object: 'chatconform.set-by-caller', user: 'chatconform-probe', usage: { total_tokens: 1 } };
+      // `user` is a field real clients send: judged under REQ-013 by the unlisted-fields test, not observed here.
+      const sent: Record<string, unknown> = { id: 'chatcmpl-chatconform-set-by-caller', created: 1, object: 'chatconform.set-by-caller', usage: { total_tokens: 1 } };
       for (const [field, value] of Object.entries(sent)) {
         const res = await target.chat({ model: model.id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: 4, [field]: value });
         const body = res.json();

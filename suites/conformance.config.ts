@@ -1,6 +1,7 @@
 // `npm run conformance` (and `chatconform run`): the suite against CONFORMANCE_BASE_URL, or the embedded mock
 // when it is unset.
 import path from 'node:path';
+import v8 from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { selectionGrep, selectionOf } from '../run/selection.ts';
@@ -16,22 +17,31 @@ import { SLOT_GREP_INVERT } from '../run/slots.ts';
 // `playwright merge-reports` replays a finished run: it plans nothing.
 const plan = process.env[MERGE_CONTEXT_ENV] ? undefined : planOfThisRun();
 
+// The runner and every worker load this file: their heaps grow by 20 % of what a full collection keeps, not up to 4x
+// (a worker's tests leave garbage, not state: a --models run's workers held ~450 MB each, ~270 MB so; cli/mock.ts).
+v8.setFlagsFromString('--heap-growing-percent=20');
+v8.setFlagsFromString('--no-allocation-site-pretenuring');
+
 // The same config serves the TypeScript sources (the repository) and the compiled package (dist/, JavaScript):
 // it names the suite's own files with its own extension.
 const ext = path.extname(fileURLToPath(import.meta.url));
 
-// Progress: one line per test on a terminal; one updating line in CI and logs, where a line per test is noise.
-const progress = process.stdout.isTTY && !process.env.CI ? 'list' : 'line';
+// Progress: the kit's own line (tests done, requirements judged by mark, MUST failures, time), rewritten in place on a
+// terminal, a short line every few seconds in CI; then the verdict. Never Playwright's pass count beside a FAIL.
+const progress = `./reporter/progress${ext}`;
 
 // One shard of the run (CONFORMANCE_SHARD, `chatconform run --shard i/n`): Playwright's sharding, and its blob
 // report beside the shard's partial conformance.json for `chatconform report merge`.
 const shard = shardOf();
+// A watcher of the run (`--events FILE`, as `chatconform ui` starts it): each finished case appended to that file
+// (suites/reporter/events.ts).
+const events: ReporterDescription[] = plan?.settings.events ? [[`./reporter/events${ext}`]] : [];
 const reporters: ReporterDescription[] = process.env[MERGE_CONTEXT_ENV]
   ? // `playwright merge-reports` (chatconform report merge): only the conformance reporter, fed the shards' tests.
     [[`./reporter${ext}`]]
   : // The blob reporter before the conformance reporter: Playwright ends reporters in order, so the blob is whole when
     // the shard's conformance.json records its digest (the merge replays only that blob).
-    [[progress], ...(shard ? [['blob', { outputDir: path.join(plan?.settings.reportDir ?? defaultReportDir(), BLOB_DIR) }] as ReporterDescription] : []), [`./reporter${ext}`]];
+    [[progress], ...(shard ? [['blob', { outputDir: path.join(plan?.settings.reportDir ?? defaultReportDir(), BLOB_DIR) }] as ReporterDescription] : []), [`./reporter${ext}`], ...events];
 // --models: the chosen models, resolved once here and written beside the plan. Targets (a targets file, the reference),
 // models and trials are the run's slots (run/slots.ts): each spec file declares its tests once per slot that holds
 // them (suites/lib/slots.ts), all in this one project, so the same workers serve every slot.

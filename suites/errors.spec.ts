@@ -153,7 +153,7 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
         // is the probe's: its evidence is the bodiless POST, not the control sent after it.
         const control = await target.get('/v1/models', { timeoutMs });
         if (control.exchange.status === 0) return check.couldNotJudge('CHAT-013', res);
-        check.that('CHAT-013', false, `no answer within ${timeoutMs} ms to a POST with no body, no Content-Length and no Transfer-Encoding: HTTP/1.1 reads that as an empty body, yet the target is still waiting for one`, res);
+        check.outcome('CHAT-013', false, `no answer within ${timeoutMs} ms to a POST with no body, no Content-Length and no Transfer-Encoding: HTTP/1.1 reads that as an empty body, yet the target is still waiting for one`, res);
         return;
       }
       judgeRefusal(check, res, { id: 'CHAT-013', status: (s) => s !== 200, statusText: 'for a POST without a body, a non-200 status' });

@@ -11,8 +11,6 @@ import { slotsOf } from './lib/slots.ts';
 
 const describeEntry = (m: ModelEntry) => `${m.id} (supports_images ${String(m.supports_images)}, supports_caching ${String(m.supports_caching)})`;
 
-/** Accepted as judgeAccepted counts it: status 200 (the completion itself is judged by the shared checks). */
-const wasAccepted = (res: TargetResponse) => res.exchange.status !== 0 && res.status === 200;
 /** Judge `id` on `res` unless the refusal was about the key's access to the model (then judgeAccepted said so). */
 const judgeable = (res: TargetResponse) => !isAccessRefusal(res);
 
@@ -35,7 +33,7 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
         ];
         const res = await target.chat({ model: m.id, messages: [{ role: 'user', content }], max_completion_tokens: probeCap(target.maxTokens) });
         judgeAccepted(check, 'IMG-002', res, m.id, `two text parts, to ${describeEntry(m)}`);
-        if (judgeable(res)) check.that('IMG-001', wasAccepted(res), () => `content parts of type "text" were not accepted by ${m.id}: ${res.describe()}`, res);
+        if (judgeable(res)) check.status('IMG-001', res, 200, `content parts of type "text" to ${m.id} must be accepted: status`);
       }
     });
 
@@ -67,8 +65,8 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
         max_completion_tokens: cap,
       });
       judgeAccepted(check, 'IMG-005', plain, model.id, `an image part (inline PNG data URL), to ${describeEntry(model)}`);
-      if (judgeable(plain)) check.that('IMG-001', wasAccepted(plain), () => `content parts of types "text" and "image_url" were not accepted by ${model.id}: ${plain.describe()}`, plain);
-      if (judgeable(plain)) check.that('IMG-003', wasAccepted(plain), () => `an image part {type: "image_url", image_url: {url}} was not accepted by ${model.id}: ${plain.describe()}`, plain);
+      if (judgeable(plain)) check.status('IMG-001', plain, 200, `content parts of types "text" and "image_url" to ${model.id} must be accepted: status`);
+      if (judgeable(plain)) check.status('IMG-003', plain, 200, `an image part {type: "image_url", image_url: {url}} to ${model.id} must be accepted: status`);
       // With the optional detail.
       const detailed = await target.chat({
         model: model.id,
@@ -87,8 +85,7 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
         max_completion_tokens: probeCap(target.maxTokens),
       });
       skipIfUnavailable(check, res, model.id);
-      const refused = res.exchange.status !== 0 && res.status !== 200;
-      if (!check.that('IMG-006', refused, () => `${describeEntry(model)} must refuse an image part; received ${res.describe()}`, res)) return;
+      if (!check.status('IMG-006', res, (s) => s !== 200, `${describeEntry(model)} must refuse an image part: a non-200 status`)) return;
       // Status and code of this refusal are not in the contract: any section 7 error passes.
       judgeRefusal(check, res, { id: 'IMG-006' });
     });

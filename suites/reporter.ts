@@ -5,6 +5,9 @@
 // conformance.html and badge.svg to CONFORMANCE_REPORT_DIR; every file is checked for the run's secrets on the
 // way out. The verdict (pass, fail, incomplete) says how much evidence stands behind it.
 //
+// The report speaks the kit's words: each test's Playwright status is read here once, as the case's status
+// (judged, unfinished, skipped, not-run), and the run's as its stop reason; nothing of Playwright's reaches the fold.
+//
 // The exit code is the contract, one rule for `npm run conformance` and `chatconform run` (README, exit codes):
 // the process exits with the report's `verdict.exitCode`: 1 when a MUST requirement failed (outside the baseline),
 // 0 when nothing failed and the run could judge (an incomplete verdict with some evidence included), 3 when it
@@ -14,16 +17,16 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError } from '@playwright/test/reporter';
-import { EVIDENCE_ATTACHMENT, REQUIREMENT_ANNOTATION, failureSummary, type CheckRecord } from '../judge/checker.ts';
+import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
+import { REQUIREMENT_ANNOTATION, failureSummary } from '../judge/checker.ts';
 import { defaultReportDir, gateOf, repoRoot } from '../run/config.ts';
 import { currentPlan } from '../run/plan.ts';
 import { loadBaseline } from '../report/baseline.ts';
 import { describeSelection, runnerFilters, selectedIds, selectionOf } from '../run/selection.ts';
 import { publishToCi } from '../report/ci-summary.ts';
-import type { Exchange } from '../judge/exchange.ts';
-import type { RunStatus, ShardInfo, StopReason } from '../report/json.ts';
-import { foldReport, type RecordedCase, type RunFacts } from '../report/fold.ts';
+import type { ConformanceReport, ShardInfo, StopReason } from '../report/json.ts';
+import { foldReport, type RecordedCase, type RunFacts, type VerdictPlan } from '../report/fold.ts';
+import { compactEvidence, StringPool } from '../report/compact.ts';
 import { loadReport } from '../report/load.ts';
 import { BLOB_DIR, MERGE_CONTEXT_ENV, MergeRefused, type MergeContext } from '../report/merge.ts';
 import { CONTRACT } from '../spec/requirements/index.ts';
@@ -31,13 +34,14 @@ import { loadDiscovery } from './lib/discovery.ts';
 import { ENV } from '../run/config.ts';
 import { redact } from '../spec/redact.ts';
 import { writeReports } from '../report/write.ts';
-import type { TestOutcome, TestStatus } from '../report/results.ts';
+import { isCheckFailure, type CaseStatus, type TestOutcome, type UnfinishedReason } from '../report/results.ts';
 import { collectRunInfo, type RunInfo } from '../report/run-info.ts';
 import { paintFor, renderSummary } from '../report/terminal.ts';
 import { referenceOf, referenceSecrets } from '../report/reference-run.ts';
 import { MODEL_DEPENDENT_TAG, trialsOf } from '../run/trials.ts';
 import { modelOfTest, modelsOfRun, titlesOf } from './reporter/models.ts';
 import { casesOfTarget, slotOf, testsByTarget, writeReferenceReports, writeTargetReports } from './reporter/targets.ts';
+import { evidenceOf } from './reporter/evidence.ts';
 import { referencePair, runTargets, type RunTarget } from '../run/targets.ts';
 
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
@@ -56,52 +60,64 @@ function errorText(e: TestError | undefined): string | undefined {
   return text === undefined ? undefined : clean(text);
 }
 
-function readEvidence(test: TestCase): TestOutcome['evidence'] {
-  const last = test.results.at(-1);
-  const attachment = last?.attachments.find((a) => a.name === EVIDENCE_ATTACHMENT);
-  if (!attachment) return undefined;
-  try {
-    const text = attachment.body ? attachment.body.toString('utf8') : attachment.path ? readFileSync(attachment.path, 'utf8') : undefined;
-    if (text === undefined) return undefined;
-    const data = JSON.parse(text) as { checks?: CheckRecord[]; exchanges?: Exchange[] };
-    return { checks: Array.isArray(data.checks) ? data.checks : [], exchanges: Array.isArray(data.exchanges) ? data.exchanges : [] };
-  } catch {
-    return undefined;
+/**
+ * How a test ended, in the kit's words: a test that ran to its end, or whose only errors are failed checks, was
+ * judged; one that timed out, threw outside its checks, or was cut by the run's stop is unfinished.
+ */
+function caseStatusOf(result: TestResult | undefined, errors: readonly string[]): { status: CaseStatus; unfinished?: UnfinishedReason } {
+  switch (result?.status) {
+    case undefined:
+      return { status: 'not-run' };
+    case 'passed':
+      return { status: 'judged' };
+    case 'skipped':
+      return { status: 'skipped' };
+    case 'timedOut':
+      return { status: 'unfinished', unfinished: 'timeout' };
+    case 'interrupted':
+      return { status: 'unfinished', unfinished: 'stopped' };
+    case 'failed':
+      return errors.length > 0 && errors.every(isCheckFailure) ? { status: 'judged' } : { status: 'unfinished', unfinished: 'kit-error' };
   }
 }
 
-/** One test as the aggregation sees it. */
+/** The strings the run's cases repeat, one copy each (report/compact.ts): the reporter runs once per process. */
+const pool = new StringPool();
+
+/** One test as the fold sees it: its case, with the exchanges the fold will not read again reduced (report/compact.ts). */
 export function outcomeOf(test: TestCase): TestOutcome {
   const last = test.results.at(-1);
   const annotations = [...test.annotations, ...(last?.annotations ?? [])];
-  const declared = [...new Set(annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION && a.description).map((a) => a.description!))];
-  const evidence = readEvidence(test);
-  const played: TestStatus = last ? last.status : 'notRun';
-  // A finding is data: the Playwright test passed, and the case failed in the engine's terms when a MUST failed.
-  const findings = played === 'passed' && evidence ? failureSummary(evidence.checks) : '';
-  const status: TestStatus = findings ? 'failed' : played;
+  const declared = [...new Set(annotations.filter((a) => a.type === REQUIREMENT_ANNOTATION && a.description).map((a) => pool.of(a.description!)))];
+  const evidence = evidenceOf(last);
+  const thrown = (last?.errors ?? []).map(errorText).filter((e): e is string => e !== undefined);
+  const first = errorText(last?.error ?? last?.errors[0]);
+  const errors = thrown.length > 0 ? thrown : first !== undefined ? [first] : [];
+  const ended = caseStatusOf(last, errors);
+  // A finding is data: a test that ran to its end failed in the kit's terms when a MUST check failed; so did one that
+  // skipped the rest of its steps after a failed check (the list it needed was broken).
+  const findings = (last?.status === 'passed' || last?.status === 'skipped') && evidence ? failureSummary(evidence.checks) : '';
   const model = modelOfTest(test);
   const outcome: TestOutcome = {
     title: model === undefined ? titleOf(test) : `${model} › ${titleOf(test)}`,
-    file: path.relative(repoRoot, test.location.file) || test.location.file,
+    file: pool.of(path.relative(repoRoot, test.location.file) || test.location.file),
     line: test.location.line,
-    status,
+    ...ended,
     declared,
     durationMs: last?.duration ?? 0,
+    ...(model !== undefined ? { model } : {}),
   };
-  const error = findings ? `Error: ${findings}` : errorText(last?.error ?? last?.errors[0]);
   if (findings) {
-    outcome.error = error;
-    outcome.errors = [error!];
-  } else if (error && (status === 'failed' || status === 'timedOut')) {
-    outcome.error = error;
+    outcome.error = `Error: ${findings}`;
+    outcome.errors = [outcome.error];
+  } else if (errors.length > 0 && (last?.status === 'failed' || last?.status === 'timedOut')) {
     // All of them: a failed check and an exception of the kit can end the same test (results.ts tells them apart).
-    const errors = (last?.errors ?? []).map(errorText).filter((e): e is string => e !== undefined);
-    outcome.errors = errors.length > 0 ? errors : [error];
+    outcome.error = errors[0];
+    outcome.errors = errors;
   }
   const skip = annotations.find((a) => (a.type === 'skip' || a.type === 'fixme') && a.description);
-  if (skip?.description) outcome.skipReason = skip.description;
-  if (evidence) outcome.evidence = evidence;
+  if (skip?.description) outcome.skipReason = pool.of(skip.description);
+  if (evidence) outcome.evidence = compactEvidence(evidence, pool);
   // --trials: a repeated (model-dependent) test's trial, its slot's, so the reporter folds its trials per requirement.
   const trial = slotOf(test).trial;
   if (trial !== undefined && test.tags.includes(MODEL_DEPENDENT_TAG)) outcome.trial = trial;
@@ -123,7 +139,7 @@ function partialRun(argv: readonly string[] = process.argv): { selection?: strin
  * A shard's part of the report: which shard (the reason it is partial), its own discovery (every shard reads the
  * catalog itself, and the merge says when they saw different ones), and the run's selection besides the shard.
  */
-function shardRun(shard: { current: number; total: number }, reportDir: string): Pick<RunFacts, 'selection' | 'scope' | 'shard'> {
+function shardRun(shard: { current: number; total: number }, reportDir: string): { selection?: string; scope?: string[]; shard: ShardInfo } {
   // The shard is not one of the run's filters: the merge compares the rest, which every shard shares.
   const own = partialRun(process.argv.filter((a, i, all) => !a.startsWith('--shard') && all[i - 1] !== '--shard'));
   const runDir = currentPlan()?.runDir;
@@ -156,15 +172,33 @@ function blobOf(dir: string): ShardInfo['blob'] {
  * Why Playwright stopped, in the report's words: an interrupted or timed-out run says so; errors outside the tests
  * (a global setup, a file that did not load, a worker that died) kept tests from running; else every test ran.
  */
-export function stopReasonOf(status: RunStatus, errors: readonly string[]): StopReason {
-  if (status === 'interrupted' || status === 'timedout') return status;
+export function stopReasonOf(status: FullResult['status'], errors: readonly string[]): StopReason {
+  if (status === 'interrupted') return 'interrupted';
+  if (status === 'timedout') return 'out-of-time';
   return errors.length > 0 ? 'failed-to-run' : 'completed';
 }
 
-/** A test as the fold reads it: its outcome, and the model it judged. */
-function recordedCase(test: TestCase): RecordedCase {
-  const model = modelOfTest(test);
-  return { ...outcomeOf(test), ...(model !== undefined ? { model } : {}) };
+/** What the reporter tells Playwright (which maps it to 0 or 1; exitWith sets the kit's code): "passed" exactly for exit 0. */
+function playwrightStatusOf(report: Pick<ConformanceReport, 'verdict' | 'run'>): FullResult['status'] {
+  if (report.verdict.exitCode === 0) return 'passed';
+  return report.run.stopReason === 'interrupted' ? 'interrupted' : report.run.stopReason === 'out-of-time' ? 'timedout' : 'failed';
+}
+
+/**
+ * The parts of this run's plan that decide the verdict (report/fold.ts VerdictPlan): the gate, the baseline, the
+ * trials, the matrix, and what a partial run selected. The reference is paired apart (it is a run of its own).
+ */
+function verdictPlanOf(selected: Pick<VerdictPlan, 'selection' | 'scope'>): VerdictPlan {
+  const gate = gateOf();
+  const trials = trialsOf();
+  const models = modelsOfRun();
+  return {
+    ...selected,
+    failOn: gate.failOn,
+    ...(gate.expectedFailures ? { baseline: loadBaseline(gate.expectedFailures) } : {}),
+    ...(trials ? { trials } : {}),
+    ...(models ? { models } : {}),
+  };
 }
 
 /**
@@ -173,8 +207,11 @@ function recordedCase(test: TestCase): RecordedCase {
  */
 function checkReplayed(ctx: MergeContext, cases: readonly RecordedCase[]): void {
   const replayed: Record<string, number> = {};
-  for (const c of cases) replayed[c.status] = (replayed[c.status] ?? 0) + 1;
-  for (const [status, n] of Object.entries(ctx.tests)) {
+  for (const c of cases) replayed[c.status === 'not-run' ? 'notRun' : c.status] = (replayed[c.status === 'not-run' ? 'notRun' : c.status] ?? 0) + 1;
+  replayed.total = cases.length;
+  // A version-1 shard's report counts Playwright's statuses, which map to the kit's in total only.
+  const counted = ctx.countsPerStatus ? Object.entries(ctx.tests) : [['total', ctx.tests.total] as const];
+  for (const [status, n] of counted) {
     if ((replayed[status] ?? 0) !== n) throw new MergeRefused(`the shards' blob reports replay ${replayed[status] ?? 0} ${status} test(s), their reports count ${n}: the blobs are not the reports' own`);
   }
 }
@@ -203,6 +240,26 @@ function mergedInfo(ctx: MergeContext): RunInfo {
 }
 
 /**
+ * An interrupted run still writes the reports of what it judged, marked interrupted. Playwright stops gracefully on
+ * SIGINT only (its reporters' onEnd then runs, with the status "interrupted"); a SIGTERM (a CI job cancelled, a
+ * container stopped, `chatconform run` passing one on) would end the runner at once, with no report. So a SIGTERM
+ * is turned into Playwright's SIGINT, and either signal is said once on stderr.
+ */
+function stopOnSignals(): void {
+  let said = false;
+  const say = (signal: NodeJS.Signals) => {
+    if (said) return;
+    said = true;
+    process.stderr.write(`\nchatconform: ${signal}: the run stops; the reports of what it judged are written, marked interrupted\n`);
+  };
+  process.on('SIGINT', () => say('SIGINT'));
+  process.on('SIGTERM', () => {
+    say('SIGTERM');
+    process.kill(process.pid, 'SIGINT');
+  });
+}
+
+/**
  * Makes `code` the process's exit code. Playwright ends its run with process.exit(0, 1 or 130) after the reporters;
  * Node runs the 'exit' listeners inside process.exit and then exits with process.exitCode as they left it, so a
  * listener is the one place a reporter's code survives.
@@ -216,13 +273,23 @@ function exitWith(code: number): void {
 export default class ConformanceReporter implements Reporter {
   private root: Suite | undefined;
   private readonly errors: string[] = [];
+  /** Each test's case as it ended: read once, its exchanges reduced (the runner keeps no test's whole evidence). */
+  private readonly ended = new Map<TestCase, RecordedCase>();
   private readonly constructedAt = new Date();
   private shard: FullConfig['shard'] = null;
 
   onBegin(config: FullConfig, suite: Suite): void {
     this.root = suite;
     this.shard = config.shard;
+    if (!process.env[MERGE_CONTEXT_ENV]) stopOnSignals();
   }
+
+  onTestEnd(test: TestCase): void {
+    this.ended.set(test, outcomeOf(test));
+  }
+
+  /** A test's case: as it ended, or (a test that never ended) as it stands. */
+  private readonly caseOf = (test: TestCase): RecordedCase => this.ended.get(test) ?? outcomeOf(test);
 
   onError(error: TestError): void {
     const text = errorText(error) ?? 'unknown error';
@@ -231,7 +298,6 @@ export default class ConformanceReporter implements Reporter {
   }
 
   async onEnd(result: FullResult): Promise<{ status: FullResult['status'] }> {
-    const playwrightStatus = result.status as RunStatus;
     let info: RunInfo | undefined;
     try {
       const merging = mergeContext();
@@ -243,40 +309,16 @@ export default class ConformanceReporter implements Reporter {
       info = collectRunInfo();
       const byTarget = pair ? testsByTarget(this.root, targets!.length) : undefined;
       const tests = pair ? byTarget![pair.self]! : (this.root?.allTests() ?? []);
-      const cases = tests.map(recordedCase);
+      const cases = tests.map(this.caseOf);
       if (!this.root && this.errors.length === 0) this.errors.push('the run ended before any test was loaded');
-      const gate = gateOf();
-      const trials = trialsOf();
+      const { shard, ...selected } = this.shard ? shardRun(this.shard, info.reportDir) : { ...partialRun(), shard: undefined };
+      const plan = verdictPlanOf(selected);
+      const run = { startedAt: result.startTime ?? this.constructedAt, durationMs: result.duration, stopReason: stopReasonOf(result.status, this.errors), errors: this.errors, plan };
       const reference = pair
-        ? writeReferenceReports(byTarget![pair.reference]!, outcomeOf, targets![pair.reference]!, pair.reference, {
-            startedAt: result.startTime ?? this.constructedAt,
-            durationMs: result.duration,
-            playwrightStatus,
-            stopReason: stopReasonOf(playwrightStatus, this.errors),
-            errors: this.errors,
-          }, (dir) => (this.shard ? shardRun(this.shard, dir) : partialRun()))
+        ? writeReferenceReports(byTarget![pair.reference]!, this.caseOf, targets![pair.reference]!, pair.reference, run, (dir) => (this.shard ? shardRun(this.shard, dir) : partialRun()))
         : referenceOf();
-      const models = modelsOfRun();
       info.secrets = [...info.secrets, ...referenceSecrets()];
-      const report = foldReport(
-        cases,
-        {
-          info,
-          ...(this.shard ? shardRun(this.shard, info.reportDir) : partialRun()),
-          failOn: gate.failOn,
-          startedAt: result.startTime ?? this.constructedAt,
-          durationMs: result.duration,
-          playwrightStatus,
-          stopReason: stopReasonOf(playwrightStatus, this.errors),
-          errors: this.errors,
-        },
-        {
-          ...(trials ? { trials } : {}),
-          ...(gate.expectedFailures ? { baseline: loadBaseline(gate.expectedFailures) } : {}),
-          ...(reference ? { reference } : {}),
-          ...(models ? { models } : {}),
-        },
-      );
+      const report = foldReport(cases, { info, startedAt: run.startedAt, durationMs: run.durationMs, stopReason: run.stopReason, errors: run.errors, ...(shard ? { shard } : {}) }, { ...plan, ...(reference ? { reference } : {}) });
       let files: string[];
       try {
         files = writeReports(report, info.reportDir, info.secrets);
@@ -292,7 +334,7 @@ export default class ConformanceReporter implements Reporter {
       for (const p of info.problems) process.stderr.write(`chatconform: note: ${redact(p, info.secrets)}\n`);
       process.stdout.write(renderSummary(report, files, paintFor(process.stdout)));
       exitWith(report.verdict.exitCode);
-      return { status: report.verdict.exitStatus };
+      return { status: playwrightStatusOf(report) };
     } catch (err) {
       const refusals = process.env[MERGE_CONTEXT_ENV] ? mergeContext()?.refusalFile : undefined;
       if (err instanceof MergeRefused && refusals) {
@@ -306,18 +348,19 @@ export default class ConformanceReporter implements Reporter {
       process.stderr.write(`\n${line}\nchatconform: THE CONFORMANCE REPORT COULD NOT BE WRITTEN; the run fails.\n${info ? redact(message, info.secrets) : message}\n${line}\n`);
       // No report: the kit could not judge (as `chatconform run` says when it finds none).
       exitWith(3);
-      return { status: playwrightStatus === 'interrupted' || playwrightStatus === 'timedout' ? playwrightStatus : 'failed' };
+      return { status: result.status === 'interrupted' || result.status === 'timedout' ? result.status : 'failed' };
     }
   }
 
   /** A run of many targets: a report per target, the worst exit code for the run. */
   private writeTargets(targets: readonly RunTarget[], result: FullResult): { status: FullResult['status'] } {
-    const lines = writeTargetReports(this.root, outcomeOf, targets, {
+    const lines = writeTargetReports(this.root, this.caseOf, targets, {
       startedAt: result.startTime ?? this.constructedAt,
       durationMs: result.duration,
-      playwrightStatus: result.status as RunStatus,
-      stopReason: stopReasonOf(result.status as RunStatus, this.errors),
+      stopReason: stopReasonOf(result.status, this.errors),
       errors: this.errors,
+      // The run's plan: each target is folded with it, as that target run alone with the same flags would be.
+      plan: verdictPlanOf(partialRun()),
     });
     process.stdout.write(`${lines.map((l) => l.line).join('\n')}\n`);
     const code = Math.max(0, ...lines.map((l) => l.exitCode));
@@ -333,7 +376,7 @@ export default class ConformanceReporter implements Reporter {
     const info = mergedInfo(ctx);
     const all = this.root?.allTests() ?? [];
     // A run of several targets (the target beside its reference) replays every target's cases: this merge folds one's.
-    const cases = (ctx.slotTarget !== undefined ? casesOfTarget(all, ctx.slotTarget) : all).map(recordedCase);
+    const cases = (ctx.slotTarget !== undefined ? casesOfTarget(all, ctx.slotTarget) : all).map(this.caseOf);
     checkReplayed(ctx, cases);
     const { reference, ...kept } = ctx.features;
     const paired = reference && ctx.referenceReport ? { report: loadReport(ctx.referenceReport), url: reference.url, reportDir: path.dirname(ctx.referenceReport) } : undefined;
@@ -341,24 +384,27 @@ export default class ConformanceReporter implements Reporter {
       cases,
       {
         info,
-        ...(ctx.selection !== undefined ? { selection: ctx.selection } : {}),
-        ...(ctx.scope ? { scope: ctx.scope } : {}),
-        failOn: ctx.failOn,
         startedAt: new Date(ctx.startedAt),
         durationMs: ctx.durationMs,
-        playwrightStatus: ctx.playwrightStatus,
         stopReason: ctx.stopReason,
         // The shards' own errors (their reports name them); the replay's onError events repeat the same ones.
         errors: ctx.errors,
         merge: ctx.merge,
       },
-      { ...kept, ...(paired ? { reference: paired } : {}) },
+      // The plan the shards' reports kept: the same gate, selection, baseline, trials, matrix and reference.
+      {
+        failOn: ctx.failOn,
+        ...(ctx.selection !== undefined ? { selection: ctx.selection } : {}),
+        ...(ctx.scope ? { scope: ctx.scope } : {}),
+        ...kept,
+        ...(paired ? { reference: paired } : {}),
+      },
     );
     const files = writeReports(report, info.reportDir, info.secrets);
     publishToCi(report);
     process.stdout.write(renderSummary(report, files, paintFor(process.stdout)));
     exitWith(report.verdict.exitCode);
-    return { status: report.verdict.exitStatus };
+    return { status: playwrightStatusOf(report) };
   }
 
   printsToStdio(): boolean {

@@ -4,7 +4,7 @@
 import { judges, req, test } from './lib/test-fixtures.ts';
 import { judgeCompletion, judgeRefusal } from '../judge/judge-response.ts';
 import { judgeStream } from '../judge/judge-response.ts';
-import { judgeCallsAgainstTools, judgeForcedFunction, type ArgumentedCall } from '../judge/comparisons.ts';
+import { judgeCallsAgainstTools, judgeForcedCallMade, judgeForcedFunction, type ArgumentedCall } from '../judge/comparisons.ts';
 import { judgeAcceptedStatus } from '../judge/acceptance.ts';
 import { pickModel, type Discovery, noUsableReason } from './lib/discovery.ts';
 import type { Checker } from '../judge/checker.ts';
@@ -13,7 +13,6 @@ import type { Profile } from '../run/profile.ts';
 import type { TargetResponse } from '../judge/exchange.ts';
 import {
   BARE_TOOL,
-  NO_CALL_CAME_BACK,
   PARALLEL_PROMPT,
   RETURNED_CALL_IDS,
   TIME_TOOL,
@@ -67,18 +66,33 @@ const cutByCap = (body: Json): boolean => {
   return first?.finish_reason === 'length';
 };
 
+/** A stream that completed and whose choices did not end at the token cap. */
+const wholeStream = (s: ChatStream): boolean => s.outcome === 'complete' && [...s.choices.values()].every((c) => !c.finishReasons.includes('length'));
+
+/** The calls of an answer to tool_choice "required", judged as a completion or a stream, and whether it may be cut. */
+function forcedAnswer(check: Checker, res: TargetResponse, model: string, stream: boolean): { calls: ReturnedCall[]; cut: boolean } {
+  if (stream) {
+    const s = judgeStream(check, res, model);
+    return { calls: streamedCalls(s), cut: s === undefined || !wholeStream(s) };
+  }
+  const body = judgeCompletion(check, res, model);
+  return { calls: returnedCalls(body), cut: body === undefined || cutByCap(body) };
+}
+
 for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => {
   test.use({ slot });
 
   test.describe('declaring function tools', () => {
-    test('a function tool with a parameters JSON Schema is accepted; a returned call names it and its arguments decode', req('TOOL-001', 'TOOL-004', 'TOOL-006', 'TOOL-009', 'TOOL-015', judges(judgeAcceptedStatus, judgeCompletion, judgeCallsAgainstTools), { modelDependent: true }), async ({ target, check, discovery, config }) => {
+    test('a function tool with a parameters JSON Schema is accepted; a returned call names it and its arguments decode', req('TOOL-001', 'TOOL-004', 'TOOL-006', 'TOOL-009', 'TOOL-015', judges(judgeAcceptedStatus, judgeCompletion, judgeCallsAgainstTools, judgeForcedCallMade), { modelDependent: true }), async ({ target, check, discovery, config }) => {
       const model = modelOrSkip(check, discovery, config.profile);
       const res = await target.chat({ model, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [WEATHER_TOOL], tool_choice: 'required', max_completion_tokens: toolCap(target.maxTokens) });
       judgeAcceptedStatus(check, 'TOOL-001', res, 'a request with a tools array');
       judgeAcceptedStatus(check, 'TOOL-004', res, 'a tool of type "function" with a function object');
       judgeAcceptedStatus(check, 'TOOL-009', res, 'a function tool whose parameters is a JSON Schema object');
       const body = judgeCompletion(check, res, model); // arguments a JSON string that decodes: RESP-019, RESP-020
-      judgeCalls(check, res, returnedCalls(body), [WEATHER_TOOL], 'tool_choice "required"');
+      const calls = returnedCalls(body);
+      judgeForcedCallMade(check, res, calls, body === undefined || cutByCap(body), [...RETURNED_CALL_IDS, 'TOOL-006', 'TOOL-015'], 'tool_choice "required" with a parameters JSON Schema');
+      judgeCalls(check, res, calls, [WEATHER_TOOL], 'tool_choice "required"');
     });
 
     test('a function tool without description is accepted', req('TOOL-007', 'TOOL-006', 'TOOL-015', judges(judgeAcceptedStatus, judgeCompletion, judgeCallsAgainstTools)), async ({ target, check, discovery, config }) => {
@@ -109,26 +123,26 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
     // answer that carries one; these requests make one come back even under a small output cap, and an answer that
     // still carries none leaves those rules skipped with that reason, never passed.
     for (const stream of [false, true] as const) {
-      test(`a short call (one enum choice, an optional boolean) comes back whole${stream ? ', streamed' : ''}`, req('TOOL-006', 'TOOL-009', 'TOOL-015', judges(judgeAcceptedStatus, judgeCompletion, judgeStream, judgeCallsAgainstTools), { modelDependent: true }), async ({ target, check, discovery, config }) => {
+      test(`a short call (one enum choice, an optional boolean) comes back whole${stream ? ', streamed' : ''}`, req('TOOL-006', 'TOOL-009', 'TOOL-015', judges(judgeAcceptedStatus, judgeCompletion, judgeStream, judgeCallsAgainstTools, judgeForcedCallMade), { modelDependent: true }), async ({ target, check, discovery, config }) => {
         const model = modelOrSkip(check, discovery, config.profile);
         const res = await target.chat({ model, messages: [{ role: 'user', content: UNITS_PROMPT }], tools: [UNITS_TOOL], tool_choice: 'required', max_completion_tokens: toolCap(target.maxTokens), ...(stream ? { stream: true } : {}) });
         // A refusal is judged here, under the rule it breaks; only an accepted answer is judged as a completion.
         if (!judgeAcceptedStatus(check, 'TOOL-009', res, 'a function tool whose parameters is a JSON Schema object (an enum and a boolean)')) return;
-        const calls = stream ? streamedCalls(judgeStream(check, res, model)) : returnedCalls(judgeCompletion(check, res, model));
-        if (res.status === 200 && calls.length === 0) check.notApplicable([...RETURNED_CALL_IDS, 'TOOL-006', 'TOOL-015'], `tool_choice "required" with ${UNITS_TOOL.function.name}: ${NO_CALL_CAME_BACK}`, res);
+        const { calls, cut } = forcedAnswer(check, res, model, stream);
+        judgeForcedCallMade(check, res, calls, cut, [...RETURNED_CALL_IDS, 'TOOL-006', 'TOOL-015'], `tool_choice "required" with ${UNITS_TOOL.function.name}`);
         judgeCalls(check, res, calls, [UNITS_TOOL], `tool_choice "required"${stream ? ', streamed' : ''}`);
       });
     }
 
     for (const stream of [false, true] as const) {
-      test(`parallel calls: two functions asked for at once come back as separate whole calls${stream ? ', streamed' : ''}`, req('TOOL-001', 'TOOL-006', 'TOOL-015', judges(judgeAcceptedStatus, judgeCompletion, judgeStream, judgeCallsAgainstTools), { modelDependent: true }), async ({ target, check, discovery, config }) => {
+      test(`parallel calls: two functions asked for at once come back as separate whole calls${stream ? ', streamed' : ''}`, req('TOOL-001', 'TOOL-006', 'TOOL-015', judges(judgeAcceptedStatus, judgeCompletion, judgeStream, judgeCallsAgainstTools, judgeForcedCallMade), { modelDependent: true }), async ({ target, check, discovery, config }) => {
         const model = modelOrSkip(check, discovery, config.profile);
         const res = await target.chat({ model, messages: [{ role: 'user', content: PARALLEL_PROMPT }], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: 'required', max_completion_tokens: toolCap(target.maxTokens), ...(stream ? { stream: true } : {}) });
         if (!judgeAcceptedStatus(check, 'TOOL-001', res, 'a request with two function tools')) return;
         // Each call assembles on its own (a delta's index keeps the calls apart): ids, names and arguments that decode
         // are judged per call by the registered checks; calls merged by a wrong index do not decode (RESP-020).
-        const calls = stream ? streamedCalls(judgeStream(check, res, model)) : returnedCalls(judgeCompletion(check, res, model));
-        if (res.status === 200 && calls.length === 0) check.notApplicable([...RETURNED_CALL_IDS, 'TOOL-006', 'TOOL-015'], `two functions asked for at once: ${NO_CALL_CAME_BACK}`, res);
+        const { calls, cut } = forcedAnswer(check, res, model, stream);
+        judgeForcedCallMade(check, res, calls, cut, [...RETURNED_CALL_IDS, 'TOOL-006', 'TOOL-015'], 'two functions asked for at once with tool_choice "required"');
         if (calls.length === 1) check.note(`parallel calls: asked for two functions at once, the target returned one call (${JSON.stringify(calls[0]!.name)}); how many calls a model makes is its choice`);
         judgeCalls(check, res, calls, [WEATHER_TOOL, TIME_TOOL], `parallel calls${stream ? ', streamed' : ''}`);
       });
@@ -136,12 +150,13 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
   });
 
   test.describe('streamed tool calls', () => {
-    test('tool-call deltas assemble into calls that name a declared function and whose arguments decode', req('TOOL-006', 'TOOL-015', judges(judgeStream, judgeCallsAgainstTools), { modelDependent: true }), async ({ target, check, discovery, config }) => {
+    test('tool-call deltas assemble into calls that name a declared function and whose arguments decode', req('TOOL-006', 'TOOL-015', judges(judgeStream, judgeCallsAgainstTools, judgeForcedCallMade), { modelDependent: true }), async ({ target, check, discovery, config }) => {
       const model = modelOrSkip(check, discovery, config.profile);
       const res = await target.chat({ model, messages: [{ role: 'user', content: WEATHER_PROMPT }], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: 'required', stream: true, max_completion_tokens: toolCap(target.maxTokens) });
       // Assembly (id, type function, name, arguments that decode: RESP-015/017/018/020) is judged by judgeStream.
       const s = judgeStream(check, res, model);
       if (!s) return;
+      judgeForcedCallMade(check, res, [...s.choices.values()].flatMap(callsOf), !wholeStream(s), [...RETURNED_CALL_IDS, 'TOOL-006', 'TOOL-015'], 'tool_choice "required", streamed');
       for (const c of s.choices.values()) judgeCalls(check, res, callsOf(c), [WEATHER_TOOL, TIME_TOOL], `streamed choice ${c.index}`);
     });
   });
@@ -219,7 +234,7 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
       // The exact 4xx is a gap of the contract (section 7); any client-error status passes.
       const error = judgeRefusal(check, res, { id: 'TOOL-014', status: (s) => s >= 400 && s < 500, statusText: 'a client-error (4xx) status' });
       check.status('TOOL-012', res, (s) => s >= 400 && s < 500, 'for tool calls without declared tools, a client-error (4xx) status');
-      check.that('TOOL-013', res.exchange.status !== 0 && res.status < 500, () => `the rejection must not be reported as an upstream failure; received ${res.describe()}`, res);
+      check.status('TOOL-013', res, (s) => s < 500, 'the rejection must not be reported as an upstream failure: a status that is no server error (not 5xx)');
       const blame = blamesUpstream(error);
       check.that('TOOL-013', blame === undefined, () => `the rejection must not blame the upstream; ${blame} reads as an upstream failure`, res);
     });

@@ -22,6 +22,8 @@ import {
   WEB_SEARCH_TOOL,
   capsBelow,
   probed,
+  skipForSearch,
+  unclassified,
   type InvalidCase,
 } from './lib/requests/search.ts';
 import { slotsOf } from './lib/slots.ts';
@@ -37,7 +39,7 @@ const ANSWER_IDS = ['SEARCH-034', 'SEARCH-041', 'SEARCH-042'];
 /** A model the probes found able to search, or a skip naming what the probes found. */
 function capableModel(check: Checker, discovery: Discovery): string {
   const { models, reason } = searchTakers(discovery);
-  if (!models[0]) return check.skip(reason);
+  if (!models[0]) return skipForSearch(check, discovery, reason);
   return models[0].model;
 }
 
@@ -49,14 +51,14 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
       const model = capableModel(check, discovery);
       // web_search_options without search_context_size: the endpoint applies its default (SEARCH-006).
       const viaOptions = await ask(target, model, { web_search_options: {} });
-      check.that('SEARCH-001', viaOptions.status === 200, () => `web_search_options {} on ${model}, which the probe found able to search, must be accepted; received ${viaOptions.describe()}`, viaOptions);
-      check.that('SEARCH-006', viaOptions.status === 200, () => `web_search_options without search_context_size must be accepted (default applies); received ${viaOptions.describe()}`, viaOptions);
+      check.status('SEARCH-001', viaOptions, 200, `web_search_options {} on ${model}, which the probe found able to search, must be accepted: status`);
+      check.status('SEARCH-006', viaOptions, 200, `web_search_options without search_context_size (the default applies) must be accepted: status`);
       const answerA = judgeSearchAnswer(check, viaOptions, model, 'web_search_options');
       const a = searchReport(answerA);
       if (answerA) check.that('SEARCH-002', searched(a), () => `web_search_options requests hosted search, but the answer reports none: ${describeReport(a)}`, viaOptions);
 
       const viaTool = await ask(target, model, { tools: [WEB_SEARCH_TOOL] });
-      check.that('SEARCH-003', viaTool.status === 200, () => `a bare {"type":"web_search"} tools entry on ${model} must be accepted as a request for search; received ${viaTool.describe()}`, viaTool);
+      check.status('SEARCH-003', viaTool, 200, `a bare {"type":"web_search"} tools entry on ${model} must be accepted as a request for search: status`);
       const answerB = judgeSearchAnswer(check, viaTool, model, 'bare web_search tool');
       const b = searchReport(answerB);
       if (answerB) check.that('SEARCH-003', searched(b), () => `a bare web_search tool requests hosted search, but the answer reports none: ${describeReport(b)}`, viaTool);
@@ -71,7 +73,7 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
       const model = capableModel(check, discovery);
       for (const size of ['low', 'medium', 'high'] as const) {
         const res = await ask(target, model, { web_search_options: { search_context_size: size } });
-        check.that('SEARCH-005', res.status === 200, () => `search_context_size ${JSON.stringify(size)} must be accepted; received ${res.describe()}`, res);
+        check.status('SEARCH-005', res, 200, `search_context_size ${JSON.stringify(size)} must be accepted: status`);
         judgeSearchAnswer(check, res, model, `search_context_size ${size}`);
       }
     });
@@ -91,7 +93,7 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
   /** An invalid web_search_options: rejected (the 2.7 requirement), with the section 7 row's 400, code and text. */
   async function expectRejected(check: Checker, target: Target, model: string, c: InvalidCase, row: { id: string; message: string }): Promise<TargetResponse> {
     const res = await ask(target, model, { web_search_options: c.options });
-    check.that(c.id, res.exchange.status !== 0 && res.status >= 400 && res.status < 500, () => `${c.label} must be rejected; received ${res.describe()}`, res);
+    check.status(c.id, res, (s) => s >= 400 && s < 500, `${c.label} must be rejected: a client-error (4xx) status`);
     judgeRefusal(check, res, { id: row.id, status: 400, code: 'invalid_web_search_options', message: row.message, statusText: `for ${c.label}, status` });
     return res;
   }
@@ -140,7 +142,7 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
         const model = capableModel(check, discovery);
         const res = await ask(target, model, { web_search_options: { user_location: location } });
         const fields = 'approximate' in location ? location.approximate : location;
-        const accepted = (rid: string, what: string) => check.that(rid, res.status === 200, () => `${what} must be accepted; received ${res.describe()} for user_location ${JSON.stringify(location)}`, res);
+        const accepted = (rid: string, what: string) => check.status(rid, res, 200, `${what} (user_location ${JSON.stringify(location)}) must be accepted: status`);
         accepted(id, `a user_location with ${form}`);
         accepted('SEARCH-008', 'user_location with type "approximate"');
         accepted('SEARCH-014', `country ${JSON.stringify(fields.country)} (ISO 3166-1 alpha-2)`);
@@ -179,9 +181,10 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
 
   test.describe('refusals happen upfront and leave no partial answer', () => {
     test('a model that cannot search: web_search_not_supported with the fixed message, for both forms and when streamed', req('SEARCH-045', 'SEARCH-043', 'SEARCH-044', 'SEARCH-004', 'OBS-022', judges(judgeRefusal, judgeUpfront)), async ({ target, check, discovery }) => {
+      // A model refused with neither search refusal is judged here too: its refusal breaks this rule.
       const { models, reason } = probed(discovery, 'unsupported');
-      if (!models[0]) return check.skip(reason);
-      const model = models[0].model;
+      const model = models[0]?.model ?? unclassified(discovery)[0]?.model;
+      if (!model) return check.skip(reason);
       const forms: { label: string; extra: Json }[] = [
         { label: 'web_search_options', extra: { web_search_options: {} } },
         { label: 'a bare web_search tool', extra: { tools: [WEB_SEARCH_TOOL] } },
@@ -204,7 +207,7 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
     test('an output budget below the entry minimum: refused upfront, at no cost, naming N and M', req('SEARCH-050', 'SEARCH-051', 'SEARCH-052', 'LIMIT-004', 'SEARCH-043', 'SEARCH-044', 'SEARCH-004', 'OBS-023', judges(judgeRefusal, judgeUpfront, judgeRefusalUnbilled)), async ({ target, check, discovery }) => {
       const { models, reason } = probed(discovery, 'budget');
       const probe = models[0];
-      if (!probe) return check.skip(reason);
+      if (!probe) return skipForSearch(check, discovery, reason);
       const [m1, m2] = capsBelow(probe.minOutputTokens, target.maxTokens);
       if (m1 === undefined) return check.skip(`the entry's minimum output budget (${probe.minOutputTokens}) leaves no positive cap below it`);
       const m2cap = m2 ?? m1;

@@ -1,6 +1,7 @@
 // Checks of a chat completion's meaning (2.9, 2.4, 2.7, 4.3): what a schema cannot state. They judge a
 // non-streamed completion and, through its assembled equivalent, a streamed one. Each is one requirement.
 import { check, holds, isObject, notApplicable, parsesAsJson, quote, type Json } from './check.ts';
+import { contentText } from '../content-text.ts';
 
 /** A completion to judge: the body (or a stream assembled into one), the model the request named. */
 export interface Completion {
@@ -202,7 +203,7 @@ export function textLengths(text: string): Record<OffsetUnit, number> {
 
 /** The citation spans of one message, with the units in which every span fits the final text. */
 export function citationSpans(message: Json): { spans: { start: number; end: number }[]; units: OffsetUnit[]; text: string } {
-  const text = typeof message.content === 'string' ? message.content : '';
+  const text = contentText(message.content) ?? '';
   const spans: { start: number; end: number }[] = [];
   for (const a of Array.isArray(message.annotations) ? message.annotations : []) {
     const u = isObject(a) && isObject(a.url_citation) ? a.url_citation : undefined;
@@ -264,7 +265,7 @@ export const completionTokensCountOutput = check('RESP-022', function completion
   if (typeof n !== 'number') return undefined;
   const generated = choicesOf(c).some((choice) => {
     const m = messageOf(choice);
-    return (typeof m.content === 'string' && m.content !== '') || (Array.isArray(m.tool_calls) && m.tool_calls.length > 0);
+    return (contentText(m.content) ?? '') !== '' || (Array.isArray(m.tool_calls) && m.tool_calls.length > 0);
   });
   if (!generated) return notApplicable('no case: the answer carries no generated text or tool call');
   return holds(n >= 1, () => `${c.what}: usage.completion_tokens is ${n}, yet the answer carries generated text or tool calls`);

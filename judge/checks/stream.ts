@@ -6,6 +6,7 @@ import type { AssembledChoice, ChatStream } from '../decoding/chat-stream.ts';
 import type { TargetResponse } from '../exchange.ts';
 import { check, holds, isObject, notApplicable, quote, type Json } from './check.ts';
 import { createdFarFromNow, createdNotSeconds } from './completion.ts';
+import { contentText } from '../content-text.ts';
 
 /** A stream to judge: the response it came in, the decoded stream, and what the request asked for. */
 export interface StreamSubject {
@@ -97,7 +98,7 @@ export const textInDeltaContent = check('STREAM-012', function textInDeltaConten
       const inDelta = isObject(c.delta) && typeof c.delta.content === 'string';
       const elsewhere = [
         typeof c.text === 'string' && c.text !== '' ? 'choices[].text' : '',
-        isObject(c.message) && typeof c.message.content === 'string' && c.message.content !== '' ? 'choices[].message.content' : '',
+        isObject(c.message) && (contentText(c.message.content) ?? '') !== '' ? 'choices[].message.content' : '',
       ].filter(Boolean);
       if (!inDelta && elsewhere.length > 0) problems.push(`chunk ${i} choice ${j}: streamed text arrives as choices[].delta.content; it came as ${elsewhere.join(' and ')}`);
     });

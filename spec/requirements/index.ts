@@ -44,6 +44,14 @@ export interface Requirement {
    * record. Checks record under the primary, so a failure is counted once; this record points to it.
    */
   sameAs?: string;
+  /**
+   * Set when the record rests on the kit's reading of a gap of the contract (a row whose exact meaning the contract
+   * lists among its "Gaps in this part"): the behaviour is judged, but the verdict says it is the kit's reading, and
+   * the default gate (`--fail-on must`) leaves such a failure out (`strict` keeps it). Always with `gap`.
+   */
+  reading?: true;
+  /** The gap the reading fills, verbatim from the contract's Gaps list (an observation quotes the same text). */
+  gap?: string;
 }
 
 export const AREAS = [
@@ -67,8 +75,8 @@ export function validateRequirements(raw: unknown): Requirement[] {
   const problems: string[] = [];
   const seen = new Set<string>();
   const out: Requirement[] = [];
-  const allowed = new Set(['id', 'section', 'level', 'kind', 'statement', 'check', 'quote', 'sameAs']);
-  const optional = new Set(['sameAs']);
+  const allowed = new Set(['id', 'section', 'level', 'kind', 'statement', 'check', 'quote', 'sameAs', 'reading', 'gap']);
+  const optional = new Set(['sameAs', 'reading', 'gap']);
   raw.forEach((rec: unknown, i: number) => {
     const where = `record #${i}`;
     if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) {
@@ -78,8 +86,10 @@ export function validateRequirements(raw: unknown): Requirement[] {
     const r = rec as Record<string, unknown>;
     const label = typeof r.id === 'string' ? `${where} (${r.id})` : where;
     for (const key of Object.keys(r)) if (!allowed.has(key)) problems.push(`${label}: unknown field "${key}"`);
+    if ('reading' in r && r.reading !== true) problems.push(`${label}: "reading" is true when present`);
+    if (('reading' in r) !== ('gap' in r)) problems.push(`${label}: "reading" and "gap" come together`);
     for (const key of allowed) {
-      if (optional.has(key) && !(key in r)) continue;
+      if (key === 'reading' || (optional.has(key) && !(key in r))) continue;
       if (typeof r[key] !== 'string' || (r[key] as string).trim() === '') problems.push(`${label}: "${key}" must be a non-empty string`);
     }
     const { id, section, level, kind, check, statement } = r;
@@ -106,6 +116,11 @@ export function validateRequirements(raw: unknown): Requirement[] {
     if (!primary) problems.push(`${r.id}: sameAs names an unknown id ${r.sameAs}`);
     else if (primary.sameAs !== undefined) problems.push(`${r.id}: sameAs must name a primary record, and ${r.sameAs} points to ${primary.sameAs}`);
     else if (primary.level !== r.level || primary.kind !== r.kind) problems.push(`${r.id}: sameAs ${r.sameAs} must have the same level and kind`);
+  }
+  for (const r of out) {
+    if (r.gap === undefined) continue;
+    if (r.kind !== 'requirement') problems.push(`${r.id}: only a requirement rests on a reading`);
+    if (!out.some((o) => o.kind === 'observation' && o.quote === r.gap)) problems.push(`${r.id}: gap is not the quote of an observation (a gap of the contract, verbatim)`);
   }
   if (problems.length > 0) {
     throw new Error(`requirements.json is invalid (${problems.length} problem(s)):\n  - ${problems.join('\n  - ')}`);
@@ -165,3 +180,20 @@ export function topSection(r: Requirement): string {
  * service, however many other records passed; the reporter calls it incomplete.
  */
 export const CORE_REQUIREMENTS: readonly string[] = Object.freeze(['CAT-031', 'CAT-032', 'CHAT-004', 'CHAT-005'].map((id) => getRequirement(id).id));
+
+/** The gap a record's verdict rests on the kit's reading of: its section's Gaps list and the gap's text. */
+export interface Reading {
+  /** The section whose "Gaps in this part" lists the gap, e.g. "4.3". */
+  section: string;
+  gap: string;
+}
+
+/** The reading a requirement rests on (its primary's, for a restatement), or undefined when it rests on the text. */
+export function readingOf(id: string): Reading | undefined {
+  if (!byId.has(id)) return undefined;
+  const r = byId.get(primaryOf(id));
+  if (r?.reading !== true || r.gap === undefined) return undefined;
+  const gap = r.gap;
+  const where = requirements.find((o) => o.kind === 'observation' && o.quote === gap);
+  return { section: where?.section ?? r.section, gap };
+}

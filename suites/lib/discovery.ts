@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Profile } from '../../run/profile.ts';
 import { searched, searchReport } from '../../judge/search.ts';
 import { redact } from '../../spec/redact.ts';
+import { SEARCH_MESSAGES } from './requests/search.ts';
 import type { Target } from '../../run/target.ts';
 
 export interface ModelEntry {
@@ -28,7 +29,8 @@ export interface SearchProbe {
   /**
    * capable: answered 200 and reported a search (provenance or usage.service_web_search_calls); ignored: answered
    * 200 without any sign of a search; unsupported: refused with web_search_not_supported; budget: needs a larger
-   * output budget.
+   * output budget (either read by its code, else by its fixed message); other: none of these (a refusal that names
+   * neither search refusal is SEARCH-045's finding, judged by that test: see requests/search.ts `unclassified`).
    */
   result: 'capable' | 'ignored' | 'unsupported' | 'budget' | 'other';
   status: number;
@@ -147,11 +149,15 @@ async function probeSearch(target: Target, model: string): Promise<SearchProbe> 
   const res = await target.chat({ model, messages: [{ role: 'user', content: 'Which city hosts the Louvre?' }], web_search_options: {} });
   const err = (res.json() as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
   const code = typeof err?.code === 'string' ? err.code : undefined;
+  const message = typeof err?.message === 'string' ? err.message : undefined;
   const probe: SearchProbe = { model, status: res.status, result: 'other' };
   if (code) probe.code = code;
+  // A refusal whose code does not say which (missing, wrong) is read by section 7's fixed message, so the test of
+  // that refusal judges it (and its code): a wrong code never leaves the model unclassified when the text names it.
+  const byText = code !== 'web_search_not_supported' && code !== 'web_search_output_budget_too_small';
   if (res.status === 200) probe.result = searched(searchReport(res.json() as Record<string, unknown> | undefined)) ? 'capable' : 'ignored';
-  else if (code === 'web_search_not_supported') probe.result = 'unsupported';
-  else if (code === 'web_search_output_budget_too_small') {
+  else if (code === 'web_search_not_supported' || (byText && message === SEARCH_MESSAGES.notSupported)) probe.result = 'unsupported';
+  else if (code === 'web_search_output_budget_too_small' || (byText && message !== undefined && BUDGET_MESSAGE.test(message))) {
     probe.result = 'budget';
     const m = typeof err?.message === 'string' ? BUDGET_MESSAGE.exec(err.message) : null;
     if (m) probe.minOutputTokens = Number(m[1]);

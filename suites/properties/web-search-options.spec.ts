@@ -8,7 +8,7 @@ import type { Checker } from '../../judge/checker.ts';
 import type { Discovery } from '../lib/discovery.ts';
 import { contextSize, invalidLocation, validLocation, type LocationFault } from '../lib/properties/arb/location.ts';
 import { checkProperty, type CaseChecker } from '../lib/properties/runner.ts';
-import { searchTakers, SEARCH_MESSAGES, SEARCH_PROMPT } from '../lib/requests/search.ts';
+import { searchTakers, skipForSearch, SEARCH_MESSAGES, SEARCH_PROMPT } from '../lib/requests/search.ts';
 import { errorOf } from '../../judge/search.ts';
 import type { Target, TargetResponse } from '../../run/target.ts';
 import { slotsOf } from '../lib/slots.ts';
@@ -29,7 +29,7 @@ const FAULT_RULES: Record<LocationFault, { rejected?: string; row: string; messa
 /** The model every case asks: the first one the discovery probe saw serve hosted search. */
 function searchModel(check: Checker, discovery: Discovery): string {
   const { models, reason } = searchTakers(discovery);
-  if (models.length === 0) return check.skip(`no model serves hosted search: ${reason}`);
+  if (models.length === 0) return skipForSearch(check, discovery, `no model serves hosted search: ${reason}`);
   return models[0]!.model;
 }
 
@@ -48,7 +48,7 @@ function notRejected(cc: CaseChecker, res: TargetResponse, ids: string[], what: 
     judgeRefusal(cc, res, { id: 'SEARCH-045', code: 'web_search_not_supported', message: SEARCH_MESSAGES.notSupported });
     return;
   }
-  for (const id of ids) cc.that(id, res.exchange.status === 200, () => `${what} is valid (2.7) and must be accepted; received ${res.describe()}`, res);
+  for (const id of ids) cc.status(id, res, 200, `${what} is valid (2.7) and must be accepted: status`);
 }
 
 for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.details, () => {
@@ -95,7 +95,7 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
             run: async (l, cc) => {
               const res = await ask(target, model, { user_location: l.value });
               const rule = FAULT_RULES[l.fault];
-              if (rule.rejected) cc.that(rule.rejected, res.exchange.status !== 0 && res.status !== 200, () => `user_location with ${l.label} must be rejected; received ${res.describe()}`, res);
+              if (rule.rejected) cc.status(rule.rejected, res, (s) => s !== 200, `user_location with ${l.label} must be rejected: a non-200 status`);
               judgeRefusal(cc, res, { id: rule.row, status: 400, code: INVALID_OPTIONS, message: rule.message });
             },
           },

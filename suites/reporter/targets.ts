@@ -1,11 +1,12 @@
 // The reporter's side of a run of many targets (run/targets.ts): the tests are grouped by target (the target of the
 // slot each ran in, run/slots.ts), and each target gets its own four reports in `<report dir>/targets/<name>/`,
-// folded as a run of that target alone would be. The run's exit code is the worst of its targets'.
+// folded exactly as a run of that target alone would be, with the run's plan. The run's exit code is the worst of its
+// targets'.
 import { cpSync, existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Suite, TestCase } from '@playwright/test/reporter';
-import type { RunStatus, StopReason } from '../../report/json.ts';
-import { foldReport, type RecordedCase, type ReferenceInput, type RunFacts } from '../../report/fold.ts';
+import type { ShardInfo, StopReason } from '../../report/json.ts';
+import { foldReport, referencePlan, targetPlan, type ReferenceInput, type VerdictPlan } from '../../report/fold.ts';
 import { BLOB_DIR } from '../../report/merge.ts';
 import { referenceReportDir } from '../../run/reference.ts';
 import type { TestOutcome } from '../../report/results.ts';
@@ -15,15 +16,15 @@ import { runConfig } from '../../run/config.ts';
 import { shardOf } from '../../run/shard.ts';
 import { slotOfAnnotations } from '../../run/slots.ts';
 import { runTargets, targetConfig, type RunTarget } from '../../run/targets.ts';
-import { trialsOf } from '../../run/trials.ts';
-import { modelOfTest, modelsOfRun } from './models.ts';
+import { modelsOfRun } from './models.ts';
 
 export interface TargetsRun {
   startedAt: Date;
   durationMs: number;
-  playwrightStatus: RunStatus;
   stopReason: StopReason;
   errors: string[];
+  /** The run's plan (report/fold.ts): every target is folded with it, as that target run alone would be. */
+  plan: VerdictPlan;
 }
 
 /** One line per target: its name, verdict and exit code, and where its reports are. */
@@ -56,41 +57,23 @@ export function casesOfTarget(tests: readonly TestCase[], name: string): TestCas
   return slotted.length === 0 ? [...tests] : slotted.filter((t) => slotOfAnnotations(t.annotations).target === name);
 }
 
-/** A case as a target's fold reads it: its outcome, and the model it judged. */
-function recorded(test: TestCase, outcomeOf: (t: TestCase) => TestOutcome): RecordedCase {
-  const model = modelOfTest(test);
-  return { ...outcomeOf(test), ...(model !== undefined ? { model } : {}) };
-}
-
-/** The run's trials and matrix for one target's fold: its requests are counted in its own scratch folder. */
-function featuresOf(runDir: string) {
-  const trials = trialsOf();
+/** The run's matrix as one target's fold reads it: its requests are counted in its own scratch folder. */
+function modelsOf(runDir: string): Pick<VerdictPlan, 'models'> {
   const models = modelsOfRun(runDir);
-  return { ...(trials ? { trials } : {}), ...(models ? { models } : {}) };
+  return models ? { models } : {};
 }
 
 /** Writes every target's reports; returns a line per target. */
 export function writeTargetReports(root: Suite | undefined, outcomeOf: (t: TestCase) => TestOutcome, targets: readonly RunTarget[], run: TargetsRun): TargetLine[] {
-  const byTarget = testsByTarget(root, targets.length).map((tests) => tests.map((t) => recorded(t, outcomeOf)));
+  const byTarget = testsByTarget(root, targets.length).map((tests) => tests.map(outcomeOf));
   const base = runConfig();
   return targets.map((target, i) => {
     const config = targetConfig(base, target, i);
     const info = collectRunInfo(config);
     const outcomes = byTarget[i]!;
-    // Folded as a run of that target alone would be (report/fold.ts).
-    const report = foldReport(
-      outcomes,
-      {
-        info,
-        ...(target.files ? { selection: `the spec files ${target.files.map((f) => path.basename(f)).join(', ')}` } : {}),
-        startedAt: run.startedAt,
-        durationMs: run.durationMs,
-        playwrightStatus: run.playwrightStatus,
-        stopReason: run.stopReason,
-        errors: run.errors,
-      },
-      featuresOf(config.runDir),
-    );
+    // Folded as a run of that target alone would be, with the same plan (report/fold.ts).
+    const plan = { ...targetPlan(run.plan, target.files), ...modelsOf(config.runDir) };
+    const report = foldReport(outcomes, { info, startedAt: run.startedAt, durationMs: run.durationMs, stopReason: run.stopReason, errors: run.errors }, plan);
     writeReports(report, info.reportDir, info.secrets);
     return { name: target.name, exitCode: report.verdict.exitCode, line: `${target.name}: ${report.verdict.result} (exit ${report.verdict.exitCode}), ${outcomes.length} tests: ${info.reportDir}` };
   });
@@ -109,18 +92,16 @@ export function writeReferenceReports(
   target: RunTarget,
   index: number,
   run: TargetsRun,
-  facts: (dir: string) => Pick<RunFacts, 'selection' | 'scope' | 'shard'> = () => ({}),
+  facts: (dir: string) => { selection?: string; scope?: string[]; shard?: ShardInfo } = () => ({}),
 ): ReferenceInput {
   const base = runConfig();
   const config = targetConfig(base, target, index);
   const reportDir = referenceReportDir(base.reportDir);
   const info = { ...collectRunInfo(config), reportDir };
   if (shardOf()) copyBlob(path.join(base.reportDir, BLOB_DIR), path.join(reportDir, BLOB_DIR));
-  const report = foldReport(
-    cases.map((t) => recorded(t, outcomeOf)),
-    { info, ...facts(reportDir), startedAt: run.startedAt, durationMs: run.durationMs, playwrightStatus: run.playwrightStatus, stopReason: run.stopReason, errors: run.errors },
-    featuresOf(config.runDir),
-  );
+  const { shard, ...selected } = facts(reportDir);
+  const plan = { ...referencePlan(run.plan), ...selected, ...modelsOf(config.runDir) };
+  const report = foldReport(cases.map(outcomeOf), { info, startedAt: run.startedAt, durationMs: run.durationMs, stopReason: run.stopReason, errors: run.errors, ...(shard ? { shard } : {}) }, plan);
   writeReports(report, reportDir, info.secrets);
   return { report, url: config.baseUrl, reportDir };
 }

@@ -146,7 +146,7 @@ test('bad input: one line on stderr, exit 2, nothing run', async () => {
     [['run', '--section', '99'], /^error: the run's selection: section 99 has no requirement/],
     [['run', '--section', '3.9'], /^error: the run's selection: section 3\.9 has no requirement/],
     [['run', '--level', 'OFTEN'], /^error: the run's selection: level OFTEN is not one of MUST, SHOULD, MAY$/],
-    [['run', '--fail-on', 'never'], /^error: option '--fail-on <level>' argument \(5 characters, not shown\) is invalid\. Allowed choices are must, warn, target-only\.$/],
+    [['run', '--fail-on', 'never'], /^error: option '--fail-on <level>' argument \(5 characters, not shown\) is invalid\. Allowed choices are must, strict, warn, target-only\.$/],
     [['run', '--fail-on', 'target-only'], /^error: --fail-on target-only gates on what the target adds to its reference: give --reference$/],
     [['run', '--reference', 'ftp://host'], /^error: --reference: expected an http:\/\/ or https:\/\/ URL/],
     [['run', '--reference-model', 'm'], /^error: CONFORMANCE_REFERENCE_MODEL sets the reference run: give --reference too$/],

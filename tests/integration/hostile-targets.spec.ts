@@ -93,7 +93,7 @@ test('hostile targets: the suite finishes in bounded time, reports failures, nev
     const tests = r ? (r as unknown as { run: { tests: Record<string, number> } }).run.tests : undefined;
     lines.push(
       `  ${name.padEnd(44)} ${`${(run.wallMs / 1000).toFixed(0)} s`.padStart(5)}  exit ${run.killed ? 'killed' : run.code}  ` +
-        (r ? `verdict ${r.verdict.result}, ${r.verdict.mustFailed.length} MUST failed, tests ${tests?.failed ?? '?'} failed / ${tests?.skipped ?? '?'} skipped / ${tests?.passed ?? '?'} passed` : 'no report'),
+        (r ? `verdict ${r.verdict.result}, ${r.verdict.mustFailed.length} MUST failed, tests ${tests?.unfinished ?? '?'} unfinished / ${tests?.skipped ?? '?'} skipped / ${tests?.judged ?? '?'} judged` : 'no report'),
     );
   }
   lines.push(`  total ${((Date.now() - started) / 1000).toFixed(0)} s`);

@@ -30,7 +30,7 @@ test("--models (a glob and ids): a row per model with its verdict and counts; a 
   expect(rows['reason-pro']).toMatchObject({ verdict: 'pass', mustFailed: [], failed: [] });
   expect(rows['reason-pro']!.counts.pass).toBeGreaterThan(rows['acme/chat-small']!.counts.pass);
   expect(rows['reason-pro']!.requests).toBeGreaterThan(0);
-  expect(rows['reason-pro']!.tests.passed).toBeGreaterThan(0);
+  expect(rows['reason-pro']!.tests.judged).toBeGreaterThan(0);
   expect(rows['reason-pro']!.sections.some((s) => s.section.startsWith('2') && s.status === 'pass')).toBe(true);
   expect(rows['acme/chat-small']!.verdict).toBe('pass');
 

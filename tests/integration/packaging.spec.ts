@@ -86,7 +86,7 @@ test.describe('the npm package, installed into a fresh project', () => {
   });
 
   test('the package holds the compiled kit, its data files and its pinned dependencies, and none of the sources, tests or tools', () => {
-    for (const f of ['package.json', 'npm-shrinkwrap.json', 'cli/chatconform.mjs', 'dist/cli/main.js', 'docs/client-conformance.md', 'docs/testing.md', 'examples/clients/openai.mjs', 'examples/clients/fetch.mjs', 'dist/suites/conformance.config.js', 'dist/spec/requirements/requirements.json', 'dist/spec/requirements/contract.json', 'dist/fixtures/mock/catalog.json', 'dist/fixtures/mock/keys.json', 'dist/fixtures/profiles/mock.json', 'dist/spec/schemas/chat-response.schema.json', 'dist/entries/msw.d.ts', 'dist/entries/testing.d.ts', 'dist/report/html/report.css', 'dist/report/html/report.js']) {
+    for (const f of ['package.json', 'npm-shrinkwrap.json', 'cli/chatconform.mjs', 'dist/cli/main.js', 'docs/client-conformance.md', 'docs/testing.md', 'examples/clients/openai.mjs', 'examples/clients/fetch.mjs', 'dist/suites/conformance.config.js', 'dist/spec/requirements/requirements.json', 'dist/spec/requirements/contract.json', 'dist/fixtures/mock/catalog.json', 'dist/fixtures/mock/keys.json', 'dist/fixtures/profiles/mock.json', 'dist/spec/schemas/chat-response.schema.json', 'dist/entries/msw.d.ts', 'dist/entries/testing.d.ts', 'dist/report/html/report.css', 'dist/report/html/report.js', 'dist/ui/static/index.html', 'dist/ui/static/app.css', 'dist/ui/app/main.js']) {
       expect(packedFiles, `the package holds ${f}`).toContain(f);
     }
     expect(packedFiles.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')), 'no TypeScript sources').toEqual([]);
@@ -153,7 +153,7 @@ test.describe('the npm package, installed into a fresh project', () => {
     expect(report.spec.sha256).toBe(CONTRACT.sha256);
     expect(report.target.url).toBe(url);
     // Test locations read as in the repository (through the shipped source maps), never as paths into node_modules.
-    const files = new Set(report.requirements.flatMap((r) => r.tests.map((t) => t.file)));
+    const files = new Set(report.requirements.flatMap((r) => r.tests.map((t) => t.file ?? '(none)')));
     expect([...files].filter((f) => !/^suites\/[\w/.-]+\.spec\.ts$/.test(f))).toEqual([]);
     expect(run.stdout).toContain('chatconform conformance: PASS');
     await mock.close();
@@ -218,6 +218,37 @@ test.describe('the npm package, installed into a fresh project', () => {
     const installed = path.join(project, 'node_modules/chatconform');
     expect(readdirSync(installed).sort()).toEqual(['CHANGELOG.md', 'README.md', 'cli', 'dist', 'docs', 'examples', 'node_modules', 'npm-shrinkwrap.json', 'package.json'].filter((f) => existsSync(path.join(installed, f))).sort());
     expect(existsSync(path.join(installed, 'reports')) || existsSync(path.join(installed, 'test-results')) || existsSync(path.join(installed, 'dist/test-results'))).toBe(false);
+  });
+
+  test('chatconform ui serves its page from the package and runs a requirement against the embedded mock', async () => {
+    test.setTimeout(180_000);
+    const reports = path.join(work, 'ui-reports');
+    const ui = await serve(['ui', '--port', '0', '--report-dir', reports], (out) => /^ui listening on (http:\/\/\S+)/m.exec(out)?.[1]);
+    try {
+      expect(await (await fetch(ui.url)).text()).toContain('<script type="module" src="app/main.js"></script>');
+      expect((await fetch(`${ui.url}app.css`)).status).toBe(200);
+      // Every module the page loads, by following its imports: compiled JavaScript from dist/ui/app/.
+      const seen = new Set<string>();
+      for (const queue = ['main']; queue.length > 0; ) {
+        const name = queue.pop()!;
+        if (seen.has(name)) continue;
+        seen.add(name);
+        const res = await fetch(`${ui.url}app/${name}.js`);
+        expect(res.status, name).toBe(200);
+        for (const m of (await res.text()).matchAll(/\bfrom\s*["']\.\/([a-z-]+)\.js["']/g)) queue.push(m[1]!);
+      }
+      expect(seen.size).toBeGreaterThan(5);
+      const started = await fetch(`${ui.url}api/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ selection: { requirements: ['CAT-031'] } }) });
+      expect(started.status).toBe(201);
+      type Run = { state: string; verdict?: string; key: string };
+      const runs = async () => (await (await fetch(`${ui.url}api/runs`)).json()) as Run[];
+      await expect.poll(async () => (await runs())[0]!.state, { timeout: 150_000 }).toBe('ended');
+      const [ended] = await runs();
+      expect(ended!.verdict).toMatch(/^(partial|pass)$/);
+      expect(readdirSync(path.join(reports, ended!.key)).sort()).toEqual([...REPORT_FILES].sort());
+    } finally {
+      await ui.close();
+    }
   });
 
   test('a script imports chatconform/msw with setupServer and makes a completion with the openai SDK', async () => {

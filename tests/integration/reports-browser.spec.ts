@@ -164,10 +164,10 @@ test('hand-made report: root causes first, matrix, filters, an expanded failure 
 test('an incomplete run says so in the banner, loudly, with the coverage; the badge is grey', async ({}, testInfo) => {
   // The 503 stub's shape: the model list judged, every completion skipped as unavailable.
   const outcomes = [
-    { title: 'catalog', file: 'suites/catalog.spec.ts', line: 1, status: 'passed' as const, declared: ['CAT-031', 'CAT-032'], durationMs: 1, evidence: { checks: [{ id: 'CAT-031', status: 'pass' as const }, { id: 'CAT-032', status: 'pass' as const }], exchanges: [] } },
+    { title: 'catalog', file: 'suites/catalog.spec.ts', line: 1, status: 'judged' as const, declared: ['CAT-031', 'CAT-032'], durationMs: 1, evidence: { checks: [{ id: 'CAT-031', status: 'pass' as const }, { id: 'CAT-032', status: 'pass' as const }], exchanges: [] } },
     { title: 'chat', file: 'suites/chat.spec.ts', line: 1, status: 'skipped' as const, skipReason: 'model_unavailable (503)', declared: ['CHAT-004', 'CHAT-005'], durationMs: 1 },
   ];
-  const report = buildReport({ info: sampleInfo(), results: aggregate(outcomes), outcomes, startedAt: new Date(), durationMs: 1, playwrightStatus: 'passed', errors: [] });
+  const report = buildReport({ info: sampleInfo(), results: aggregate(outcomes), outcomes, startedAt: new Date(), durationMs: 1, stopReason: 'completed', errors: [] });
   const dir = testInfo.outputPath('report');
   writeReports(report, dir, [SAMPLE_SECRET]);
   const file = path.join(dir, 'conformance.html');

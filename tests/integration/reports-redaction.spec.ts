@@ -89,7 +89,7 @@ test('against the embedded mock, two spec files: four files, a valid report, no 
   expect(report.run.tests.total).toBeGreaterThan(0);
   expect(report.spec.catalogRecords).toBe(report.requirements.length);
   expect(run.code).toBe(report.verdict.mustFailed.length === 0 ? 0 : 1);
-  expect(report.verdict.exitStatus).toBe(run.code === 0 ? 'passed' : 'failed');
+  expect(report.verdict.exitCode).toBe(run.code);
   // The reference mock passes what these two files check …
   expect(report.verdict.mustFailed).toEqual([]);
   expect(report.rootCauses).toEqual([]);
@@ -139,7 +139,7 @@ test('against a broken target that echoes the key, as a shard: MUST failures, ex
     expectNoKey(reportDir);
 
     expect(run.code).toBe(1);
-    expect(report.verdict).toMatchObject({ result: 'fail', exitStatus: 'failed' });
+    expect(report.verdict).toMatchObject({ result: 'fail', exitCode: 1 });
     expect(report.target).toMatchObject({ url: target.url, embeddedMock: false });
     expect(report.verdict.mustFailed).toContain('CAT-027');
     const nulls = report.requirements.find((r) => r.id === 'CAT-027')!;
@@ -168,6 +168,14 @@ test('against a broken target that echoes the key, as a shard: MUST failures, ex
     expect(cause.exchange!.curl).toBe(evidence.exchange!.curl);
     expect(run.stdout).toMatch(/Root causes \(\d+\), by impact:[\s\S]*FAIL CAT-027/);
     expect(run.stdout.indexOf('Root causes')).toBeLessThan(run.stdout.indexOf('MUST failures'));
+    // The kit's own terminal: its progress lines (short, marked, no tags) then the verdict; never Playwright's pass
+    // count or ticks beside the FAIL.
+    const progress = run.stdout.split('\n').filter((l) => /^chatconform +\d+\/\d+ tests · /.test(l));
+    expect(progress.length, run.stdout).toBeGreaterThan(0);
+    for (const line of progress) expect(line.length, line).toBeLessThan(120);
+    expect(progress.at(-1)).toMatch(/^chatconform +(\d+)\/\1 tests · \d+ requirements judged: PASS \d+ FAIL [1-9]\d* WARN \d+ · SKIP \d+ · \d+m?\d*s · failed .*CAT-027/);
+    expect(run.stdout.indexOf(progress.at(-1)!)).toBeLessThan(run.stdout.indexOf('chatconform conformance: FAIL'));
+    expect(run.stdout).not.toMatch(/^\s*\d+ passed\b|✓|@[A-Z]+-\d{3}/m);
     // The target echoed the key into every answer; the reports hold none of it, and no alarm is raised.
     expect(run.stderr).not.toMatch(LEAK_ALARM);
     expect(readFileSync(path.join(reportDir, 'badge.svg'), 'utf8')).toMatch(/\d+ MUST failed/);

@@ -21,7 +21,7 @@ function shardWith(name: string, entries: readonly ZipEntrySpec[]): string {
   mkdirSync(path.join(dir, 'blob-report'), { recursive: true });
   const zip = zipOf(entries);
   writeFileSync(path.join(dir, 'blob-report', 'report-1.zip'), zip);
-  const report = sampleReport('passed');
+  const report = sampleReport('completed');
   report.run.shard = {
     index: 1,
     total: 1,

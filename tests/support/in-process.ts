@@ -41,9 +41,15 @@ export class InProcessMock implements ExchangeLog {
     const requestHeaders: Record<string, string> = { ...(key === null ? {} : { authorization: `Bearer ${key}` }), ...opts.headers };
     const requestBody = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
     if (requestBody !== undefined) requestHeaders['content-type'] ??= 'application/json';
+    // What an HTTP/1.1 client sends with a body (the mock's server reads its limit from it before the body).
+    if (requestBody !== undefined) requestHeaders['content-length'] ??= String(Buffer.byteLength(requestBody));
     const started = performance.now();
     const request = new Request(`${ORIGIN}${path}`, { method, headers: requestHeaders, ...(requestBody !== undefined ? { body: requestBody } : {}) });
-    const response = toResponse(await this.service.handle(fromRequest(request)));
+    // `Expect: 100-continue` as the mock's server answers it: the 100 goes out when the core first reads the body.
+    const expects = /100-continue/i.test(Object.entries(requestHeaders).find(([k]) => k.toLowerCase() === 'expect')?.[1] ?? '');
+    const core = fromRequest(request);
+    let read = false;
+    const response = toResponse(await this.service.handle({ ...core, body: { read: () => ((read = true), core.body.read()), cancel: () => core.body.cancel() } }));
     // A network error (the mock reset the connection): no status and no body, as the suite's transport records one.
     const reset = response.type === 'error';
     const body = reset ? Buffer.alloc(0) : Buffer.from(await response.arrayBuffer());
@@ -60,7 +66,8 @@ export class InProcessMock implements ExchangeLog {
       responseBody,
       responseBytes: body.byteLength,
       durationMs: performance.now() - started,
-      ...(reset ? { error: 'read ECONNRESET (the connection was reset)' } : {}),
+      ...(reset ? { error: 'read ECONNRESET (the connection was reset)', errorKind: 'reset' as const } : {}),
+      ...(expects ? { continued: read } : {}),
       curl: `curl -X ${method} '${ORIGIN}${path}'`,
     };
     this.exchanges.push(exchange);

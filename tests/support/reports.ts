@@ -8,7 +8,7 @@ import path from 'node:path';
 import { startMockServer } from '../../mock/server.ts';
 import { repoRoot } from '../../run/config.ts';
 import type { Exchange } from '../../judge/exchange.ts';
-import { buildReport, type ConformanceReport, type RunStatus } from '../../report/json.ts';
+import { buildReport, type ConformanceReport, type StopReason } from '../../report/json.ts';
 import { requirements as catalog } from '../../spec/requirements/index.ts';
 import { aggregate, targetRequirements, type TestOutcome } from '../../report/results.ts';
 import type { RunInfo } from '../../report/run-info.ts';
@@ -63,7 +63,7 @@ export function sampleOutcomes(): TestOutcome[] {
       title: 'GET /v1/models › answers without a credential with the model list',
       file,
       line: 39,
-      status: 'failed',
+      status: 'judged',
       error: 'Error: CAT-027 (MUST, §2.10) No field is null\n  GET /v1/models: /data/0/name must not be null',
       declared: ['CAT-027', 'CAT-031', 'CAT-032', 'CAT-038', 'VER-001'],
       durationMs: 40,
@@ -81,7 +81,7 @@ export function sampleOutcomes(): TestOutcome[] {
       title: 'GET /v1/models › records what the catalog uses where the contract is silent',
       file,
       line: 55,
-      status: 'passed',
+      status: 'judged',
       declared: ['OBS-003', 'OBS-004', 'CAT-005'],
       durationMs: 12,
       evidence: {
@@ -113,7 +113,8 @@ export function sampleOutcomes(): TestOutcome[] {
       title: 'chat › a completion with the run key',
       file: 'suites/chat.spec.ts',
       line: 20,
-      status: 'failed',
+      status: 'unfinished',
+      unfinished: 'kit-error',
       error: `TypeError: Cannot read properties of null (reading 'content') with key ${SAMPLE_SECRET}\n    at suites/chat.spec.ts:31:7`,
       declared: ['CHAT-001', 'CHAT-004', 'OBS-018'],
       durationMs: 30,
@@ -126,7 +127,8 @@ export function sampleOutcomes(): TestOutcome[] {
       title: 'streaming › the stream ends with [DONE]',
       file: 'suites/streaming.spec.ts',
       line: 10,
-      status: 'timedOut',
+      status: 'unfinished',
+      unfinished: 'timeout',
       error: 'Test timeout of 60000ms exceeded.',
       declared: ['STREAM-001'],
       durationMs: 60000,
@@ -135,7 +137,7 @@ export function sampleOutcomes(): TestOutcome[] {
       title: 'streaming › tool-call chunks',
       file: 'suites/streaming.spec.ts',
       line: 40,
-      status: 'failed',
+      status: 'judged',
       error: 'Error: RESP-001 (MUST, §2) No field is null\n  chunk 0: /choices/0/finish_reason must not be null',
       declared: ['RESP-001', 'RESP-011', 'STREAM-003'],
       durationMs: 20,
@@ -153,7 +155,7 @@ export function sampleOutcomes(): TestOutcome[] {
       title: 'streaming › search chunks',
       file: 'suites/streaming.spec.ts',
       line: 60,
-      status: 'failed',
+      status: 'judged',
       error: 'Error: RESP-001 (MUST, §2) No field is null\n  chunk 12: /choices/0/finish_reason must not be null',
       declared: ['RESP-001', 'STREAM-002'],
       durationMs: 20,
@@ -172,7 +174,7 @@ export function sampleOutcomes(): TestOutcome[] {
       title: 'properties › max_completion_tokens caps every generated request',
       file: 'suites/properties.spec.ts',
       line: 80,
-      status: 'failed',
+      status: 'judged',
       error: 'Error: REQ-010 (MUST, §2.1) max_completion_tokens caps',
       declared: ['REQ-010'],
       durationMs: 90,
@@ -185,7 +187,7 @@ export function sampleOutcomes(): TestOutcome[] {
       title: 'kit › the catalog is sane',
       file: 'suites/kit.spec.ts',
       line: 5,
-      status: 'passed',
+      status: 'judged',
       declared: ['CAT-001', 'CAT-002'],
       durationMs: 3,
       evidence: { checks: [{ id: 'CAT-001', status: 'pass' }, { id: 'CAT-001', status: 'pass' }], exchanges: [] },
@@ -224,7 +226,7 @@ export function sampleInfo(over: Partial<RunInfo> = {}): RunInfo {
 }
 
 /** A whole report from the sample outcomes, built by exactly the code a run uses. */
-export function sampleReport(playwrightStatus: RunStatus = 'failed', errors: string[] = []): ConformanceReport {
+export function sampleReport(stopReason: StopReason = 'completed', errors: string[] = []): ConformanceReport {
   const outcomes = sampleOutcomes();
   return buildReport({
     info: sampleInfo(),
@@ -232,7 +234,7 @@ export function sampleReport(playwrightStatus: RunStatus = 'failed', errors: str
     outcomes,
     startedAt: new Date('2025-06-01T12:00:00Z'),
     durationMs: 61234,
-    playwrightStatus,
+    stopReason,
     errors,
   });
 }

@@ -142,7 +142,7 @@ test.describe('no pass without a search', () => {
 // that (a `skip` marked notApplicable, with the reason), and the report folds it: `skip` with that reason when
 // nothing judged the requirement, never `pass`; the verdict of a requirement judged elsewhere is untouched.
 test.describe('no pass without a case', () => {
-  const outcome = (records: CheckRecord[], exchanges: Exchange[] = []): TestOutcome => ({ title: 't', file: 'suites/x.spec.ts', line: 1, status: 'passed', declared: [], evidence: { checks: records, exchanges }, durationMs: 1 });
+  const outcome = (records: CheckRecord[], exchanges: Exchange[] = []): TestOutcome => ({ title: 't', file: 'suites/x.spec.ts', line: 1, status: 'judged', declared: [], evidence: { checks: records, exchanges }, durationMs: 1 });
   const folded = (outcomes: TestOutcome[], id: string) => aggregate(outcomes).find((r) => r.id === id)!;
   const withCalls = (ids: string[]) => completion({ content: null, tool_calls: ids.map((id) => ({ id, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } })) }, { choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: ids.map((id) => ({ id, type: 'function', function: { name: 'get_weather', arguments: '{}' } })) }, finish_reason: 'tool_calls' }] });
 

@@ -21,6 +21,7 @@ import { requirementLinks } from '../../scripts/requirement-links.ts';
 import { TINY_PNG_DATA_URL } from '../../suites/lib/requests/features.ts';
 import { SEARCH_MESSAGES, SEARCH_PROMPT, WEB_SEARCH_TOOL } from '../../suites/lib/requests/search.ts';
 import { judgeUpfront } from '../../judge/search.ts';
+import { judgeOversizedRefused } from '../../judge/limits.ts';
 import { PARALLEL_PROMPT, TIME_TOOL, WEATHER_PROMPT, WEATHER_TOOL, returnedCalls } from '../../suites/lib/requests/tools.ts';
 import { LONG_ANSWER_PROMPT, completionTokensOf } from '../../suites/lib/requests/chat.ts';
 import { InProcessMock } from '../support/in-process.ts';
@@ -165,6 +166,21 @@ const PROBES = {
     send: (m) => m.chat({ ...hello(), chatconform_unread: true, x_chatconform_flag: 1 }),
     judge: (c, r) => void judgeCompletion(c, r, M.small, { statusId: 'REQ-013' }),
     declared: ['REQ-013'],
+  },
+  'chat with the unlisted fields real clients send': {
+    send: (m) => m.chat({ ...hello(), n: 1, seed: 7, stop: ['never'], store: false, logprobs: false, user: 'u', presence_penalty: 0, frequency_penalty: 0, response_format: { type: 'text' } }),
+    judge: (c, r) => void judgeCompletion(c, r, M.small, { statusId: 'REQ-013' }),
+    declared: ['REQ-013'],
+  },
+  'chat with text parts in system and assistant messages': {
+    send: (m) => m.chat({ ...hello(), messages: [{ role: 'system', content: [{ type: 'text', text: 'Be brief.' }] }, { role: 'user', content: 'Hi.' }, { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] }, { role: 'user', content: 'Say hello.' }] }),
+    judge: (c, r) => void judgeCompletion(c, r, M.small, { statusId: 'REQ-018' }),
+    declared: ['REQ-018'],
+  },
+  'chat with include_reasoning false': {
+    send: (m) => m.chat({ ...hello(), include_reasoning: false }),
+    judge: (c, r) => void judgeCompletion(c, r, M.small, { statusId: 'RSN-002' }),
+    declared: ['RSN-002'],
   },
   'chat of 1 MiB': { send: (m) => m.raw(padded(ONE_MIB)), judge: (c, r) => void judgeCompletion(c, r, M.small, { statusId: 'LIMIT-003' }), declared: ['LIMIT-003'] },
   'chat just under 10 MB': { send: (m) => m.raw(padded(JUST_UNDER_10_MB)), judge: (c, r) => void judgeCompletion(c, r, M.small, { statusId: 'LIMIT-003' }), declared: ['LIMIT-003'] },
@@ -320,12 +336,16 @@ const PROBES = {
     },
     declared: ['LIMIT-002', 'LIMIT-007'],
   },
-  // The same two uploads the other way round: LIMIT-007's evidence is the valid JSON upload.
-  'refused: oversized bodies, not JSON and valid': {
-    compared: (m) => m.raw(notJson(OVERSIZED)),
-    send: (m) => m.raw(padded(OVERSIZED)),
-    judge: (c, r, garbage) => void judgeRefusalAnswered(c, r, garbage!, OVERSIZED),
-    declared: ['LIMIT-007'],
+  // The same two uploads the other way round, sent as limits.spec.ts sends them (Expect: 100-continue): LIMIT-001's
+  // and LIMIT-007's evidence is the valid JSON upload.
+  'refused: oversized bodies, not JSON and valid, with Expect: 100-continue': {
+    compared: (m) => m.raw(notJson(OVERSIZED), { headers: { expect: '100-continue' } }),
+    send: (m) => m.raw(padded(OVERSIZED), { headers: { expect: '100-continue' } }),
+    judge: (c, r, garbage) => {
+      judgeOversizedRefused(c, r, OVERSIZED, 'a valid JSON request');
+      judgeRefusalAnswered(c, r, garbage!, OVERSIZED);
+    },
+    declared: ['LIMIT-001', 'LIMIT-007'],
   },
   'refused: an oversized body': { send: (m) => m.raw(padded(OVERSIZED)), judge: (c, r) => void judgeRefusal(c, r, { id: 'LIMIT-001' }), declared: ['LIMIT-001'] },
 } satisfies Record<string, Probe>;
@@ -347,6 +367,9 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'restricted-key-rerouted': 'refused: a restricted key asks for another model',
   'tier-not-enforced': 'refused: a free key asks for a pro entry',
   'unknown-field-rejected': 'chat with an unknown top-level field',
+  'client-fields-refused': 'chat with the unlisted fields real clients send',
+  'parts-only-for-user': 'chat with text parts in system and assistant messages',
+  'include-reasoning-false-refused': 'chat with include_reasoning false',
   'effort-accepted': 'refused: an effort outside the entry\'s set',
   'image-to-non-image-answered': 'refused: an image to an entry without images',
   'message-null-fields': 'chat, tools declared, text answer',
@@ -396,7 +419,8 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'catalog-get-differs': 'model entry read back',
   'catalog-lists-deactivated': 'model list, a deactivated model',
   'oversized-parsed-first': 'refused: oversized bodies, valid JSON and not',
-  'oversized-reset': 'refused: oversized bodies, not JSON and valid',
+  'oversized-reset': 'refused: oversized bodies, not JSON and valid, with Expect: 100-continue',
+  'oversized-reset-mid-upload': 'refused: oversized bodies, not JSON and valid, with Expect: 100-continue',
   'max-tokens-wins': 'chat, both caps, max_completion_tokens the smaller',
   'cap-ignored': 'chat, max_completion_tokens alone',
   'tool-call-undeclared-name': 'chat, tool call, the names judged',

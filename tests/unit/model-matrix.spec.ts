@@ -99,7 +99,7 @@ function outcome(title: string, checks: { id: string; status: 'pass' | 'fail' | 
     title,
     file: 'suites/chat.spec.ts',
     line: 1,
-    status: checks.some((c) => c.status === 'fail') ? 'failed' : 'passed',
+    status: 'judged',
     declared: checks.map((c) => c.id),
     durationMs: 1,
     evidence: { checks: checks.map((c) => ({ ...c, ...(c.status === 'fail' ? { message: `${c.id} broken` } : {}) })), exchanges: [] },
@@ -127,7 +127,7 @@ function matrixReport(maxFailingModels: number, independent: TestOutcome[] = SHA
     matrix: { models, independentMustFailed, maxFailingModels },
     startedAt: new Date(0),
     durationMs: 5,
-    playwrightStatus: 'failed',
+    stopReason: 'completed',
     errors: [],
   });
 }

@@ -25,7 +25,7 @@ function outcomesOf(statuses: Record<string, 'pass' | 'fail' | 'warn'>): TestOut
     title: `test of ${id}`,
     file: 'suites/x.spec.ts',
     line: 1,
-    status: status === 'fail' ? 'failed' : 'passed',
+    status: 'judged',
     declared: [id],
     durationMs: 1,
     evidence: { checks: [{ id, status, ...(status === 'pass' ? {} : { message: `${id} broken: the answer lacked it` }) }], exchanges: [] },
@@ -38,7 +38,7 @@ function run(over: Record<string, 'pass' | 'fail' | 'warn'>, baselineText?: stri
   let results = aggregate(outcomes);
   let baseline;
   if (baselineText !== undefined) ({ results, outcome: baseline } = applyBaseline(results, parseBaseline(baselineText, 'expected-failures.yaml')));
-  return buildReport({ info: sampleInfo(), results, ...(baseline ? { baseline } : {}), failOn, outcomes, startedAt: new Date(), durationMs: 5, playwrightStatus: 'failed', errors: [] });
+  return buildReport({ info: sampleInfo(), results, ...(baseline ? { baseline } : {}), failOn, outcomes, startedAt: new Date(), durationMs: 5, stopReason: 'completed', errors: [] });
 }
 
 const [A, B, C] = ['STREAM-004', 'REQ-011', 'CAT-027'];
@@ -50,20 +50,20 @@ test('a listed failure is expected-fail and the run passes; an unlisted MUST fai
   expect(a).toMatchObject({ status: 'expected-fail', baselineReason: 'the stream ends without [DONE] (ticket 12)' });
   expect(a.reason).toContain(`${A} broken`);
   expect(a.evidence.length).toBeGreaterThan(0);
-  expect(report.verdict).toMatchObject({ result: 'pass', exitStatus: 'passed', mustFailed: [] });
+  expect(report.verdict).toMatchObject({ result: 'pass', exitCode: 0, mustFailed: [] });
   expect(report.verdict.baseline).toEqual({ file: 'expected-failures.yaml', expected: [{ id: A, reason: 'the stream ends without [DONE] (ticket 12)' }], stale: [], unjudged: [] });
   expect(report.counts['expected-fail']).toBe(1);
   expect(report.coverage.mustJudged).toBe(MUSTS.length);
   expect(validate('conformance-report', report).errors.map((e) => e.message)).toEqual([]);
 
   const second = run({ [A]: 'fail', [B]: 'fail' }, yaml);
-  expect(second.verdict).toMatchObject({ result: 'fail', exitStatus: 'failed', mustFailed: [B] });
+  expect(second.verdict).toMatchObject({ result: 'fail', exitCode: 1, mustFailed: [B] });
 });
 
 test('a listed ID that now passes makes the baseline stale: the run fails and names the entry to delete', () => {
   const yaml = JSON.stringify({ expectedFailures: [{ id: A, reason: 'known' }, { id: C, reason: 'nulls in the catalog' }] });
   const report = run({ [C]: 'fail' }, yaml);
-  expect(report.verdict).toMatchObject({ result: 'pass', exitStatus: 'failed', mustFailed: [] });
+  expect(report.verdict).toMatchObject({ result: 'pass', exitCode: 1, mustFailed: [] });
   expect(report.verdict.baseline!.stale).toEqual([{ id: A, reason: 'known' }]);
   expect(report.verdict.summary).toContain(`stale baseline: ${A} now passes; delete its entry from expected-failures.yaml`);
   const terminal = renderSummary(report, [], { red: (s) => s, green: (s) => s, yellow: (s) => s, bold: (s) => s, dim: (s) => s });
@@ -85,13 +85,13 @@ test('the outputs never show an expected failure as a clean pass', () => {
 });
 
 test('fail on warn: a SHOULD warning fails the run, unless the baseline lists it', () => {
-  expect(run({ [SHOULD.id]: 'warn' }).verdict.exitStatus).toBe('passed');
+  expect(run({ [SHOULD.id]: 'warn' }).verdict.exitCode).toBe(0);
   const strict = run({ [SHOULD.id]: 'warn' }, undefined, 'warn');
-  expect(strict.verdict).toMatchObject({ exitStatus: 'failed', failOn: 'warn' });
+  expect(strict.verdict).toMatchObject({ exitCode: 1, failOn: 'warn' });
   expect(strict.verdict.summary).toContain('1 warning, which fail the run (fail on warn)');
-  expect(run({ [SHOULD.id]: 'warn' }, `expectedFailures: [{ id: ${SHOULD.id}, reason: known }]`, 'warn').verdict.exitStatus).toBe('passed');
+  expect(run({ [SHOULD.id]: 'warn' }, `expectedFailures: [{ id: ${SHOULD.id}, reason: known }]`, 'warn').verdict.exitCode).toBe(0);
   expect(gateOf({ CONFORMANCE_FAIL_ON: 'warn' })).toEqual({ failOn: 'warn' });
-  expect(() => gateOf({ CONFORMANCE_FAIL_ON: 'never' })).toThrow('CONFORMANCE_FAIL_ON: expected one of must, warn, target-only (got a value of 5 characters, not shown)');
+  expect(() => gateOf({ CONFORMANCE_FAIL_ON: 'never' })).toThrow('CONFORMANCE_FAIL_ON: expected one of must, strict, warn, target-only (got a value of 5 characters, not shown)');
 });
 
 test('a bad baseline is refused with every problem named: syntax, shape, unknown IDs, observations, duplicates', () => {
@@ -120,7 +120,7 @@ test('a baseline written from a report lists each failure with its message, and 
   expect(parsed.entries.map((e) => e.id).sort()).toEqual([A, C].sort());
   expect(parsed.entries.find((e) => e.id === A)!.reason).toBe(`${A} broken: the answer lacked it`);
   const gated = run({ [A]: 'fail', [C]: 'fail' }, text);
-  expect(gated.verdict).toMatchObject({ exitStatus: 'passed', mustFailed: [] });
+  expect(gated.verdict).toMatchObject({ exitCode: 0, mustFailed: [] });
   expect(validate('expected-failures', (parsed as unknown) && JSON.parse(JSON.stringify({ expectedFailures: parsed.entries.map(({ id, reason }) => ({ id, reason })) }))).valid).toBe(true);
   expect(formatIssues(validate('expected-failures', { expectedFailures: [{ id: 'x', reason: '' }] }).errors)).toMatch(/\/expectedFailures\/0\/id/);
 });
@@ -151,12 +151,11 @@ test('the exit code the report states: 0 nothing failed the gate, 1 a MUST faile
   expect(run({ [SHOULD.id]: 'warn' }, undefined, 'warn').verdict.exitCode).toBe(1);
   // No target: every request the tests sent got no HTTP response.
   const unanswered = { method: 'GET', url: 'http://127.0.0.1:9/v1/models', status: 0, requestHeaders: {}, responseHeaders: {}, responseBody: '', durationMs: 1, curl: 'curl', error: 'connect ECONNREFUSED', errorKind: 'refused' as const };
-  const outcomes: TestOutcome[] = [{ title: 't', file: 'suites/catalog.spec.ts', line: 1, status: 'passed', declared: ['CAT-031'], durationMs: 1, evidence: { checks: [{ id: 'CAT-031', status: 'error', message: 'no HTTP response' }], exchanges: [unanswered as never] } }];
-  const none = buildReport({ info: sampleInfo(), results: aggregate(outcomes), outcomes, startedAt: new Date(), durationMs: 5, playwrightStatus: 'passed', errors: [] });
-  // The status handed to Playwright agrees with the code (it once said "passed" beside 3).
-  expect(none.verdict).toMatchObject({ result: 'incomplete', exitStatus: 'failed', exitCode: 3 });
+  const outcomes: TestOutcome[] = [{ title: 't', file: 'suites/catalog.spec.ts', line: 1, status: 'judged', declared: ['CAT-031'], durationMs: 1, evidence: { checks: [{ id: 'CAT-031', status: 'error', message: 'no HTTP response' }], exchanges: [unanswered as never] } }];
+  const none = buildReport({ info: sampleInfo(), results: aggregate(outcomes), outcomes, startedAt: new Date(), durationMs: 5, stopReason: 'completed', errors: [] });
+  expect(none.verdict).toMatchObject({ result: 'incomplete', exitCode: 3 });
   expect(none.verdict.summary).toContain('no target: none of the 1 requests got an HTTP response');
   // An error outside the tests (a global setup that threw) without a MUST failure: 3.
-  const broken = buildReport({ info: sampleInfo(), results: aggregate([]), outcomes: [], startedAt: new Date(), durationMs: 5, playwrightStatus: 'failed', errors: ['Error: the target profile x.json is invalid'] });
+  const broken = buildReport({ info: sampleInfo(), results: aggregate([]), outcomes: [], startedAt: new Date(), durationMs: 5, stopReason: 'completed', errors: ['Error: the target profile x.json is invalid'] });
   expect(broken.verdict.exitCode).toBe(3);
 });

@@ -3,7 +3,9 @@
 import { expect, test } from '@playwright/test';
 import { aggregate, type RequirementResult, type RequirementStatus, type TestOutcome } from '../../report/results.ts';
 import { classify, classificationCounts, targetOnlyFailures, withDifferential } from '../../report/differential.ts';
-import { buildReport, validateReport } from '../../report/json.ts';
+import { buildReport, validateReport, type ConformanceReport } from '../../report/json.ts';
+import { foldReport } from '../../report/fold.ts';
+import { renderSummary } from '../../report/terminal.ts';
 import { referenceSecrets } from '../../report/reference-run.ts';
 import { sampleInfo } from '../support/reports.ts';
 
@@ -12,7 +14,7 @@ function outcome(id: string, status: 'pass' | 'fail', test = 'a test'): TestOutc
     title: test,
     file: 'suites/x.spec.ts',
     line: 1,
-    status: status === 'fail' ? 'failed' : 'passed',
+    status: 'judged',
     declared: [id],
     durationMs: 1,
     evidence: { checks: [{ id, status, message: `${id} ${status}ed on ${test}` }], exchanges: [] },
@@ -56,7 +58,7 @@ test('--fail-on target-only: a MUST failure the reference shares does not gate; 
   const build = (reference: TestOutcome[]) => {
     const outcomes = [outcome('TOOL-006', 'fail'), outcome('RESP-002', 'fail')];
     const results = withDifferential(aggregate(outcomes), aggregate(reference));
-    return buildReport({ info: sampleInfo(), results, outcomes, startedAt: new Date(0), durationMs: 1, playwrightStatus: 'failed', errors: [], failOn: 'target-only', selection: 'requirement TOOL-006, RESP-002' });
+    return buildReport({ info: sampleInfo(), results, outcomes, startedAt: new Date(0), durationMs: 1, stopReason: 'completed', errors: [], failOn: 'target-only', selection: 'requirement TOOL-006, RESP-002' });
   };
   const inherited = build([outcome('TOOL-006', 'fail'), outcome('RESP-002', 'fail')]);
   expect(inherited.verdict.mustFailed.sort()).toEqual(['RESP-002', 'TOOL-006']);
@@ -69,4 +71,55 @@ test('--fail-on target-only: a MUST failure the reference shares does not gate; 
 
 test("the reference's credentials are masked in the target's reports too", () => {
   expect(referenceSecrets({ CONFORMANCE_REFERENCE_API_KEY: 'sk-upstream-key' })).toEqual(['sk-upstream-key']);
+});
+
+// The reference column pairs cases, not statuses: blame is given over the cases judged on both sides only.
+test.describe('the reference column pairs cases', () => {
+  const facts = { info: sampleInfo(), startedAt: new Date(0), durationMs: 1, stopReason: 'completed' as const, errors: [] };
+  const rest = (n: number, status: 'pass' | 'fail') => Array.from({ length: n }, (_, i) => outcome('RESP-001', status, `responses › non-streamed case ${i}`));
+  const streams = (status: 'pass' | 'fail' | 'skip') =>
+    Array.from({ length: 10 }, (_, i): TestOutcome => ({
+      ...outcome('RESP-001', status === 'skip' ? 'pass' : status, `responses › streamed case ${i}`),
+      // A stream answered 500 judges nothing of the response object: RESP-001 is left unjudged on that case.
+      ...(status === 'skip' ? { evidence: { checks: [{ id: 'RESP-001', status: 'skip' as const, message: 'no response object: the stream was answered 500', cause: { id: 'STREAM-001', message: 'the stream was answered 500' } }], exchanges: [] } } : {}),
+    }));
+  // The reference, read back from its conformance.json as a merge or CONFORMANCE_REFERENCE_REPORT reads it.
+  const referenceOf = (cases: TestOutcome[]) => JSON.parse(JSON.stringify(foldReport(cases, facts, {}))) as ConformanceReport;
+  const resp = (r: ConformanceReport) => r.requirements.find((x) => x.id === 'RESP-001')!;
+
+  test('a gateway that answers every stream 500 is not credited with fixing the streams its reference fails', () => {
+    const reference = referenceOf([...rest(50, 'pass'), ...streams('fail')]);
+    expect(validateReport(reference)).toEqual([]);
+    const target = foldReport([...rest(50, 'pass'), ...streams('skip')], facts, { reference: { report: reference, url: 'http://upstream.example' } });
+    expect(validateReport(target)).toEqual([]);
+    expect(resp(target).status).toBe('pass');
+    const d = resp(target).differential!;
+    expect(d.classification).toBe('unjudged');
+    expect(d.paired).toBe(50);
+    expect(d.reason).toContain('the reference fails on 10 cases the target did not judge');
+    expect(d.reason).toContain('responses › streamed case 0');
+    expect(target.run.reference!.counts['reference-only']).toBe(0);
+    expect(renderSummary(target, [])).toMatch(/RESP-001 +target pass +reference fail +one side could not judge it: the reference fails on 10 cases/);
+  });
+
+  test('the same streams judged and passed on the target: the target fixes them (reference-only)', () => {
+    const reference = referenceOf([...rest(50, 'pass'), ...streams('fail')]);
+    const target = foldReport([...rest(50, 'pass'), ...streams('pass')], facts, { reference: { report: reference, url: 'http://upstream.example' } });
+    expect(resp(target).differential).toMatchObject({ classification: 'reference-only', paired: 60 });
+  });
+
+  test('target-only and both are decided on the paired cases; a failure the other side never judged is no blame', () => {
+    // The target fails the streams, the reference never judged them and passes the rest: nothing shows who adds it.
+    const unpaired = foldReport([...rest(50, 'pass'), ...streams('fail')], facts, { reference: { report: referenceOf([...rest(50, 'pass'), ...streams('skip')]), url: 'u' } });
+    expect(resp(unpaired).differential).toMatchObject({ classification: 'unjudged', reason: expect.stringContaining('the target fails on 10 cases the reference did not judge') });
+    // Under --fail-on target-only it still gates: nothing shows the reference shares it.
+    expect(targetOnlyFailures(['RESP-001'], unpaired.requirements)).toEqual(['RESP-001']);
+    // The target fails one non-streamed case the reference passes: target-only, whatever the streams do.
+    const added = foldReport([...rest(49, 'pass'), outcome('RESP-001', 'fail', 'responses › non-streamed case 49'), ...streams('skip')], facts, {
+      reference: { report: referenceOf([...rest(50, 'pass'), ...streams('fail')]), url: 'u' },
+    });
+    expect(resp(added).differential?.classification).toBe('target-only');
+    const inherited = foldReport([...rest(50, 'pass'), ...streams('fail')], facts, { reference: { report: referenceOf([...rest(50, 'pass'), ...streams('fail')]), url: 'u' } });
+    expect(resp(inherited).differential).toMatchObject({ classification: 'both', paired: 60 });
+  });
 });

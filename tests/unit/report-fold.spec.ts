@@ -15,7 +15,7 @@ function recorded(title: string, checks: Pick<CheckRecord, 'id' | 'status'>[], o
     title,
     file: 'suites/x.spec.ts',
     line: 1,
-    status: checks.some((c) => c.status === 'fail') ? 'failed' : 'passed',
+    status: 'judged',
     declared: [...new Set(checks.map((c) => c.id))],
     durationMs: 1,
     evidence: { checks: checks.map((c) => ({ ...c, ...(c.status === 'fail' ? { message: `${c.id} broken` } : {}) })), exchanges: [] },
@@ -27,7 +27,6 @@ const facts = (over: Partial<RunFacts> = {}): RunFacts => ({
   info: sampleInfo(),
   startedAt: new Date('2026-01-01T00:00:00Z'),
   durationMs: 10,
-  playwrightStatus: 'failed',
   stopReason: 'completed',
   errors: [],
   ...over,
@@ -40,7 +39,7 @@ function shards(cases: readonly RecordedCase[], n: number, features: Features): 
     const shard = { index: k + 1, total: n, discovery: { sha256: 'a'.repeat(64), models: ['acme/a', 'acme/b'] }, blob: { file: `report-${k + 1}.zip`, sha256: 'c'.repeat(64) } };
     // Each shard's ledger of model requests is its own share.
     const models = features.models ? { ...features.models, requests: Object.fromEntries(Object.entries(features.models.requests).map(([id, r]) => [id, k === 0 ? r : 0])) } : undefined;
-    const report = foldReport(mine, facts({ shard, selection: `shard ${k + 1}/${n} of the suite` }), { ...features, ...(models ? { models } : {}) });
+    const report = foldReport(mine, facts({ shard }), { ...features, ...(models ? { models } : {}), selection: `shard ${k + 1}/${n} of the suite` });
     return { dir: `/shards/${k + 1}`, report };
   });
 }
@@ -51,8 +50,8 @@ function merged(cases: readonly RecordedCase[], parts: ShardReport[], reference?
   const { reference: ref, ...kept } = plan.features;
   return foldReport(
     cases,
-    facts({ stopReason: plan.stopReason, playwrightStatus: plan.playwrightStatus, errors: plan.errors, merge: plan.merge, startedAt: new Date(plan.startedAt), durationMs: plan.durationMs }),
-    { ...kept, ...(ref && reference ? { reference: { report: reference, url: ref.url } } : {}) },
+    facts({ stopReason: plan.stopReason, errors: plan.errors, merge: plan.merge, startedAt: new Date(plan.startedAt), durationMs: plan.durationMs }),
+    { failOn: plan.failOn, ...(plan.selection !== undefined ? { selection: plan.selection } : {}), ...kept, ...(ref && reference ? { reference: { report: reference, url: ref.url } } : {}) },
   );
 }
 
@@ -64,7 +63,7 @@ const ONCE: RecordedCase[] = [recorded('catalog › lists', [{ id: 'CAT-031', st
 
 test('a merge keeps the trials and the reference column: the merged report is the whole run\'s', () => {
   const cases = [...ONCE, ...TRIALS];
-  const reference = foldReport([recorded('tools › a call', [{ id: 'TOOL-006', status: 'pass' }]), recorded('chat › answers', [{ id: 'CHAT-005', status: 'fail' }])], facts());
+  const reference = foldReport([recorded('tools › a call', [{ id: 'TOOL-006', status: 'pass' }]), recorded('chat › answers', [{ id: 'CHAT-005', status: 'fail' }])], facts(), {});
   const features: Features = { trials: { k: 4, minPassRate: 0.5 }, reference: { report: reference, url: 'http://upstream.example' } };
   const whole = foldReport(cases, facts(), features);
   expect(whole.requirements.find((r) => r.id === 'TOOL-006')).toMatchObject({ status: 'pass', trials: { runs: 4, passed: 2, rate: 0.5 }, differential: { reference: 'pass', classification: 'same' } });
@@ -114,25 +113,26 @@ test('shards that differ in a feature the fold keeps are refused, naming it', ()
   expect(() => planMerge([a[0]!, b[1]!])).toThrow(MergeRefused);
   expect(() => planMerge([a[0]!, b[1]!])).toThrow(/they differ in the trials \(shard 1\/2: \{"k":4,"minPassRate":0\.5\}; shard 2\/2: \{"k":4,"minPassRate":1\}\)/);
   const plain = shards(ONCE, 2, {});
-  const paired = shards(ONCE, 2, { reference: { report: foldReport([], facts()), url: 'http://upstream.example' } });
+  const paired = shards(ONCE, 2, { reference: { report: foldReport([], facts(), {}), url: 'http://upstream.example' } });
   expect(() => planMerge([plain[0]!, paired[1]!])).toThrow(/they differ in the reference \(shard 1\/2: "\(none\)"; shard 2\/2: "http:\/\/upstream\.example"\)/);
 });
 
-test('the stop reason speaks the engine\'s words; the proxy\'s report has one and no Playwright status', () => {
+test('the stop reason speaks the engine\'s words; no report carries a Playwright status', () => {
   // The reporter reads Playwright's status: a failed test is a completed run; errors outside the tests are not.
   expect(stopReasonOf('failed', [])).toBe('completed');
   expect(stopReasonOf('passed', [])).toBe('completed');
   expect(stopReasonOf('failed', ['global setup: boom'])).toBe('failed-to-run');
   expect(stopReasonOf('interrupted', ['boom'])).toBe('interrupted');
-  expect(stopReasonOf('timedout', [])).toBe('timedout');
-  const interrupted = foldReport(ONCE, facts({ playwrightStatus: 'interrupted', stopReason: 'interrupted' }));
-  expect(interrupted.run).toMatchObject({ playwrightStatus: 'interrupted', stopReason: 'interrupted' });
+  expect(stopReasonOf('timedout', [])).toBe('out-of-time');
+  const interrupted = foldReport(ONCE, facts({ stopReason: 'interrupted' }), {});
+  expect(interrupted.run).toMatchObject({ stopReason: 'interrupted', caseKind: 'test' });
   expect(interrupted.verdict.exitCode).toBe(1);
-  const noPlaywright = foldReport([recorded('catalog › lists', [{ id: 'CAT-031', status: 'pass' }])], facts({ playwrightStatus: undefined, selection: 'traffic' }));
-  expect(noPlaywright.run.playwrightStatus).toBeUndefined();
-  expect(noPlaywright.run.stopReason).toBe('completed');
-  expect(validateReport(noPlaywright)).toEqual([]);
-  const setupFailed = foldReport([], facts({ stopReason: 'failed-to-run', errors: ['global setup: boom'] }));
+  const traffic = foldReport([recorded('catalog › lists', [{ id: 'CAT-031', status: 'pass' }])], facts(), { selection: 'traffic', caseKind: 'exchange' });
+  expect(traffic.run).toMatchObject({ stopReason: 'completed', caseKind: 'exchange' });
+  expect(validateReport(traffic)).toEqual([]);
+  // Nothing of Playwright's vocabulary in a report: no playwrightStatus, no exitStatus, no test status of Playwright's.
+  for (const r of [interrupted, traffic]) expect(JSON.stringify(r)).not.toMatch(/playwrightStatus|exitStatus|:"(passed|failed|timedOut|timedout|notRun)"/);
+  const setupFailed = foldReport([], facts({ stopReason: 'failed-to-run', errors: ['global setup: boom'] }), {});
   expect(setupFailed.verdict).toMatchObject({ result: 'incomplete', exitCode: 3 });
 });
 

@@ -6,7 +6,7 @@ import { expect, test } from '@playwright/test';
 import { CORE_REQUIREMENTS, requirements as catalog } from '../../spec/requirements/index.ts';
 import { validate, formatIssues } from '../../spec/validator.ts';
 import { aggregate, oneLine, targetRequirements, type RequirementResult, type TestOutcome } from '../../report/results.ts';
-import { buildReport, decideExitStatus, exitCodeOf } from '../../report/json.ts';
+import { buildReport, exitCodeOf, type StopReason } from '../../report/json.ts';
 import { writeReports } from '../../report/write.ts';
 import { redactDeep, redact } from '../../spec/redact.ts';
 import { renderHtml, esc } from '../../report/html.ts';
@@ -24,7 +24,7 @@ function byId(results: RequirementResult[]): Map<string, RequirementResult> {
 }
 
 function outcome(over: Partial<TestOutcome>): TestOutcome {
-  return { title: 't', file: 'suites/x.spec.ts', line: 1, status: 'passed', declared: [], durationMs: 1, ...over };
+  return { title: 't', file: 'suites/x.spec.ts', line: 1, status: 'judged', declared: [], durationMs: 1, ...over };
 }
 
 test.describe('aggregation per requirement', () => {
@@ -39,7 +39,7 @@ test.describe('aggregation per requirement', () => {
     const results = byId(
       aggregate([
         outcome({ declared: ['CAT-001'], evidence: { checks: [{ id: 'CAT-001', status: 'pass' }], exchanges: [] } }),
-        outcome({ declared: ['CAT-001'], status: 'failed', evidence: { checks: [{ id: 'CAT-001', status: 'fail', message: 'broken' }], exchanges: [] } }),
+        outcome({ declared: ['CAT-001'], error: 'Error: CAT-001 broken', evidence: { checks: [{ id: 'CAT-001', status: 'fail', message: 'broken' }], exchanges: [] } }),
         outcome({ declared: ['CAT-001'], status: 'skipped', evidence: { checks: [{ id: 'CAT-001', status: 'skip', message: 'no model' }], exchanges: [] } }),
         outcome({ declared: ['CAT-038'], evidence: { checks: [{ id: 'CAT-038', status: 'pass' }, { id: 'CAT-038', status: 'warn', message: 'meh' }], exchanges: [] } }),
         outcome({ declared: ['CAT-002'], evidence: { checks: [{ id: 'CAT-002', status: 'skip', message: 'a' }, { id: 'CAT-002', status: 'pass' }], exchanges: [] } }),
@@ -51,7 +51,8 @@ test.describe('aggregation per requirement', () => {
       ]),
     );
     expect(results.get('CAT-001')).toMatchObject({ status: 'fail', reason: 'broken', records: { pass: 1, fail: 1, skip: 1, warn: 0, observed: 0, error: 0 }, cases: { judged: 2, unjudged: 1 } });
-    expect(results.get('CAT-001')!.tests.map((t) => t.status)).toEqual(['passed', 'failed', 'skipped']);
+    // The case that found the failure first, with its error; the others in run order.
+    expect(results.get('CAT-001')!.tests.map((t) => [t.status, t.error])).toEqual([['judged', 'Error: CAT-001 broken'], ['judged', undefined], ['skipped', undefined]]);
     expect(results.get('CAT-038')).toMatchObject({ status: 'warn', reason: 'meh' });
     expect(results.get('CAT-002')).toMatchObject({ status: 'pass', reason: 'passed on 1 of 2 cases; 1 could not be judged: a' });
     expect(results.get('CAT-004')).toMatchObject({ status: 'pass', cases: { judged: 1, unjudged: 1 } });
@@ -100,7 +101,8 @@ test.describe('aggregation per requirement', () => {
     const results = byId(
       aggregate([
         outcome({
-          status: 'failed',
+          status: 'unfinished',
+          unfinished: 'kit-error',
           error: "TypeError: Cannot read properties of null (reading 'content')\n    at x.ts:1:1",
           declared: ['CHAT-004', 'CHAT-001', 'OBS-018', 'VER-001'],
           evidence: { checks: [{ id: 'VER-001', status: 'pass' }], exchanges: [] },
@@ -116,7 +118,7 @@ test.describe('aggregation per requirement', () => {
   });
 
   test('a timeout without records: its IDs are errors of the kit, "the test timed out" (no evidence attachment at all)', () => {
-    const results = byId(aggregate([outcome({ status: 'timedOut', error: 'Test timeout of 60000ms exceeded.', declared: ['STREAM-001', 'STREAM-005', 'CAT-002', 'CAT-028'] })]));
+    const results = byId(aggregate([outcome({ status: 'unfinished', unfinished: 'timeout', error: 'Test timeout of 60000ms exceeded.', declared: ['STREAM-001', 'STREAM-005', 'CAT-002', 'CAT-028'] })]));
     for (const id of ['STREAM-001', 'STREAM-005', 'CAT-002', 'CAT-028']) {
       expect(results.get(id)).toMatchObject({ status: 'error', reason: 'the kit could not judge: the test timed out (Test timeout of 60000ms exceeded.)' });
     }
@@ -125,7 +127,8 @@ test.describe('aggregation per requirement', () => {
   test('a slow but correct target: the checks that ran pass, the rest of the timed-out test is error, nothing fails', () => {
     const outcomes = [
       outcome({
-        status: 'timedOut',
+        status: 'unfinished',
+        unfinished: 'timeout',
         error: 'Test timeout of 60000ms exceeded.',
         declared: ['CAT-036', 'CAT-002', 'CAT-028', 'CAT-029', 'CAT-030'],
         evidence: { checks: [{ id: 'CAT-036', status: 'pass' }], exchanges: [] },
@@ -135,7 +138,7 @@ test.describe('aggregation per requirement', () => {
     expect(results.filter((r) => r.status === 'fail')).toEqual([]);
     expect(byId(results).get('CAT-036')!.status).toBe('pass');
     expect(['CAT-002', 'CAT-028', 'CAT-029', 'CAT-030'].map((id) => byId(results).get(id)!.status)).toEqual(['error', 'error', 'error', 'error']);
-    const report = buildReport({ info: sampleInfo(), results, outcomes, startedAt: new Date(), durationMs: 5, playwrightStatus: 'failed', errors: [] });
+    const report = buildReport({ info: sampleInfo(), results, outcomes, startedAt: new Date(), durationMs: 5, stopReason: 'completed', errors: [] });
     expect(report.verdict.mustFailed).toEqual([]);
     expect(report.failedTests[0]!.failed).toEqual([]);
   });
@@ -144,7 +147,6 @@ test.describe('aggregation per requirement', () => {
     const results = byId(
       aggregate([
         outcome({
-          status: 'failed',
           error: 'Error: CAT-027 (MUST, §2) No field is null\n  null',
           errors: ['Error: CAT-027 (MUST, §2) No field is null\n  null', 'Error: CAT-030 (MUST, §2.11) no duplicate\n  twice'],
           declared: ['CAT-027', 'CAT-030', 'CAT-032'],
@@ -161,7 +163,8 @@ test.describe('aggregation per requirement', () => {
     const results = byId(
       aggregate([
         outcome({
-          status: 'failed',
+          status: 'unfinished',
+          unfinished: 'kit-error',
           error: 'Error: CAT-027 (MUST, §2) No field is null',
           errors: ['Error: CAT-027 (MUST, §2) No field is null', 'BudgetExhausted: the profile allows 12 requests'],
           declared: ['CAT-027', 'CAT-032'],
@@ -177,12 +180,12 @@ test.describe('aggregation per requirement', () => {
     const kitOnly = catalog.filter((r) => r.check === 'mock-only');
     expect(kitOnly.length).toBeGreaterThan(0);
     const ids = kitOnly.map((r) => r.id);
-    const outcomes = [outcome({ status: 'failed', error: `Error: ${ids[0]} (MUST, §6) x`, declared: ids, evidence: { checks: ids.map((id) => ({ id, status: 'fail' as const, message: 'kit' })), exchanges: [] } })];
+    const outcomes = [outcome({ error: `Error: ${ids[0]} (MUST, §6) x`, declared: ids, evidence: { checks: ids.map((id) => ({ id, status: 'fail' as const, message: 'kit' })), exchanges: [] } })];
     const results = aggregate(outcomes);
     // Restatements (sameAs) are judged under their primary, so they are not results of their own either.
     expect(results).toHaveLength(catalog.filter((r) => r.check !== 'mock-only' && r.sameAs === undefined).length);
     for (const id of ids) expect(results.find((r) => r.id === id)).toBeUndefined();
-    const report = buildReport({ info: sampleInfo(), results, outcomes, startedAt: new Date(), durationMs: 5, playwrightStatus: 'failed', errors: [] });
+    const report = buildReport({ info: sampleInfo(), results, outcomes, startedAt: new Date(), durationMs: 5, stopReason: 'completed', errors: [] });
     expect(report.verdict.mustFailed).toEqual([]);
     expect(report.rootCauses).toEqual([]);
     expect(report.counts.total).toBe(results.length);
@@ -190,15 +193,15 @@ test.describe('aggregation per requirement', () => {
     expect(report.spec).toMatchObject({ catalogRecords: results.length, kitOnly: kitOnly.length });
   });
 
-  test('interrupted and never-run tests skip their IDs; a passed test that never judged a declared ID skips it', () => {
+  test('tests the run stopped or never started skip their IDs; a judged test that never judged a declared ID skips it', () => {
     const results = byId(
       aggregate([
-        outcome({ status: 'interrupted', declared: ['CAT-001'] }),
-        outcome({ status: 'notRun', declared: ['CAT-002'] }),
-        outcome({ status: 'passed', declared: ['CAT-004'], evidence: { checks: [], exchanges: [] } }),
+        outcome({ status: 'unfinished', unfinished: 'stopped', declared: ['CAT-001'] }),
+        outcome({ status: 'not-run', declared: ['CAT-002'] }),
+        outcome({ status: 'judged', declared: ['CAT-004'], evidence: { checks: [], exchanges: [] } }),
       ]),
     );
-    expect(results.get('CAT-001')!.skipReasons).toEqual(['not run: the run was interrupted']);
+    expect(results.get('CAT-001')!.skipReasons).toEqual(['not run to its end: the run was stopped']);
     expect(results.get('CAT-002')!.skipReasons).toEqual(['not run']);
     expect(results.get('CAT-004')!.skipReasons).toEqual(['not checked in this run']);
   });
@@ -216,7 +219,7 @@ test.describe('aggregation per requirement', () => {
 
   test('failures carry the judged exchange with its curl; evidence is capped', () => {
     const many = Array.from({ length: 25 }, () => ({ id: 'CAT-027', status: 'fail' as const, message: 'x', exchange: 0 }));
-    const results = byId(aggregate([...sampleOutcomes(), outcome({ status: 'failed', declared: ['CAT-027'], evidence: { checks: many, exchanges: sampleOutcomes()[0]!.evidence!.exchanges } })]));
+    const results = byId(aggregate([...sampleOutcomes(), outcome({ declared: ['CAT-027'], evidence: { checks: many, exchanges: sampleOutcomes()[0]!.evidence!.exchanges } })]));
     const r = results.get('CAT-027')!;
     expect(r.evidence[0]!.exchange!.curl).toContain('curl -sS');
     expect(r.evidence).toHaveLength(10);
@@ -240,7 +243,7 @@ function recorded(statuses: Record<string, 'pass' | 'fail' | 'skip' | 'error'>, 
   return Object.entries(statuses).map(([id, status]) =>
     outcome({
       title: `test of ${id}`,
-      status: status === 'fail' ? 'failed' : status === 'skip' ? 'skipped' : 'passed',
+      status: status === 'skip' ? 'skipped' : 'judged',
       declared: [id],
       ...(status === 'fail' ? { error: `Error: ${id} (MUST) broken` } : {}),
       evidence: { checks: [{ id, status, ...(status === 'pass' ? {} : { message: status === 'skip' ? skipReason : status === 'error' ? 'no response' : 'broken' }) }], exchanges: [] },
@@ -248,8 +251,8 @@ function recorded(statuses: Record<string, 'pass' | 'fail' | 'skip' | 'error'>, 
   );
 }
 
-function reportOf(outcomes: TestOutcome[], playwrightStatus: 'passed' | 'failed' = 'passed', errors: string[] = []) {
-  return buildReport({ info: sampleInfo(), results: aggregate(outcomes), outcomes, startedAt: new Date(), durationMs: 5, playwrightStatus, errors });
+function reportOf(outcomes: TestOutcome[], stopReason: StopReason = 'completed', errors: string[] = []) {
+  return buildReport({ info: sampleInfo(), results: aggregate(outcomes), outcomes, startedAt: new Date(), durationMs: 5, stopReason, errors });
 }
 
 test.describe('verdict, coverage and exit status', () => {
@@ -258,24 +261,19 @@ test.describe('verdict, coverage and exit status', () => {
     for (const id of CORE_REQUIREMENTS) expect(requirements.find((r) => r.id === id)).toMatchObject({ level: 'MUST', kind: 'requirement', check: 'black-box' });
   });
 
-  test('"failed" exactly when a MUST failed; interrupted and timedout are kept; an error outside the tests fails', () => {
-    expect(decideExitStatus('failed', 0, false)).toBe('passed'); // a test failed, no MUST did
-    expect(decideExitStatus('passed', 1, false)).toBe('failed');
-    expect(decideExitStatus('failed', 2, false)).toBe('failed');
-    expect(decideExitStatus('interrupted', 0, false)).toBe('interrupted');
-    expect(decideExitStatus('timedout', 3, false)).toBe('timedout');
-    expect(decideExitStatus('passed', 0, true)).toBe('failed');
-  });
-
-  test('exitStatus and exitCode never disagree: "passed" exactly for 0, whatever the run was', () => {
-    for (const status of ['passed', 'failed', 'interrupted', 'timedout'] as const) {
+  test('exit 1 exactly when the gate fails; else 3 when the run could not judge or did not finish; else 0', () => {
+    expect(exitCodeOf('completed', 0, false)).toBe(0); // a test failed, no MUST did
+    expect(exitCodeOf('completed', 1, false)).toBe(1);
+    expect(exitCodeOf('interrupted', 0, false)).toBe(3);
+    expect(exitCodeOf('out-of-time', 3, false)).toBe(1);
+    expect(exitCodeOf('completed', 0, true)).toBe(3);
+    for (const stop of ['completed', 'interrupted', 'out-of-time', 'failed-to-run'] as const) {
       for (const mustFailed of [0, 1]) {
-        for (const incomplete of [false, true]) {
+        for (const unjudged of [false, true]) {
           for (const more of [{}, { stale: 1 }, { failOn: 'warn' as const, warnings: 1 }]) {
-            const exitStatus = decideExitStatus(status, mustFailed, incomplete, more);
             const gateFailed = mustFailed > 0 || (more as { stale?: number }).stale === 1 || (more as { warnings?: number }).warnings === 1;
-            const code = exitCodeOf(exitStatus, gateFailed);
-            expect(exitStatus === 'passed', `${status} ${mustFailed} ${incomplete} ${JSON.stringify(more)}`).toBe(code === 0);
+            const unfinished = unjudged || stop === 'interrupted' || stop === 'out-of-time';
+            expect(exitCodeOf(stop, mustFailed, unjudged, more), `${stop} ${mustFailed} ${unjudged} ${JSON.stringify(more)}`).toBe(gateFailed ? 1 : unfinished ? 3 : 0);
           }
         }
       }
@@ -284,7 +282,8 @@ test.describe('verdict, coverage and exit status', () => {
 
   test('the sample report: one MUST failure per deviation; a crash and a timeout charge nothing', () => {
     const report = sampleReport();
-    expect(report.verdict).toMatchObject({ result: 'fail', exitStatus: 'failed', mustFailed: ['CAT-027', 'RESP-001', 'REQ-010'] });
+    expect(report.verdict).toMatchObject({ result: 'fail', exitCode: 1, mustFailed: ['CAT-027', 'RESP-001', 'REQ-010'] });
+    expect(report.failedTests.map((t) => [t.status, t.unfinished])).toEqual([['judged', undefined], ['unfinished', 'kit-error'], ['unfinished', 'timeout'], ['judged', undefined], ['judged', undefined], ['judged', undefined]]);
     expect(report.failedTests.map((t) => [t.title.split(' › ')[0], t.failed])).toEqual([
       ['GET /v1/models', ['CAT-027']],
       ['chat', []],
@@ -297,7 +296,7 @@ test.describe('verdict, coverage and exit status', () => {
 
   test('every MUST judged and passing, the core included: pass', () => {
     const report = reportOf(recorded(Object.fromEntries(MUSTS.map((r) => [r.id, 'pass' as const]))));
-    expect(report.verdict).toMatchObject({ result: 'pass', exitStatus: 'passed', mustFailed: [] });
+    expect(report.verdict).toMatchObject({ result: 'pass', exitCode: 0, mustFailed: [] });
     expect(report.coverage).toEqual({ mustJudged: MUSTS.length, mustDeclared: MUSTS.length, percent: 100, coreNotJudged: [] });
     expect(report.verdict.summary).toBe(`no MUST requirement failed; ${MUSTS.length} of ${MUSTS.length} MUST requirements judged (100 %); ${MUSTS.length} of ${report.verdict.requirementsTotal} requirements pass`);
   });
@@ -312,7 +311,7 @@ test.describe('verdict, coverage and exit status', () => {
     ];
     const report = reportOf(outcomes);
     expect(report.verdict.result).toBe('incomplete');
-    expect(report.verdict.exitStatus).toBe('passed');
+    expect(report.verdict.exitCode).toBe(0);
     expect(report.verdict.mustFailed).toEqual([]);
     expect(report.coverage.coreNotJudged).toEqual(['CHAT-004', 'CHAT-005']);
     expect(report.coverage.mustJudged).toBe(MUSTS.filter((r) => catalogIds.has(r.id)).length);
@@ -360,21 +359,21 @@ test.describe('verdict, coverage and exit status', () => {
   });
 
   test('a failed MUST is a fail, also when the run did not complete', () => {
-    const report = sampleReport('failed', ['Error: global setup: connect ECONNREFUSED']);
-    expect(report.verdict).toMatchObject({ result: 'fail', exitStatus: 'failed' });
+    const report = sampleReport('failed-to-run', ['Error: global setup: connect ECONNREFUSED']);
+    expect(report.verdict).toMatchObject({ result: 'fail', exitCode: 1 });
     expect(report.verdict.summary).toMatch(/^3 MUST requirements failed; the run did not complete: 1 error outside the tests; /);
-    const noFailure = reportOf(recorded(Object.fromEntries(MUSTS.map((r) => [r.id, 'pass' as const]))), 'passed', ['Error: a spec file did not load']);
-    expect(noFailure.verdict).toMatchObject({ result: 'incomplete', exitStatus: 'failed' });
+    const noFailure = reportOf(recorded(Object.fromEntries(MUSTS.map((r) => [r.id, 'pass' as const]))), 'failed-to-run', ['Error: a spec file did not load']);
+    expect(noFailure.verdict).toMatchObject({ result: 'incomplete', exitCode: 3 });
     expect(noFailure.verdict.summary).toMatch(/^the run did not complete: 1 error outside the tests; /);
   });
 
   test('only warnings and a failed test without a MUST failure: pass when enough was judged', () => {
     const outcomes = [
       ...recorded(Object.fromEntries(MUSTS.map((r) => [r.id, 'pass' as const]))),
-      outcome({ status: 'failed', error: 'expect(received).toBeGreaterThan(0)', declared: ['CAT-038'], evidence: { checks: [{ id: 'CAT-038', status: 'warn', message: 'w' }], exchanges: [] } }),
+      outcome({ status: 'unfinished', unfinished: 'kit-error', error: 'expect(received).toBeGreaterThan(0)', declared: ['CAT-038'], evidence: { checks: [{ id: 'CAT-038', status: 'warn', message: 'w' }], exchanges: [] } }),
     ];
-    const report = reportOf(outcomes, 'failed');
-    expect(report.verdict).toMatchObject({ result: 'pass', exitStatus: 'passed', mustFailed: [] });
+    const report = reportOf(outcomes);
+    expect(report.verdict).toMatchObject({ result: 'pass', exitCode: 0, mustFailed: [] });
     expect(report.failedTests[0]).toMatchObject({ failed: [] });
   });
 
@@ -495,6 +494,11 @@ test.describe('writers', () => {
     expect(text.indexOf('Root causes (4), by impact:')).toBeLessThan(text.indexOf('section '));
     expect(text).toMatch(/ 1\. FAIL REQ-010 .*completion_tokens 9 exceeds the cap 3/);
     expect(text).toMatch(/ 2\. FAIL RESP-001 .*chunk 0: \/choices\/0\/finish_reason must not be null .*\(2 tests, left 1 unjudged\)/);
+    // Each card is followed by the one-line curl that replays it, the key read from the variable.
+    expect(text).toMatch(/ 2\. FAIL RESP-001 .*\n {7}curl -sS -N -X POST 'http:\/\/127\.0\.0\.1:9\/v1\/chat\/completions' .*"Authorization: Bearer \$CONFORMANCE_API_KEY" --data-binary '\{"stream":true\}'\n/);
+    const long = sampleReport();
+    long.rootCauses[0]!.exchange!.curl = `curl -X POST 'http://127.0.0.1:9/v1/chat/completions' --data-binary '${'x'.repeat(5000)}'`;
+    expect(renderSummary(long, [], undefined, '/elsewhere')).toMatch(/ 1\. FAIL REQ-010 .*\n {7}replay: its curl \(5\d{3} characters\) is in conformance\.html\n/);
     expect(text).toContain('transport: 1 of 7 exchanges failed at the transport level, 1 met transport events; the verdict rests on the rest');
     expect(text).toMatch(/CAT-027\s+§2\s+GET \/v1\/models: \/data\/0\/name: must not be null/);
     expect(text).toContain('seed 1234');

@@ -19,7 +19,7 @@ function trial(trial: number, produced: boolean | 'wrong', schemaOk = true): Tes
   if (produced === true) checks.push({ id: 'TOOL-006', status: 'pass' });
   else if (produced === 'wrong') checks.push({ id: 'TOOL-006', status: 'fail', message: 'TOOL-006 tool call 0 names "nope"' });
   else checks.push({ id: 'TOOL-006', status: 'skip', notApplicable: true, message: 'no tool call came back', cause: { message: 'no tool call came back' } });
-  return { title: 'tools › a call', file: 'suites/tools.spec.ts', line: 1, status: schemaOk && produced !== 'wrong' ? 'passed' : 'failed', declared: ['TOOL-006', 'RESP-001'], durationMs: 1, trial, evidence: { checks, exchanges: [] } };
+  return { title: 'tools › a call', file: 'suites/tools.spec.ts', line: 1, status: 'judged', declared: ['TOOL-006', 'RESP-001'], durationMs: 1, trial, evidence: { checks, exchanges: [] } };
 }
 
 const fold = (outcomes: TestOutcome[], rate: number) => foldTrials(aggregate(outcomes), outcomes, MODEL_DEPENDENT_REQUIREMENTS, rate);
@@ -74,7 +74,7 @@ test('outcomes without trials are left as the ordinary fold made them; a failure
 test('the report with trials validates against its schema', () => {
   const outcomes = Array.from({ length: 4 }, (_, i) => trial(i, i !== 2));
   const results = fold(outcomes, 0.7);
-  const report = buildReport({ info: sampleInfo(), results, outcomes, startedAt: new Date(0), durationMs: 1, playwrightStatus: 'passed', errors: [], trials: { k: 4, minPassRate: 0.7 } });
+  const report = buildReport({ info: sampleInfo(), results, outcomes, startedAt: new Date(0), durationMs: 1, stopReason: 'completed', errors: [], trials: { k: 4, minPassRate: 0.7 } });
   expect(validateReport(report)).toEqual([]);
   expect(report.run.trials).toEqual({ k: 4, minPassRate: 0.7 });
 });

@@ -69,8 +69,8 @@ test("evidence cut short: the failed tests charged with it and its tests that fa
       requirement('TOOL-006', 'fail', [{ status: 'fail', test: 'acme/a › tools › one', location: 'suites/tools.spec.ts:1' }], {
         evidenceOmitted: 3,
         tests: [
-          { title: 'acme/a › tools › crashed', file: 'suites/tools.spec.ts', line: 3, status: 'timedOut' },
-          { title: 'acme/a › tools › fine', file: 'suites/tools.spec.ts', line: 4, status: 'passed' },
+          { title: 'acme/a › tools › crashed', file: 'suites/tools.spec.ts', line: 3, status: 'unfinished' },
+          { title: 'acme/a › tools › fine', file: 'suites/tools.spec.ts', line: 4, status: 'judged' },
         ],
       }),
     ],
@@ -96,7 +96,7 @@ test("the rerun's reports go to rerun/ of the report dir, never over the report 
 });
 
 test("the rerun's report says which run it reran, relative to its own folder, and is partial even when all passes", () => {
-  const outcome: TestOutcome = { title: 'streaming › ends', file: 'suites/streaming.spec.ts', line: 1, status: 'passed', declared: ['STREAM-004'], durationMs: 1, evidence: { checks: [{ id: 'STREAM-004', status: 'pass' }], exchanges: [] } };
+  const outcome: TestOutcome = { title: 'streaming › ends', file: 'suites/streaming.spec.ts', line: 1, status: 'judged', declared: ['STREAM-004'], durationMs: 1, evidence: { checks: [{ id: 'STREAM-004', status: 'pass' }], exchanges: [] } };
   const of = rerunOfReport({ run: { startedAt: '2026-01-02T03:04:05.000Z', seed: 3 }, requirements: [requirement('STREAM-004', 'fail', [{ status: 'fail', test: 'streaming › ends', location: 'suites/streaming.spec.ts:1' }])] }, '/r/conformance.json');
   const report = buildReport({
     info: { ...sampleInfo(), rerunOf: { ...of, report: '../conformance.json' } },
@@ -104,7 +104,7 @@ test("the rerun's report says which run it reran, relative to its own folder, an
     outcomes: [outcome],
     startedAt: new Date('2026-01-03T00:00:00Z'),
     durationMs: 1,
-    playwrightStatus: 'passed',
+    stopReason: 'completed',
     errors: [],
   });
   expect(validateReport(report)).toEqual([]);

@@ -28,7 +28,7 @@ function run(anonymous: CheckRecord[], entries: CheckRecord[]): TestOutcome[] {
     title,
     file: 'suites/catalog.spec.ts',
     line: title.length,
-    status: checks.some((c) => c.status === 'fail') ? 'failed' : 'passed',
+    status: 'judged',
     declared,
     durationMs: 1,
     evidence: { checks, exchanges: [] },

@@ -39,7 +39,7 @@ test('an answer that cannot show which cap applied is no case: REQ-011 not judge
 
 test('a run whose every REQ-011 case is one of those leaves REQ-011 unjudged (skip), not PASS', () => {
   const cases = [judge({ max_tokens: 5, max_completion_tokens: 40 }, 5), judge({ max_tokens: 3, max_completion_tokens: 9 }, 3), judge({ max_tokens: 7, max_completion_tokens: 30 }, 7)];
-  const outcomes: TestOutcome[] = cases.map((checks, i) => ({ title: 'property: token-cap precedence', file: 'suites/properties/token-caps.spec.ts', line: 36, status: 'passed', declared: ['REQ-011'], durationMs: 1, trial: i, evidence: { checks, exchanges: [] } }));
+  const outcomes: TestOutcome[] = cases.map((checks, i) => ({ title: 'property: token-cap precedence', file: 'suites/properties/token-caps.spec.ts', line: 36, status: 'judged', declared: ['REQ-011'], durationMs: 1, trial: i, evidence: { checks, exchanges: [] } }));
   const r = aggregate(outcomes).find((x) => x.id === 'REQ-011')!;
   expect(r.status).toBe('skip');
   expect(r.reason).toContain('does not show that cap applied');

@@ -1,12 +1,29 @@
 // Defect modes: limits (4.3 rule 1, 8). Each breaks the requirement it names, as real servers do.
 import { checkContentLength, readBodyLimited, tooLarge } from '../../core/limits.ts';
 import { MockHttpError } from '../../core/errors.ts';
-import { defect } from '../mode.ts';
+import { defect, type ModeContext } from '../mode.ts';
+import type { StageWrapper } from '../../core/pipeline.ts';
 
 /** How far oversized-parsed-first reads a body before parsing it. */
 export const PARSE_FIRST_READ_LIMIT_BYTES = 64 * 1024 * 1024;
 const ONE_MB = 1_000_000;
 const ONE_MIB = 1024 * 1024;
+
+/**
+ * The chat stage of a server whose body limit resets the connection: a 413 becomes a reset before the status line
+ * (the transport's runtime-fault path), what a proxy or a server's body limit at the socket does.
+ */
+function resetOnTooLarge(ctx: ModeContext): StageWrapper<'chat'> {
+  return (next) => async (input) => {
+    try {
+      return await next(input);
+    } catch (err) {
+      if (!(err instanceof MockHttpError) || err.status !== 413) throw err;
+      const writes = ctx.s.writes({ request: input.request, framing: ctx.s.framing({ request: input.request }) });
+      return { status: 200, headers: {}, kind: 'sse', pieces: [], writes: { ...writes, resetAfter: 0 } };
+    }
+  };
+}
 
 export const LIMIT_DEFECTS = [
   defect({
@@ -61,22 +78,28 @@ export const LIMIT_DEFECTS = [
   defect({
     name: 'oversized-reset',
     tier: 'extended',
+    breaks: 'LIMIT-001',
+    section: 'limits',
+    description: 'an oversized body is answered by a reset connection before any 100 (Continue) or status, though the Content-Length (and Expect: 100-continue) let it answer 413 before the upload: no refusal is ever given',
+    stages: (ctx) => ({ chat: resetOnTooLarge(ctx) }),
+  }),
+  defect({
+    name: 'oversized-reset-mid-upload',
+    tier: 'extended',
     breaks: 'LIMIT-007',
     section: 'limits',
     expect: 'warn',
-    description: 'an oversized body is answered by a reset connection, no status and no body, though the Content-Length (and Expect: 100-continue) let it answer 413 before the upload',
+    description: 'an oversized body is let in (100 Continue: the body starts being read), then cut by a reset connection with no status and no body: the upload race of a server that closes at its limit mid-upload',
     stages: (ctx) => ({
-      chat: (next) => async (input) => {
-        try {
-          return await next(input);
-        } catch (err) {
-          if (!(err instanceof MockHttpError) || err.status !== 413) throw err;
-          // A reset before the status line (the transport's runtime-fault path): what a proxy or a server's body
-          // limit at the socket does.
-          const writes = ctx.s.writes({ request: input.request, framing: ctx.s.framing({ request: input.request }) });
-          return { status: 200, headers: {}, kind: 'sse', pieces: [], writes: { ...writes, resetAfter: 0 } };
-        }
+      readBody: (next) => async (input) => {
+        const length = Number(input.request.header('content-length') ?? 0);
+        if (!(length > ctx.i.bodyLimit)) return next(input);
+        // One chunk read lets the 100 go out (the transport sends it when the core first reads the body).
+        await input.request.body.read();
+        input.request.body.cancel();
+        throw tooLarge(ctx.i.bodyLimit);
       },
+      chat: resetOnTooLarge(ctx),
     }),
   }),
 ] as const;

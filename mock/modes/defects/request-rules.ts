@@ -4,6 +4,9 @@ import { acceptedEfforts } from '../../core/chat.ts';
 import { MockHttpError } from '../../core/errors.ts';
 import { defect } from '../mode.ts';
 
+/** Request fields of the widely used shape that 2.1 does not list, which a server that implements others refuses. */
+const CLIENT_FIELD_NAMES = new Set(['n', 'seed', 'stop', 'store', 'logprobs', 'top_logprobs', 'user', 'presence_penalty', 'frequency_penalty', 'response_format']);
+
 export const REQUEST_RULE_DEFECTS = [
   defect({
     name: 'max-tokens-wins',
@@ -43,6 +46,50 @@ export const REQUEST_RULE_DEFECTS = [
         const req = next(input);
         const unknown = Object.keys(req).find((k) => !LISTED_FIELDS.request.has(k));
         if (unknown !== undefined) throw new MockHttpError(400, 'invalid_request', `invalid request: unknown field ${unknown}`);
+        return req;
+      },
+    }),
+  }),
+  defect({
+    name: 'client-fields-refused',
+    tier: 'extended',
+    breaks: 'REQ-013',
+    section: 'request rules',
+    description: 'the unlisted fields real clients send (n, seed, stop, store, logprobs, user, penalties, response_format) are refused with 400 "unsupported parameter", though a field of an invented name is ignored',
+    stages: () => ({
+      parse: (next) => (input) => {
+        const req = next(input);
+        const refused = Object.keys(req).find((k) => CLIENT_FIELD_NAMES.has(k));
+        if (refused !== undefined) throw new MockHttpError(400, 'invalid_request', `unsupported parameter: ${refused}`);
+        return req;
+      },
+    }),
+  }),
+  defect({
+    name: 'parts-only-for-user',
+    tier: 'extended',
+    breaks: 'REQ-018',
+    section: 'request rules',
+    description: 'content given as parts is accepted in user messages only: a system, assistant or tool message whose content is an array is refused with 400, as chat templates that read only a string there do',
+    stages: () => ({
+      parse: (next) => (input) => {
+        const req = next(input);
+        const at = (req.messages as { role?: unknown; content?: unknown }[]).find((m) => m.role !== 'user' && Array.isArray(m.content));
+        if (at !== undefined) throw new MockHttpError(400, 'invalid_request', `invalid request: ${String(at.role)} message content must be a string`);
+        return req;
+      },
+    }),
+  }),
+  defect({
+    name: 'include-reasoning-false-refused',
+    tier: 'extended',
+    breaks: 'RSN-002',
+    section: 'request rules',
+    description: 'include_reasoning false, what clients send by default, is refused with 400 ("include_reasoning must be true when given"); true is served',
+    stages: () => ({
+      parse: (next) => (input) => {
+        const req = next(input);
+        if (req.include_reasoning === false) throw new MockHttpError(400, 'invalid_request', 'invalid request: include_reasoning must be true when given');
         return req;
       },
     }),

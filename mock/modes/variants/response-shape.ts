@@ -135,3 +135,24 @@ export const CATALOG_PAGE_FIELDS_VARIANT = variant({
     modelList: (next) => (data) => Object.assign(next(data), { has_more: false, ...(data.length > 0 ? { first_id: data[0]!.id, last_id: data[data.length - 1]!.id } : {}) }),
   }),
 });
+
+/** Two text parts: the answer cut at its middle space (one part when it has none), so a reader must join them. */
+function textParts(text: string): { type: 'text'; text: string }[] {
+  const cut = text.indexOf(' ', Math.floor(text.length / 2));
+  return cut <= 0 ? [{ type: 'text', text }] : [{ type: 'text', text: text.slice(0, cut) }, { type: 'text', text: text.slice(cut) }];
+}
+
+export const CONTENT_PARTS_VARIANT = variant({
+  name: 'content-parts',
+  allows: '2.9 (message content is a string or an array; 2.5 gives the text parts)',
+  description: 'a non-streamed answer gives message.content as an array of text parts (the text in two parts, cut at a space), whose joined text is the answer citation offsets count',
+  output: {
+    body: (body) => {
+      for (const choice of choicesOf(body)) {
+        const message = choice.message as Record<string, unknown> | undefined;
+        if (message && typeof message.content === 'string' && message.content !== '') message.content = textParts(message.content);
+      }
+      return body;
+    },
+  },
+});

@@ -1,6 +1,7 @@
 // Hosted web search (2.7, 2.9, 4.3 rule 6, section 7, section 8): the requests the web-search spec sends and the
 // fixed refusal texts of section 7. What an answer reported about a search is judged in judge/search.ts.
 import type { Discovery, SearchProbe } from '../discovery.ts';
+import type { Checker } from '../../../judge/checker.ts';
 
 type Json = Record<string, unknown>;
 
@@ -62,6 +63,30 @@ export function probed(discovery: Discovery, ...results: SearchProbe['result'][]
   const all = discovery.searchProbes.map((p) => `${p.model}: ${p.result}${p.status ? ` (HTTP ${p.status}${p.code ? ` ${p.code}` : ''})` : ''}`);
   const reason = discovery.catalogError ?? (all.length ? `no probed model is ${results.map((r) => `'${r}'`).join(' or ')} (probes: ${all.join('; ')})` : 'no model was probed for hosted search');
   return { models, reason };
+}
+
+/** Statuses and codes of a probe's answer that say nothing about search: the key's access, the model's state, throttling. */
+const NOT_ABOUT_SEARCH = (p: SearchProbe) => p.status === 0 || p.status === 401 || p.status === 403 || p.status === 404 || p.status === 429 || p.code === 'model_unavailable';
+
+/**
+ * Probes refused with neither search refusal of section 7 (not web_search_not_supported nor the budget refusal, by
+ * code or fixed message), where the answer is about the search request: the route did not serve search and did
+ * not say so as 7 states. The refusal test of SEARCH-045 judges these models (a finding under SEARCH-045), and the
+ * tests that needed a classified model skip with that finding as their cause.
+ */
+export function unclassified(discovery: Discovery): SearchProbe[] {
+  return discovery.searchProbes.filter((p) => p.result === 'other' && p.status >= 400 && !NOT_ABOUT_SEARCH(p));
+}
+
+/**
+ * Skip a search test that found no model of the kind it needs: with SEARCH-045's finding as the cause when some
+ * probe could not be classified (that test charges it), else with the probes' own reason.
+ */
+export function skipForSearch(check: Checker, discovery: Discovery, reason: string): never {
+  const lost = unclassified(discovery);
+  if (lost.length === 0) return check.skip(reason);
+  const seen = lost.slice(0, 3).map((p) => `${p.model} HTTP ${p.status}${p.code ? ` ${p.code}` : ' without a code'}`).join(', ');
+  return check.skipFor('SEARCH-045', `the search probes could not classify ${lost.length === 1 ? 'a model' : `${lost.length} models`} (${seen}): a refusal of a search request that names neither web_search_not_supported nor the budget refusal (SEARCH-045's finding); ${reason}`);
 }
 
 /**

@@ -1,5 +1,6 @@
 // Tool calling (2.2, 2.3, 2.4, 4.3 rule 3): the function tools the suite declares, and reading the tool
 // calls out of a target's completion without trusting its shape. Judging stays in the spec file.
+import { contentText } from '../../../judge/content-text.ts';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -89,12 +90,13 @@ export function returnedCalls(body: Json | undefined): ReturnedCall[] {
   });
 }
 
-/** The text content of choice 0's message, when it is a non-empty string. */
+/** The text content of choice 0's message (a string, or its text parts), when it is not empty. */
 export function returnedText(body: Json | undefined): string | undefined {
   const choices = Array.isArray(body?.choices) ? body.choices : [];
   const first = choices.find(isObject);
   const message = first && isObject(first.message) ? first.message : undefined;
-  return typeof message?.content === 'string' && message.content !== '' ? message.content : undefined;
+  const text = contentText(message?.content);
+  return text !== undefined && text !== '' ? text : undefined;
 }
 
 /** Tool calls fit to send back in a request (2.4): only well-formed calls, only the request fields. */

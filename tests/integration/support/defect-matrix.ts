@@ -129,7 +129,12 @@ function judge(job: Job, run: SuiteRun): Outcome {
     }
     return { ...base, ok: caught, result: caught ? 'caught' : mustFailed.length === 0 ? `MISSED: verdict ${verdict}` : `MISSED ${d.breaks}: verdict ${verdict}` };
   }
-  const ok = r.verdict.result === 'pass' && run.code === 0;
+  // The run's --test-list (the matrix's own filter, which lists every test of a legal target) makes each target's
+  // report partial, as a run of that target alone under the list would be: a pass then reads "partial", with every
+  // one of the suite's tests run and no MUST failed (a SHOULD warning, as usage-chunk-bare's CHAT-001, passes).
+  const whole = r.run.tests.total === testIndex().tests.length;
+  const passed = r.verdict.result === 'pass' || (r.verdict.result === 'partial' && whole && mustFailed.length === 0);
+  const ok = passed && run.code === 0;
   return { ...base, ok, result: ok ? 'pass' : `FALSE ALARM: verdict ${verdict}` };
 }
 

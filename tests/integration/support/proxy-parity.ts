@@ -27,12 +27,16 @@ import { cleanup, runTargets, type SuiteRun } from './suite-runner.ts';
 export const NOT_VISIBLE_FROM_TRAFFIC: Partial<Record<DefectName, string>> = {
   'invalid-key-accepted': 'which key is invalid is the suite\'s knowledge (it sends a key it made up); an exchange with a key answered 200 says nothing against the key',
   'unknown-field-rejected': 'a refusal of a request that carries unlisted fields does not say it refused them: the suite sends the same request without them, which traffic does not',
+  'client-fields-refused': 'a refusal of a request that carries unlisted fields does not say it refused them: the suite sends the same request without them, which traffic does not',
+  'include-reasoning-false-refused': 'a refusal of a request with include_reasoning false does not say it refused that field: the suite knows the request was valid, which traffic does not',
+  'parts-only-for-user': 'a refusal of a conversation with text parts does not say it refused the parts: the suite sends the same conversation with string content, which traffic does not',
   'effort-accepted': 'the efforts an entry accepts are a gap of the contract (thinking_config): an answer to an effort the traffic cannot place says nothing',
   'oversized-parsed-first': 'LIMIT-002 compares the refusals of two oversized uploads (valid JSON and not): one exchange has no second to compare with',
   'tools-stream-500': 'a 500 to a request with tools is an upstream failure as far as one exchange shows: the suite tells it from a healthy route by the requests around it',
   'search-tool-500': 'a 500 to a request for search is an upstream failure as far as one exchange shows: the suite tells it from a healthy route by the requests around it',
   'unknown-prompt-404': 'a 404 to a chat request is a refusal as far as one exchange shows: that the prompt was valid is the suite\'s knowledge',
-  'oversized-reset': 'a connection closed on one oversized upload may be the race of an early answer with the upload: the suite sends it again to tell a close that reproduces, which traffic does not',
+  'oversized-reset': 'whether the server sent a 100 (Continue) before it reset the upload is on the client\'s own connection, which the relayed exchange does not show: a bare reset is a refusal to traffic',
+  'oversized-reset-mid-upload': 'a connection closed on one oversized upload may be the race of an early answer with the upload: the suite sends it again to tell a close that reproduces, which traffic does not',
 };
 
 /** The black-box defects of the matrix: visible to a black box (no cooperation needed to provoke them). */
