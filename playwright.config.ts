@@ -5,7 +5,12 @@
 // - matrix: `npm run test:matrix`, every defect and variant as a whole-suite run.
 // - explore: `npm run test:explore` (CHATCONFORM_EXPLORE=1), the seeded tests (those importing tests/support/seed.ts)
 //   with random seeds, each printed.
-// .ci/run runs every tier but explore. A file is in exactly one of unit, integration, slow, matrix.
+// - installed: `npm run test:installed` (CHATCONFORM_KIT=installed), the integration files that start the
+//   `chatconform` command (INSTALLED_KIT_FILES) run again against the packed tarball installed in an empty project
+//   (tests/integration/support/installed-kit.ts), as a user installs it; .ci/run runs a part of them
+//   (`npm run test:installed:ci`, INSTALLED_KIT_CI_FILES).
+// .ci/run runs every tier but explore. A file is in exactly one of unit, integration, slow, matrix; installed runs
+// some of them a second time.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +24,8 @@ import { defineConfig } from '@playwright/test';
  * the evidence of every suite area in a defect of its own, three shards of the whole suite merged, two shards of a
  * run with trials and a reference merged, a target beside its reference and repeated trials, a per-model matrix (and
  * its shards merged and rerun), a run and its reruns, the four reference client adapters under every client scenario),
- * each one to several minutes of the two cores; and the container image, built and run with podman.
+ * each one to several minutes of the two cores; the container image, built and run with podman; and the same runs
+ * from the sources and from the installed package, compared; every command of the docs, from an install and a clone.
  */
 export const SLOW_FILES = [
   'card-pairs.spec.ts',
@@ -48,9 +54,64 @@ export const SLOW_FILES = [
   'container.spec.ts',
   'listing-large.spec.ts',
   'deep-nesting.spec.ts',
+  'installed-parity.spec.ts',
+  'doc-commands.spec.ts',
   'ui-browser.spec.ts',
 ].map((f) => `**/${f}`);
 export const MATRIX_FILES = ['**/defect-matrix-full.spec.ts'];
+
+/**
+ * The files run a second time against the installed package (CHATCONFORM_KIT=installed, the `installed` project):
+ * those of the integration tier that start the `chatconform` command through support/cli-process.ts, where the
+ * compiled kit can differ from its sources (test locations, data files found beside the code, the runner the
+ * command spawns, signals through npm's shim). The slow tier's long whole-suite runs stay on the sources: the parity
+ * tests (installed-parity.spec.ts) compare the installed kit's reports with the sources' on those features. A file of
+ * the integration tier that starts the command is in this list or in SOURCES_ONLY_FILES (tests/unit/tiers.spec.ts).
+ */
+export const INSTALLED_KIT_FILES = [
+  'cli.spec.ts',
+  'client-cli.spec.ts',
+  'control-api-guard.spec.ts',
+  'first-contact.spec.ts',
+  'harness-cli.spec.ts',
+  'hostile-files.spec.ts',
+  'mock-cors.spec.ts',
+  'mock-fixture-files.spec.ts',
+  'mock-runtime.spec.ts',
+  'model-matrix-bounds.spec.ts',
+  'proxy-record-replay.spec.ts',
+  'proxy-reliability.spec.ts',
+  'proxy.spec.ts',
+  'reachability.spec.ts',
+  'replay-hostile.spec.ts',
+  'replay-pace.spec.ts',
+  'run-headers.spec.ts',
+  'run-plan.spec.ts',
+  'selection-empty.spec.ts',
+  'settings.spec.ts',
+  'shards-hostile.spec.ts',
+  'shards.spec.ts',
+  'stream-error-event.spec.ts',
+].map((f) => `**/${f}`);
+
+/**
+ * What .ci/run runs of INSTALLED_KIT_FILES (`npm run test:installed:ci`, CHATCONFORM_KIT_FILES=ci): the whole list
+ * takes about 9 min on one worker, and the slow tier already runs the installed kit in its parity, packaging and
+ * doc-command tests (every command of the docs from an install: mock, proxy, replay, client, shards and their merge,
+ * baseline, certify, verify, init). These files hold what those do not: the command's own flags, listings and
+ * errors (cli), the setup mistakes and files found beside the code or the working directory (first-contact,
+ * hostile-files, mock-fixture-files), and the runner and workers the installed command starts (run-plan). About 3 min
+ * on one worker, the pack and install included. `npm run test:installed` runs them all (before a release).
+ */
+export const INSTALLED_KIT_CI_FILES = ['cli.spec.ts', 'first-contact.spec.ts', 'hostile-files.spec.ts', 'mock-fixture-files.spec.ts', 'run-plan.spec.ts'].map((f) => `**/${f}`);
+
+/** Integration files that start the `chatconform` command but run on the sources only, and why. */
+export const SOURCES_ONLY_FILES: Record<string, string> = {
+  'conformance-run.spec.ts': 'its command is only the mock beside a suite run from the sources',
+  'harness-clients.spec.ts': 'its command is only the mock beside a suite run from the sources',
+  'exit-codes.spec.ts': "half of it is `npm run conformance`, a clone's command; the installed command's exit codes are cli.spec.ts's and the parity tests'",
+  'mock-hardening-property.spec.ts': "a property test of the mock's answers: the installed mock is the one the other mock files start",
+};
 
 /** An import of tests/support/seed.ts (tests/integration/test-hygiene.spec.ts requires it of every file drawing random inputs). */
 export const SEED_IMPORT = /^import .*support\/seed\.ts';$/m;
@@ -65,6 +126,8 @@ function seededFiles(): string[] {
 
 export default defineConfig({
   outputDir: 'test-results/self',
+  // The run's folder for an installed kit; under CHATCONFORM_KIT=installed, the kit installed there first.
+  globalSetup: './tests/integration/support/installed-kit-setup.ts',
   // The plain summary goes last: CI reads the final line.
   reporter: [['list'], ['./tests/support/plain-summary-reporter.ts']],
   forbidOnly: !!process.env.CI,
@@ -76,6 +139,10 @@ export default defineConfig({
     // The matrix first: .ci/run runs it with the slow tier in one run, and it is the longest test.
     { name: 'matrix', testDir: 'tests/integration', testMatch: MATRIX_FILES },
     { name: 'slow', testDir: 'tests/integration', testMatch: SLOW_FILES },
+    // Only under test:installed, so that the sources' runs stay one per file.
+    ...(process.env.CHATCONFORM_KIT === 'installed'
+      ? [{ name: 'installed', testDir: 'tests/integration', testMatch: process.env.CHATCONFORM_KIT_FILES === 'ci' ? INSTALLED_KIT_CI_FILES : INSTALLED_KIT_FILES }]
+      : []),
     // Only under test:explore, so that running one seeded file by its path runs it once.
     ...(process.env.CHATCONFORM_EXPLORE === '1' ? [{ name: 'explore', testDir: 'tests', testMatch: seededFiles() }] : []),
   ],

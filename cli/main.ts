@@ -1,5 +1,5 @@
 #!/usr/bin/env -S node --max-semi-space-size=8
-// The `chatconform` executable (package.json "bin"; `npm run mock` and `npm run proxy` in the repository).
+// The `chatconform` command (cli/chatconform.mjs, package.json "bin", runs it; `npm run mock` and `npm run proxy` in the repository).
 // cli/program.ts is the command. The installed binary starts node with the served commands' young-generation cap
 // (the shebang: npm's shims on every platform read `env -S`), so `chatconform mock` is one process under 100 MB and
 // `chatconform proxy` one that stays under 300 MB. Started another way without the cap (`node dist/cli/main.js

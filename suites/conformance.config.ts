@@ -51,8 +51,10 @@ const selection = selectionGrep(selectionOf());
 export default defineConfig({
   testDir: '.',
   testMatch: `**/*.spec${ext}`,
-  // The kit's checks of itself run in npm test (suites/kit.config.ts), never in a target's verdict.
-  testIgnore: 'kit/**',
+  // The kit's checks of itself run in npm test (suites/kit.config.ts), never in a target's verdict. Matched by their
+  // own folder: Playwright reads a bare 'kit/**' as '**/kit/**', which ignored every test of a kit installed or
+  // cloned under any folder named kit.
+  testIgnore: new RegExp(`^${(path.join(path.dirname(fileURLToPath(import.meta.url)), 'kit') + path.sep).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
   // `chatconform run` passes --output (a temp folder): an installed kit writes nothing inside node_modules.
   outputDir: '../test-results/conformance',
   globalSetup: `./global-setup${ext}`,

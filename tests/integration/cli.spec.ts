@@ -5,7 +5,6 @@
 import { existsSync, readFileSync, truncateSync, writeFileSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { expect, test } from '@playwright/test';
 import net from 'node:net';
 import { main } from '../../cli/program.ts';
@@ -22,7 +21,7 @@ import { REFERENCE_ENV } from '../../run/reference.ts';
 import { TRIALS_ENV } from '../../run/trials.ts';
 import { requirements } from '../../spec/requirements/index.ts';
 import { sampleReport } from '../support/reports.ts';
-import { runProcess } from './support/cli-process.ts';
+import { chatconformCommand, runProcess } from './support/cli-process.ts';
 
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -36,11 +35,9 @@ async function child(argv: string[]): Promise<{ code: number | null; stdout: str
   return childIn(repoRoot, argv);
 }
 
-/** tsx's loader by its path: one process, from any working directory (a config file is looked for there). */
-const TSX_LOADER = pathToFileURL(path.join(repoRoot, 'node_modules/tsx/dist/loader.mjs')).href;
-
 async function childIn(cwd: string, argv: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const { code, stdout, stderr } = await runProcess(process.execPath, ['--import', TSX_LOADER, path.join(repoRoot, 'cli/main.ts'), ...argv], { cwd, env: { ...process.env, CONFORMANCE_BASE_URL: '' } });
+  // From any working directory (a config file is looked for there): the sources, or the installed kit under CHATCONFORM_KIT=installed.
+  const { code, stdout, stderr } = await runProcess(...chatconformCommand(argv), { cwd, env: { ...process.env, CONFORMANCE_BASE_URL: '' } });
   return { code, stdout, stderr };
 }
 

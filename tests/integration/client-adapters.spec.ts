@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { repoRoot } from '../../run/config.ts';
+import { chatconformCommand } from './support/cli-process.ts';
 
 /** Each adapter and code path: its column name and the command. */
 const ADAPTERS: Record<string, string[]> = {
@@ -58,8 +59,8 @@ interface Row {
 
 function runAdapter(argv: string[], dir: string): Promise<number | null> {
   return new Promise((resolve, reject) => {
-    const cli = [path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs'), path.join(repoRoot, 'cli/main.ts'), 'client', '--report-dir', dir, '--', ...argv];
-    const child = spawn(process.execPath, cli, { cwd: repoRoot, stdio: 'ignore' });
+    const [command, args] = chatconformCommand(['client', '--report-dir', dir, '--', ...argv]);
+    const child = spawn(command, args, { cwd: repoRoot, stdio: 'ignore' });
     child.on('error', reject);
     child.on('close', resolve);
   });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { SCENARIOS } from '../../client/scenarios.ts';
 import { repoRoot } from '../../run/config.ts';
+import { chatconformCommand } from './support/cli-process.ts';
 
 interface Ran {
   code: number | null;
@@ -17,7 +18,8 @@ interface Ran {
 
 function chatconformClient(args: string[]): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs'), path.join(repoRoot, 'cli/main.ts'), 'client', ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [command, argv] = chatconformCommand(['client', ...args]);
+    const child = spawn(command, argv, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { nestsAnswersTarget } from './support/hostile-targets.ts';
 import { cleanup, crashes, runSuite } from './support/suite-runner.ts';
-import { CLI, runProcess } from './support/cli-process.ts';
+import { chatconformCommand, runProcess } from './support/cli-process.ts';
 
 test.describe.configure({ mode: 'parallel' });
 
@@ -57,7 +57,7 @@ test('a client whose report nests 3,000 deep is judged, its four reports written
   ].join('\n');
   writeFileSync(client, `${asks}\nprocess.stdout.write(\`{"text":"hi","models":[${deep}],"tool_calls":[{"id":"a","name":"f","arguments":${deep}}],"error":${deep}}\\n\`);\n`);
   const reports = testInfo.outputPath('reports');
-  const r = await runProcess(process.execPath, ['--import', 'tsx', CLI, 'client', '--command', `node ${JSON.stringify(client)}`, '--report-dir', reports], { boundMs: 150_000 });
+  const r = await runProcess(...chatconformCommand(['client', '--command', `node ${JSON.stringify(client)}`, '--report-dir', reports]), { boundMs: 150_000 });
   expect(r.code, r.output.slice(-3000)).toBe(1);
   expect(r.output).not.toMatch(/could not be written|internal error|Maximum call stack/);
   for (const f of ['conformance.json', 'junit.xml', 'conformance.html', 'badge.svg']) expect(existsSync(path.join(reports, f)), f).toBe(true);

@@ -16,6 +16,7 @@ import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
 import { closedPort, listen } from '../support/listen.ts';
 import { forwarder } from './support/hostile-targets.ts';
+import { chatconformCommand } from './support/cli-process.ts';
 
 interface Ran {
   code: number;
@@ -71,7 +72,7 @@ function npmRunConformance(baseUrl: string, reportDir: string): ReturnType<typeo
 }
 
 function chatconformRun(baseUrl: string, reportDir: string): ReturnType<typeof runIn> {
-  return runIn(process.execPath, [path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs'), path.join(repoRoot, 'cli/main.ts'), 'run', '--base-url', baseUrl], SELECT, reportDir);
+  return runIn(...chatconformCommand(['run', '--base-url', baseUrl]), SELECT, reportDir);
 }
 
 let scratch: string;
@@ -124,7 +125,7 @@ test('Ctrl-C is exit 3 however the suite is started: directly, through npm run c
     const npm = await interrupt('npm', ['run', '--silent', 'conformance'], { ...target, CONFORMANCE_REPORT_DIR: `${dir}-npm` }, under(start));
     expect({ code: npm.code, signal: npm.signal }, npm.output).toEqual({ code: 3, signal: null });
     start = served;
-    const direct = await interrupt(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'cli/main.ts'), 'run'], { ...target, CONFORMANCE_REPORT_DIR: `${dir}-direct` }, under(start));
+    const direct = await interrupt(...chatconformCommand(['run']), { ...target, CONFORMANCE_REPORT_DIR: `${dir}-direct` }, under(start));
     expect({ code: direct.code, signal: direct.signal }, direct.output).toEqual({ code: 3, signal: null });
     for (const d of [`${dir}-npm`, `${dir}-direct`]) {
       const report = JSON.parse(readFileSync(path.join(d, 'conformance.json'), 'utf8'));
@@ -137,7 +138,7 @@ test('Ctrl-C is exit 3 however the suite is started: directly, through npm run c
   }
   // While it waits for a target that is not there yet: nothing ran, one line, exit 3.
   const port = await closedPort();
-  const waiting = await interrupt(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'cli/main.ts'), 'run', '--base-url', `http://127.0.0.1:${port}`, '--wait-for-target', '120', '--report-dir', `${dir}-waiting`], {}, (out) => /waiting up to 120 s for the target/.test(out));
+  const waiting = await interrupt(...chatconformCommand(['run', '--base-url', `http://127.0.0.1:${port}`, '--wait-for-target', '120', '--report-dir', `${dir}-waiting`]), {}, (out) => /waiting up to 120 s for the target/.test(out));
   expect({ code: waiting.code, signal: waiting.signal }, waiting.output).toEqual({ code: 3, signal: null });
   expect(waiting.output).toMatch(/chatconform: interrupted \(SIGINT\) before the suite started; nothing was judged/);
 });

@@ -10,7 +10,7 @@ import { expect, test } from '@playwright/test';
 import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
 import { repoRoot } from '../../run/config.ts';
-import { CLI, runProcess } from './support/cli-process.ts';
+import { chatconformCommand, runProcess } from './support/cli-process.ts';
 
 let mock: RunningMockServer;
 let dir: string;
@@ -27,7 +27,7 @@ test.afterAll(async () => {
 const clean = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CONFORMANCE_')));
 
 async function run(args: string[], env: NodeJS.ProcessEnv = {}) {
-  return runProcess(process.execPath, ['--import', 'tsx', CLI, 'run', '--report-dir', path.join(dir, 'reports'), ...args], { boundMs: 120_000, env: { ...clean(), ...env } });
+  return runProcess(...chatconformCommand(['run', '--report-dir', path.join(dir, 'reports'), ...args]), { boundMs: 120_000, env: { ...clean(), ...env } });
 }
 
 /** The run stopped before any test with exactly this one line on stderr, this exit code, and no report. */
@@ -71,7 +71,7 @@ test('--model the catalog does not list: exit 2 before any test, as --models', a
 test('a report folder that cannot be written: one line before anything runs, exit 3', async () => {
   const file = path.join(dir, 'a-file');
   writeFileSync(file, '');
-  const r = await runProcess(process.execPath, ['--import', 'tsx', CLI, 'run', '--base-url', mock.url, '--report-dir', path.join(file, 'reports')], { boundMs: 120_000, env: { ...clean(), CONFORMANCE_API_KEY: MOCK_KEYS.full } });
+  const r = await runProcess(...chatconformCommand(['run', '--base-url', mock.url, '--report-dir', path.join(file, 'reports')]), { boundMs: 120_000, env: { ...clean(), CONFORMANCE_API_KEY: MOCK_KEYS.full } });
   expect(r.code, r.output).toBe(3);
   expect(r.stderr.trim()).toBe(`error: the report folder ${path.join(file, 'reports')} cannot be written (ENOTDIR: not a directory): give one this user can write with --report-dir; in a container, run as your own user (--user "$(id -u):$(id -g)")`);
 });

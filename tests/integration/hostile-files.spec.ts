@@ -10,7 +10,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { repoRoot } from '../../run/config.ts';
 import { checkZip } from '../../report/blob-zip.ts';
-import { runProcess } from './support/cli-process.ts';
+import { chatconformCommand, runProcess } from './support/cli-process.ts';
 
 /** A key-shaped value that must never be echoed. */
 const KEY = 'sk-pasted-3f9a1c7e5b2d4068aa11';
@@ -33,7 +33,7 @@ function folder(name: string): string {
 async function run(cwd: string, argv: string[] = [], env: NodeJS.ProcessEnv = {}) {
   const base: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CONFORMANCE_')) base[k] = v;
-  return runProcess(process.execPath, [path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs'), path.join(repoRoot, 'cli/main.ts'), 'run', ...argv], { cwd, env: { ...base, ...env }, boundMs: BOUND_MS });
+  return runProcess(...chatconformCommand(['run', ...argv]), { cwd, env: { ...base, ...env }, boundMs: BOUND_MS });
 }
 
 /** The refusal: exit 3, one line on stderr naming the file, nothing run. */

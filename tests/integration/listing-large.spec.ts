@@ -6,7 +6,7 @@ import http from 'node:http';
 import { expect, test } from '@playwright/test';
 import { MAX_MATRIX_MODELS } from '../../run/model-matrix.ts';
 import { listen } from '../support/listen.ts';
-import { CLI, runProcess } from './support/cli-process.ts';
+import { chatconformCommand, runProcess } from './support/cli-process.ts';
 
 const IDS = Array.from({ length: MAX_MATRIX_MODELS }, (_, i) => `bulk/${String(i).padStart(4, '0')}-${'x'.repeat(246)}`);
 
@@ -20,7 +20,7 @@ for (const flags of [['--list'], ['--list', '--exclude-requirement', 'CAT-001']]
     try {
       const env = { ...process.env };
       for (const k of Object.keys(env)) if (k.startsWith('CONFORMANCE_')) delete env[k];
-      const r = await runProcess(process.execPath, ['--import', 'tsx', CLI, 'run', '--base-url', target.url, '--models', 'all', '--seed', '1', ...flags], { boundMs: 360_000, env, keepChars: 200_000 });
+      const r = await runProcess(...chatconformCommand(['run', '--base-url', target.url, '--models', 'all', '--seed', '1', ...flags]), { boundMs: 360_000, env, keepChars: 200_000 });
       expect(r.code, r.stderr.slice(-2000)).toBe(0);
       expect(r.stderr).not.toMatch(/internal error|JSON at position/);
       const count = Number(/^(\d+) tests in \d+ file\(s\)$/m.exec(r.stdout)?.[1]);

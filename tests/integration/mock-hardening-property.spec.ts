@@ -13,7 +13,7 @@ import addFormats from 'ajv-formats';
 import { assertValid } from '../../spec/validator.ts';
 import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
 import { MOCK_SEMI_SPACE_FLAG } from '../../cli/mock-relaunch.ts';
-import { startProcess } from './support/cli-process.ts';
+import { chatconformCommand, startProcess } from './support/cli-process.ts';
 import { testSeed } from '../support/seed.ts';
 import { HANG_BOUND_MS } from '../support/hang-bound.ts';
 
@@ -91,7 +91,7 @@ interface ChildMock {
  * the pid whose RSS is read is the serving process, not a launcher.
  */
 async function startChildMock(): Promise<ChildMock> {
-  const started = await startProcess(process.execPath, [MOCK_SEMI_SPACE_FLAG, '--import', 'tsx', 'cli/main.ts', 'mock', '--port', '0'], { cwd: repoRoot });
+  const started = await startProcess(...chatconformCommand(['mock', '--port', '0'], { nodeOptions: [MOCK_SEMI_SPACE_FLAG] }), { cwd: repoRoot });
   return { url: started.url, pid: started.pid, stop: () => started.close() };
 }
 

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import { expect, test } from '@playwright/test';
 import { MAX_MATRIX_MODELS } from '../../run/model-matrix.ts';
-import { CLI, runProcess } from './support/cli-process.ts';
+import { chatconformCommand, runProcess } from './support/cli-process.ts';
 import { listen } from '../support/listen.ts';
 
 /** A target whose catalog lists these ids, and nothing else of the API. */
@@ -16,7 +16,7 @@ async function catalogOf(ids: readonly string[]) {
 async function runModelsAll(url: string) {
   const env = { ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith('CONFORMANCE_')) delete env[k];
-  return runProcess(process.execPath, ['--import', 'tsx', CLI, 'run', '--base-url', url, '--models', 'all', '--seed', '1'], { boundMs: 120_000, env });
+  return runProcess(...chatconformCommand(['run', '--base-url', url, '--models', 'all', '--seed', '1']), { boundMs: 120_000, env });
 }
 
 for (const [what, ids, line] of [

@@ -8,13 +8,13 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
-import { CLI, runProcess } from './support/cli-process.ts';
+import { chatconformCommand, runProcess } from './support/cli-process.ts';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'chatconform-models-shards-'));
 let target: RunningMockServer;
 
 const chatconform = (args: string[]) =>
-  runProcess(process.execPath, ['--import', 'tsx', CLI, ...args], { boundMs: 300_000, env: { ...process.env, CONFORMANCE_API_KEY: MOCK_KEYS.full, CI: '1' } });
+  runProcess(...chatconformCommand(args), { boundMs: 300_000, env: { ...process.env, CONFORMANCE_API_KEY: MOCK_KEYS.full, CI: '1' } });
 const reportOf = (dir: string): any => JSON.parse(readFileSync(path.join(dir, 'conformance.json'), 'utf8'));
 const rows = (r: any) => r.models.map((m: any) => ({ id: m.id, verdict: m.verdict, mustFailed: m.mustFailed, tests: m.tests.total }));
 const MODELS = [MOCK_MODELS.small, MOCK_MODELS.mini];

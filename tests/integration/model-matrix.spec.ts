@@ -7,7 +7,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
 import type { ConformanceReport } from '../../report/json.ts';
-import { CLI, runProcess } from './support/cli-process.ts';
+import { chatconformCommand, runProcess } from './support/cli-process.ts';
 
 const dirs: string[] = [];
 test.afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -18,8 +18,7 @@ test("--models (a glob and ids): a row per model with its verdict and counts; a 
   dirs.push(dir);
   // The restricted key may use acme/chat-small and reason-pro, not acme/chat-large (403 model_not_allowed).
   const run = await runProcess(
-    process.execPath,
-    ['--import', 'tsx', CLI, 'run', '--models', 'acme/chat-s*,reason-pro,acme/chat-large', '--grep', 'reasoning', '--seed', '1', '--report-dir', dir],
+    ...chatconformCommand(['run', '--models', 'acme/chat-s*,reason-pro,acme/chat-large', '--grep', 'reasoning', '--seed', '1', '--report-dir', dir]),
     { boundMs: 540_000, env: { ...process.env, CONFORMANCE_API_KEY: MOCK_KEYS.restricted, CONFORMANCE_WORKERS: '2' } },
   );
   expect(run.code, run.output.slice(-3000)).toBe(0);

@@ -1,11 +1,13 @@
-// The kit as its users get it: `npm pack`, then the tarball installed into a fresh project in the OS temp dir,
-// which has no path to this repository or its node_modules. There the installed `chatconform` runs the suite
-// against the installed mock, the embedded mock runs a section, and a plain ESM script imports chatconform/msw,
-// chatconform/mock and chatconform/spec and makes a completion with the openai SDK.
+// The kit as its users get it: `npm pack` (once per test run, support/installed-kit.ts), then the tarball installed
+// into a fresh project in the OS temp dir, which has no path to this repository or its node_modules, pinned by the
+// package's npm-shrinkwrap.json as a registry install is: every package the kit runs on has the version of this
+// repository's package-lock.json. There the installed `chatconform` runs the suite against the installed mock, the
+// embedded mock runs a section, and a plain ESM script imports chatconform/msw, chatconform/mock and chatconform/spec
+// and makes a completion with the openai SDK (the project's own openai and msw, installed beside the kit).
 //
 // Slow by nature (a build, an install from the registry, a whole suite run): one serial group with a generous
 // bound. Every server and run it starts leads its own process group and is stopped by that group's id.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,20 +17,13 @@ import { CONTRACT } from '../../spec/requirements/index.ts';
 import { repoRoot } from '../../run/config.ts';
 import { REPORT_FILES } from '../../report/write.ts';
 import type { ConformanceReport } from '../../report/json.ts';
+import { writeConsumerProject } from '../../scripts/consumer-project.ts';
+import type { Lockfile } from '../../scripts/shrinkwrap.ts';
 import { runProcess, startProcess, type Ran, type Started } from './support/cli-process.ts';
+import { sharedInstalledKit, userEnv } from './support/installed-kit.ts';
 
 const VERSION = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
-
-
-/** The environment of a user's shell: none of this run's Playwright, npm-script or target variables. */
-function userEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (/^(TEST_|PW_|PLAYWRIGHT_|CONFORMANCE_|npm_|NODE_PATH$|NODE_OPTIONS$|INIT_CWD$)/.test(k) && k !== 'PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD') continue;
-    env[k] = v;
-  }
-  return { ...env, CI: '1', FORCE_COLOR: '0', PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' };
-}
+const LOCK = JSON.parse(readFileSync(path.join(repoRoot, 'package-lock.json'), 'utf8')) as Lockfile;
 
 /** Runs a command to its end in a user's environment, in its own process group, killed as a group past `boundMs`. */
 function sh(cmd: string, args: string[], opts: { cwd: string; boundMs: number }): Promise<Ran> {
@@ -43,36 +38,77 @@ function serve(args: string[], ready?: (stdout: string) => string | undefined): 
 /** npm's own noise (warnings about the machine's npm config) is not the kit's output. */
 const withoutNpmWarnings = (text: string) => text.split('\n').filter((l) => !/^npm (warn|notice)/.test(l)).join('\n').trim();
 
+/** name@version of every package under `dir`/node_modules, nested ones included, by their path as a lockfile names it. */
+function installedPackages(dir: string, prefix = ''): Map<string, string> {
+  const found = new Map<string, string>();
+  const modules = path.join(dir, 'node_modules');
+  if (!existsSync(modules)) return found;
+  for (const entry of readdirSync(modules)) {
+    if (entry.startsWith('.')) continue;
+    const names = entry.startsWith('@') ? readdirSync(path.join(modules, entry)).map((n) => `${entry}/${n}`) : [entry];
+    for (const name of names) {
+      const manifest = path.join(modules, name, 'package.json');
+      if (!existsSync(manifest)) continue;
+      const where = `${prefix}node_modules/${name}`;
+      found.set(where, (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version);
+      for (const [k, v] of installedPackages(path.join(modules, name), `${where}/`)) found.set(k, v);
+    }
+  }
+  return found;
+}
+
 let work: string;
 let project: string;
 let tarball: string;
+let packedFiles: string[];
 let mock: Started | undefined;
 
 test.describe.configure({ mode: 'serial' });
 
 test.describe('the npm package, installed into a fresh project', () => {
   test.beforeAll(async () => {
-    test.setTimeout(360_000);
+    test.setTimeout(600_000);
+    // The run's tarball (prepack builds dist/ and writes npm-shrinkwrap.json: what `npm publish` would upload).
+    const kit = await sharedInstalledKit();
+    if (!kit.tarball || !kit.packedFiles) throw new Error(`the run's installed kit (${kit.project}) was not packed by this run: unset CHATCONFORM_KIT_PROJECT`);
+    tarball = kit.tarball;
+    packedFiles = kit.packedFiles;
+    // A project of its own (this file writes into it), named by a folder called kit on the way: the suite's own
+    // files once matched a bare kit/** and were all ignored there.
     work = mkdtempSync(path.join(os.tmpdir(), 'chatconform-pkg-'));
-    // prepack builds dist/ (npm run build): the tarball is what `npm publish` would upload.
-    const pack = await sh('npm', ['pack', '--pack-destination', work, '--json'], { cwd: repoRoot, boundMs: 180_000 });
-    expect(pack.code, `npm pack\n${pack.stderr.slice(-3000)}`).toBe(0);
-    const packed = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('[\n'))) as { filename: string; files: { path: string }[] }[];
-    tarball = path.join(work, packed[0]!.filename);
-    const files = packed[0]!.files.map((f) => f.path);
-    // What the package must carry, and what it must not.
-    for (const f of ['package.json', 'dist/cli/main.js', 'dist/suites/conformance.config.js', 'dist/spec/requirements/requirements.json', 'dist/spec/requirements/contract.json', 'dist/fixtures/mock/catalog.json', 'dist/fixtures/mock/keys.json', 'dist/fixtures/profiles/mock.json', 'dist/spec/schemas/chat-response.schema.json', 'dist/entries/msw.d.ts', 'dist/entries/testing.d.ts', 'dist/report/html/report.css', 'dist/report/html/report.js', 'dist/ui/static/index.html', 'dist/ui/static/app.css', 'dist/ui/app/main.js']) {
-      expect(files, `the package holds ${f}`).toContain(f);
-    }
-    expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')), 'no TypeScript sources').toEqual([]);
-    expect(files.filter((f) => /^(tests|scripts|bench)\/|dist\/suites\/kit\//.test(f)), "none of the project's own tests or tools").toEqual([]);
+    project = path.join(work, 'kit', 'project');
+    writeConsumerProject(project, tarball);
+    const install = await sh('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: project, boundMs: 240_000 });
+    expect(install.code, `npm ci\n${install.stderr.slice(-3000)}`).toBe(0);
+    // The user's own packages beside the kit, resolved as theirs are.
+    const more = await sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', 'openai', 'msw'], { cwd: project, boundMs: 240_000 });
+    expect(more.code, `npm install openai msw\n${more.stderr.slice(-3000)}`).toBe(0);
+  });
 
-    project = path.join(work, 'project');
-    rmSync(project, { recursive: true, force: true });
-    mkdirSync(project);
-    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2));
-    const install = await sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, 'openai', 'msw'], { cwd: project, boundMs: 240_000 });
-    expect(install.code, `npm install\n${install.stderr.slice(-3000)}`).toBe(0);
+  test('the package holds the compiled kit, its data files and its pinned dependencies, and none of the sources, tests or tools', () => {
+    for (const f of ['package.json', 'npm-shrinkwrap.json', 'cli/chatconform.mjs', 'dist/cli/main.js', 'docs/client-conformance.md', 'docs/testing.md', 'examples/clients/openai.mjs', 'examples/clients/fetch.mjs', 'dist/suites/conformance.config.js', 'dist/spec/requirements/requirements.json', 'dist/spec/requirements/contract.json', 'dist/fixtures/mock/catalog.json', 'dist/fixtures/mock/keys.json', 'dist/fixtures/profiles/mock.json', 'dist/spec/schemas/chat-response.schema.json', 'dist/entries/msw.d.ts', 'dist/entries/testing.d.ts', 'dist/report/html/report.css', 'dist/report/html/report.js', 'dist/ui/static/index.html', 'dist/ui/static/app.css', 'dist/ui/app/main.js']) {
+      expect(packedFiles, `the package holds ${f}`).toContain(f);
+    }
+    expect(packedFiles.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')), 'no TypeScript sources').toEqual([]);
+    // The bin runs dist/ where no cli/main.ts sits beside it: the package ships no other file of cli/.
+    expect(packedFiles.filter((f) => f.startsWith('cli/'))).toEqual(['cli/chatconform.mjs']);
+    expect(packedFiles.filter((f) => /^(tests|scripts|bench)\/|dist\/suites\/kit\//.test(f)), "none of the project's own tests or tools").toEqual([]);
+    // postpack removed the shrinkwrap from the clone: left there, npm would read it instead of package-lock.json.
+    expect(existsSync(path.join(repoRoot, 'npm-shrinkwrap.json'))).toBe(false);
+  });
+
+  test("the install holds exactly the versions of package-lock.json: the shrinkwrap is the lockfile's runtime packages, and npm ci followed it", () => {
+    const shrinkwrap = JSON.parse(readFileSync(path.join(project, 'node_modules/chatconform/npm-shrinkwrap.json'), 'utf8')) as Lockfile;
+    const runtime = Object.entries(LOCK.packages).filter(([where, e]) => where !== '' && !e.dev && !e.devOptional);
+    expect(Object.keys(shrinkwrap.packages).filter((w) => w !== '').sort()).toEqual(runtime.map(([w]) => w).sort());
+    for (const [where, entry] of runtime) expect(shrinkwrap.packages[where]?.version, where).toBe(entry.version);
+    expect(shrinkwrap.packages['']!.devDependencies, 'no dev dependency in the shrinkwrap').toBeUndefined();
+    // What npm placed under the kit: every package at the lockfile's version, no dev-only package among them.
+    const placed = installedPackages(path.join(project, 'node_modules/chatconform'));
+    expect(placed.size).toBeGreaterThan(50);
+    const wrong = [...placed].filter(([where, version]) => LOCK.packages[where]?.version !== version || LOCK.packages[where]?.dev).map(([w, v]) => `${w}@${v} (lockfile: ${LOCK.packages[w]?.version ?? 'absent'}${LOCK.packages[w]?.dev ? ', dev only' : ''})`);
+    expect(wrong, 'installed packages not as package-lock.json pins them').toEqual([]);
+    expect(placed.size, 'every runtime package of the lockfile installed').toBe(runtime.length);
   });
 
   test.afterAll(() => {
@@ -180,7 +216,7 @@ test.describe('the npm package, installed into a fresh project', () => {
     expect(section6.filter((r) => r.status !== 'pass').map((r) => `${r.id} ${r.status}`)).toEqual([]);
     // Nothing written inside the installed package.
     const installed = path.join(project, 'node_modules/chatconform');
-    expect(readdirSync(installed).sort()).toEqual(['CHANGELOG.md', 'README.md', 'dist', 'package.json'].filter((f) => existsSync(path.join(installed, f))).sort());
+    expect(readdirSync(installed).sort()).toEqual(['CHANGELOG.md', 'README.md', 'cli', 'dist', 'docs', 'examples', 'node_modules', 'npm-shrinkwrap.json', 'package.json'].filter((f) => existsSync(path.join(installed, f))).sort());
     expect(existsSync(path.join(installed, 'reports')) || existsSync(path.join(installed, 'test-results')) || existsSync(path.join(installed, 'dist/test-results'))).toBe(false);
   });
 

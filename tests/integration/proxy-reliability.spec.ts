@@ -10,10 +10,10 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { MOCK_SEMI_SPACE_FLAG } from '../../cli/mock-relaunch.ts';
 import { startTrafficProxy } from '../../proxy/index.ts';
-import { CLI, CliProcesses, npmRun, runProcess, stop } from './support/cli-process.ts';
+import { chatconformCommand, CliProcesses, isKitEntry, npmRun, runProcess, stop } from './support/cli-process.ts';
 
 const cli = new CliProcesses();
-const npm = new CliProcesses(CLI, npmRun('proxy'));
+const npm = new CliProcesses(undefined, npmRun('proxy'));
 test.afterAll(() => {
   cli.stopAll();
   npm.stopAll();
@@ -318,7 +318,7 @@ test('a port in use: one line, exit 3, at once, and no report written (the judgi
   const port = (busy.address() as net.AddressInfo).port;
   const reportDir = path.join(mkdtempSync(path.join(os.tmpdir(), 'chatconform-proxy-busy-')), 'reports');
   try {
-    const r = await runProcess(process.execPath, ['--import', 'tsx', CLI, 'proxy', '--upstream', 'http://127.0.0.1:9', '--port', String(port), '--report-dir', reportDir], { boundMs: 30_000 });
+    const r = await runProcess(...chatconformCommand(['proxy', '--upstream', 'http://127.0.0.1:9', '--port', String(port), '--report-dir', reportDir]), { boundMs: 30_000 });
     expect(r.killed).toBe(false);
     expect(r.code).toBe(3);
     expect(r.stderr).toBe(`error: port ${port} is in use; pick another with --port (0 picks a free one)\n`);
@@ -357,7 +357,7 @@ for (const [how, processes, command] of [
     try {
       const proxy = await processes.start([...command, '--upstream', 'http://127.0.0.1:9', '--port', '0', '--report-dir', reportDir]);
       const lines = commandLines(proxy.pid);
-      const serving = lines.filter((argv) => argv.includes('proxy') && argv.some((a) => a.endsWith('cli/main.ts')));
+      const serving = lines.filter((argv) => argv.includes('proxy') && argv.some(isKitEntry));
       expect(serving.some((argv) => argv.includes(MOCK_SEMI_SPACE_FLAG)), JSON.stringify(lines)).toBe(true);
       await proxy.close();
     } finally {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startMockServer } from '../../mock/server.ts';
 import { closedPort, listen } from '../support/listen.ts';
-import { CLI, runProcess } from './support/cli-process.ts';
+import { chatconformCommand, runProcess } from './support/cli-process.ts';
 import { forwarder } from './support/hostile-targets.ts';
 
 const dirs: string[] = [];
@@ -20,7 +20,7 @@ test.afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true
 async function run(args: string[]): Promise<{ code: number | null; output: string; stderr: string; report: any }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-reach-'));
   dirs.push(dir);
-  const r = await runProcess(process.execPath, ['--import', 'tsx', CLI, 'run', '--report-dir', path.join(dir, 'reports'), ...args], { boundMs: 240_000 });
+  const r = await runProcess(...chatconformCommand(['run', '--report-dir', path.join(dir, 'reports'), ...args]), { boundMs: 240_000 });
   const file = path.join(dir, 'reports', 'conformance.json');
   return { code: r.code, output: r.output, stderr: r.stderr, report: existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined };
 }

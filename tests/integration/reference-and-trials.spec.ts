@@ -9,14 +9,14 @@ import { expect, test } from '@playwright/test';
 import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
 import type { DefectName } from '../../mock/defects.ts';
-import { CLI, runProcess } from './support/cli-process.ts';
+import { chatconformCommand, runProcess } from './support/cli-process.ts';
 
 const BOUND_MS = 300_000;
 const dirs: string[] = [];
 test.afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 const chatconform = (args: string[]) =>
-  runProcess(process.execPath, ['--import', 'tsx', CLI, 'run', ...args], {
+  runProcess(...chatconformCommand(['run', ...args]), {
     boundMs: BOUND_MS,
     env: { ...process.env, CONFORMANCE_API_KEY: MOCK_KEYS.full, CONFORMANCE_REFERENCE_API_KEY: MOCK_KEYS.full },
   });

@@ -10,14 +10,14 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
-import { CLI, runProcess } from './support/cli-process.ts';
+import { chatconformCommand, runProcess } from './support/cli-process.ts';
 import { testsRecording } from '../../run/test-index.ts';
 
 const dirs: string[] = [];
 test.afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 const chatconform = (args: string[]) =>
-  runProcess(process.execPath, ['--import', 'tsx', CLI, 'run', ...args], { boundMs: 300_000, env: { ...process.env, CONFORMANCE_API_KEY: MOCK_KEYS.full } });
+  runProcess(...chatconformCommand(['run', ...args]), { boundMs: 300_000, env: { ...process.env, CONFORMANCE_API_KEY: MOCK_KEYS.full } });
 const text = (file: string) => readFileSync(file, 'utf8');
 const reportOf = (dir: string): any => JSON.parse(text(path.join(dir, 'conformance.json')));
 const where = (r: any, id: string): string[] => [...new Set<string>(r.requirements.find((x: any) => x.id === id).evidence.filter((e: any) => e.status === 'fail').map((e: any) => `${e.location} ${e.test}`))].sort();

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startMockServer } from '../../mock/server.ts';
 import { listen } from '../support/listen.ts';
-import { CLI, runProcess } from './support/cli-process.ts';
+import { chatconformCommand, runProcess } from './support/cli-process.ts';
 import { forwarder } from './support/hostile-targets.ts';
 
 const GATEWAY_KEY = 'gw-secret-7f3a9c2e51d04b88';
@@ -37,8 +37,7 @@ test('-H reaches every request (a test\'s own headers aside), and no header\'s v
   const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-headers-'));
   try {
     const r = await runProcess(
-      process.execPath,
-      ['--import', 'tsx', CLI, 'run', '--base-url', gateway.url, '--profile', 'mock', '--section', '4.1', '--report-dir', dir, '-H', 'X-Tenant: acme, eu', '--header', `X-Gateway-Key: ${GATEWAY_KEY}`, '-H', `Authentication: ${AUTHENTICATION_KEY}`, '-H', `X-Route: ${ROUTE_KEY}`, '--public-header', 'X-Tenant'],
+      ...chatconformCommand(['run', '--base-url', gateway.url, '--profile', 'mock', '--section', '4.1', '--report-dir', dir, '-H', 'X-Tenant: acme, eu', '--header', `X-Gateway-Key: ${GATEWAY_KEY}`, '-H', `Authentication: ${AUTHENTICATION_KEY}`, '-H', `X-Route: ${ROUTE_KEY}`, '--public-header', 'X-Tenant']),
       { boundMs: 240_000 },
     );
     expect(r.code, r.output.slice(-3000)).toBe(1);

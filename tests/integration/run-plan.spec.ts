@@ -8,7 +8,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
-import { CLI, runProcess } from './support/cli-process.ts';
+import { chatconformCommand, runProcess } from './support/cli-process.ts';
 
 const BOUND_MS = 300_000;
 /** One test of the suite (a tool call), enough for both runs to record their seed. */
@@ -21,7 +21,7 @@ test('a --reference run without --seed: the reference and the target record the 
   try {
     const env: NodeJS.ProcessEnv = { ...process.env, CONFORMANCE_REFERENCE_API_KEY: MOCK_KEYS.full };
     for (const name of ['CONFORMANCE_SEED', 'CONFORMANCE_BASE_URL', 'CONFORMANCE_PLAN']) delete env[name];
-    const r = await runProcess(process.execPath, ['--import', 'tsx', CLI, 'run', '--reference', reference.url, '--reference-profile', 'mock', '--report-dir', dir, '--keep-scratch', ...ONE_TEST], { boundMs: BOUND_MS, env });
+    const r = await runProcess(...chatconformCommand(['run', '--reference', reference.url, '--reference-profile', 'mock', '--report-dir', dir, '--keep-scratch', ...ONE_TEST]), { boundMs: BOUND_MS, env });
     const where = `exit ${r.code}\n${r.stderr.slice(-3000)}`;
     expect(r.code, where).toBe(0);
     const target = JSON.parse(readFileSync(path.join(dir, 'conformance.json'), 'utf8'));
@@ -81,7 +81,7 @@ test("the run's processes get the plan's path and the credentials, no setting's 
   try {
     const env: NodeJS.ProcessEnv = { ...process.env, CONFORMANCE_API_KEY: MOCK_KEYS.full, CONFORMANCE_MAX_RETRIES: '2', CONFORMANCE_SEED: '1', CONFORMANCE_HEADERS: 'X-Tenant: acme' };
     for (const name of ['CONFORMANCE_BASE_URL', 'CONFORMANCE_PLAN']) delete env[name];
-    const r = await runProcess(process.execPath, ['--import', 'tsx', CLI, 'run', '--base-url', target.url, '--seed', '7', '--fuzz-runs', '3', '--requirement', 'CAT-031', '--workers', '1', '--report-dir', dir], {
+    const r = await runProcess(...chatconformCommand(['run', '--base-url', target.url, '--seed', '7', '--fuzz-runs', '3', '--requirement', 'CAT-031', '--workers', '1', '--report-dir', dir]), {
       boundMs: BOUND_MS,
       env,
       onSpawn: (root) => {

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { CLI, runProcess } from './support/cli-process.ts';
+import { chatconformCommand, runProcess } from './support/cli-process.ts';
 import { closedPort } from '../support/listen.ts';
 
 const MESSAGE = "no test of the suite checks it (the kit's own mock-only requirements are judged by its own tests)";
@@ -16,11 +16,11 @@ test('a selection of the kit\'s own requirements only, or one whose exclusions l
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CONFORMANCE_')));
     // A closed port: a run that went as far as the target would say it cannot be reached.
     const base = ['run', '--base-url', `http://127.0.0.1:${await closedPort()}`, '--report-dir', dir];
-    const own = await runProcess(process.execPath, ['--import', 'tsx', CLI, ...base, '--requirement', 'CAT-003,STREAM-006'], { env, boundMs: 60_000 });
+    const own = await runProcess(...chatconformCommand([...base, '--requirement', 'CAT-003,STREAM-006']), { env, boundMs: 60_000 });
     expect(own.code, own.output).toBe(2);
     expect(own.stderr.trim()).toBe(`error: requirement CAT-003, STREAM-006: ${MESSAGE}`);
     expect(own.stdout).toBe('');
-    const excluded = await runProcess(process.execPath, ['--import', 'tsx', CLI, ...base, '--requirement', 'RESP-005', '--exclude-requirement', 'RESP-005'], { env, boundMs: 60_000 });
+    const excluded = await runProcess(...chatconformCommand([...base, '--requirement', 'RESP-005', '--exclude-requirement', 'RESP-005']), { env, boundMs: 60_000 });
     expect(excluded.code, excluded.output).toBe(2);
     expect(excluded.stderr.trim()).toBe(`error: requirement RESP-005; excluding RESP-005: ${MESSAGE}`);
     expect(existsSync(path.join(dir, 'conformance.json'))).toBe(false);

@@ -16,7 +16,7 @@ import { longFlagOf, SETTINGS, type Setting } from '../../run/settings.ts';
 import { selectionOf } from '../../run/selection.ts';
 import { shardOf } from '../../run/shard.ts';
 import { trialsOf } from '../../run/trials.ts';
-import { runProcess } from './support/cli-process.ts';
+import { chatconformCommand, runProcess } from './support/cli-process.ts';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'chatconform-settings-'));
 test.afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -32,7 +32,7 @@ async function cli(argv: string[]): Promise<{ code: number; out: string; err: st
 async function child(cwd: string, argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stderr: string }> {
   const base: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CONFORMANCE_')) base[k] = v;
-  const r = await runProcess(process.execPath, [path.join(repoRoot, 'node_modules/tsx/dist/cli.mjs'), path.join(repoRoot, 'cli/main.ts'), ...argv], { cwd, env: { ...base, ...env } });
+  const r = await runProcess(...chatconformCommand(argv), { cwd, env: { ...base, ...env } });
   return { code: r.code, stderr: r.stderr };
 }
 

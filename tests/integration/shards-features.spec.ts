@@ -9,14 +9,14 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
-import { CLI, runProcess } from './support/cli-process.ts';
+import { chatconformCommand, runProcess } from './support/cli-process.ts';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'chatconform-shards-features-'));
 let target: RunningMockServer;
 let reference: RunningMockServer;
 
 const chatconform = (args: string[]) =>
-  runProcess(process.execPath, ['--import', 'tsx', CLI, ...args], {
+  runProcess(...chatconformCommand(args), {
     boundMs: 300_000,
     env: { ...process.env, CONFORMANCE_API_KEY: MOCK_KEYS.full, CONFORMANCE_REFERENCE_API_KEY: MOCK_KEYS.full, CI: '1' },
   });

@@ -5,13 +5,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { CLI, runProcess } from './support/cli-process.ts';
+import { chatconformCommand, runProcess } from './support/cli-process.ts';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'chatconform-shards-full-'));
 test.afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const chatconform = (args: string[]) =>
-  runProcess(process.execPath, ['--import', 'tsx', CLI, ...args], { boundMs: 1_200_000, env: { ...process.env, CONFORMANCE_BASE_URL: '', CI: '1' } });
+  runProcess(...chatconformCommand(args), { boundMs: 1_200_000, env: { ...process.env, CONFORMANCE_BASE_URL: '', CI: '1' } });
 const reportOf = (dir: string): any => JSON.parse(readFileSync(path.join(dir, 'conformance.json'), 'utf8'));
 const statuses = (r: any) => Object.fromEntries(r.requirements.map((x: any) => [x.id, x.status]));
 

@@ -8,12 +8,12 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { sampleReport } from '../support/reports.ts';
 import { zipOf, type ZipEntrySpec } from '../support/zip.ts';
-import { CLI, runProcess } from './support/cli-process.ts';
+import { chatconformCommand, runProcess } from './support/cli-process.ts';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'chatconform-shards-hostile-'));
 test.afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const chatconform = (args: string[]) => runProcess(process.execPath, ['--import', 'tsx', CLI, ...args], { boundMs: 120_000, env: { ...process.env, CI: '1' } });
+const chatconform = (args: string[]) => runProcess(...chatconformCommand(args), { boundMs: 120_000, env: { ...process.env, CI: '1' } });
 
 /** A shard folder (1 of 1) whose conformance.json names `entries`' zip as its blob, digest included. */
 function shardWith(name: string, entries: readonly ZipEntrySpec[]): string {

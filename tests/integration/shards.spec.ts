@@ -6,14 +6,14 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { CLI, runProcess } from './support/cli-process.ts';
+import { chatconformCommand, runProcess } from './support/cli-process.ts';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'chatconform-shards-'));
 test.afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 // The embedded mock: every run starts its own (its own port), as every CI job of a matrix would.
 const chatconform = (args: string[]) =>
-  runProcess(process.execPath, ['--import', 'tsx', CLI, ...args], { boundMs: 300_000, env: { ...process.env, CONFORMANCE_BASE_URL: '', CI: '1' } });
+  runProcess(...chatconformCommand(args), { boundMs: 300_000, env: { ...process.env, CONFORMANCE_BASE_URL: '', CI: '1' } });
 const reportOf = (dir: string): any => JSON.parse(readFileSync(path.join(dir, 'conformance.json'), 'utf8'));
 const statuses = (r: any) => Object.fromEntries(r.requirements.map((x: any) => [x.id, x.status]));
 const selection = ['--seed', '5', '--section', '5'];

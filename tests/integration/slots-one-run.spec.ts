@@ -8,7 +8,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS, MOCK_MODELS } from '../../mock/keys-and-models.ts';
-import { CLI, runProcess } from './support/cli-process.ts';
+import { chatconformCommand, runProcess } from './support/cli-process.ts';
 
 const MODELS = [MOCK_MODELS.small, MOCK_MODELS.mini];
 const ONE_TOOL_TEST = ['--grep', 'a function tool with a parameters JSON Schema is accepted'];
@@ -17,7 +17,7 @@ let broken: RunningMockServer;
 let clean: RunningMockServer;
 
 const chatconform = (args: string[]) =>
-  runProcess(process.execPath, ['--import', 'tsx', CLI, 'run', '--profile', 'mock', '--seed', '3', '--workers', '1', ...ONE_TOOL_TEST, ...args], {
+  runProcess(...chatconformCommand(['run', '--profile', 'mock', '--seed', '3', '--workers', '1', ...ONE_TOOL_TEST, ...args]), {
     boundMs: 300_000,
     env: { ...process.env, CONFORMANCE_API_KEY: MOCK_KEYS.full, CONFORMANCE_REFERENCE_API_KEY: MOCK_KEYS.full, CI: '1' },
   });

@@ -7,14 +7,14 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { startMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
-import { CLI, runProcess } from './support/cli-process.ts';
+import { chatconformCommand, runProcess } from './support/cli-process.ts';
 
 test('a streamed reasoning request answered by a stream that ends on an error event: RSN-002 passes, nothing fails', async () => {
   test.setTimeout(300_000);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'chatconform-stream-error-'));
   const mock = await startMockServer({ port: 0, fault: 'fail-after=0' });
   try {
-    const r = await runProcess(process.execPath, ['--import', 'tsx', CLI, 'run', '--base-url', mock.url, '--profile', 'mock', '--seed', '1', '--report-dir', dir, '--grep', 'streamed, include_reasoning true returns reasoning_content'], {
+    const r = await runProcess(...chatconformCommand(['run', '--base-url', mock.url, '--profile', 'mock', '--seed', '1', '--report-dir', dir, '--grep', 'streamed, include_reasoning true returns reasoning_content']), {
       boundMs: 240_000,
       env: { ...process.env, CONFORMANCE_API_KEY: MOCK_KEYS.full },
     });

@@ -11,12 +11,11 @@
 // CONFORMANCE_FUZZ_RUNS (profile budget.fuzzRuns, default 25). Every request counts against the profile's
 // budget; against a real deployment shrinking is capped, and a property that runs out of budget skips with
 // that reason.
-import path from 'node:path';
 import fc from 'fast-check';
 import { test, type TestInfo } from '@playwright/test';
 import { Checker, type CheckRecord } from '../../../judge/checker.ts';
 import { declaredRequirements, indexedRequirements } from '../declare.ts';
-import { repoRoot, type RunConfig } from '../../../run/config.ts';
+import type { RunConfig } from '../../../run/config.ts';
 import { BudgetExhausted } from '../../../run/ledger.ts';
 import type { Target } from '../../../run/target.ts';
 
@@ -143,10 +142,10 @@ export async function checkProperty<T>(ctx: PropertyContext, spec: PropertySpec<
   if (info.timeout > 0) plugins.push(fc.interruptAfterTimeLimit(Math.max(5_000, info.timeout * 0.8 - (Date.now() - started))));
   const details = await fc.check(property, { seed, numRuns: runs, plugins });
 
-  const where = path.relative(repoRoot, info.file);
+  // The kit's own command, which works where the user is (an install or a clone), not a path into the suite's files.
   const rerun =
-    `CONFORMANCE_SEED=${config.seed} CONFORMANCE_FUZZ_RUNS=${runs} npx playwright test -c suites/conformance.config.ts ${where} -g ${shellQuote(info.title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))}` +
-    (config.embeddedMock ? '' : ' (with the same CONFORMANCE_BASE_URL and CONFORMANCE_PROFILE)');
+    `npx chatconform run --seed ${config.seed} --fuzz-runs ${runs} --grep ${shellQuote(info.title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))}` +
+    (config.embeddedMock ? '' : ' (with the same --base-url and --profile)');
   const summary =
     `seed ${config.seed}, ${outOfBudget && !details.failed ? casesRun : details.numRuns} of ${runs} run(s)` +
     (details.failed && details.counterexamplePath ? `, shrunk ${details.numShrinks} time(s), fast-check path ${JSON.stringify(details.counterexamplePath)}` : '') +

@@ -3,14 +3,49 @@
 // (`CliProcesses`). Every child leads its own process group, so a test stops it (and anything it started) by the
 // group's id, never by name; one that outlives the test process is killed with it.
 //
-// The `chatconform` command runs as a user runs it (its TypeScript loaded through tsx in a clone), as one process,
-// not tsx's CLI: that one relays a signal to a child it starts and SIGKILLs it when the child does not acknowledge
-// within 30 ms (a loaded machine), which would cut the proxy's reports short on SIGTERM.
+// The `chatconform` command runs as a user runs it, as one node process: from the sources, its TypeScript loaded
+// through tsx (`--import`, not tsx's CLI: that one relays a signal to a child it starts and SIGKILLs it when the
+// child does not acknowledge within 30 ms, on a loaded machine, which would cut the proxy's reports short on
+// SIGTERM); under CHATCONFORM_KIT=installed, the installed package's compiled entry point (support/installed-kit.ts).
+// `chatconformCommand` is the one place that chooses.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { repoRoot } from '../../../run/config.ts';
+import { installedKitOfRun, KIT_ENV, KIT_PROJECT_ENV, kitMode, type InstalledKit } from './installed-kit.ts';
 
+/** The command's entry point in the sources. */
 export const CLI = path.join(repoRoot, 'cli/main.ts');
+
+/** tsx's loader by its URL: `node --import` finds it from any working directory (the bare name only from the repository). */
+const TSX_LOADER = import.meta.resolve('tsx');
+
+/** Where the `chatconform` command comes from: the sources (cli/main.ts through tsx), or an installed package. */
+export type KitSource = 'sources' | InstalledKit;
+
+/** The run's kit: the installed one under CHATCONFORM_KIT=installed (the global setup installed it), else the sources. */
+export function runKit(): KitSource {
+  if (kitMode() === 'sources') return 'sources';
+  const kit = installedKitOfRun();
+  if (!kit) throw new Error(`${KIT_ENV}=installed, but no kit is installed: run with -c playwright.config.ts (its global setup installs one), or name an install in ${KIT_PROJECT_ENV}`);
+  return kit;
+}
+
+/** The script `chatconform` runs: cli/main.ts, or the installed package's "bin" (cli/chatconform.mjs, running dist/). */
+export function kitEntry(kit: KitSource = runKit()): string {
+  return kit === 'sources' ? CLI : kit.main;
+}
+
+/** Whether a process's argument is the command's script: cli/main.ts, dist/cli/main.js, the package's bin, or npm's shim of it. */
+export const isKitEntry = (arg: string): boolean => /(?:^|\/)cli\/(?:main\.[jt]s|chatconform\.mjs)$|\/node_modules\/\.bin\/chatconform$/.test(arg);
+
+/**
+ * The command line of `chatconform ARGS` as one node process (`nodeOptions` before the script): from the run's kit
+ * unless `kit` names one. Spread it into runProcess/startProcess: `runProcess(...chatconformCommand(['run']), opts)`.
+ */
+export function chatconformCommand(args: readonly string[], opts: { kit?: KitSource; nodeOptions?: readonly string[] } = {}): [command: string, args: string[]] {
+  const kit = opts.kit ?? runKit();
+  return [process.execPath, [...(opts.nodeOptions ?? []), ...(kit === 'sources' ? ['--import', TSX_LOADER] : []), kitEntry(kit), ...args]];
+}
 
 /** The URL of `mock listening on URL` or `proxy listening on URL` (the first line the commands print). */
 export const listeningUrl = (out: string): string | undefined => /^(?:mock|proxy) listening on (http:\/\/\S+)/m.exec(out)?.[1];
@@ -209,24 +244,34 @@ export type Launcher = (script: string, args: readonly string[]) => readonly [co
 /** `node --import tsx SCRIPT …`: one process. */
 export const direct: Launcher = (script, args) => [process.execPath, '--import', 'tsx', script, ...args];
 
-/** `npm run NAME -- …` as a user types it in a clone (npm, a shell, then the command, all in the process group). */
+/**
+ * `npm run NAME -- …` as a user types it in a clone (npm, a shell, then the command, all in the process group); with
+ * the installed kit, what its user types instead: `npx chatconform NAME …` (npm exec, in the kit's project).
+ */
 export const npmRun =
   (name: string): Launcher =>
-  (_script, args) => ['npm', 'run', '--silent', name, '--', ...args];
+  (_script, args) => {
+    const kit = runKit();
+    return kit === 'sources' ? ['npm', 'run', '--silent', name, '--', ...args] : ['npm', 'exec', '--prefix', kit.project, '--no', '--', 'chatconform', name, ...args];
+  };
 
 /** The commands a test file starts; `stopAll()` in its afterAll stops those still running. */
 export class CliProcesses {
   private readonly children: ChildProcess[] = [];
 
-  /** `script`: the command's entry point, or another of the kit's scripts run the same way (a bench server). */
+  /**
+   * No `script`: the `chatconform` command of the run's kit (chatconformCommand). A `script`: another of the kit's
+   * scripts (a bench server), run by `launch` (default: node with tsx).
+   */
   constructor(
-    private readonly script: string = CLI,
-    private readonly launch: Launcher = direct,
+    private readonly script?: string,
+    private readonly launch?: Launcher,
   ) {}
 
-  /** The command line that starts the script with these arguments (the launcher's). */
+  /** The command line that starts the command with these arguments. */
   private command(args: readonly string[]): [string, string[]] {
-    const [command, ...rest] = this.launch(this.script, args);
+    if (this.script === undefined && this.launch === undefined) return chatconformCommand(args);
+    const [command, ...rest] = (this.launch ?? direct)(this.script ?? CLI, args);
     return [command, rest];
   }
 
