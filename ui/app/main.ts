@@ -131,7 +131,10 @@ function adopt(r: RunRecord): void {
     showTab('run');
   }
   // Everything so far (the batches that follow name only what changed).
-  void get<ReportAnswer>('report', { key: r.key }).then((a) => a.live && (r.kind === 'client' ? client : view).applyLive(a.snapshot));
+  // A run that ended meanwhile shows its report: a snapshot answered late must not put the live rows back.
+  void get<ReportAnswer>('report', { key: r.key }).then((a) => {
+    if (a.live && going(r)) (r.kind === 'client' ? client : view).applyLive(a.snapshot);
+  });
   setButtons();
 }
 
@@ -170,9 +173,15 @@ function onRuns(list: RunRecord[]): void {
   setButtons();
 }
 
+/** Whether `r` is the run shown in its tab and has not ended (its live rows are still the page's). */
+function going(r: Pick<RunRecord, 'id' | 'kind'>): boolean {
+  const mine = r.kind === 'client' ? shownClient : shown;
+  return mine?.id === r.id && !mine.ended;
+}
+
 function onLive(data: { id: string; delta: LiveDelta }): void {
-  if (data.id === shown?.id) view.applyLive(data.delta);
-  if (data.id === shownClient?.id) client.applyLive(data.delta);
+  if (data.id === shown?.id && !shown.ended) view.applyLive(data.delta);
+  if (data.id === shownClient?.id && !shownClient.ended) client.applyLive(data.delta);
 }
 
 async function openEvidence(id: string): Promise<void> {
