@@ -4,6 +4,7 @@
 import { expect, test } from '@playwright/test';
 import { cleanup, runSuite } from './support/suite-runner.ts';
 import { useMock } from './support/use-mock.ts';
+import { jsonReportOf } from './support/playwright-json.ts';
 
 const mock = useMock(test, { defect: 'created-milliseconds' });
 
@@ -29,7 +30,7 @@ test('findings never fail a Playwright test nor replace its worker; the report c
   });
   try {
     const out = run.stdout;
-    const json = JSON.parse(out.slice(out.indexOf('{'), out.lastIndexOf('}') + 1)) as { suites: JsonSuite[] };
+    const json = jsonReportOf(out) as { suites: JsonSuite[] };
     const tests: JsonTest[] = [];
     const walk = (s: JsonSuite) => {
       for (const spec of s.specs ?? []) tests.push(...spec.tests);

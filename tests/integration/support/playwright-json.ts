@@ -19,9 +19,18 @@ export interface RanTest {
   status: string;
 }
 
-/** Every test of the JSON report in `stdout` (the first `{` to the last `}`). */
+/**
+ * Playwright's JSON report in `stdout`: from the first `{` to the first closing brace in column 0 (the kit's summary
+ * after it quotes curls, braces and all).
+ */
+export function jsonReportOf(stdout: string): { suites: JsonSuite[] } {
+  const start = stdout.indexOf('{');
+  return JSON.parse(stdout.slice(start, stdout.indexOf('\n}', start) + 2)) as { suites: JsonSuite[] };
+}
+
+/** Every test of the JSON report in `stdout`. */
 export function testsOfJsonReport(stdout: string): RanTest[] {
-  const json = JSON.parse(stdout.slice(stdout.indexOf('{'), stdout.lastIndexOf('}') + 1)) as { suites: JsonSuite[] };
+  const json = jsonReportOf(stdout);
   const ran: RanTest[] = [];
   const walk = (s: JsonSuite, file: string) => {
     for (const spec of s.specs ?? []) {
