@@ -68,6 +68,13 @@ async function oneRequest(url: string): Promise<void> {
   expect(res.status).toBe(200);
 }
 
+/** The web runner's page, at the URL it printed (its token in the path). */
+async function pageLoads(url: string): Promise<void> {
+  const res = await fetch(url);
+  expect(res.status).toBe(200);
+  expect(await res.text()).toContain('<title>chatconform ui</title>');
+}
+
 /**
  * A whole-suite run narrowed by a documented variable: the line runs as written, over a few tests (the whole suite's
  * own runs are conformance-run.spec.ts's and packaging.spec.ts's); a line that already selects is not narrowed.
@@ -85,6 +92,7 @@ export const WAYS: Way[] = [
   // README: the tool.
   { line: /^npx chatconform run --base-url \S+$/, env: NARROW },
   { line: /^npx chatconform mock --port \d+$/, serves: {} },
+  { line: /^npx chatconform ui( --port \d+ --report-dir out\/reports)?$/, serves: { use: pageLoads } },
   { line: /^npx chatconform client --command "node my-client\.mjs"$/, before: writeMyClient },
   { line: /^npx chatconform proxy --upstream \S+ (--port \d+ )?--record recorded\/$/, serves: { use: oneRequest }, before: (p) => rmSync(path.join(p.dir, 'recorded'), { recursive: true, force: true }) },
   { line: /^npx chatconform mock --replay recorded\/( --port \d+)?$/, serves: {} },
@@ -152,7 +160,7 @@ function replace(line: string, place: Place): string {
     .replace(/https:\/\/api\.example\.com|http:\/\/127\.0\.0\.1:(8787|8000)|(?<=--base-url )URL\b/g, place.mockUrl)
     .replace(/--port \d+/g, '--port 0')
     // A server on its default port (8787) would meet the other place's: each on a free one.
-    .replace(/^(npx chatconform (?:mock|proxy)\b(?:(?!--port).)*)$/, '$1 --port 0')
+    .replace(/^(npx chatconform (?:mock|proxy|ui)\b(?:(?!--port).)*)$/, '$1 --port 0')
     .replace(/--command "\.\.\."/, '--command "node my-client.mjs"')
     .replace(/CONFORMANCE_API_KEY=sk-\.\.\./, `CONFORMANCE_API_KEY=${MOCK_KEYS.full}`);
 }

@@ -48,7 +48,7 @@ export function chatconformCommand(args: readonly string[], opts: { kit?: KitSou
 }
 
 /** The URL of `mock listening on URL` or `proxy listening on URL` (the first line the commands print). */
-export const listeningUrl = (out: string): string | undefined => /^(?:mock|proxy) listening on (http:\/\/\S+)/m.exec(out)?.[1];
+export const listeningUrl = (out: string): string | undefined => /^(?:mock|proxy|ui) listening on (http:\/\/\S+)/m.exec(out)?.[1];
 
 /** How a child ended: its code, or the signal that ended it. */
 export interface Ending {
