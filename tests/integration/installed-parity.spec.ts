@@ -9,11 +9,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
-import type { DefectName } from '../../mock/defects.ts';
 import { chatconformCommand, runProcess, type KitSource } from './support/cli-process.ts';
 import { sharedInstalledKit, type InstalledKit } from './support/installed-kit.ts';
+import { withMocks } from './support/use-mock.ts';
 
 const BOUND_MS = 300_000;
 const MODELS = 'acme/chat-small,reason-pro,mini-chat';
@@ -110,15 +109,6 @@ const reportIn = (dir: string): Report | undefined => {
 function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const own = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('CONFORMANCE_')));
   return { ...own, CI: '1', CONFORMANCE_API_KEY: MOCK_KEYS.full, CONFORMANCE_REFERENCE_API_KEY: MOCK_KEYS.full, ...extra };
-}
-
-async function withMocks<T>(defects: (DefectName | undefined)[], body: (mocks: RunningMockServer[]) => Promise<T>): Promise<T> {
-  const mocks = await Promise.all(defects.map((defect) => startMockServer({ port: 0, ...(defect ? { defect } : {}) })));
-  try {
-    return await body(mocks);
-  } finally {
-    await Promise.all(mocks.map((m) => m.close()));
-  }
 }
 
 async function chatconform(kit: KitSource, args: string[], extraEnv: Record<string, string> = {}) {

@@ -6,10 +6,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { startMockServer, type RunningMockServer } from '../../mock/server.ts';
+import { startMockServer } from '../../mock/server.ts';
 import { MOCK_KEYS } from '../../mock/keys-and-models.ts';
-import type { DefectName } from '../../mock/defects.ts';
 import { chatconformCommand, runProcess } from './support/cli-process.ts';
+import { withMocks } from './support/use-mock.ts';
 
 const BOUND_MS = 300_000;
 const dirs: string[] = [];
@@ -31,15 +31,6 @@ function reportDir(): string {
 
 /** One test of the suite whose returned call TOOL-006 judges (the defect renames the call). */
 const ONE_TOOL_TEST = ['--grep', 'a function tool with a parameters JSON Schema is accepted'];
-
-async function withMocks<T>(defects: (DefectName | undefined)[], body: (mocks: RunningMockServer[]) => Promise<T>): Promise<T> {
-  const mocks = await Promise.all(defects.map((defect) => startMockServer({ port: 0, ...(defect ? { defect } : {}) })));
-  try {
-    return await body(mocks);
-  } finally {
-    await Promise.all(mocks.map((m) => m.close()));
-  }
-}
 
 test('a defect mock judged with the clean mock as reference: its requirement is target-only, and it gates', async () => {
   test.setTimeout(BOUND_MS + 30_000);

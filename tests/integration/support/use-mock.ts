@@ -2,6 +2,7 @@
 // beforeAll, closed in afterAll. One helper instead of the same two hooks in every file that talks to the mock.
 import type { TestType } from '@playwright/test';
 import { startMockServer, type RunningMockServer, type StartOptions } from '../../../mock/server.ts';
+import type { DefectName } from '../../../mock/defects.ts';
 
 /** The running mock, read inside a test or hook (before beforeAll has run there is none: reading throws). */
 export interface UsedMock {
@@ -34,4 +35,14 @@ export function useMock(test: TestType<any, any>, options: StartOptions = {}): U
       return running().port;
     },
   };
+}
+
+/** Runs `body` with one mock per entry (in that defect, or clean for undefined), each on a free port; closes them all after. */
+export async function withMocks<T>(defects: (DefectName | undefined)[], body: (mocks: RunningMockServer[]) => Promise<T>): Promise<T> {
+  const mocks = await Promise.all(defects.map((defect) => startMockServer({ port: 0, ...(defect ? { defect } : {}) })));
+  try {
+    return await body(mocks);
+  } finally {
+    await Promise.all(mocks.map((m) => m.close()));
+  }
 }
