@@ -49,6 +49,35 @@ const CLIENT_FIELDS = {
   response_format: { type: 'text' },
 } as const;
 
+/**
+ * Unlisted fields real clients send inside nested objects (REQ-014), each with the value that asks for nothing: the
+ * `strict` openai-node's helpers and the AI SDK put on a function; the `refusal` of a returned assistant message that
+ * a client sends back as it came (not its `annotations`: 2.9 makes those response-only, never sent); OpenRouter
+ * clients' `data_collection` among the routing preferences. Each is added to the same conversation
+ * (`NESTED_CONTROL`), so a refusal names the field refused.
+ */
+const NESTED_CLIENT_FIELDS: readonly { label: string; add: (body: Json) => void }[] = [
+  { label: 'strict false in tools[0].function', add: (b) => void ((b.tools as Json[])[0]!.function = { ...WEATHER_TOOL.function, strict: false }) },
+  { label: 'refusal null in the assistant message', add: (b) => void ((b.messages as Json[])[1]!.refusal = null) },
+  { label: 'data_collection "allow" in provider', add: (b) => void ((b.provider as Json).data_collection = 'allow') },
+];
+
+/** The conversation the nested client fields are added to: a function tool, an assistant turn, routing preferences. */
+const NESTED_CONTROL = (model: string): Json => ({
+  model,
+  max_completion_tokens: TINY,
+  messages: [userMessage('Remember the word "blue".'), { role: 'assistant', content: 'I will remember "blue".' }, userMessage('Which word did I ask you to remember?')],
+  tools: [{ ...WEATHER_TOOL }],
+  provider: { allow_fallbacks: true },
+});
+
+/** `control` plus the given nested client fields (a fresh copy each time). */
+const withNested = (control: Json, fields: readonly { add: (body: Json) => void }[]): Json => {
+  const body = structuredClone(control);
+  for (const f of fields) f.add(body);
+  return body;
+};
+
 const text = (t: string, parts: boolean) => (parts ? [{ type: 'text', text: t }] : t);
 
 /** Conversations whose system, assistant and tool messages carry their content as text parts (or as strings). */
@@ -162,7 +191,7 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
       'fields not listed for the request or its nested objects are not read',
       req('REQ-013', 'REQ-014', judges(judgeCompletion)),
       async ({ target, check, discovery, config }) => {
-        test.setTimeout(timeFor(3, config));
+        test.setTimeout(timeFor(8, config));
         const model = chatModel(discovery, config.profile);
         if (!model) return check.skip(noModelReason(discovery));
         const base = { model: model.id, max_completion_tokens: TINY };
@@ -196,6 +225,26 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
         });
         check.status('REQ-014', nested, 200, 'for a request whose message and content part carry a field not listed for them (2.2, 2.5), status');
         judgeCompletion(check, nested, model.id);
+
+        // The nested fields real clients send, on a conversation that is itself served first: a refusal of the tool,
+        // the assistant turn or the provider object is another test's finding, never charged to REQ-014 here.
+        const nestedControl = await target.chat(NESTED_CONTROL(model.id));
+        if (nestedControl.status !== 200) {
+          check.cannotJudge(['REQ-014'], { message: `the nested fields real clients send are not sent: the same conversation without them (a function tool, an assistant turn, provider preferences) is not served (${nestedControl.describe()})`, on: nestedControl });
+          return;
+        }
+        const labels = NESTED_CLIENT_FIELDS.map((f) => f.label).join(', ');
+        const nestedClient = await target.chat(withNested(NESTED_CONTROL(model.id), NESTED_CLIENT_FIELDS));
+        if (nestedClient.status === 200 || nestedClient.exchange.status === 0) {
+          check.status('REQ-014', nestedClient, 200, `for the same conversation plus the nested fields real clients send (${labels}; not listed in 2.2, 2.3, 2.8), status`);
+          judgeCompletion(check, nestedClient, model.id);
+          return;
+        }
+        for (const field of NESTED_CLIENT_FIELDS) {
+          const one = await target.chat(withNested(NESTED_CONTROL(model.id), [field]));
+          check.status('REQ-014', one, 200, `for the same conversation plus ${field.label} (a field real clients send, not listed for that object), status`);
+          if (one.exchange.error) break;
+        }
       },
     );
 

@@ -172,6 +172,17 @@ const PROBES = {
     judge: (c, r) => void judgeCompletion(c, r, M.small, { statusId: 'REQ-013' }),
     declared: ['REQ-013'],
   },
+  'chat with the nested fields real clients send': {
+    send: (m) =>
+      m.chat({
+        ...hello(),
+        messages: [{ role: 'user', content: 'Hi.' }, { role: 'assistant', content: 'Hello.', refusal: null }, { role: 'user', content: 'Say hello.' }],
+        tools: [{ ...WEATHER_TOOL, function: { ...WEATHER_TOOL.function, strict: false } }],
+        provider: { allow_fallbacks: true, data_collection: 'allow' },
+      }),
+    judge: (c, r) => void judgeCompletion(c, r, M.small, { statusId: 'REQ-014' }),
+    declared: ['REQ-014'],
+  },
   'chat with text parts in system and assistant messages': {
     send: (m) => m.chat({ ...hello(), messages: [{ role: 'system', content: [{ type: 'text', text: 'Be brief.' }] }, { role: 'user', content: 'Hi.' }, { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] }, { role: 'user', content: 'Say hello.' }] }),
     judge: (c, r) => void judgeCompletion(c, r, M.small, { statusId: 'REQ-018' }),
@@ -368,6 +379,7 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'tier-not-enforced': 'refused: a free key asks for a pro entry',
   'unknown-field-rejected': 'chat with an unknown top-level field',
   'client-fields-refused': 'chat with the unlisted fields real clients send',
+  'client-nested-fields-refused': 'chat with the nested fields real clients send',
   'parts-only-for-user': 'chat with text parts in system and assistant messages',
   'include-reasoning-false-refused': 'chat with include_reasoning false',
   'effort-accepted': 'refused: an effort outside the entry\'s set',

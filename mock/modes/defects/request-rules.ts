@@ -7,6 +7,18 @@ import { defect } from '../mode.ts';
 /** Request fields of the widely used shape that 2.1 does not list, which a server that implements others refuses. */
 const CLIENT_FIELD_NAMES = new Set(['n', 'seed', 'stop', 'store', 'logprobs', 'top_logprobs', 'user', 'presence_penalty', 'frequency_penalty', 'response_format']);
 
+/** Where a request carries one of the nested fields real clients send that the contract does not list, if it does. */
+function clientNestedField(req: Record<string, unknown>): string | undefined {
+  const has = (o: unknown, key: string): boolean => typeof o === 'object' && o !== null && Object.hasOwn(o, key);
+  const tools = Array.isArray(req.tools) ? req.tools : [];
+  const tool = tools.findIndex((t) => has(t, 'function') && has((t as { function: unknown }).function, 'strict'));
+  if (tool >= 0) return `tools[${tool}].function.strict`;
+  for (const [i, m] of (Array.isArray(req.messages) ? req.messages : []).entries()) {
+    if (has(m, 'refusal')) return `messages[${i}].refusal`;
+  }
+  return has(req.provider, 'data_collection') ? 'provider.data_collection' : undefined;
+}
+
 export const REQUEST_RULE_DEFECTS = [
   defect({
     name: 'max-tokens-wins',
@@ -60,6 +72,22 @@ export const REQUEST_RULE_DEFECTS = [
       parse: (next) => (input) => {
         const req = next(input);
         const refused = Object.keys(req).find((k) => CLIENT_FIELD_NAMES.has(k));
+        if (refused !== undefined) throw new MockHttpError(400, 'invalid_request', `unsupported parameter: ${refused}`);
+        return req;
+      },
+    }),
+  }),
+  defect({
+    name: 'client-nested-fields-refused',
+    tier: 'extended',
+    breaks: 'REQ-014',
+    section: 'request rules',
+    description: 'the unlisted nested fields real clients send (a function\'s strict, a returned assistant message\'s refusal, provider data_collection) are refused with 400 "unsupported parameter", though a nested field of an invented name is ignored',
+    stages: () => ({
+      parse: (next) => (input) => {
+        const req = next(input);
+        // The parsed request keeps only the fields the contract lists: the nested ones are read from the body.
+        const refused = clientNestedField(JSON.parse(new TextDecoder().decode(input.bytes)) as Record<string, unknown>);
         if (refused !== undefined) throw new MockHttpError(400, 'invalid_request', `unsupported parameter: ${refused}`);
         return req;
       },

@@ -27,6 +27,7 @@ import { cleanup, runTargets, type SuiteRun } from './suite-runner.ts';
 export const NOT_VISIBLE_FROM_TRAFFIC: Partial<Record<DefectName, string>> = {
   'invalid-key-accepted': 'which key is invalid is the suite\'s knowledge (it sends a key it made up); an exchange with a key answered 200 says nothing against the key',
   'unknown-field-rejected': 'a refusal of a request that carries unlisted fields does not say it refused them: the suite sends the same request without them, which traffic does not',
+  'client-nested-fields-refused': 'a refusal of a request that carries unlisted nested fields does not say it refused them: the suite sends the same conversation without them, which traffic does not',
   'client-fields-refused': 'a refusal of a request that carries unlisted fields does not say it refused them: the suite sends the same request without them, which traffic does not',
   'include-reasoning-false-refused': 'a refusal of a request with include_reasoning false does not say it refused that field: the suite knows the request was valid, which traffic does not',
   'parts-only-for-user': 'a refusal of a conversation with text parts does not say it refused the parts: the suite sends the same conversation with string content, which traffic does not',
