@@ -12,6 +12,7 @@
 import type { VariantMode } from './modes/mode.ts';
 import { FRAMING_VARIANTS, SSE_FIELDS_VARIANT } from './modes/variants/framings.ts';
 import { GAP_STATUSES_VARIANT } from './modes/variants/gap-statuses.ts';
+import { LOCATION_BOUNDS_VARIANT } from './modes/variants/location-bounds.ts';
 import { LONG_TOOL_ARGUMENTS_VARIANT } from './modes/variants/long-tool-arguments.ts';
 import {
   CATALOG_PAGE_FIELDS_VARIANT,
@@ -50,6 +51,7 @@ export const VARIANTS = [
   CATALOG_PAGE_FIELDS_VARIANT,
   STREAM_ERROR_FINISH_CHUNK_VARIANT,
   CONTENT_PARTS_VARIANT,
+  LOCATION_BOUNDS_VARIANT,
 ] as const satisfies readonly VariantSpec[];
 
 /**

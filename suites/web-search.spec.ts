@@ -21,6 +21,7 @@ import {
   UNKNOWN_LOCATION_FIELDS,
   WEB_SEARCH_TOOL,
   capsBelow,
+  judgeOptionsRejected,
   probed,
   skipForSearch,
   unclassified,
@@ -93,8 +94,7 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
   /** An invalid web_search_options: rejected (the 2.7 requirement), with the section 7 row's 400, code and text. */
   async function expectRejected(check: Checker, target: Target, model: string, c: InvalidCase, row: { id: string; message: string }): Promise<TargetResponse> {
     const res = await ask(target, model, { web_search_options: c.options });
-    check.status(c.id, res, (s) => s >= 400 && s < 500, `${c.label} must be rejected: a client-error (4xx) status`);
-    judgeRefusal(check, res, { id: row.id, status: 400, code: 'invalid_web_search_options', message: row.message, statusText: `for ${c.label}, status` });
+    judgeOptionsRejected(check, res, c, row);
     return res;
   }
 

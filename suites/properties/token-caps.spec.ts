@@ -10,7 +10,7 @@ import { judgeCapInForce } from '../../judge/token-caps.ts';
 import { chatModel, completionTokensOf, finishReasonsOf, isObject, LONG_ANSWER_PROMPT, noModelReason } from '../lib/requests/chat.ts';
 import { CaseSkipped, checkProperty } from '../lib/properties/runner.ts';
 import { streamUsage } from '../../judge/decoding/chat-stream.ts';
-import type { TargetResponse } from '../../judge/exchange.ts';
+import { noResponse, type TargetResponse } from '../../judge/exchange.ts';
 import { slotsOf } from '../lib/slots.ts';
 
 interface CapCase {
@@ -53,6 +53,9 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
               const body: Record<string, unknown> = { model: model.id, messages: [{ role: 'user', content: LONG_ANSWER_PROMPT }], ...c.caps };
               if (c.stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
               const res = await target.chat(body);
+              // No answer (the kit stopped waiting, or the connection failed) says nothing about the caps: never an
+              // observation of a refusal.
+              if (noResponse(res)) throw new CaseSkipped(`no answer to ${describeCaps(c.caps)}: ${res.describe()}`);
               if (res.status !== 200) {
                 // Accepted ranges of the caps are a gap of the spec: a refusal is recorded, not judged.
                 cc.observe('OBS-016', { caps: c.caps, status: res.status, code: (res.json() as { error?: { code?: unknown } } | undefined)?.error?.code }, 'status of a request with generated caps', res);

@@ -2,6 +2,8 @@
 // fixed refusal texts of section 7. What an answer reported about a search is judged in judge/search.ts.
 import type { Discovery, SearchProbe } from '../discovery.ts';
 import type { Checker } from '../../../judge/checker.ts';
+import type { TargetResponse } from '../../../judge/exchange.ts';
+import { judgeRefusal } from '../../../judge/judge-response.ts';
 
 type Json = Record<string, unknown>;
 
@@ -26,6 +28,15 @@ export const BUDGET_MESSAGE = /^hosted web search on this model requires an outp
 /** Valid locations (2.7): real ISO 3166-1 alpha-2 countries, real IANA time-zone names, short city/region. */
 export const NESTED_LOCATION = { type: 'approximate', approximate: { country: 'FR', city: 'Paris', region: 'Ile-de-France', timezone: 'Europe/Paris' } };
 export const FLAT_LOCATION = { type: 'approximate', country: 'JP', city: 'Osaka', region: 'Kansai', timezone: 'Asia/Tokyo' };
+
+/**
+ * What "short" means for a city or region (2.7 bounds them; section 8 does not say where): no longer, in UTF-8 bytes,
+ * than the longest the valid-location tests send. A longer value may meet a bound the target is free to choose, so the
+ * property tests generate none that they would require to be accepted.
+ */
+export const SHORT_PLACE_BYTES = Math.max(
+  ...[NESTED_LOCATION.approximate, FLAT_LOCATION].flatMap((l) => [l.city, l.region]).map((s) => new TextEncoder().encode(s).length),
+);
 
 /** One invalid web_search_options, with the requirement it probes and why it is invalid. */
 export interface InvalidCase {
@@ -53,6 +64,16 @@ export const MALFORMED_LOCATION_FIELDS: InvalidCase[] = [
   { id: 'SEARCH-014', label: 'country with a digit', options: { user_location: { type: 'approximate', approximate: { country: 'F1' } } } },
   { id: 'SEARCH-019', label: 'timezone that is not an IANA name', options: { user_location: { type: 'approximate', timezone: 'Mars/Olympus_Mons' } } },
 ];
+
+/**
+ * web_search_options that 2.7 makes invalid were rejected: a client error under the requirement the rejection proves
+ * (`c.id`), and the section 7 row (`row`: 400, invalid_web_search_options, its fixed message). The one judgement of a
+ * rejection, for the web-search tests and the property that generates the faults.
+ */
+export function judgeOptionsRejected(check: Checker, res: TargetResponse, c: { id: string; label: string }, row: { id: string; message: string }): void {
+  check.status(c.id, res, (s) => s >= 400 && s < 500, `${c.label} must be rejected: a client-error (4xx) status`);
+  judgeRefusal(check, res, { id: row.id, status: 400, code: 'invalid_web_search_options', message: row.message, statusText: `for ${c.label}, status` });
+}
 
 /**
  * The probes with one of the results, in the order the results are given, and a readable summary of all probes
