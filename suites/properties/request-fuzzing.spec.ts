@@ -20,7 +20,7 @@ import { describeFuzzCase, malformedRequest } from '../lib/properties/arb/reques
 import { judgeRefusal } from '../../judge/judge-response.ts';
 import { chatModel, noModelReason } from '../lib/requests/chat.ts';
 import { checkProperty } from '../lib/properties/runner.ts';
-import { judgeFuzzCase } from '../lib/properties/fuzz-judge.ts';
+import { judgeFuzzCase, needsControl } from '../lib/properties/fuzz-judge.ts';
 import { slotsOf } from '../lib/slots.ts';
 
 /** The cap of every generated request: small, within the budget. */
@@ -46,7 +46,7 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
               // Raw bodies go as a Buffer: Playwright sends a string that is not JSON, under a JSON content type, as a
               // JSON string literal, so the target would never see the malformed bytes.
               const res = f.raw !== undefined ? await target.postRaw('/v1/chat/completions', Buffer.from(f.raw, 'utf8')) : await target.chat(f.body!);
-              judgeFuzzCase(cc, f, res);
+              judgeFuzzCase(cc, f, res, needsControl(f, res) ? await target.chat(f.control!) : undefined);
             },
           },
         );

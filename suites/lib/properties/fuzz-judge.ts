@@ -35,8 +35,14 @@ export const EXPECTED: Record<RequestFault, Expectation> = {
 
 const isClientError = (res: TargetResponse) => res.exchange.status >= 400 && res.exchange.status < 500;
 
-/** One fuzz case's answer, judged under what the catalog says about its fault (the law of request-fuzzing.spec.ts). */
-export function judgeFuzzCase(cc: Checker, f: FuzzCase, res: TargetResponse): void {
+/** Whether a case's answer asks for its control (the same request without its unread fields): an answer, not a 200. */
+export const needsControl = (f: FuzzCase, res: TargetResponse): boolean => f.control !== undefined && res.exchange.status !== 0 && res.status !== 200;
+
+/**
+ * One fuzz case's answer, judged under what the catalog says about its fault (the law of request-fuzzing.spec.ts).
+ * `control` is the answer to the case's control when needsControl asked for it.
+ */
+export function judgeFuzzCase(cc: Checker, f: FuzzCase, res: TargetResponse, control?: TargetResponse): void {
   const expected = EXPECTED[f.fault];
   const error = errorOf(res);
   // A target that throttles or cannot serve the model right now says nothing about the request.
@@ -58,6 +64,11 @@ export function judgeFuzzCase(cc: Checker, f: FuzzCase, res: TargetResponse): vo
   if (expected.kind === 'accept') {
     // A refusal for the body's size says nothing about reading the field (limits.spec.ts leaves it unjudged too).
     if (refusedForSize(cc, [expected.id], res, f.label)) return;
+    // Nor does one that the same request without the field meets too (chat.spec.ts sends its control first).
+    if (control !== undefined && control.status !== 200) {
+      cc.cannotJudge([expected.id], { message: `${f.label}: the same request without the unread field is refused too (${control.describe()}), so the refusal is not about the field`, on: control });
+      return;
+    }
     // A refusal is judged by its status alone; an answer, by being the JSON completion the request asks for.
     if (!cc.status(expected.id, res, 200, `${f.label}: a field the service does not read must not cause a rejection: status`)) return;
     const json = /json/i.test(res.headers['content-type'] ?? '') && res.isJson;

@@ -79,6 +79,11 @@ export interface FuzzCase {
   /** The body as an object (sent by the target client, which keeps its caps), or as raw text. */
   body?: Json;
   raw?: string;
+  /**
+   * For unread fields: the same body without them, sent when the case is refused, so that a refusal of what the
+   * request is anyway (a tool, routing preferences, content parts) is never charged to the unread field.
+   */
+  control?: Json;
 }
 
 export interface FuzzBase {
@@ -245,16 +250,20 @@ export function malformedRequest(base: FuzzBase): fc.Arbitrary<FuzzCase> {
     fc.tuple(valid, fc.uniqueArray(fc.tuple(unreadFieldName, unreadValue), { minLength: 1, maxLength: 3, selector: ([k]) => k })).map(([b, fields]) => {
       const body = { ...b };
       for (const [k, { v }] of fields) withField(body, k, v);
-      return c('unknown-fields', `unread top-level field(s) ${fields.map(([k, { label }]) => `${k}: ${label}`).join('; ')}`, body);
+      return { ...c('unknown-fields', `unread top-level field(s) ${fields.map(([k, { label }]) => `${k}: ${label}`).join('; ')}`, body), control: b };
     }),
     fc.tuple(valid, unreadFieldName, fc.jsonValue({ maxDepth: 2 }), fc.constantFrom('message', 'content part', 'provider', 'function tool')).map(([b, k, v, where]) => {
       const p = ((b.messages as Json[])[0] as Json).content as string;
-      const body: Json = { ...b };
-      if (where === 'message') body.messages = [withField({ role: 'user', content: p }, k, v)];
-      else if (where === 'content part') body.messages = [{ role: 'user', content: [withField({ type: 'text', text: p }, k, v)] }];
-      else if (where === 'provider') body.provider = withField({ allow_fallbacks: true }, k, v);
-      else body.tools = [withField({ type: 'function', function: withField({ name: 'ping_service' }, k, v) }, k, v)];
-      return c('unknown-nested-fields', `unread field ${k}: ${describeValue(v)} in a ${where}`, body);
+      // The same body built twice: with the unread field, and without it (the control).
+      const build = (add: <T extends Json>(o: T) => T): Json => {
+        const body: Json = { ...b };
+        if (where === 'message') body.messages = [add({ role: 'user', content: p })];
+        else if (where === 'content part') body.messages = [{ role: 'user', content: [add({ type: 'text', text: p })] }];
+        else if (where === 'provider') body.provider = add({ allow_fallbacks: true });
+        else body.tools = [add({ type: 'function', function: add({ name: 'ping_service' }) })];
+        return body;
+      };
+      return { ...c('unknown-nested-fields', `unread field ${k}: ${describeValue(v)} in a ${where}`, build((o) => withField(o, k, v))), control: build((o) => o) };
     }),
   ];
 
