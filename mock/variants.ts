@@ -24,6 +24,7 @@ import {
   SEARCH_CALLS_PARTIAL_VARIANT,
   USAGE_CHUNK_BARE_VARIANT,
 } from './modes/variants/response-shape.ts';
+import { SYSTEM_ROLE_REFUSED_VARIANT } from './modes/variants/roles.ts';
 import { SLOW_VARIANT } from './modes/variants/slow.ts';
 import { STREAM_ERROR_FINISH_CHUNK_VARIANT } from './modes/variants/stream-errors.ts';
 import { TOOL_ARGUMENTS_SPACED_VARIANT, TOOL_CALL_ID_REPEATED_VARIANT, TOOL_CALL_IDS_SHORT_VARIANT, TOOL_CALL_WITH_TEXT_VARIANT } from './modes/variants/tool-calls.ts';
@@ -52,6 +53,7 @@ export const VARIANTS = [
   STREAM_ERROR_FINISH_CHUNK_VARIANT,
   CONTENT_PARTS_VARIANT,
   LOCATION_BOUNDS_VARIANT,
+  SYSTEM_ROLE_REFUSED_VARIANT,
 ] as const satisfies readonly VariantSpec[];
 
 /**
