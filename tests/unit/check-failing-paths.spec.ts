@@ -183,8 +183,9 @@ const PROBES = {
     judge: (c, r) => void judgeCompletion(c, r, M.small, { statusId: 'REQ-014' }),
     declared: ['REQ-014'],
   },
-  'chat with text parts in system and assistant messages': {
-    send: (m) => m.chat({ ...hello(), messages: [{ role: 'system', content: [{ type: 'text', text: 'Be brief.' }] }, { role: 'user', content: 'Hi.' }, { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] }, { role: 'user', content: 'Say hello.' }] }),
+  // No system message: which roles a model takes is a gap of 4.3 (legal variant system-role-refused).
+  'chat with text parts in an assistant message': {
+    send: (m) => m.chat({ ...hello(), messages: [{ role: 'user', content: 'Hi.' }, { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] }, { role: 'user', content: 'Say hello.' }] }),
     judge: (c, r) => void judgeCompletion(c, r, M.small, { statusId: 'REQ-018' }),
     declared: ['REQ-018'],
   },
@@ -380,7 +381,7 @@ const ROWS: Partial<Record<DefectName, ProbeName>> = {
   'unknown-field-rejected': 'chat with an unknown top-level field',
   'client-fields-refused': 'chat with the unlisted fields real clients send',
   'client-nested-fields-refused': 'chat with the nested fields real clients send',
-  'parts-only-for-user': 'chat with text parts in system and assistant messages',
+  'parts-only-for-user': 'chat with text parts in an assistant message',
   'include-reasoning-false-refused': 'chat with include_reasoning false',
   'effort-accepted': 'refused: an effort outside the entry\'s set',
   'image-to-non-image-answered': 'refused: an image to an entry without images',
