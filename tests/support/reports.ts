@@ -12,6 +12,8 @@ import { buildReport, type ConformanceReport, type StopReason } from '../../repo
 import { requirements as catalog } from '../../spec/requirements/index.ts';
 import { aggregate, targetRequirements, type TestOutcome } from '../../report/results.ts';
 import type { RunInfo } from '../../report/run-info.ts';
+import type { CheckRecord } from '../../judge/checker.ts';
+import type { RecordedCase } from '../../report/fold.ts';
 
 /** Every key of the mock's fixture keys: none may appear in any report file. */
 export function mockKeys(): string[] {
@@ -290,5 +292,22 @@ export async function startBrokenTarget(): Promise<BrokenTarget> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await mock.close();
     },
+  };
+}
+
+/**
+ * A case as a run records it (report/fold.ts), judged in `suites/x.spec.ts`: its checks, each finding with a message
+ * naming its ID and status. The hand-made input of the fold, merge and plan tests.
+ */
+export function recordedCase(title: string, checks: Pick<CheckRecord, 'id' | 'status'>[], over: Partial<RecordedCase> = {}): RecordedCase {
+  return {
+    title,
+    file: 'suites/x.spec.ts',
+    line: 1,
+    status: 'judged',
+    declared: [...new Set(checks.map((c) => c.id))],
+    durationMs: 1,
+    evidence: { checks: checks.map((c) => ({ ...c, ...(c.status !== 'pass' ? { message: `${c.id} ${c.status}` } : {}) })), exchanges: [] },
+    ...over,
   };
 }

@@ -8,20 +8,8 @@ import { MergeRefused, planMerge, type ShardReport } from '../../report/merge.ts
 import { MODEL_SKIP_PREFIX } from '../../report/models.ts';
 import type { CheckRecord } from '../../judge/checker.ts';
 import { stopReasonOf } from '../../suites/reporter.ts';
-import { sampleInfo } from '../support/reports.ts';
+import { recordedCase, sampleInfo } from '../support/reports.ts';
 
-function recorded(title: string, checks: Pick<CheckRecord, 'id' | 'status'>[], over: Partial<RecordedCase> = {}): RecordedCase {
-  return {
-    title,
-    file: 'suites/x.spec.ts',
-    line: 1,
-    status: 'judged',
-    declared: [...new Set(checks.map((c) => c.id))],
-    durationMs: 1,
-    evidence: { checks: checks.map((c) => ({ ...c, ...(c.status === 'fail' ? { message: `${c.id} broken` } : {}) })), exchanges: [] },
-    ...over,
-  };
-}
 
 const facts = (over: Partial<RunFacts> = {}): RunFacts => ({
   info: sampleInfo(),
@@ -58,12 +46,12 @@ function merged(cases: readonly RecordedCase[], parts: ShardReport[], reference?
 const byId = (r: ConformanceReport) => Object.fromEntries(r.requirements.map((x) => [x.id, { status: x.status, trials: x.trials, differential: x.differential?.classification }]));
 
 /** The tool test's trials: a call named as declared (TOOL-006 pass) in trials 0 and 2, a wrong name in 1 and 3. */
-const TRIALS: RecordedCase[] = [0, 1, 2, 3].map((trial) => recorded('tools › a call', [{ id: 'TOOL-006', status: trial % 2 === 0 ? 'pass' : 'fail' }, { id: 'RESP-001', status: 'pass' }], { trial }));
-const ONCE: RecordedCase[] = [recorded('catalog › lists', [{ id: 'CAT-031', status: 'pass' }]), recorded('chat › answers', [{ id: 'CHAT-005', status: 'fail' }])];
+const TRIALS: RecordedCase[] = [0, 1, 2, 3].map((trial) => recordedCase('tools › a call', [{ id: 'TOOL-006', status: trial % 2 === 0 ? 'pass' : 'fail' }, { id: 'RESP-001', status: 'pass' }], { trial }));
+const ONCE: RecordedCase[] = [recordedCase('catalog › lists', [{ id: 'CAT-031', status: 'pass' }]), recordedCase('chat › answers', [{ id: 'CHAT-005', status: 'fail' }])];
 
 test('a merge keeps the trials and the reference column: the merged report is the whole run\'s', () => {
   const cases = [...ONCE, ...TRIALS];
-  const reference = foldReport([recorded('tools › a call', [{ id: 'TOOL-006', status: 'pass' }]), recorded('chat › answers', [{ id: 'CHAT-005', status: 'fail' }])], facts(), {});
+  const reference = foldReport([recordedCase('tools › a call', [{ id: 'TOOL-006', status: 'pass' }]), recordedCase('chat › answers', [{ id: 'CHAT-005', status: 'fail' }])], facts(), {});
   const features: Features = { trials: { k: 4, minPassRate: 0.5 }, reference: { report: reference, url: 'http://upstream.example' } };
   const whole = foldReport(cases, facts(), features);
   expect(whole.requirements.find((r) => r.id === 'TOOL-006')).toMatchObject({ status: 'pass', trials: { runs: 4, passed: 2, rate: 0.5 }, differential: { reference: 'pass', classification: 'same' } });
@@ -82,9 +70,9 @@ test('a merge keeps the trials and the reference column: the merged report is th
 });
 
 test('a merge keeps models[]: each model\'s row from its cases in every shard, the requests of every shard summed', () => {
-  const model = (id: string, checks: Pick<CheckRecord, 'id' | 'status'>[], over: Partial<RecordedCase> = {}) => recorded(`${id} › chat › answers`, checks, { model: id, ...over });
+  const model = (id: string, checks: Pick<CheckRecord, 'id' | 'status'>[], over: Partial<RecordedCase> = {}) => recordedCase(`${id} › chat › answers`, checks, { model: id, ...over });
   const cases = [
-    recorded('catalog › lists', [{ id: 'CAT-031', status: 'pass' }]),
+    recordedCase('catalog › lists', [{ id: 'CAT-031', status: 'pass' }]),
     model('acme/a', [{ id: 'CHAT-004', status: 'pass' }]),
     model('acme/a', [{ id: 'CHAT-005', status: 'pass' }]),
     model('acme/b', [{ id: 'CHAT-004', status: 'pass' }]),
@@ -127,7 +115,7 @@ test('the stop reason speaks the engine\'s words; no report carries a Playwright
   const interrupted = foldReport(ONCE, facts({ stopReason: 'interrupted' }), {});
   expect(interrupted.run).toMatchObject({ stopReason: 'interrupted', caseKind: 'test' });
   expect(interrupted.verdict.exitCode).toBe(1);
-  const traffic = foldReport([recorded('catalog › lists', [{ id: 'CAT-031', status: 'pass' }])], facts(), { selection: 'traffic', caseKind: 'exchange' });
+  const traffic = foldReport([recordedCase('catalog › lists', [{ id: 'CAT-031', status: 'pass' }])], facts(), { selection: 'traffic', caseKind: 'exchange' });
   expect(traffic.run).toMatchObject({ stopReason: 'completed', caseKind: 'exchange' });
   expect(validateReport(traffic)).toEqual([]);
   // Nothing of Playwright's vocabulary in a report: no playwrightStatus, no exitStatus, no test status of Playwright's.
@@ -137,13 +125,13 @@ test('the stop reason speaks the engine\'s words; no report carries a Playwright
 });
 
 test('a model the run cannot use is skipped with why, even beside a test that passed without judging a MUST on it', () => {
-  const skipped = (title: string) => recorded(title, [], { model: 'busy', status: 'skipped', declared: ['CHAT-004'], skipReason: `${MODEL_SKIP_PREFIX}busy: the profile names it unavailable`, evidence: { checks: [], exchanges: [] } });
+  const skipped = (title: string) => recordedCase(title, [], { model: 'busy', status: 'skipped', declared: ['CHAT-004'], skipReason: `${MODEL_SKIP_PREFIX}busy: the profile names it unavailable`, evidence: { checks: [], exchanges: [] } });
   const cases: RecordedCase[] = [
     skipped('busy › chat › a'),
     skipped('busy › chat › b'),
     // A test that sends the model's name without needing it served (a request rule judged before any model is used).
-    recorded('busy › chat › request', [{ id: 'OBS-001', status: 'pass' }], { model: 'busy' }),
-    recorded('ok › chat › a', [{ id: 'CHAT-004', status: 'pass' }], { model: 'ok' }),
+    recordedCase('busy › chat › request', [{ id: 'OBS-001', status: 'pass' }], { model: 'busy' }),
+    recordedCase('ok › chat › a', [{ id: 'CHAT-004', status: 'pass' }], { model: 'ok' }),
   ];
   const report = foldReport(cases, facts(), { models: { ids: ['busy', 'ok'], requests: { busy: 1, ok: 3 }, maxFailingModels: 0 } });
   expect(report.models?.find((m) => m.id === 'busy')).toMatchObject({ verdict: 'skipped', reason: 'the profile names it unavailable' });

@@ -8,7 +8,6 @@ import { expect, test } from '@playwright/test';
 import { runClientScenarios, type ClientDriver } from '../../client/engine.ts';
 import { buildClientReport } from '../../client/report.ts';
 import { SCENARIOS } from '../../client/scenarios.ts';
-import type { CheckRecord } from '../../judge/checker.ts';
 import type { CapturedExchange } from '../../proxy/forward.ts';
 import { Traffic } from '../../proxy/traffic.ts';
 import { parseBaseline } from '../../report/baseline.ts';
@@ -16,29 +15,17 @@ import { foldReport, referencePlan, targetPlan, type RecordedCase, type RunFacts
 import { validateReport, type ConformanceReport } from '../../report/json.ts';
 import { requirements } from '../../spec/requirements/index.ts';
 import { answer } from '../fixtures/clients/flawed.mjs';
-import { sampleInfo } from '../support/reports.ts';
+import { recordedCase, sampleInfo } from '../support/reports.ts';
 
-function recorded(title: string, checks: Pick<CheckRecord, 'id' | 'status'>[], over: Partial<RecordedCase> = {}): RecordedCase {
-  return {
-    title,
-    file: 'suites/x.spec.ts',
-    line: 1,
-    status: 'judged',
-    declared: [...new Set(checks.map((c) => c.id))],
-    durationMs: 1,
-    evidence: { checks: checks.map((c) => ({ ...c, ...(c.status !== 'pass' ? { message: `${c.id} ${c.status}` } : {}) })), exchanges: [] },
-    ...over,
-  };
-}
 
 const facts = (): RunFacts => ({ info: sampleInfo(), startedAt: new Date('2026-01-01T00:00:00Z'), durationMs: 10, stopReason: 'completed', errors: [] });
 
 /** A target that fails RESP-005 (listed in the baseline), warns on CAT-038, and passes CHAT-004. */
 const BROKEN: RecordedCase[] = [
-  recorded('chat › answers', [{ id: 'RESP-005', status: 'fail' }, { id: 'CHAT-004', status: 'pass' }]),
-  recorded('catalog › encoded id', [{ id: 'CAT-038', status: 'warn' }]),
+  recordedCase('chat › answers', [{ id: 'RESP-005', status: 'fail' }, { id: 'CHAT-004', status: 'pass' }]),
+  recordedCase('catalog › encoded id', [{ id: 'CAT-038', status: 'warn' }]),
 ];
-const CLEAN: RecordedCase[] = [recorded('chat › answers', [{ id: 'RESP-005', status: 'pass' }, { id: 'CHAT-004', status: 'pass' }])];
+const CLEAN: RecordedCase[] = [recordedCase('chat › answers', [{ id: 'RESP-005', status: 'pass' }, { id: 'CHAT-004', status: 'pass' }])];
 
 const verdictOf = (r: ConformanceReport) => ({ result: r.verdict.result, exitCode: r.verdict.exitCode, summary: r.verdict.summary, statuses: r.requirements.map((q) => `${q.id} ${q.status}`) });
 
