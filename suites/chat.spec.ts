@@ -5,6 +5,8 @@ import { judgeCompletion, judgeStream } from '../judge/judge-response.ts';
 import { judgeCapInForce } from '../judge/token-caps.ts';
 import { judgeAnsweredByRequested, judgeEventStreamAnswer, judgeStreamOptionsIgnored } from '../judge/answers.ts';
 import { ACCEPT_ANY_CODING } from '../run/http.ts';
+import type { Checker } from '../judge/checker.ts';
+import type { Target } from '../run/target.ts';
 
 import { aiSdkProvider, openaiClient } from './lib/clients/sdk-clients.ts';
 import {
@@ -71,12 +73,37 @@ const NESTED_CONTROL = (model: string): Json => ({
   provider: { allow_fallbacks: true },
 });
 
-/** `control` plus the given nested client fields (a fresh copy each time). */
-const withNested = (control: Json, fields: readonly { add: (body: Json) => void }[]): Json => {
-  const body = structuredClone(control);
+/** NESTED_CONTROL plus the given nested client fields. */
+const withNested = (model: string, fields: readonly { add: (body: Json) => void }[]): Json => {
+  const body = NESTED_CONTROL(model);
   for (const f of fields) f.add(body);
   return body;
 };
+
+/** A request and how a finding on its answer names it ("for …, status"). */
+interface Sent {
+  body: Json;
+  what: string;
+}
+
+/**
+ * Fields that are not read must not be refused: `together` (a served request plus every field) is judged under `id`
+ * as a completion; a refusal of it sends `apart` (the same request plus one field each), so the finding names the
+ * field refused.
+ */
+async function judgeFieldsNotRefused(check: Checker, target: Target, model: string, id: string, together: Sent, apart: readonly Sent[]): Promise<void> {
+  const all = await target.chat(together.body);
+  if (all.status === 200 || all.exchange.status === 0) {
+    check.status(id, all, 200, `for ${together.what}, status`);
+    judgeCompletion(check, all, model);
+    return;
+  }
+  for (const one of apart) {
+    const res = await target.chat(one.body);
+    check.status(id, res, 200, `for ${one.what}, status`);
+    if (res.exchange.error) break;
+  }
+}
 
 const text = (t: string, parts: boolean) => (parts ? [{ type: 'text', text: t }] : t);
 
@@ -202,19 +229,18 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
         check.status('REQ-013', topLevel, 200, 'for the same request plus top-level fields chatconform_unread and x_chatconform_flag (not listed in 2.1), status');
         judgeCompletion(check, topLevel, model.id);
 
-        // The unlisted fields real clients send (SDK defaults and common options): not read, so never refused. Sent
-        // together; a refusal is sent again field by field, so the finding names the field refused.
-        const clientFields = await target.chat({ ...base, messages: [userMessage(SHORT_PROMPT)], ...CLIENT_FIELDS });
-        if (clientFields.status === 200 || clientFields.exchange.status === 0) {
-          check.status('REQ-013', clientFields, 200, `for the same request plus the unlisted fields real clients send (${Object.keys(CLIENT_FIELDS).join(', ')}), status`);
-          judgeCompletion(check, clientFields, model.id);
-        } else {
-          for (const [field, value] of Object.entries(CLIENT_FIELDS)) {
-            const one = await target.chat({ ...base, messages: [userMessage(SHORT_PROMPT)], [field]: value });
-            check.status('REQ-013', one, 200, `for the same request plus ${field} ${JSON.stringify(value)} (a field real clients send, not listed in 2.1), status`);
-            if (one.exchange.error) break;
-          }
-        }
+        // The unlisted fields real clients send (SDK defaults and common options): not read, so never refused.
+        await judgeFieldsNotRefused(
+          check,
+          target,
+          model.id,
+          'REQ-013',
+          { body: { ...base, messages: [userMessage(SHORT_PROMPT)], ...CLIENT_FIELDS }, what: `the same request plus the unlisted fields real clients send (${Object.keys(CLIENT_FIELDS).join(', ')})` },
+          Object.entries(CLIENT_FIELDS).map(([field, value]) => ({
+            body: { ...base, messages: [userMessage(SHORT_PROMPT)], [field]: value },
+            what: `the same request plus ${field} ${JSON.stringify(value)} (a field real clients send, not listed in 2.1)`,
+          })),
+        );
 
         const nested = await target.chat({
           ...base,
@@ -233,18 +259,14 @@ for (const slot of slotsOf(import.meta.url)) test.describe(slot.title, slot.deta
           check.cannotJudge(['REQ-014'], { message: `the nested fields real clients send are not sent: the same conversation without them (a function tool, an assistant turn, provider preferences) is not served (${nestedControl.describe()})`, on: nestedControl });
           return;
         }
-        const labels = NESTED_CLIENT_FIELDS.map((f) => f.label).join(', ');
-        const nestedClient = await target.chat(withNested(NESTED_CONTROL(model.id), NESTED_CLIENT_FIELDS));
-        if (nestedClient.status === 200 || nestedClient.exchange.status === 0) {
-          check.status('REQ-014', nestedClient, 200, `for the same conversation plus the nested fields real clients send (${labels}; not listed in 2.2, 2.3, 2.8), status`);
-          judgeCompletion(check, nestedClient, model.id);
-          return;
-        }
-        for (const field of NESTED_CLIENT_FIELDS) {
-          const one = await target.chat(withNested(NESTED_CONTROL(model.id), [field]));
-          check.status('REQ-014', one, 200, `for the same conversation plus ${field.label} (a field real clients send, not listed for that object), status`);
-          if (one.exchange.error) break;
-        }
+        await judgeFieldsNotRefused(
+          check,
+          target,
+          model.id,
+          'REQ-014',
+          { body: withNested(model.id, NESTED_CLIENT_FIELDS), what: `the same conversation plus the nested fields real clients send (${NESTED_CLIENT_FIELDS.map((f) => f.label).join(', ')}; not listed in 2.2, 2.3, 2.8)` },
+          NESTED_CLIENT_FIELDS.map((field) => ({ body: withNested(model.id, [field]), what: `the same conversation plus ${field.label} (a field real clients send, not listed for that object)` })),
+        );
       },
     );
 

@@ -81,7 +81,8 @@ export function issueMessage(issue: ValidationIssue): string {
   return `invalid request: ${fieldName(issue.pointer)}: ${issue.message}`;
 }
 
-const LOCATION_FIELDS = ['country', 'city', 'region', 'timezone'] as const;
+/** The location fields of 2.7, flat or nested. */
+export const LOCATION_FIELDS = ['country', 'city', 'region', 'timezone'] as const;
 
 /**
  * The section-7 rows for web_search_options, in this order: search_context_size, user_location.type,

@@ -1,11 +1,12 @@
 // Legal variant: user_location decoded as a real server with its own choices does, where 2.7 and section 8 leave
 // them open: a tight length bound on city and region, and a field sent as null read as absent.
 import { MESSAGES, MockHttpError } from '../../core/errors.ts';
+import { LOCATION_FIELDS } from '../../core/request.ts';
 import { variant } from '../mode.ts';
 
 /** The bound on city and region, in UTF-8 bytes: above every short name the suite's valid locations carry. */
 const PLACE_BYTES = 16;
-const LOCATION_FIELDS = ['country', 'city', 'region', 'timezone'] as const;
+const utf8 = new TextEncoder();
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -39,12 +40,12 @@ export const LOCATION_BOUNDS_VARIANT = variant({
           }
         }
       }
-      const req = next(dropped ? { ...input, bytes: new TextEncoder().encode(JSON.stringify(body)) } : input);
+      const req = next(dropped ? { ...input, bytes: utf8.encode(JSON.stringify(body)) } : input);
       // After the contract's own rows: a long name is the malformed-field row, as 2.7 makes a value past the bound.
       for (const h of holders(body)) {
         for (const f of ['city', 'region'] as const) {
           const v = h[f];
-          if (typeof v === 'string' && new TextEncoder().encode(v).length > PLACE_BYTES) throw new MockHttpError(400, 'invalid_web_search_options', MESSAGES.locationMalformed);
+          if (typeof v === 'string' && utf8.encode(v).length > PLACE_BYTES) throw new MockHttpError(400, 'invalid_web_search_options', MESSAGES.locationMalformed);
         }
       }
       return req;

@@ -87,10 +87,11 @@ const LETTERS = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ', ...'
 
 /** `name` cut to at most `bytes` UTF-8 bytes, at a character boundary, without a separator at its end. */
 function cutToBytes(name: string, bytes: number): string {
+  const utf8 = new TextEncoder();
   let out = '';
   let used = 0;
   for (const ch of name) {
-    used += new TextEncoder().encode(ch).length;
+    used += utf8.encode(ch).length;
     if (used > bytes) break;
     out += ch;
   }
